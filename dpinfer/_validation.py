@@ -1,0 +1,206 @@
+"""Argument checks shared by every public function.
+
+Each public function validates its arguments exactly once, at its boundary, with
+these helpers; the private kernels behind it assume valid input.  Every failure is
+a ``TypeError`` (wrong kind of object) or a ``ValueError`` (right kind, bad value)
+whose message names the argument, the rule and the value received, in the form::
+
+    `epsilon` must be a positive finite number; got -1.0.
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator
+
+import numpy as np
+
+__all__ = []  # private module
+
+_ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+def _show(value):
+    """A short, unambiguous rendering of a received value for an error message."""
+    if isinstance(value, np.ndarray):
+        if value.size <= 6:
+            return f"array {np.array2string(value, separator=', ')} of shape {value.shape}"
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _is_real_scalar(value):
+    return isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(
+        value, (bool, np.bool_)
+    )
+
+
+def _check_real(value, name, *, finite=True):
+    """Return ``value`` as a Python float; reject non-numbers, booleans, NaN (and inf)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if not _is_real_scalar(value):
+        raise TypeError(f"`{name}` must be a real number; got {_show(value)}.")
+    value = float(value)
+    if np.isnan(value) or (finite and not np.isfinite(value)):
+        rule = "a finite real number" if finite else "a real number, not NaN"
+        raise ValueError(f"`{name}` must be {rule}; got {value!r}.")
+    return value
+
+
+def _check_epsilon(epsilon, name="epsilon"):
+    """Privacy-loss parameter: a positive finite real number."""
+    value = _check_real(epsilon, name, finite=False)
+    if not (0.0 < value < np.inf):
+        raise ValueError(f"`{name}` must be a positive finite number; got {value!r}.")
+    return value
+
+
+def _check_delta(delta, name="delta"):
+    """Approximate-DP slack: a real number in [0, 1)."""
+    value = _check_real(delta, name)
+    if not (0.0 <= value < 1.0):
+        raise ValueError(f"`{name}` must lie in [0, 1); got {value!r}.")
+    return value
+
+
+def _check_probability(p, name, *, open_low=False, open_high=False):
+    """A probability in [0, 1], optionally excluding either end."""
+    value = _check_real(p, name)
+    lo_ok = value > 0.0 if open_low else value >= 0.0
+    hi_ok = value < 1.0 if open_high else value <= 1.0
+    if not (lo_ok and hi_ok):
+        interval = ("(" if open_low else "[") + "0, 1" + (")" if open_high else "]")
+        raise ValueError(f"`{name}` must lie in {interval}; got {value!r}.")
+    return value
+
+
+def _check_positive(value, name):
+    """A positive finite real number (a sensitivity, a scale)."""
+    value = _check_real(value, name, finite=False)
+    if not (0.0 < value < np.inf):
+        raise ValueError(f"`{name}` must be a positive finite number; got {value!r}.")
+    return value
+
+
+def _check_confidence_level(confidence_level, name="confidence_level"):
+    """A confidence level strictly between 0 and 1 (0.95, not 95 and not alpha)."""
+    value = _check_real(confidence_level, name)
+    if not (0.0 < value < 1.0):
+        hint = " (give 0.95, not 95)" if 1.0 < value <= 100.0 else ""
+        raise ValueError(f"`{name}` must lie in the open interval (0, 1){hint}; got {value!r}.")
+    return value
+
+
+def _check_alpha(alpha, name="alpha"):
+    """A significance level strictly between 0 and 1."""
+    value = _check_real(alpha, name)
+    if not (0.0 < value < 1.0):
+        raise ValueError(f"`{name}` must lie in the open interval (0, 1); got {value!r}.")
+    return value
+
+
+def _check_alternative(alternative, name="alternative"):
+    """One of 'two-sided', 'less', 'greater' (scipy's spelling, no abbreviations)."""
+    if not isinstance(alternative, str):
+        raise TypeError(
+            f"`{name}` must be one of {', '.join(map(repr, _ALTERNATIVES))}; "
+            f"got {_show(alternative)}."
+        )
+    if alternative not in _ALTERNATIVES:
+        hint = " (R's 'two.sided' is spelled 'two-sided' here)" if alternative == "two.sided" else ""
+        raise ValueError(
+            f"`{name}` must be one of {', '.join(map(repr, _ALTERNATIVES))}{hint}; "
+            f"got {alternative!r}."
+        )
+    return alternative
+
+
+def _check_int(value, name, *, minimum=0):
+    """A whole number >= ``minimum``; integral floats such as 30.0 (R's doubles) are accepted."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not _is_real_scalar(value):
+        raise TypeError(f"`{name}` must be an integer; got {_show(value)}.")
+    if isinstance(value, (numbers.Integral, np.integer)):
+        out = operator.index(value)
+    else:
+        fvalue = float(value)
+        if not np.isfinite(fvalue) or fvalue != np.floor(fvalue):
+            raise ValueError(f"`{name}` must be a whole number; got {fvalue!r}.")
+        out = int(fvalue)
+    if out < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {out!r}.")
+    return out
+
+
+def _check_n_sim(n_sim, name="n_sim", *, allow_none=True):
+    """Number of Monte Carlo draws: a positive integer, or None for the exact limit."""
+    if n_sim is None and allow_none:
+        return None
+    return _check_int(n_sim, name, minimum=1)
+
+
+def _as_real_array(value, name, *, finite=True, ndim_max=None):
+    """A float array from a scalar, list or array of real numbers; rejects NaN (and inf)."""
+    if isinstance(value, str) or value is None:
+        raise TypeError(f"`{name}` must be a real number or an array of real numbers; got {_show(value)}.")
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged lists and the like
+        raise TypeError(
+            f"`{name}` must be a real number or an array of real numbers; got {_show(value)}."
+        ) from exc
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(
+            f"`{name}` must be a real number or an array of real numbers; "
+            f"got {_show(value)} (dtype {arr.dtype})."
+        )
+    if ndim_max is not None and arr.ndim > ndim_max:
+        raise ValueError(f"`{name}` must have at most {ndim_max} dimension(s); got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError(f"`{name}` must not be empty; got shape {arr.shape}.")
+    arr = arr.astype(float)
+    bad = np.isnan(arr) if not finite else ~np.isfinite(arr)
+    if bad.any():
+        first = arr[bad].flat[0]
+        rule = "finite real numbers" if finite else "real numbers, not NaN"
+        raise ValueError(f"`{name}` must contain only {rule}; got {first!r}.")
+    return arr
+
+
+def _check_counts(x, n, name="x", n_name="n"):
+    """Counts 0 <= x <= n (scalar or array); returns an int64 array (0-d for a scalar)."""
+    arr = _as_real_array(x, name)
+    if np.any(arr != np.floor(arr)):
+        first = arr[arr != np.floor(arr)].flat[0]
+        raise ValueError(f"`{name}` must contain whole numbers (counts); got {first!r}.")
+    if np.any(arr < 0) or np.any(arr > n):
+        first = arr[(arr < 0) | (arr > n)].flat[0]
+        raise ValueError(f"`{name}` must lie between 0 and `{n_name}` = {n}; got {first:g}.")
+    return arr.astype(np.int64)
+
+
+def _check_rng(rng, name="rng"):
+    """Normalise ``rng`` (None, a seed, a SeedSequence or a Generator) to a Generator (SPEC 7)."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (bool, np.bool_, float, str, np.random.RandomState)):
+        raise TypeError(
+            f"`{name}` must be None, an integer seed, a SeedSequence or a numpy Generator; "
+            f"got {_show(rng)}."
+        )
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"`{name}` must be None, an integer seed, a SeedSequence or a numpy Generator; "
+            f"got {_show(rng)}."
+        ) from exc
+
+
+def _scalar_or_array(arr):
+    """Return a Python float for a 0-d result, else the array itself."""
+    arr = np.asarray(arr)
+    return float(arr) if arr.ndim == 0 else arr

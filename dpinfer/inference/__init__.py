@@ -1,0 +1,3 @@
+"""Inference on releases: tests, intervals, power."""
+
+__all__ = []

@@ -1,0 +1,87 @@
+"""The :class:`Release`: what a releaser hands out, and everything inference needs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..results import _r_format
+
+__all__ = ["Release"]
+
+
+@dataclass(frozen=True, eq=False)
+class Release:
+    """A privatized statistic and the record of what it cost.
+
+    Attributes
+    ----------
+    value : float or ndarray
+        The noisy statistic (an array when many inputs were released at once; the
+        array is read-only).
+    mechanism : str
+        ``'tulap'`` or ``'laplace'`` (and the local-DP mechanisms' names).
+    epsilon, delta : float
+        The privacy budget spent by this release.
+    sensitivity : float
+        Largest change of the true statistic between neighbouring datasets.
+    n : int or None
+        Number of records (public), when the statistic is a count or proportion.
+    kind : str
+        ``'count'`` (a count out of n), ``'proportion'`` (count / n) or ``'value'``.
+
+    Notes
+    -----
+    A Release never carries the confidential input.  Inference functions accept a
+    Release in place of ``z`` or ``pi_hat`` and then take ``n``, ``epsilon`` and
+    ``delta`` from it.
+    """
+
+    value: float | np.ndarray
+    mechanism: str
+    epsilon: float
+    delta: float
+    sensitivity: float
+    n: int | None
+    kind: str
+
+    def __post_init__(self):
+        value = np.asarray(self.value, dtype=float)
+        if value.ndim == 0:
+            value = float(value)
+        else:
+            value = value.copy()
+            value.setflags(write=False)
+        object.__setattr__(self, "value", value)
+
+    def __str__(self):
+        value = self.value
+        if isinstance(value, float):
+            shown = _r_format([value], 7)[0]
+        else:
+            shown = f"array of {value.size} values, shape {value.shape}"
+        what = {"count": "noisy count", "proportion": "noisy proportion"}.get(self.kind, "noisy value")
+        n_part = f" out of n = {self.n}" if self.n is not None else ""
+        eps = _r_format([self.epsilon], 7)[0]
+        delta = _r_format([self.delta], 7)[0]
+        sens = _r_format([self.sensitivity], 7)[0]
+        return (
+            f"dpinfer release ({self.mechanism} mechanism)\n"
+            f"  value:       {shown} ({what}{n_part})\n"
+            f"  privacy:     epsilon = {eps}, delta = {delta}\n"
+            f"  sensitivity: {sens}"
+        )
+
+    def to_dict(self):
+        """A JSON-safe dict (an array value becomes a list)."""
+        value = self.value if isinstance(self.value, float) else self.value.tolist()
+        return {
+            "value": value,
+            "mechanism": self.mechanism,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "sensitivity": self.sensitivity,
+            "n": self.n,
+            "kind": self.kind,
+        }

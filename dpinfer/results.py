@@ -1,0 +1,342 @@
+"""Result types: :class:`HTestResult` and :class:`ConfidenceInterval`.
+
+They are modelled on R's ``htest`` objects so that a statistician coming from R
+reads them at a glance: ``str(result)`` prints the layout of R's ``print.htest``
+(same lines, same number formatting) followed by a ``privacy:`` line that says
+what the release spent.  ``to_dict()`` is flat and JSON-safe; ``to_frame()``
+returns a one-row tidy :class:`pandas.DataFrame` with broom-style column names,
+and :func:`results_to_frame` stacks many results into one frame.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from dataclasses import dataclass
+
+from ._validation import _check_alternative, _check_confidence_level, _check_real
+
+__all__ = ["ConfidenceInterval", "HTestResult", "results_to_frame"]
+
+_ALT_TEXT = {"two-sided": "not equal to", "less": "less than", "greater": "greater than"}
+_DOUBLE_EPS = 2.220446049250313e-16  # R's .Machine$double.eps, the floor of format.pval
+
+
+def _sig_and_exponent(value, digits):
+    """Significant digits R would show for ``value`` at ``digits``, and its decimal exponent."""
+    if value == 0.0:
+        return 1, 0
+    mantissa, exponent = f"{abs(value):.{digits - 1}e}".split("e")
+    return max(1, len(mantissa.replace(".", "").rstrip("0"))), int(exponent)
+
+
+def _r_format(values, digits=7):
+    """Format numbers the way R's ``format(x, digits=)`` does for a numeric vector.
+
+    All elements share one notation and one number of decimals (R's formatReal):
+    fixed notation unless it would be wider than scientific notation.  Non-finite
+    values print as ``NaN``, ``Inf`` and ``-Inf``; results are padded to a common width.
+    """
+    values = [float(v) for v in values]
+    finite = [v for v in values if math.isfinite(v)]
+    out = []
+    if finite:
+        pairs = [_sig_and_exponent(v, digits) for v in finite]
+        neg = int(any(v < 0 for v in finite))
+        left = max(e + 1 if e >= 0 else 1 for _, e in pairs)
+        right = max(max(0, s - e - 1) for s, e in pairs)
+        fixed_width = neg + left + (right + 1 if right > 0 else 0)
+        max_sig = max(s for s, _ in pairs)
+        exp_width = 5 if any(abs(e) >= 100 for _, e in pairs) else 4
+        sci_width = neg + (max_sig + 1 if max_sig > 1 else max_sig) + exp_width
+        use_fixed = fixed_width <= sci_width
+    for v in values:
+        if math.isnan(v):
+            out.append("NaN")
+        elif math.isinf(v):
+            out.append("Inf" if v > 0 else "-Inf")
+        elif use_fixed:
+            out.append(f"{v:.{right}f}")
+        else:
+            out.append(f"{v:.{max_sig - 1}e}")
+    width = max(len(s) for s in out)
+    return [s.rjust(width) for s in out]
+
+
+def _r_format_pval(pvalue, digits=4):
+    """R's ``format.pval(pv, digits = 4)`` as used by ``print.htest``."""
+    if pvalue < _DOUBLE_EPS:
+        return "< " + _r_format([_DOUBLE_EPS], max(1, digits - 2))[0]
+    return _r_format([pvalue], digits)[0]
+
+
+def _json_float(value):
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """A confidence interval ``[low, high]`` with its confidence ``level``.
+
+    Parameters
+    ----------
+    low, high : float
+        Endpoints, ``low <= high``.  One-sided intervals put the parameter's own
+        bound on the open side (0 or 1 for a proportion).
+    level : float
+        Confidence level in (0, 1), e.g. 0.95.
+
+    Examples
+    --------
+    >>> ci = ConfidenceInterval(0.12, 0.51, 0.95)
+    >>> print(ci)
+    95 percent confidence interval: [0.12, 0.51]
+    >>> ci.length
+    0.39
+    """
+
+    low: float
+    high: float
+    level: float
+
+    def __post_init__(self):
+        low = _check_real(self.low, "low", finite=False)
+        high = _check_real(self.high, "high", finite=False)
+        level = _check_confidence_level(self.level, "level")
+        if low > high:
+            raise ValueError(f"`low` must not exceed `high`; got low={low!r}, high={high!r}.")
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        object.__setattr__(self, "level", level)
+
+    @property
+    def length(self):
+        """``high - low``, rounded to 15 significant digits to hide representation noise."""
+        return float(f"{self.high - self.low:.15g}")
+
+    def contains(self, value):
+        """Whether ``low <= value <= high``."""
+        return bool(self.low <= value <= self.high)
+
+    def to_dict(self):
+        """``{'conf_low', 'conf_high', 'conf_level'}``, JSON-safe (non-finite -> None)."""
+        return {
+            "conf_low": _json_float(self.low),
+            "conf_high": _json_float(self.high),
+            "conf_level": self.level,
+        }
+
+    def __str__(self):
+        level = _r_format([100 * self.level], 7)[0].strip()
+        low, high = (s.strip() for s in _r_format([self.low, self.high], 7))
+        return f"{level} percent confidence interval: [{low}, {high}]"
+
+
+@dataclass(frozen=True)
+class HTestResult:
+    """The result of a hypothesis test, in the shape of R's ``htest``.
+
+    Attributes
+    ----------
+    statistic : float
+        The test statistic (for DP tests usually the released value itself).
+    pvalue : float
+        The p-value.
+    null_value : float
+        The parameter value under the null hypothesis (``p0``).
+    alternative : {'two-sided', 'less', 'greater'}
+        The alternative hypothesis.
+    method : str
+        What test was run, in words.
+    estimate : float or None
+        Point estimate of the parameter.
+    conf_int : ConfidenceInterval or None
+        The interval that matches the test (same alternative).
+    epsilon, delta : float
+        The privacy budget of the release the test consumed.
+    data_name : str
+        What data the test was computed from (R's ``data.name``).
+    statistic_name, estimate_name, null_name : str
+        Names printed beside the statistic, the estimate and the null value
+        (R's ``names(x$statistic)`` and so on).
+    mechanism : str
+        The privacy mechanism of the release ('Tulap', 'Laplace', ...).
+    n_sim : int or None
+        Monte Carlo draws behind the answer; None when it is exact.
+
+    Examples
+    --------
+    >>> r = HTestResult(statistic=7.3, pvalue=0.0412, null_value=0.5, alternative='less',
+    ...                 method='Example test', estimate=0.243, epsilon=1.0,
+    ...                 conf_int=ConfidenceInterval(0.0, 0.48, 0.95), data_name='z = 7.3, n = 30',
+    ...                 statistic_name='z', mechanism='Tulap')
+    >>> print(r)
+    <BLANKLINE>
+    	Example test
+    <BLANKLINE>
+    data:  z = 7.3, n = 30
+    z = 7.3, p-value = 0.0412
+    alternative hypothesis: true probability of success is less than 0.5
+    95 percent confidence interval:
+     0.00 0.48
+    sample estimates:
+    probability of success 
+                     0.243 
+    <BLANKLINE>
+    privacy: epsilon = 1, delta = 0 (Tulap mechanism)
+    <BLANKLINE>
+    >>> r.to_dict()['pvalue']
+    0.0412
+    """
+
+    statistic: float
+    pvalue: float
+    null_value: float
+    alternative: str
+    method: str
+    estimate: float | None
+    conf_int: ConfidenceInterval | None
+    epsilon: float
+    delta: float = 0.0
+    data_name: str = ""
+    statistic_name: str = "statistic"
+    estimate_name: str = "probability of success"
+    null_name: str = "probability of success"
+    mechanism: str = ""
+    n_sim: int | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "statistic", float(self.statistic))
+        object.__setattr__(self, "pvalue", float(self.pvalue))
+        object.__setattr__(self, "null_value", float(self.null_value))
+        object.__setattr__(self, "epsilon", float(self.epsilon))
+        object.__setattr__(self, "delta", float(self.delta))
+        if self.estimate is not None:
+            object.__setattr__(self, "estimate", float(self.estimate))
+        _check_alternative(self.alternative)
+        if not (0.0 <= self.pvalue <= 1.0):
+            raise ValueError(f"`pvalue` must lie in [0, 1]; got {self.pvalue!r}.")
+        if self.conf_int is not None and not isinstance(self.conf_int, ConfidenceInterval):
+            raise TypeError(f"`conf_int` must be a ConfidenceInterval or None; got {self.conf_int!r}.")
+
+    def __str__(self):
+        lines = ["", f"\t{self.method}", "", f"data:  {self.data_name}"]
+        stat = _r_format([self.statistic], 5)[0]
+        pval = _r_format_pval(self.pvalue)
+        pval = f"p-value {pval}" if pval.startswith("<") else f"p-value = {pval}"
+        lines += textwrap.wrap(f"{self.statistic_name} = {stat}, {pval}", width=71)
+        null = _r_format([self.null_value], 7)[0]
+        lines.append(
+            f"alternative hypothesis: true {self.null_name} is "
+            f"{_ALT_TEXT[self.alternative]} {null}"
+        )
+        if self.conf_int is not None:
+            level = _r_format([100 * self.conf_int.level], 7)[0].strip()
+            low, high = _r_format([self.conf_int.low, self.conf_int.high], 7)
+            lines += [f"{level} percent confidence interval:", f" {low} {high}"]
+        if self.estimate is not None:
+            value = _r_format([self.estimate], 7)[0]
+            width = max(len(self.estimate_name), len(value))
+            lines += ["sample estimates:", self.estimate_name.rjust(width) + " ", value.rjust(width) + " "]
+        lines += ["", self._privacy_line(), ""]
+        return "\n".join(lines)
+
+    def _privacy_line(self):
+        eps = _r_format([self.epsilon], 7)[0]
+        delta = _r_format([self.delta], 7)[0]
+        text = f"privacy: epsilon = {eps}, delta = {delta}"
+        details = [f"{self.mechanism} mechanism"] if self.mechanism else []
+        if self.n_sim is not None:
+            details.append(f"{self.n_sim} Monte Carlo draws")
+        return text + (f" ({'; '.join(details)})" if details else "")
+
+    def to_dict(self):
+        """A flat, JSON-safe dict of every field; the interval becomes ``conf_low``,
+        ``conf_high``, ``conf_level`` (None when absent); non-finite numbers become None."""
+        ci = self.conf_int.to_dict() if self.conf_int is not None else {
+            "conf_low": None, "conf_high": None, "conf_level": None}
+        return {
+            "statistic": _json_float(self.statistic),
+            "pvalue": _json_float(self.pvalue),
+            "null_value": _json_float(self.null_value),
+            "alternative": self.alternative,
+            "method": self.method,
+            "estimate": _json_float(self.estimate),
+            **ci,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "data_name": self.data_name,
+            "statistic_name": self.statistic_name,
+            "estimate_name": self.estimate_name,
+            "null_name": self.null_name,
+            "mechanism": self.mechanism,
+            "n_sim": self.n_sim,
+        }
+
+    def to_frame(self):
+        """One-row tidy :class:`pandas.DataFrame` with broom-style columns.
+
+        Columns: ``estimate``, ``statistic``, ``p_value``, ``conf_low``,
+        ``conf_high``, ``conf_level``, ``null_value``, ``method``, ``alternative``,
+        ``epsilon``, ``delta``, ``mechanism``, ``n_sim``, ``data_name``.
+        """
+        return results_to_frame([self])
+
+    def _tidy_row(self):
+        d = self.to_dict()
+        return {
+            "estimate": d["estimate"],
+            "statistic": d["statistic"],
+            "p_value": d["pvalue"],
+            "conf_low": d["conf_low"],
+            "conf_high": d["conf_high"],
+            "conf_level": d["conf_level"],
+            "null_value": d["null_value"],
+            "method": d["method"],
+            "alternative": d["alternative"],
+            "epsilon": d["epsilon"],
+            "delta": d["delta"],
+            "mechanism": d["mechanism"],
+            "n_sim": d["n_sim"],
+            "data_name": d["data_name"],
+        }
+
+
+def results_to_frame(results):
+    """Stack test results into one tidy :class:`pandas.DataFrame`, one row each.
+
+    Parameters
+    ----------
+    results : iterable of HTestResult
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :meth:`HTestResult.to_frame`, one row per result, in order.
+
+    Raises
+    ------
+    TypeError
+        If an element is not an :class:`HTestResult`.
+    ImportError
+        If pandas is not installed (``pip install pandas``).
+    """
+    try:
+        import pandas as pd
+    except ImportError as exc:  # optional dependency
+        raise ImportError("results_to_frame needs pandas; install it with `pip install pandas`.") from exc
+    rows = []
+    for i, r in enumerate(results):
+        if not isinstance(r, HTestResult):
+            raise TypeError(f"`results` must contain HTestResult objects; element {i} is {type(r).__name__}.")
+        rows.append(r._tidy_row())
+    return pd.DataFrame(rows, columns=_TIDY_COLUMNS)
+
+
+_TIDY_COLUMNS = [
+    "estimate", "statistic", "p_value", "conf_low", "conf_high", "conf_level", "null_value",
+    "method", "alternative", "epsilon", "delta", "mechanism", "n_sim", "data_name",
+]
