@@ -164,7 +164,7 @@ def _as_real_array(value, name, *, finite=True, ndim_max=None):
     arr = arr.astype(float)
     bad = np.isnan(arr) if not finite else ~np.isfinite(arr)
     if bad.any():
-        first = arr[bad].flat[0]
+        first = float(arr[bad].flat[0])
         rule = "finite real numbers" if finite else "real numbers, not NaN"
         raise ValueError(f"`{name}` must contain only {rule}; got {first!r}.")
     return arr
@@ -174,10 +174,10 @@ def _check_counts(x, n, name="x", n_name="n"):
     """Counts 0 <= x <= n (scalar or array); returns an int64 array (0-d for a scalar)."""
     arr = _as_real_array(x, name)
     if np.any(arr != np.floor(arr)):
-        first = arr[arr != np.floor(arr)].flat[0]
+        first = float(arr[arr != np.floor(arr)].flat[0])
         raise ValueError(f"`{name}` must contain whole numbers (counts); got {first!r}.")
     if np.any(arr < 0) or np.any(arr > n):
-        first = arr[(arr < 0) | (arr > n)].flat[0]
+        first = float(arr[(arr < 0) | (arr > n)].flat[0])
         raise ValueError(f"`{name}` must lie between 0 and `{n_name}` = {n}; got {first:g}.")
     return arr.astype(np.int64)
 

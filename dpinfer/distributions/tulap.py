@@ -47,7 +47,9 @@ def _log_lower0(s, log_b):
     F0(s) = b**(-k) / (1 + b) * (b + (1 - b) f)   (Awan & Slavkovic 2018, Def. 2.3).
     """
     k = np.rint(s)
-    f = np.clip(s - k + 0.5, 0.0, 1.0)
+    with np.errstate(invalid="ignore"):  # s = -inf: F0 = 0 comes from the geometric factor
+        f = np.clip(s - k + 0.5, 0.0, 1.0)
+    f = np.where(np.isnan(f), 0.5, f)
     log1m_b = np.log(-np.expm1(log_b))
     with np.errstate(divide="ignore", invalid="ignore"):
         geometric = np.where(k == 0.0, 0.0, -k * log_b)
@@ -88,17 +90,20 @@ def _quantile0_lower(log_v, log_b):
     """Q0(v) of the untruncated Tulap(0, b) for log v <= log(1/2), from log v.
 
     For v <= 1/2, with L = log(v (1 + b)) / log b, j = floor(L) and k = -j:
-    Q0(v) = k - 1/2 + (v (1 + b) b**k - b) / (1 - b).  The last fraction is
-    rewritten as b expm1(log_b (frac(L) - 1)) / (1 - b) to keep precision as b -> 1.
+    Q0(v) = k - 1/2 + (v (1 + b) b**k - b) / (1 - b).  The last fraction equals
+    (b**frac(L) - b) / (1 - b) = b**frac(L) expm1(log_b (1 - frac(L))) / expm1(log_b):
+    no overflow for tiny b, no cancellation as b -> 1.  v = 0 gives -inf.
     """
     if log_b == -np.inf:  # b = 0: the law is Uniform(-1/2, 1/2)
         return np.exp(log_v) - 0.5
     lv1 = log_v + np.log1p(np.exp(log_b))
     big = lv1 / log_b
+    finite = np.isfinite(big)
+    big = np.where(finite, big, 0.0)
     j = np.floor(big)
     frac = big - j
-    f = -np.exp(log_b) * np.expm1(log_b * (frac - 1.0)) / np.expm1(log_b)
-    return -j - 0.5 + np.clip(f, 0.0, 1.0)
+    f = np.exp(log_b * frac) * np.expm1(log_b * (1.0 - frac)) / np.expm1(log_b)
+    return np.where(finite, -j - 0.5 + np.clip(f, 0.0, 1.0), -np.inf)
 
 
 def _quantile(u, log_b, q):
@@ -130,8 +135,14 @@ class Tulap:
     ``F0(t) = b**(-[t]) / (1 + b) * (b + (t - [t] + 1/2)(1 - b))`` and
     ``F0(t) = 1 - F0(-t)`` above 0; the density is ``(1-b)/(1+b) b**|[t]|``.
     Truncation: ``F(t) = (F0(t) - q/2) / (1 - q)`` on the support.  Tails are computed
-    in log space (relative error about 1e-15 down to 1e-300, checked against mpmath
-    at 50 digits in ``tests/reference/``).
+    in log space: relative error below 1e-13 down to 1e-300 (worst 6.7e-14 over
+    epsilon in 0.05..10, delta in 0..0.2, |x| <= 3000), checked against an mpmath
+    computation at 60 digits in ``tests/reference/make_tulap.py``.  Near the ends
+    of a truncated support ``F0 - q/2`` cancels: there the error grows like
+    ``F0 / (F0 - q/2)`` ulps, which is the problem's conditioning.
+
+    Sampling is exact: ``floor(E1/lam) - floor(E2/lam) + U - 1/2`` untruncated, and
+    rejection from it (``q <= 0.35``) or inversion (``q > 0.35``) when truncated.
 
     As ``b -> 0`` the law tends to Uniform(m - 1/2, m + 1/2); ``b`` exactly 0 or 1,
     or ``q`` outside [0, 1), raise ``ValueError``.
@@ -185,18 +196,20 @@ class Tulap:
         """The Tulap law that makes a count (epsilon, delta)-DP.
 
         ``b = exp(-epsilon)`` and ``q = 2 delta b / (1 - b + 2 delta b)``
-        (Awan & Slavkovic 2018, Thm. 2.4), computed as ``2 delta / (expm1(epsilon) + 2 delta)``.
+        (Awan & Slavkovic 2018, Thm. 2.4), evaluated with ``1 - b = -expm1(-epsilon)``.
 
         Examples
         --------
         >>> law = Tulap.from_privacy(1.0, delta=0.01)
         >>> round(law.q, 10)
-        0.0115097213
+        0.0115056141
         """
         epsilon = _check_epsilon(epsilon)
         delta = _check_delta(delta)
         median = _check_real(median, "median")
-        q = 2.0 * delta / (np.expm1(epsilon) + 2.0 * delta) if delta > 0 else 0.0
+        # 2 delta b / (1 - b + 2 delta b) written with b = exp(-epsilon): no overflow.
+        b = np.exp(-epsilon)
+        q = float(2.0 * delta * b / (-np.expm1(-epsilon) + 2.0 * delta * b)) if delta > 0 else 0.0
         return cls._from_log_b(median, -epsilon, q)
 
     # -- parameters ---------------------------------------------------------
@@ -259,9 +272,10 @@ class Tulap:
         with np.errstate(invalid="ignore"):
             out = np.where(k == 0.0, 0.0, k * self._log_b) + log_norm
         if self._q > 0.0:
-            low, high = self.support
-            x_arr = t + self._median
-            out = np.where((x_arr < low) | (x_arr > high), -np.inf, out)
+            # compare the centred t with the half-width (as the sampler does), so a
+            # non-zero median adds no rounding to the support test
+            half = -float(_quantile(0.0, self._log_b, self._q))
+            out = np.where(np.abs(t) > half, -np.inf, out)
         return _scalar_or_array(out)
 
     def pdf(self, x):
@@ -272,7 +286,7 @@ class Tulap:
         """Quantile function (inverse cdf); ``icdf(0)`` and ``icdf(1)`` are the support ends."""
         p = _as_real_array(p, "p")
         if np.any((p < 0) | (p > 1)):
-            raise ValueError(f"`p` must lie in [0, 1]; got {p[(p < 0) | (p > 1)].flat[0]!r}.")
+            raise ValueError(f"`p` must lie in [0, 1]; got {float(p[(p < 0) | (p > 1)].flat[0])!r}.")
         return _scalar_or_array(self._median + _quantile(p, self._log_b, self._q))
 
     def mean(self):
@@ -280,30 +294,29 @@ class Tulap:
         return self._median
 
     def var(self):
-        """Variance: ``2b/(1-b)**2 + 1/12`` untruncated; an exact closed form when q > 0."""
+        """Variance: ``2b/(1-b)**2 + 1/12`` untruncated; an exact closed form when q > 0.
+
+        Truncated, ``Var = 2 / (1 - q) * integral_0^c x**2 f0(x) dx`` with ``c`` the
+        upper end of the support and ``f0`` piecewise constant on the cells
+        ``[k - 1/2, k + 1/2)``.  See :func:`_truncated_var` for the evaluation.
+        """
         b = np.exp(self._log_b)
         one_m_b = -np.expm1(self._log_b)
         full = 2.0 * b / one_m_b**2 + 1.0 / 12.0
         if self._q == 0.0:
             return float(full)
-        # E0[N^2; N > c] in closed form, c = upper truncation point in cell K = [c].
         c = -float(_quantile(0.0, self._log_b, self._q))
-        big_k = np.rint(c)
-        p_k = one_m_b / (1.0 + b) * np.exp(big_k * self._log_b)
-        partial = p_k * ((big_k + 0.5) ** 3 - c**3) / 3.0
-        m = big_k + 1.0
-        # sum_{k >= m} b^k (k^2 + 1/12) (1-b)/(1+b), from sum_j b^j (j + m)^2.
-        geo = np.exp(m * self._log_b) / (1.0 + b)
-        sq = m**2 + 2.0 * m * b / one_m_b + b * (1.0 + b) / one_m_b**2 + 1.0 / 12.0
-        tail = partial + geo * sq
-        return float((full - 2.0 * tail) / (1.0 - self._q))
+        return _truncated_var(self._log_b, self._q, c)
 
     def sample(self, shape=(), *, rng=None):
         """Draw variates exactly.
 
         Untruncated: ``floor(E1 / lam) - floor(E2 / lam) + U - 1/2`` with ``E1, E2``
         standard exponential and ``lam = -log b`` (``floor(E / lam)`` is exactly
-        geometric with ratio b).  Truncated: inversion of a uniform through ``icdf``.
+        geometric with ratio b).  Truncated with ``q <= 0.35``: untruncated draws
+        kept when inside the support (rejection, exact since the truncated law is
+        the untruncated one conditioned on its support); ``q > 0.35``: inversion of
+        a uniform through ``icdf``.
 
         Parameters
         ----------
@@ -321,21 +334,124 @@ class Tulap:
         return _scalar_or_array(_sample(gen, shape, self._median, self._log_b, self._q))
 
 
+_DIRECT_CELLS = 1_000_000
+
+
+def _truncated_var(log_b, q, c):
+    """Variance of Tulap(0, b, q) whose support is [-c, c]; inputs valid, q > 0.
+
+    Two exact forms of ``integral_0^c x**2 f0(x) dx`` (K = [c], m = K + 1):
+
+    * complement: ``Var0 / 2 - E0[N**2; N > c]``, the tail being the partial cell
+      plus ``b**m / (1 + b) (m**2 + 2 m b/(1-b) + b (1+b)/(1-b)**2 + 1/12)``.  It
+      cancels when the kept part is a tiny share of ``Var0`` (q near 1 with b near 1:
+      epsilon = 1e-9, delta = 0.1 lost every digit), so it is used only when the
+      cancellation costs less than three digits;
+    * otherwise the kept cells directly, ``(1-b)/(1+b) (1/24 + sum_{k=1}^{K-1} b**k (k**2
+      + 1/12) + b**K (c**3 - (K - 1/2)**3) / 3)``, summing the cells one by one up to
+      a million of them and beyond that with the series
+      ``sum_{k<K} k**2 b**k = K**3 sum_j (K log b)**j / j! * P_{j+2}(K) / K**(j+3)``
+      (P_s the power sums, Faulhaber's formula), which converges fast because this
+      branch is only reached when ``K |log b|`` is small.
+    Checked against mpmath quadrature in ``tests/reference/``.
+    """
+    b = np.exp(log_b)
+    one_m_b = -np.expm1(log_b)
+    full = 2.0 * b / one_m_b**2 + 1.0 / 12.0
+    big_k = float(np.rint(c))
+    p_k = np.exp(big_k * log_b)  # b**K
+    partial_k = p_k * ((big_k + 0.5) ** 3 - c**3) / 3.0
+    m = big_k + 1.0
+    sq = m**2 + 2.0 * m * b / one_m_b + b * (1.0 + b) / one_m_b**2 + 1.0 / 12.0
+    tail = one_m_b / (1.0 + b) * partial_k + np.exp(m * log_b) / (1.0 + b) * sq
+    kept = full - 2.0 * tail
+    if kept > 1e-3 * full:
+        return float(kept / (1.0 - q))
+    if big_k == 0.0:
+        inner = c**3 / 3.0
+    else:
+        inner = 1.0 / 24.0 + _cell_sum(log_b, int(big_k)) + p_k * (c**3 - (big_k - 0.5) ** 3) / 3.0
+    return float(2.0 * one_m_b / (1.0 + b) * inner / (1.0 - q))
+
+
+def _cell_sum(log_b, big_k):
+    """sum_{k=1}^{K-1} b**k (k**2 + 1/12), accurate for b near 1."""
+    if big_k - 1 <= _DIRECT_CELLS:
+        k = np.arange(1.0, big_k)
+        return float(np.sum(np.exp(k * log_b) * (k * k + 1.0 / 12.0)))
+    from scipy.special import bernoulli, comb
+
+    kk = float(big_k)
+    y = kk * log_b
+    n_terms = 60
+    bern = bernoulli(12)
+    bern[1] = -0.5  # power sums over k = 0..K-1
+    total, term = 0.0, 1.0
+    for j in range(n_terms):
+        s = j + 2
+        i = np.arange(0, min(s, 11) + 1)
+        phi = np.sum(comb(s + 1, i) * bern[i] * kk ** (-i)) / (s + 1)
+        total += term * phi
+        term *= y / (j + 1)
+    m0 = np.expm1(y) / np.expm1(log_b)  # sum_{k=0}^{K-1} b**k
+    return float(kk**3 * total + (m0 - 1.0) / 12.0)
+
+
 def _check_shape(shape):
     if isinstance(shape, (tuple, list)):
         return tuple(_check_int(s, "shape") for s in shape)
     return (_check_int(shape, "shape"),)
 
 
+# Above this truncated mass rejection wastes more than inversion costs (benchmarks/bench_tulap.py).
+_REJECTION_MAX_Q = 0.35
+
+
 def _sample(gen, shape, median, log_b, q):
-    """Kernel of :meth:`Tulap.sample`; ``gen`` is a Generator, inputs are valid."""
-    if q > 0.0:
-        return median + _quantile(gen.random(shape), log_b, q)
-    lam = -log_b
-    with np.errstate(divide="ignore", invalid="ignore"):
-        g1 = np.floor(gen.standard_exponential(shape) / lam)
-        g2 = np.floor(gen.standard_exponential(shape) / lam)
-    out = g1 - g2
-    out += gen.random(shape)
-    out += median - 0.5
+    """Kernel of :meth:`Tulap.sample`; ``gen`` is a Generator, inputs are valid.
+
+    q = 0: ``floor(E1/lam) - floor(E2/lam) + U - 1/2``, exact (floor(E/lam) is
+    geometric with ratio b = exp(-lam)).  0 < q <= 0.35: the truncated law is the
+    untruncated one conditioned on the support [-c, c], so untruncated draws are
+    generated in vectorised batches and those inside the support kept (acceptance
+    probability 1 - q; the kept values, in order, are iid from the truncated law).
+    q > 0.35: inversion of a uniform through the quantile function.
+    """
+    n_draws = int(np.prod(shape, dtype=np.int64))
+    if q == 0.0:
+        out = _sample0(gen, n_draws, log_b)
+    elif q > _REJECTION_MAX_Q:
+        out = _quantile(gen.random(n_draws), log_b, q)
+    else:
+        c = -float(_quantile(0.0, log_b, q))
+        out = np.empty(n_draws)
+        filled = 0
+        while filled < n_draws:
+            need = n_draws - filled
+            # mean + 6 sd of the number of draws needed, so one batch nearly always suffices
+            batch = int(need / (1.0 - q) + 6.0 * np.sqrt(need * q) / (1.0 - q)) + 16
+            draws = _sample0(gen, batch, log_b)
+            kept = draws[np.abs(draws) <= c]
+            take = min(need, kept.size)
+            out[filled:filled + take] = kept[:take]
+            filled += take
+    out = out.reshape(shape)
+    if median != 0.0:
+        out += median
     return out
+
+
+def _sample0(gen, n_draws, log_b):
+    """n_draws iid Tulap(0, b, 0) variates, in place to save memory traffic."""
+    lam = -log_b
+    g1 = gen.standard_exponential(n_draws)
+    g1 /= lam
+    np.floor(g1, out=g1)
+    work = gen.standard_exponential(n_draws)
+    work /= lam
+    np.floor(work, out=work)
+    g1 -= work
+    gen.random(out=work)
+    g1 += work
+    g1 -= 0.5
+    return g1

@@ -30,6 +30,9 @@ class Release:
         Number of records (public), when the statistic is a count or proportion.
     kind : str
         ``'count'`` (a count out of n), ``'proportion'`` (count / n) or ``'value'``.
+    secure : bool
+        True when the hardened path drew the noise (OS cryptographic source, exact
+        integer sampling); False for numpy's seedable floating-point generator.
 
     Notes
     -----
@@ -45,6 +48,7 @@ class Release:
     sensitivity: float
     n: int | None
     kind: str
+    secure: bool = False
 
     def __post_init__(self):
         value = np.asarray(self.value, dtype=float)
@@ -70,7 +74,8 @@ class Release:
             f"dpinfer release ({self.mechanism} mechanism)\n"
             f"  value:       {shown} ({what}{n_part})\n"
             f"  privacy:     epsilon = {eps}, delta = {delta}\n"
-            f"  sensitivity: {sens}"
+            f"  sensitivity: {sens}\n"
+            f"  sampling:    {_SAMPLING[self.secure]}"
         )
 
     def to_dict(self):
@@ -84,4 +89,11 @@ class Release:
             "sensitivity": self.sensitivity,
             "n": self.n,
             "kind": self.kind,
+            "secure": self.secure,
         }
+
+
+_SAMPLING = {
+    True: "hardened (OS cryptographic source, exact integer noise)",
+    False: "numpy generator (floating point; reproducible research only if seeded)",
+}

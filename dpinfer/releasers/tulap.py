@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._secure import _secure_tulap
 from .._validation import _check_counts, _check_delta, _check_epsilon, _check_int, _check_rng
 from ..distributions.tulap import Tulap, _sample
+from ._secure_path import _check_secure
 from .release import Release
 
 __all__ = ["TulapReleaser"]
@@ -56,7 +58,7 @@ class TulapReleaser:
         """The noise law, ``Tulap.from_privacy(epsilon, delta)``."""
         return Tulap.from_privacy(self.epsilon, self.delta)
 
-    def release(self, x, n, *, rng=None):
+    def release(self, x, n, *, rng=None, secure=False):
         """Privatize the count ``x`` out of ``n`` (or an array of counts sharing ``n``).
 
         Parameters
@@ -66,6 +68,15 @@ class TulapReleaser:
         n : int
             Number of records, >= 1 (public).
         rng : None, int, SeedSequence or numpy.random.Generator
+            Source of randomness for the default path.  A seed makes the release
+            reproducible and therefore predictable: research only.
+        secure : bool, default False
+            Hardened path for a real release: the integer part of the noise is an
+            exact discrete-Laplace draw (integer arithmetic, Canonne, Kamath &
+            Steinke 2020) from the OS's cryptographic source, with ``epsilon``
+            rounded *down* to a multiple of 2**-20; the fractional part is uniform
+            on a grid of 2**-53.  Passing ``rng`` with ``secure=True`` warns
+            (:class:`~dpinfer.PrivacyWarning`) and the ``rng`` is ignored.
 
         Returns
         -------
@@ -75,7 +86,9 @@ class TulapReleaser:
         """
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
-        gen = _check_rng(rng)
         law = self.noise
-        value = x + _sample(gen, x.shape, 0.0, law._log_b, law.q)
-        return Release(value, "tulap", self.epsilon, self.delta, 1.0, n, "count")
+        if _check_secure(secure, rng):
+            value = x + _secure_tulap(x.shape, self.epsilon, -law.support[0])
+        else:
+            value = x + _sample(_check_rng(rng), x.shape, 0.0, law._log_b, law.q)
+        return Release(value, "tulap", self.epsilon, self.delta, 1.0, n, "count", secure=secure)
