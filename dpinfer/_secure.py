@@ -13,8 +13,10 @@ matters for privacy with integer arithmetic only:
 * the fractional part of Tulap noise as a uniform point of the grid
   ``(j + 1/2) / 2**53 - 1/2``, ``j`` uniform on ``{0, ..., 2**53 - 1}``.
 
-Privacy parameters are replaced by a rational ``epsilon' <= epsilon`` with
-denominator ``2**20`` (more noise, never less), so the recorded ``epsilon`` holds.
+Privacy parameters are replaced by a rational ``epsilon' <= epsilon`` with a
+power-of-two denominator, ``2**20`` from ``epsilon >= 1/2`` and finer below so
+that 20 significant bits remain (more noise, never less; relative loss below
+``2**-19``), so the recorded ``epsilon`` holds.
 These samplers run a short Python loop per draw (a few microseconds); they are
 for releases, not for simulation studies.
 
@@ -36,13 +38,36 @@ import numpy as np
 
 __all__ = []  # private module
 
-_DENOMINATOR = 2**20
+_DENOMINATOR_BITS = 20
 _UNIFORM_BITS = 53
+# Below this the noise (scale 1/epsilon, in grid steps up to 1025/epsilon) would
+# not fit the 64-bit integers and doubles that carry it.
+_MIN_EPSILON = 1e-12
+
+
+def _check_secure_epsilon(epsilon):
+    """Reject an epsilon too small for the hardened path's integer and float containers."""
+    if epsilon < _MIN_EPSILON:
+        raise ValueError(
+            f"`epsilon` must be at least {_MIN_EPSILON:g} on the hardened path (secure=True); got "
+            f"{epsilon!r}. Its noise, of scale 1 / epsilon, would overflow the 64-bit integers "
+            "that carry it exactly."
+        )
 
 
 def _rational_below(value):
-    """The largest ``k / 2**20 <= value`` as a Fraction (at least 1 / 2**20)."""
-    return Fraction(max(1, math.floor(value * _DENOMINATOR)), _DENOMINATOR)
+    """The largest ``k / 2**m <= value``, ``m = max(20, 20 - e)`` for ``value = f 2**e``.
+
+    ``value`` is a positive finite float (``1/2 <= f < 1``).  From ``value >= 1/2``
+    the result is a multiple of ``2**-20``; below, the grid is finer so that 20
+    significant bits remain.  Either way the relative loss is below ``2**-19``,
+    the result is never 0 and never above ``value``.  Exact rational arithmetic:
+    no overflow for any finite float.
+    """
+    exponent = math.frexp(value)[1]
+    bits = max(_DENOMINATOR_BITS, _DENOMINATOR_BITS - exponent)
+    denominator = 2**bits
+    return Fraction(math.floor(Fraction(value) * denominator), denominator)
 
 
 class _SecureSource:
@@ -89,8 +114,15 @@ class _SecureSource:
             return -y if negative else y
 
     def grid_uniform(self):
-        """Uniform on the grid (j + 1/2) / 2**53 - 1/2 inside (-1/2, 1/2)."""
-        return (self._sys.getrandbits(_UNIFORM_BITS) + 0.5) / 2.0**_UNIFORM_BITS - 0.5
+        """Uniform on the grid ``(j + 1/2) / 2**53 - 1/2``, ``j`` in {0, ..., 2**53 - 1}.
+
+        Written as ``(2 j + 1 - 2**53) / 2**54``: the numerator is an odd integer
+        of magnitude below 2**53 and the division is by a power of two, so every
+        grid point is represented exactly (``(j + 0.5) / 2**53`` would round
+        ``j + 0.5`` to an even integer for ``j >= 2**52``).
+        """
+        j = self._sys.getrandbits(_UNIFORM_BITS)
+        return float(2 * j + 1 - 2**_UNIFORM_BITS) / 2.0 ** (_UNIFORM_BITS + 1)
 
 
 def _secure_discrete_laplace(size, epsilon_per_unit):
@@ -105,21 +137,44 @@ def _secure_discrete_laplace(size, epsilon_per_unit):
     return np.array(draws, dtype=np.int64).reshape(size)
 
 
-def _secure_tulap(size, epsilon, support_half_width=math.inf):
-    """Tulap(0, exp(-eps'), q) draws: exact discrete Laplace plus a 2**-53-grid uniform.
+def _secure_tulap(size, epsilon, delta=0.0):
+    """Tulap(0, exp(-eps'), q') draws: exact discrete Laplace plus a 2**-53-grid uniform.
 
-    ``support_half_width`` is the truncation point of the law (``inf`` when q = 0);
-    draws outside ``[-c, c]`` are rejected, which conditions on the central mass
-    exactly as the truncated law does (the boundary itself is a float).
+    ``eps' = _rational_below(epsilon) <= epsilon`` and ``q'`` is the truncation
+    that makes Tulap(0, exp(-eps'), q') (eps', delta)-DP (Awan & Slavkovic 2018,
+    Thm. 2.4), so the law drawn is exactly one the theorem covers at a level no
+    weaker than the one recorded.  Truncating the law built for ``epsilon``
+    instead would cut the wider ``eps'`` law too early and could spend more
+    than ``delta``.
+
+    Draws outside ``[-c, c]`` are rejected, which conditions on the central mass
+    as the truncated law does.  ``c`` is moved outward by ``1e-9 (1 + c)`` to
+    absorb floating-point error in its computation: the delta actually spent is
+    the (truncated) mass of the band ``[-c, -c + 1)``, which only falls as ``c``
+    grows.  ``c`` is a multiple of 2**-53 (a float >= 1/2), hence a boundary of
+    the uniform's grid, so the grid law keeps exactly the continuous law's band
+    mass.  Private: ``epsilon`` > 0 finite, ``delta`` in [0, 1).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon < 1e-12`` (see :func:`_check_secure_epsilon`).
     """
+    _check_secure_epsilon(epsilon)
     eps = _rational_below(epsilon)
+    half_width = math.inf
+    if delta > 0.0:
+        from .distributions.tulap import Tulap
+
+        c = float(Tulap.from_privacy(float(eps), delta).support[1])
+        half_width = c + 1e-9 * (1.0 + c)
     source = _SecureSource()
     total = int(np.prod(size))
     out = np.empty(total)
     filled = 0
     while filled < total:
         value = source.discrete_laplace(eps.numerator, eps.denominator) + source.grid_uniform()
-        if abs(value) <= support_half_width:
+        if abs(value) <= half_width:
             out[filled] = value
             filled += 1
     return out.reshape(size)

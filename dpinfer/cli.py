@@ -1,52 +1,610 @@
-"""The ``dpinfer`` command."""
+"""The ``dpinfer`` command: release, test, interval, power, sample size, validation, demo.
+
+Every subcommand prints R-style text by default and JSON or CSV with
+``--format json|csv`` for pipelines.  Exit status: 0 on success, 2 on a usage
+error or bad input (one line on stderr saying what to fix), 1 on an internal error.
+"""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import importlib
+import io
+import json
+import math
+import re
 import sys
+import textwrap
+import warnings
+from pathlib import Path
 
 __all__ = ["main"]
 
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 
-def _demo(args):
-    from . import TulapReleaser, load_example_trial
+_DESCRIPTION = """\
+Statistical inference on differentially private (DP) releases of a proportion.
+
+dpinfer privatizes a count (the number of records with a property out of n) with
+Tulap or Laplace noise, and computes p-values, confidence intervals, power and
+sample sizes from the released value alone, the way R's binom.test would from the
+confidential count.  Methods:
+
+  ump     exact DP-UMP test and interval for a Tulap-noised count
+          (Awan & Slavkovic 2018, 2020); uniformly most powerful among DP tests
+  normal  normal approximation for a Laplace-noised proportion (Vu & Slavkovic 2009)
+  jimi    DP-JIMI fiducial matching for a Laplace-noised proportion or count
+          (exact infinite-draw limit by default, or --n-sim draws)
+
+Each subcommand has its own --help.  Output is R-style text; --format json or
+--format csv gives machine-readable output (one tidy row per result)."""
+
+_EPILOG = """\
+examples:
+  dpinfer demo
+      privatize the embedded example trial (11/30 responders, p0 = 0.2) and
+      compare the three methods side by side
+  dpinfer release --csv trial.csv --column response --epsilon 1 --format json > rel.json
+      release the number of 1s in column 'response' (n = number of rows) with
+      Tulap noise from the operating system's cryptographic source
+  dpinfer test --release rel.json --p0 0.2 --alternative greater
+      exact DP-UMP test of H0: theta <= 0.2 from the saved release
+  dpinfer test --value 12.7 --n 30 --epsilon 1 --p0 0.2 --format csv
+      the same from numbers typed in, one tidy CSV row
+  dpinfer ci --value 0.41 --n 30 --epsilon 1 --method jimi
+      DP-JIMI 95% interval for a Laplace-noised proportion
+  dpinfer power --theta 0.3 0.4 0.5 --n 30 --p0 0.2 --epsilon 1
+      exact power of the one-sided DP-UMP test at alpha = 0.05
+  dpinfer sample-size --theta1 0.4 --p0 0.2 --epsilon 1 --power 0.8
+      smallest n giving 80% power
+  dpinfer validate size --quick
+      run a validation study of a source checkout
+
+privacy:
+  A release spends its epsilon (and delta) every time it is run: releasing the
+  same data twice spends the budget twice.  'dpinfer release' draws its noise from
+  the operating system's cryptographic source unless --seed is given.  A SEED
+  MAKES THE NOISE REPRODUCIBLE, SO ANYONE WHO KNOWS IT CAN SUBTRACT THE NOISE:
+  use --seed for demos and research on synthetic data only, never for a real
+  release.  Tests, intervals and power use only the released value and the public
+  n, epsilon and delta; they spend no budget.
+
+exit status:
+  0  success
+  1  internal error (a bug: please report it with the command line)
+  2  usage error or bad input; a one-line message on stderr says what to fix
+
+See the user guide (docs/) for the tutorial, the privacy semantics and the
+mapping from the R package binomialDP."""
+
+
+class _UsageError(Exception):
+    """Bad input found by the command itself (exit status 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line on stderr and exit status 2."""
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+# --------------------------------------------------------------------------- input
+def _counts_from_csv(path, column):
+    """(x, n): the number of 1s in ``column`` of the CSV file and its number of rows.
+
+    Accepts 0/1 and R's TRUE/FALSE; anything else (including an empty cell) is an
+    error naming the row, because dropping or guessing a value would change n.
+    """
+    try:
+        handle = sys.stdin if path == "-" else open(path, newline="", encoding="utf-8-sig")
+    except OSError as exc:
+        raise _UsageError(f"cannot read CSV file {path!r}: {exc.strerror}.") from exc
+    with handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames is None:
+            raise _UsageError(f"CSV file {path!r} is empty.")
+        if column not in reader.fieldnames:
+            raise _UsageError(
+                f"column {column!r} not found in {path!r}; its columns are "
+                f"{', '.join(map(repr, reader.fieldnames))}."
+            )
+        x = n = 0
+        for row in reader:
+            n += 1
+            cell = (row[column] or "").strip()
+            if cell in ("1", "1.0") or cell.upper() == "TRUE":
+                x += 1
+            elif not (cell in ("0", "0.0") or cell.upper() == "FALSE"):
+                raise _UsageError(
+                    f"column {column!r} must hold 0/1 (or TRUE/FALSE); data row {n} holds "
+                    f"{cell!r}. Remove or recode it first: dropping rows changes n."
+                )
+    if n == 0:
+        raise _UsageError(f"CSV file {path!r} has a header but no data rows.")
+    return x, n
+
+
+def _release_from_json(path):
+    """A Release from the JSON written by ``dpinfer release --format json``."""
+    from ._validation import _check_delta, _check_epsilon, _check_int, _check_positive, _check_real
+    from .releasers.release import Release
+
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise _UsageError(f"cannot read release file {path!r}: {exc.strerror}.") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _UsageError(f"release file {path!r} is not JSON ({exc.msg}, line {exc.lineno}).") from exc
+    needed = ("value", "mechanism", "epsilon", "delta", "sensitivity", "n", "kind")
+    missing = [k for k in needed if not isinstance(data, dict) or k not in data]
+    if missing:
+        raise _UsageError(
+            f"release file {path!r} lacks {', '.join(missing)}; write it with "
+            "'dpinfer release --format json'."
+        )
+    if not isinstance(data["value"], (int, float)) or isinstance(data["value"], bool):
+        raise _UsageError(f"release file {path!r} must hold one numeric value; got {data['value']!r}.")
+    if not isinstance(data["mechanism"], str) or not isinstance(data["kind"], str):
+        raise _UsageError(f"release file {path!r}: mechanism and kind must be strings.")
+    where = f"in release file {path}"
+    return Release(
+        _check_real(data["value"], f"value {where}"), data["mechanism"],
+        _check_epsilon(data["epsilon"], f"epsilon {where}"), _check_delta(data["delta"], f"delta {where}"),
+        _check_positive(data["sensitivity"], f"sensitivity {where}"),
+        _check_int(data["n"], f"n {where}", minimum=1), data["kind"],
+        secure=bool(data.get("secure", False)),
+    )
+
+
+def _release_from_args(args):
+    """The release a test/ci command is about: --release FILE, or --value/--n/--epsilon."""
+    from .inference.prop import _release_from_numbers
+
+    typed = {"--value": args.value, "--n": args.n, "--epsilon": args.epsilon}
+    if args.release is not None:
+        repeated = [k for k, v in typed.items() if v is not None]
+        if args.delta is not None:
+            repeated.append("--delta")
+        if repeated:
+            raise _UsageError(
+                f"{', '.join(repeated)} must not be given with --release: the release file "
+                "records its value, n, epsilon and delta."
+            )
+        return _release_from_json(args.release)
+    missing = [k for k, v in typed.items() if v is None]
+    if missing:
+        raise _UsageError(f"give --release FILE, or all of --value, --n and --epsilon (missing {', '.join(missing)}).")
+    return _release_from_numbers(args.value, args.n, method=args.method, epsilon=args.epsilon,
+                                 delta=0.0 if args.delta is None else args.delta)
+
+
+# --------------------------------------------------------------------------- output
+def _emit(fmt, text, records, *, as_list=False):
+    """Print ``text`` (format text) or ``records`` (a list of flat dicts) as JSON/CSV.
+
+    JSON is one object for a single record, unless ``as_list`` (commands whose
+    output is a table, such as ``power`` and ``demo``, always give a list).
+    """
+    if fmt == "text":
+        print(text)
+    elif fmt == "json":
+        print(json.dumps(records[0] if len(records) == 1 and not as_list else records, indent=2))
+    else:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(records[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in records)
+        print(buffer.getvalue(), end="")
+
+
+def _fmt(value, digits=7):
+    from .results import _r_format
+
+    return _r_format([value], digits)[0].strip()
+
+
+# --------------------------------------------------------------------------- commands
+def _seeded_warning(seed):
+    print(f"dpinfer: warning: --seed {seed} makes the noise reproducible; anyone who knows the seed "
+          "can remove it. Use seeds for research and demos only, never for a real release.",
+          file=sys.stderr)
+
+
+def _cmd_release(args):
+    from . import LaplaceReleaser, TulapReleaser
+
+    if args.csv is not None:
+        if args.x is not None or args.n is not None:
+            raise _UsageError("give either --csv/--column or --x/--n, not both.")
+        if args.column is None:
+            raise _UsageError("--csv needs --column NAME (the 0/1 column to count).")
+        x, n = _counts_from_csv(args.csv, args.column)
+    else:
+        if args.x is None or args.n is None:
+            raise _UsageError("give the confidential count as --x X --n N, or --csv FILE --column NAME.")
+        x, n = args.x, args.n
+    secure = args.seed is None
+    if not secure:
+        _seeded_warning(args.seed)
+    rng = None if secure else args.seed
+    if args.mechanism == "tulap":
+        release = TulapReleaser(args.epsilon, args.delta).release(x, n, rng=rng, secure=secure)
+    else:
+        if args.delta != 0.0:
+            raise _UsageError(f"--delta must be 0 for the Laplace mechanism (pure epsilon-DP); got {args.delta:g}.")
+        releaser = LaplaceReleaser(args.epsilon)
+        make = releaser.proportion if args.kind == "proportion" else releaser.count
+        release = make(x, n, rng=rng, secure=secure)
+    _emit(args.format, str(release), [release.to_dict()])
+    return EXIT_OK
+
+
+def _cmd_test(args):
+    from .inference.prop import prop_test
+
+    release = _release_from_args(args)
+    result = prop_test(release, args.p0, method=args.method, alternative=args.alternative,
+                       confidence_level=args.confidence_level, **_method_options(args))
+    _emit(args.format, str(result).strip("\n"), [result._tidy_row()])
+    return EXIT_OK
+
+
+def _method_options(args):
+    if args.two_sided_method is not None:
+        if args.method != "ump":
+            raise _UsageError(f"--two-sided-method applies to --method ump only; got --method {args.method}.")
+        return {"two_sided_method": args.two_sided_method}
+    if args.method != "jimi":
+        if args.n_sim is not None or args.seed is not None:
+            raise _UsageError(f"--n-sim and --seed apply to --method jimi only (method {args.method} draws nothing).")
+        return {}
+    if args.seed is not None and args.n_sim is None:
+        raise _UsageError("--seed needs --n-sim: the default exact DP-JIMI limit draws nothing.")
+    return {"n_sim": args.n_sim, "rng": args.seed}
+
+
+_METHOD_NAMES = {
+    "ump": "DP-UMP interval (Tulap release)",
+    "normal": "Normal-approximation interval (Laplace release)",
+    "jimi": "DP-JIMI interval (Laplace release)",
+}
+
+
+def _cmd_ci(args):
+    from .inference.prop import _check_release_for_method
+
+    release = _release_from_args(args)
+    _check_release_for_method(release, args.method)
+    options = dict(confidence_level=args.confidence_level, alternative=args.alternative)
+    if args.interval is not None and args.method != "normal":
+        raise _UsageError(f"--interval applies to --method normal only; got --method {args.method}.")
+    if args.method == "ump":
+        from .inference.ump import binom_ump_ci as ci_func
+
+        options.update(_method_options(args))
+    elif args.method == "normal":
+        from .inference.normal import binom_normal_ci as ci_func
+
+        options["method"] = args.interval or "wald"
+    else:
+        from .inference.jimi import binom_jimi_ci as ci_func
+
+        options.update(_method_options(args))
+    ci = ci_func(release, **options)
+    name = _METHOD_NAMES[args.method]
+    if args.method == "normal":
+        name = name.replace("Normal-approximation", f"Normal-approximation ({options['method']})")
+    record = {
+        "method": name, "alternative": args.alternative,
+        **ci.to_dict(), "value": release.value, "n": release.n,
+        "epsilon": release.epsilon, "delta": release.delta, "mechanism": release.mechanism,
+    }
+    text = (f"{name}, {args.alternative}\n"
+            f"data:  released value = {_fmt(release.value)}, n = {release.n}\n{ci}\n"
+            f"privacy: epsilon = {_fmt(release.epsilon)}, delta = {_fmt(release.delta)}")
+    _emit(args.format, text, [record])
+    return EXIT_OK
+
+
+def _cmd_power(args):
+    import numpy as np
+
+    if args.method == "ump":
+        from .inference.ump import binom_ump_power
+
+        power = binom_ump_power(np.asarray(args.theta), args.n, args.p0, epsilon=args.epsilon,
+                                delta=args.delta, alpha=args.alpha, alternative=args.alternative)
+    else:
+        if args.delta != 0.0:
+            raise _UsageError(f"--delta must be 0 for --method normal (Laplace noise); got {args.delta:g}.")
+        from .inference.normal import binom_normal_power
+
+        power = binom_normal_power(np.asarray(args.theta), args.n, args.p0, epsilon=args.epsilon,
+                                   alpha=args.alpha, alternative=args.alternative)
+    power = np.atleast_1d(np.asarray(power, dtype=float))
+    records = [
+        {"theta": float(t), "power": float(p), "n": args.n, "p0": args.p0, "alpha": args.alpha,
+         "alternative": args.alternative, "epsilon": args.epsilon, "delta": args.delta,
+         "method": args.method}
+        for t, p in zip(args.theta, power)
+    ]
+    name = {"ump": "DP-UMP test (Tulap release)", "normal": "normal-approximation test (Laplace release)"}
+    lines = [f"Exact power of the {name[args.method]}",
+             f"n = {args.n}, p0 = {_fmt(args.p0)}, alpha = {_fmt(args.alpha)}, "
+             f"alternative = {args.alternative}, epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}",
+             "", f"{'theta':>10} {'power':>10}"]
+    lines += [f"{_fmt(r['theta']):>10} {_fmt(r['power'], 4):>10}" for r in records]
+    _emit(args.format, "\n".join(lines), records, as_list=True)
+    return EXIT_OK
+
+
+def _cmd_sample_size(args):
+    from .inference.ump import binom_ump_sample_size
+
+    n = binom_ump_sample_size(args.theta1, args.p0, epsilon=args.epsilon, delta=args.delta,
+                              alpha=args.alpha, power=args.power, alternative=args.alternative)
+    record = {"n": int(n), "theta1": args.theta1, "p0": args.p0, "alpha": args.alpha,
+              "power": args.power, "alternative": args.alternative, "epsilon": args.epsilon,
+              "delta": args.delta, "method": "ump"}
+    text = (f"Sample size for the DP-UMP test (Tulap release)\n"
+            f"p0 = {_fmt(args.p0)}, theta1 = {_fmt(args.theta1)}, alpha = {_fmt(args.alpha)}, "
+            f"power = {_fmt(args.power)}, alternative = {args.alternative}, "
+            f"epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}\n\n"
+            f"n = {int(n)}")
+    _emit(args.format, text, [record])
+    return EXIT_OK
+
+
+def _validation_dir():
+    """The ``validation/`` folder of the source checkout the package is installed from."""
+    return Path(__file__).resolve().parent.parent / "validation"
+
+
+def _studies(folder):
+    return sorted(p.stem for p in folder.glob("*.py") if not p.stem.startswith("_") and p.stem != "harness")
+
+
+def _cmd_validate(args):
+    folder = _validation_dir()
+    if not (folder / "harness.py").is_file():
+        raise _UsageError(
+            f"no validation studies at {folder}: 'dpinfer validate' needs a source checkout "
+            "installed with 'pip install -e .'."
+        )
+    studies = _studies(folder)
+    if args.list:
+        print("\n".join(studies) if studies else "(no studies found)")
+        return EXIT_OK
+    if args.study is None:
+        raise _UsageError(f"name a study to run; available: {', '.join(studies) or 'none'}.")
+    if args.study not in studies:
+        raise _UsageError(f"unknown study {args.study!r}; available: {', '.join(studies) or 'none'}.")
+    root = str(folder.parent)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    module = importlib.import_module(f"validation.{args.study}")
+    code = module.main(args.study_args)
+    return EXIT_OK if code is None else int(code)
+
+
+def _cmd_demo(args):
+    import numpy as np
+
+    from . import LaplaceReleaser, TulapReleaser, load_example_trial
+    from .inference.jimi import binom_jimi_test
+    from .inference.normal import binom_normal_test
+    from .inference.ump import binom_ump_test
 
     trial = load_example_trial()
-    print(trial.description)
-    print(f"Confidential data: {trial.responders} responders out of n = {trial.n}.")
-    print(f"Releasing the count with Tulap noise at epsilon = {args.epsilon:g}, delta = {args.delta:g} "
-          f"(seed {args.seed}: a seed is for reproducible demos only).\n")
-    release = TulapReleaser(args.epsilon, args.delta).release(trial.responders, trial.n, rng=args.seed)
-    print(release)
-    return 0
+    tulap_seed, laplace_seed = np.random.SeedSequence(args.seed).spawn(2)
+    tulap = TulapReleaser(args.epsilon, args.delta).release(trial.responders, trial.n, rng=tulap_seed)
+    laplace = LaplaceReleaser(args.epsilon).proportion(trial.responders, trial.n, rng=laplace_seed)
+    level = args.confidence_level
+    results = [
+        binom_ump_test(tulap, p0=trial.p0, confidence_level=level),
+        binom_normal_test(laplace, p0=trial.p0, confidence_level=level),
+        binom_jimi_test(laplace, p0=trial.p0, confidence_level=level, n_sim=None),
+    ]
+    labels = [("DP-UMP", "Tulap", f"z = {_fmt(tulap.value, 4)}"),
+              ("Normal approximation", "Laplace", f"pi_hat = {_fmt(laplace.value, 4)}"),
+              ("DP-JIMI (exact limit)", "Laplace", f"pi_hat = {_fmt(laplace.value, 4)}")]
+    if args.format != "text":
+        records = [{"label": lab, **r._tidy_row()} for (lab, _, _), r in zip(labels, results)]
+        _emit(args.format, "", records, as_list=True)
+        return EXIT_OK
+    pct = _fmt(100 * level)
+    out = [
+        *textwrap.wrap(trial.description, width=88),
+        f"Confidential data: {trial.responders} responders out of n = {trial.n}; "
+        f"H0: response rate = {_fmt(trial.p0)}.",
+        f"Noise seeded with {args.seed} because the data are synthetic; never seed a real release.",
+        "",
+        f"== 1. Tulap release of the count (epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}) ==",
+        str(tulap), str(results[0]).rstrip("\n"), "",
+        f"== 2. Laplace release of the proportion (epsilon = {_fmt(args.epsilon)}) ==",
+        str(laplace), str(results[1]).rstrip("\n"), str(results[2]).rstrip("\n"), "",
+        f"== Side by side: two-sided tests of p0 = {_fmt(trial.p0)}, {pct}% intervals ==",
+    ]
+    rows = [(lab, rel, _fmt(r.pvalue, 4), f"[{r.conf_int.low:.4f}, {r.conf_int.high:.4f}]")
+            for (lab, _, rel), r in zip(labels, results)]
+    header = ("method", "release", "p-value", f"{pct}% CI")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
+    for row in [header, *rows]:
+        out.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    out += ["", f"Each release spends epsilon = {_fmt(args.epsilon)}; the two together spend "
+            f"{_fmt(2 * args.epsilon)} (basic composition). A real analysis makes one release."]
+    print("\n".join(out))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- parser
+def _finite(kind):
+    def convert(text):
+        value = kind(text)
+        if kind is float and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number; got {text!r}")
+        return value
+
+    convert.__name__ = kind.__name__
+    return convert
+
+
+def _formatter(prog):
+    return argparse.RawDescriptionHelpFormatter(prog, max_help_position=30, width=88)
 
 
 def _build_parser():
-    parser = argparse.ArgumentParser(
-        prog="dpinfer",
-        description="Statistical inference on differentially private releases.",
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    demo = sub.add_parser("demo", help="privatize the embedded example trial and analyse it")
-    demo.add_argument("--epsilon", type=float, default=1.0, help="privacy budget (default 1)")
-    demo.add_argument("--delta", type=float, default=0.0, help="approximate-DP slack (default 0)")
-    demo.add_argument("--seed", type=int, default=2024, help="seed of the demo's noise (default 2024)")
-    demo.set_defaults(func=_demo)
+    from . import __version__
+
+    parser = _Parser(prog="dpinfer", description=_DESCRIPTION, epilog=_EPILOG,
+                     formatter_class=_formatter)
+    parser.add_argument("--version", action="version", version=f"dpinfer {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    real, whole = _finite(float), _finite(int)
+
+    fmt = _Parser(add_help=False)
+    fmt.add_argument("--format", choices=("text", "json", "csv"), default="text",
+                     help="output: R-style text (default), JSON, or CSV with a header row")
+
+    def add(name, help_text, description, parents=(fmt,)):
+        return sub.add_parser(name, help=help_text, description=description, parents=list(parents),
+                              formatter_class=_formatter)
+
+    rel = add("release", "privatize a count (from numbers or a CSV column)",
+              "Privatize the number of records with a property out of n.\n\n"
+              "The unit of privacy is one record (replace-one, n public).  Without --seed\n"
+              "the noise comes from the operating system's cryptographic source (the\n"
+              "hardened path); --seed makes it reproducible and is for research only.")
+    src = rel.add_argument_group("confidential input (one of)")
+    src.add_argument("--x", type=whole, help="the count")
+    src.add_argument("--n", type=whole, help="number of records (public)")
+    src.add_argument("--csv", metavar="FILE", help="CSV file ('-' for stdin): x = number of 1s in --column, n = rows")
+    src.add_argument("--column", metavar="NAME", help="the 0/1 (or TRUE/FALSE) column of --csv")
+    rel.add_argument("--epsilon", type=real, required=True, help="privacy-loss parameter (> 0)")
+    rel.add_argument("--delta", type=real, default=0.0, help="approximate-DP slack, Tulap only (default 0)")
+    rel.add_argument("--mechanism", choices=("tulap", "laplace"), default="tulap",
+                     help="tulap: noisy count for the DP-UMP test (default); laplace: for normal/jimi")
+    rel.add_argument("--kind", choices=("proportion", "count"), default="proportion",
+                     help="Laplace only: release x/n (default) or x")
+    rel.add_argument("--seed", type=whole, help="seed of numpy's generator: NOT PRIVATE, research only")
+    rel.set_defaults(func=_cmd_release)
+
+    def add_release_input(p):
+        g = p.add_argument_group("released input (one of)")
+        g.add_argument("--release", metavar="FILE", help="JSON from 'dpinfer release --format json' ('-' for stdin)")
+        g.add_argument("--value", type=real, help="the released value: a noisy count (ump) or proportion (normal, jimi)")
+        g.add_argument("--n", type=whole, help="number of records")
+        g.add_argument("--epsilon", type=real, help="epsilon of the release")
+        g.add_argument("--delta", type=real, help="delta of a Tulap release (default 0)")
+        p.add_argument("--method", choices=("ump", "normal", "jimi"), default="ump",
+                       help="ump (Tulap count, default), normal or jimi (Laplace proportion)")
+        p.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
+                       help="alternative hypothesis (default two-sided)")
+        p.add_argument("--confidence-level", type=real, default=0.95, help="interval level (default 0.95)")
+        p.add_argument("--two-sided-method", choices=("asymptotically-unbiased", "equal-tailed"),
+                       help="ump only: two-sided p-value (default asymptotically-unbiased)")
+        p.add_argument("--n-sim", type=whole, help="jimi only: number of draws (default: exact limit)")
+        p.add_argument("--seed", type=whole, help="jimi with --n-sim only: seed of the draws")
+
+    test = add("test", "test a proportion from a released value",
+               "Test H0 about the proportion theta from one released value; prints R's htest layout.\n"
+               "--alternative greater tests H0: theta <= p0 against theta > p0.")
+    add_release_input(test)
+    test.add_argument("--p0", type=real, default=0.5, help="null proportion (default 0.5)")
+    test.set_defaults(func=_cmd_test)
+
+    ci = add("ci", "confidence interval for a proportion from a released value",
+             "Confidence interval for the proportion from one released value.")
+    add_release_input(ci)
+    ci.add_argument("--interval", choices=("wald", "score"),
+                    help="normal only: Wald (default) or score interval")
+    ci.set_defaults(func=_cmd_ci)
+
+    power = add("power", "exact power of the DP-UMP or normal-approximation test",
+                "Exact power (a finite sum, no simulation) at one or more true proportions.\n"
+                "At theta = p0 it is the test's size.")
+    power.add_argument("--theta", type=real, nargs="+", required=True, help="true proportion(s)")
+    power.add_argument("--n", type=whole, required=True, help="number of records")
+    power.add_argument("--p0", type=real, required=True, help="null proportion")
+    power.add_argument("--epsilon", type=real, required=True, help="privacy-loss parameter")
+    power.add_argument("--delta", type=real, default=0.0, help="approximate-DP slack, ump only (default 0)")
+    power.add_argument("--alpha", type=real, default=0.05, help="significance level (default 0.05)")
+    power.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="greater",
+                       help="alternative hypothesis (default greater)")
+    power.add_argument("--method", choices=("ump", "normal"), default="ump", help="test (default ump)")
+    power.set_defaults(func=_cmd_power)
+
+    size = add("sample-size", "smallest n reaching a target power (DP-UMP test)",
+               "Smallest number of records for which the DP-UMP test reaches the target power\n"
+               "at theta1 (exact power, no simulation).")
+    size.add_argument("--theta1", type=real, required=True, help="proportion under the alternative")
+    size.add_argument("--p0", type=real, required=True, help="null proportion")
+    size.add_argument("--epsilon", type=real, required=True, help="privacy-loss parameter")
+    size.add_argument("--delta", type=real, default=0.0, help="approximate-DP slack (default 0)")
+    size.add_argument("--alpha", type=real, default=0.05, help="significance level (default 0.05)")
+    size.add_argument("--power", type=real, default=0.8, help="target power (default 0.8)")
+    size.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="greater",
+                      help="alternative hypothesis (default greater)")
+    size.set_defaults(func=_cmd_sample_size)
+
+    val = add("validate", "run a validation study (source checkout)",
+              "Run validation/STUDY.py from the source checkout dpinfer is installed from.\n"
+              "Arguments after STUDY go to the study (e.g. --quick, --seed, --out DIR).",
+              parents=())
+    val.add_argument("--list", action="store_true", help="list the available studies")
+    val.add_argument("study", nargs="?", metavar="STUDY", help="study name (see --list)")
+    val.add_argument("study_args", nargs=argparse.REMAINDER, metavar="...", help="arguments for the study")
+    val.set_defaults(func=_cmd_validate)
+
+    demo = add("demo", "privatize the embedded example trial and compare the three methods",
+               "Release the embedded synthetic trial (11 responders out of 30, p0 = 0.2) with\n"
+               "Tulap noise (DP-UMP test) and Laplace noise (normal approximation and\n"
+               "DP-JIMI), print each test R-style, then a side-by-side table.  The noise is\n"
+               "seeded for a reproducible demo: the data are synthetic.")
+    demo.add_argument("--epsilon", type=real, default=1.0, help="privacy budget of each release (default 1)")
+    demo.add_argument("--delta", type=real, default=0.0, help="delta of the Tulap release (default 0)")
+    demo.add_argument("--confidence-level", type=real, default=0.95, help="interval level (default 0.95)")
+    demo.add_argument("--seed", type=whole, default=2024, help="seed of the demo's noise (default 2024)")
+    demo.set_defaults(func=_cmd_demo)
     return parser
 
 
 def main(argv=None):
-    """Entry point of the ``dpinfer`` console command; returns the exit code."""
+    """Run the ``dpinfer`` command with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     parser = _build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "func", None) is None:
-        parser.print_help()
-        return 2
     try:
-        return args.func(args)
-    except (TypeError, ValueError) as exc:
-        print(f"dpinfer: error: {exc}", file=sys.stderr)
-        return 2
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version and usage errors
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if getattr(args, "func", None) is None:
+        print("dpinfer: error: give a command, e.g. 'dpinfer demo' (see 'dpinfer --help')", file=sys.stderr)
+        return EXIT_USAGE
+    prog = f"dpinfer {args.command}"
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            code = args.func(args)
+    except (_UsageError, TypeError, ValueError) as exc:
+        print(f"{prog}: error: {_cli_message(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    for w in caught:
+        print(f"{prog}: warning: {' '.join(str(w.message).split())}", file=sys.stderr)
+    return code
+
+
+def _cli_message(exc):
+    """The exception's message on one line, with Python argument names as options."""
+    text = " ".join(str(exc).split())
+    for name, option in (("`confidence_level`", "--confidence-level"), ("`n_sim`", "--n-sim"),
+                         ("`epsilon`", "--epsilon"), ("`delta`", "--delta"), ("`p0`", "--p0"),
+                         ("`alpha`", "--alpha"), ("`theta1`", "--theta1"), ("`theta`", "--theta"),
+                         ("`power`", "--power"), ("`n`", "--n"), ("`x`", "--x"), ("`value`", "--value")):
+        text = text.replace(name, option)
+    return re.sub(r"method='(\w+)'", r"--method \1", text)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,10 +11,17 @@ and :func:`results_to_frame` stacks many results into one frame.
 from __future__ import annotations
 
 import math
-import textwrap
+import re
 from dataclasses import dataclass
 
-from ._validation import _check_alternative, _check_confidence_level, _check_real
+from ._validation import (
+    _check_alternative,
+    _check_confidence_level,
+    _check_delta,
+    _check_epsilon,
+    _check_int,
+    _check_real,
+)
 
 __all__ = ["ConfidenceInterval", "HTestResult", "results_to_frame"]
 
@@ -68,6 +75,44 @@ def _r_format_pval(pvalue, digits=4):
     if pvalue < _DOUBLE_EPS:
         return "< " + _r_format([_DOUBLE_EPS], max(1, digits - 2))[0]
     return _r_format([pvalue], digits)[0]
+
+
+def _strwrap(text, prefix="", width=72):
+    """R's ``strwrap(text, prefix = prefix)`` at its default width 0.9 * 80 = 72.
+
+    Follows base R's algorithm: the text is split at single blanks; empty words
+    (from repeated blanks) are dropped except after a sentence end, which keeps
+    R's double space there; words are never broken (so ``p-value`` stays whole);
+    a line takes the most words whose ``cumsum(nchar + 1)`` is at most
+    ``width - nchar(prefix)`` (``nchar("\t", type = "w")`` is 1), i.e. a line
+    is at most ``width - nchar(prefix) - 1`` characters long.
+    """
+    raw = re.split(r"[ \t\n]", text)
+    words = [w for i, w in enumerate(raw)
+             if w or (i > 0 and re.search(r"[.?!][)\"']*$", raw[i - 1]) and raw[i - 1])]
+    while words and not words[-1]:
+        words.pop()
+    if not words:
+        return [prefix]
+    max_length = width - len(prefix)
+    lines, start = [], 0
+    while start < len(words):
+        total, k = 0, 0
+        for word in words[start:]:
+            if total + len(word) + 1 > max_length:
+                break
+            total += len(word) + 1
+            k += 1
+        k = max(k, 1)
+        stop = start + k
+        line_words = words[start:stop]
+        if not line_words[-1]:  # sitting on a space: drop it
+            line_words = line_words[:-1]
+        lines.append(prefix + " ".join(line_words))
+        if stop < len(words) and not words[stop]:  # next line would start with a space
+            stop += 1
+        start = stop
+    return lines
 
 
 def _json_float(value):
@@ -166,6 +211,11 @@ class HTestResult:
         The privacy mechanism of the release ('Tulap', 'Laplace', ...).
     n_sim : int or None
         Monte Carlo draws behind the answer; None when it is exact.
+    parameter : float or None
+        A parameter of the test's null distribution, printed after the
+        statistic (R's ``x$parameter``, e.g. the number of trials).
+    parameter_name : str
+        Name printed beside ``parameter`` (R's ``names(x$parameter)``).
 
     Examples
     --------
@@ -207,15 +257,24 @@ class HTestResult:
     null_name: str = "probability of success"
     mechanism: str = ""
     n_sim: int | None = None
+    parameter: float | None = None
+    parameter_name: str = "parameter"
 
     def __post_init__(self):
-        object.__setattr__(self, "statistic", float(self.statistic))
-        object.__setattr__(self, "pvalue", float(self.pvalue))
-        object.__setattr__(self, "null_value", float(self.null_value))
-        object.__setattr__(self, "epsilon", float(self.epsilon))
-        object.__setattr__(self, "delta", float(self.delta))
-        if self.estimate is not None:
-            object.__setattr__(self, "estimate", float(self.estimate))
+        for name in ("statistic", "null_value"):
+            object.__setattr__(self, name, _check_real(getattr(self, name), name, finite=False))
+        object.__setattr__(self, "pvalue", _check_real(self.pvalue, "pvalue"))
+        object.__setattr__(self, "epsilon", _check_epsilon(self.epsilon))
+        object.__setattr__(self, "delta", _check_delta(self.delta))
+        for name in ("estimate", "parameter"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, _check_real(getattr(self, name), name, finite=False))
+        for name in ("method", "data_name", "statistic_name", "estimate_name", "null_name",
+                     "mechanism", "parameter_name"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"`{name}` must be a string; got {getattr(self, name)!r}.")
+        if self.n_sim is not None:
+            object.__setattr__(self, "n_sim", _check_int(self.n_sim, "n_sim", minimum=1))
         _check_alternative(self.alternative)
         if not (0.0 <= self.pvalue <= 1.0):
             raise ValueError(f"`pvalue` must lie in [0, 1]; got {self.pvalue!r}.")
@@ -223,11 +282,21 @@ class HTestResult:
             raise TypeError(f"`conf_int` must be a ConfidenceInterval or None; got {self.conf_int!r}.")
 
     def __str__(self):
-        lines = ["", f"\t{self.method}", "", f"data:  {self.data_name}"]
-        stat = _r_format([self.statistic], 5)[0]
-        pval = _r_format_pval(self.pvalue)
-        pval = f"p-value {pval}" if pval.startswith("<") else f"p-value = {pval}"
-        lines += textwrap.wrap(f"{self.statistic_name} = {stat}, {pval}", width=71)
+        # stats:::print.htest with getOption("digits") = 7: the method strwrap()ed
+        # with a tab prefix, statistic and parameter at digits - 2 = 5 significant
+        # digits, format.pval(digits = digits - 3 = 4), the null value as cat()
+        # shows it (7 digits), interval and estimate at 7 digits.
+        lines = ["", *_strwrap(self.method, prefix="\t"), "", f"data:  {self.data_name}"]
+        out = [f"{self.statistic_name} = {_r_format([self.statistic], 5)[0]}"]
+        if self.parameter is not None:
+            out.append(f"{self.parameter_name} = {_r_format([self.parameter], 5)[0]}")
+        if self.n_sim is not None and self.pvalue == 0.0:
+            # No draw fell on the null side: the estimate is 0, the truth is below 1/n_sim.
+            pval = "< " + _r_format([1.0 / self.n_sim], 4)[0]
+        else:
+            pval = _r_format_pval(self.pvalue)
+        out.append(f"p-value {pval}" if pval.startswith("<") else f"p-value = {pval}")
+        lines += _strwrap(", ".join(out))
         null = _r_format([self.null_value], 7)[0]
         lines.append(
             f"alternative hypothesis: true {self.null_name} is "
@@ -238,6 +307,8 @@ class HTestResult:
             low, high = _r_format([self.conf_int.low, self.conf_int.high], 7)
             lines += [f"{level} percent confidence interval:", f" {low} {high}"]
         if self.estimate is not None:
+            # print() of a named vector: name and value right-justified to a
+            # common width, each followed by one space (R_print.gap).
             value = _r_format([self.estimate], 7)[0]
             width = max(len(self.estimate_name), len(value))
             lines += ["sample estimates:", self.estimate_name.rjust(width) + " ", value.rjust(width) + " "]
@@ -274,12 +345,14 @@ class HTestResult:
             "null_name": self.null_name,
             "mechanism": self.mechanism,
             "n_sim": self.n_sim,
+            "parameter": _json_float(self.parameter),
+            "parameter_name": self.parameter_name,
         }
 
     def to_frame(self):
         """One-row tidy :class:`pandas.DataFrame` with broom-style columns.
 
-        Columns: ``estimate``, ``statistic``, ``p_value``, ``conf_low``,
+        Columns: ``estimate``, ``statistic``, ``p_value``, ``parameter``, ``conf_low``,
         ``conf_high``, ``conf_level``, ``null_value``, ``method``, ``alternative``,
         ``epsilon``, ``delta``, ``mechanism``, ``n_sim``, ``data_name``.
         """
@@ -291,6 +364,7 @@ class HTestResult:
             "estimate": d["estimate"],
             "statistic": d["statistic"],
             "p_value": d["pvalue"],
+            "parameter": d["parameter"],
             "conf_low": d["conf_low"],
             "conf_high": d["conf_high"],
             "conf_level": d["conf_level"],
@@ -328,6 +402,14 @@ def results_to_frame(results):
         import pandas as pd
     except ImportError as exc:  # optional dependency
         raise ImportError("results_to_frame needs pandas; install it with `pip install pandas`.") from exc
+    if isinstance(results, HTestResult):
+        results = [results]
+    try:
+        results = list(results)
+    except TypeError as exc:
+        raise TypeError(
+            f"`results` must be an iterable of HTestResult objects; got {type(results).__name__}."
+        ) from exc
     rows = []
     for i, r in enumerate(results):
         if not isinstance(r, HTestResult):
@@ -337,6 +419,6 @@ def results_to_frame(results):
 
 
 _TIDY_COLUMNS = [
-    "estimate", "statistic", "p_value", "conf_low", "conf_high", "conf_level", "null_value",
+    "estimate", "statistic", "p_value", "parameter", "conf_low", "conf_high", "conf_level", "null_value",
     "method", "alternative", "epsilon", "delta", "mechanism", "n_sim", "data_name",
 ]

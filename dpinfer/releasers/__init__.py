@@ -1,7 +1,19 @@
 """Mechanisms that turn confidential data into a :class:`Release`."""
 
 from .laplace import LaplaceReleaser
+from .local import KRRReleaser, LDPHistogramReleaser, LocalLaplaceReleaser, UnaryEncodingReleaser
+from .randomized_response import RandomizedResponseReleaser, TwoCoinRRReleaser
 from .release import Release
 from .tulap import TulapReleaser
 
-__all__ = ["LaplaceReleaser", "Release", "TulapReleaser"]
+__all__ = [
+    "KRRReleaser",
+    "LDPHistogramReleaser",
+    "LaplaceReleaser",
+    "LocalLaplaceReleaser",
+    "RandomizedResponseReleaser",
+    "Release",
+    "TulapReleaser",
+    "TwoCoinRRReleaser",
+    "UnaryEncodingReleaser",
+]

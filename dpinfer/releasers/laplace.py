@@ -87,7 +87,8 @@ class LaplaceReleaser:
             ``mechanism='laplace'``, ``kind='value'``, ``n=None``, ``delta=0``.
         """
         value = _as_real_array(value, "value")
-        if _check_secure(secure, rng):
+        secure = _check_secure(secure, rng)
+        if secure:
             noisy = _secure_laplace_on_grid(value / self.sensitivity, self.epsilon, exact=False)
             noisy = noisy * self.sensitivity
         else:
@@ -108,7 +109,8 @@ class LaplaceReleaser:
         """
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
-        if _check_secure(secure, rng):
+        secure = _check_secure(secure, rng)
+        if secure:
             noisy = _secure_laplace_on_grid(x, self.epsilon, exact=True) / n
         else:
             gen = _check_rng(rng)
@@ -125,7 +127,8 @@ class LaplaceReleaser:
         """
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
-        if _check_secure(secure, rng):
+        secure = _check_secure(secure, rng)
+        if secure:
             noisy = _secure_laplace_on_grid(x, self.epsilon, exact=True)
         else:
             gen = _check_rng(rng)

@@ -6,6 +6,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import (
+    _as_real_array,
+    _check_delta,
+    _check_epsilon,
+    _check_int,
+    _check_positive,
+    _show,
+)
 from ..results import _r_format
 
 __all__ = ["Release"]
@@ -29,7 +37,8 @@ class Release:
     n : int or None
         Number of records (public), when the statistic is a count or proportion.
     kind : str
-        ``'count'`` (a count out of n), ``'proportion'`` (count / n) or ``'value'``.
+        ``'count'`` (a count out of n), ``'proportion'`` (count / n), ``'value'``,
+        or ``'reports'`` (one privatized report per respondent, local DP).
     secure : bool
         True when the hardened path drew the noise (OS cryptographic source, exact
         integer sampling); False for numpy's seedable floating-point generator.
@@ -51,7 +60,21 @@ class Release:
     secure: bool = False
 
     def __post_init__(self):
-        value = np.asarray(self.value, dtype=float)
+        value = _as_real_array(self.value, "value")
+        for name in ("mechanism", "kind"):
+            text = getattr(self, name)
+            if not isinstance(text, str) or not text:
+                raise TypeError(f"`{name}` must be a non-empty string; got {_show(text)}.")
+        if self.kind not in _KINDS:
+            raise ValueError(f"`kind` must be one of {', '.join(map(repr, _KINDS))}; got {self.kind!r}.")
+        object.__setattr__(self, "epsilon", _check_epsilon(self.epsilon))
+        object.__setattr__(self, "delta", _check_delta(self.delta))
+        object.__setattr__(self, "sensitivity", _check_positive(self.sensitivity, "sensitivity"))
+        if self.n is not None:
+            object.__setattr__(self, "n", _check_int(self.n, "n", minimum=1))
+        if not isinstance(self.secure, (bool, np.bool_)):
+            raise TypeError(f"`secure` must be True or False; got {_show(self.secure)}.")
+        object.__setattr__(self, "secure", bool(self.secure))
         if value.ndim == 0:
             value = float(value)
         else:
@@ -65,7 +88,8 @@ class Release:
             shown = _r_format([value], 7)[0]
         else:
             shown = f"array of {value.size} values, shape {value.shape}"
-        what = {"count": "noisy count", "proportion": "noisy proportion"}.get(self.kind, "noisy value")
+        what = {"count": "noisy count", "proportion": "noisy proportion",
+                "reports": "privatized reports"}.get(self.kind, "noisy value")
         n_part = f" out of n = {self.n}" if self.n is not None else ""
         eps = _r_format([self.epsilon], 7)[0]
         delta = _r_format([self.delta], 7)[0]
@@ -92,6 +116,8 @@ class Release:
             "secure": self.secure,
         }
 
+
+_KINDS = ("count", "proportion", "value", "reports")
 
 _SAMPLING = {
     True: "hardened (OS cryptographic source, exact integer noise)",

@@ -87,8 +87,9 @@ class TulapReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         law = self.noise
-        if _check_secure(secure, rng):
-            value = x + _secure_tulap(x.shape, self.epsilon, -law.support[0])
+        secure = _check_secure(secure, rng)
+        if secure:
+            value = x + _secure_tulap(x.shape, self.epsilon, self.delta)
         else:
             value = x + _sample(_check_rng(rng), x.shape, 0.0, law._log_b, law.q)
         return Release(value, "tulap", self.epsilon, self.delta, 1.0, n, "count", secure=secure)

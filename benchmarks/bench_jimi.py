@@ -1,0 +1,113 @@
+"""Throughput of DP-JIMI intervals against naive per-release loops (same run, same machine).
+
+Run: ``python benchmarks/bench_jimi.py [--releases M] [--n-sim H] [--naive K]``.
+
+Prints intervals per second for
+
+* the simulated path (``n_sim = H``, default 1e4): one release per call, and one
+  vectorised call on M releases (default 1e4);
+* the exact limit (``n_sim=None``): one release per call, and one vectorised call
+  on M releases;
+
+each as a ratio against a naive loop measured in the same run on K releases
+(default 3) and extrapolated per release:
+
+* simulated baseline: the textbook loop of the authors' R code, one Python
+  iteration per draw (Laplace draw, point-mass test, one Beta draw), then
+  ``numpy.quantile``;
+* exact baseline: ``scipy.integrate.quad`` for G(t) (split at the kink) inside
+  ``scipy.optimize.brentq`` for each endpoint, one release at a time.
+
+No assertion: speed is evidence, not a test.  Setting: n = 30, epsilon = 1,
+pi_hat spread over [-0.1, 1.1], 95% two-sided intervals.
+"""
+
+import argparse
+import time
+
+import numpy as np
+from scipy.integrate import quad
+from scipy.optimize import brentq
+from scipy.special import betainc
+
+from dpinfer import binom_jimi_ci
+
+N, EPSILON = 30, 1.0
+
+
+def naive_simulated_ci(pi_hat, n, epsilon, n_sim, gen):
+    """One Python iteration per fiducial draw (the R reference code's structure)."""
+    draws = []
+    for _ in range(n_sim):
+        pstar = pi_hat - gen.laplace(0.0, 1.0 / (epsilon * n))
+        if pstar <= 0:
+            draws.append(0.0)
+        elif pstar >= 1:
+            draws.append(1.0)
+        else:
+            draws.append(gen.beta(n * pstar + 0.5, n * (1 - pstar) + 0.5))
+    return np.quantile(draws, [0.025, 0.975])
+
+
+def naive_exact_ci(pi_hat, n, epsilon):
+    """scipy quad for G(t) inside brentq, per endpoint (a straightforward exact path)."""
+    b = 1.0 / (epsilon * n)
+    p0 = 0.5 * np.exp(-pi_hat / b) if pi_hat >= 0 else 1 - 0.5 * np.exp(pi_hat / b)
+    p1 = 0.5 * np.exp(-(1 - pi_hat) / b) if pi_hat <= 1 else 1 - 0.5 * np.exp((1 - pi_hat) / b)
+
+    def cdf(t):
+        def f(u):
+            return betainc(n * u + 0.5, n * (1 - u) + 0.5, t) * np.exp(-abs(u - pi_hat) / b) / (2 * b)
+
+        pts = [0.0] + ([pi_hat] if 0 < pi_hat < 1 else []) + [1.0]
+        return p0 + sum(quad(f, a, c, epsabs=1e-12, limit=200)[0] for a, c in zip(pts[:-1], pts[1:]))
+
+    out = []
+    for level in (0.025, 0.975):
+        if level <= p0:
+            out.append(0.0)
+        elif level > 1 - p1:
+            out.append(1.0)
+        else:
+            out.append(brentq(lambda t: cdf(t) - level, 0.0, 1.0 - 1e-15, xtol=1e-12))
+    return out
+
+
+def timed(func):
+    start = time.perf_counter()
+    func()
+    return time.perf_counter() - start
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--releases", type=int, default=10_000, help="releases in the vectorised calls")
+    parser.add_argument("--n-sim", type=int, default=10_000, help="fiducial draws per release")
+    parser.add_argument("--naive", type=int, default=3, help="releases run through each naive loop")
+    args = parser.parse_args(argv)
+    m, h, k = args.releases, args.n_sim, args.naive
+    gen = np.random.default_rng(20261121)
+    pis = gen.uniform(-0.1, 1.1, size=m)
+
+    print(f"DP-JIMI intervals, n = {N}, epsilon = {EPSILON}, 95% two-sided; rates in intervals/s")
+    print(f"{'path':58s} {'rate':>10s} {'x naive':>9s}")
+
+    base_sim = k / timed(lambda: [naive_simulated_ci(p, N, EPSILON, h, gen) for p in pis[:k]])
+    print(f"{f'naive per-draw loop, n_sim={h} ({k} releases)':58s} {base_sim:10.3g} {'1':>9s}")
+    reps = max(3, min(m, 50))
+    one_sim = reps / timed(lambda: [binom_jimi_ci(p, N, epsilon=EPSILON, n_sim=h, rng=gen) for p in pis[:reps]])
+    print(f"{f'binom_jimi_ci, n_sim={h}, one release per call':58s} {one_sim:10.3g} {one_sim / base_sim:9.1f}")
+    vec_sim = m / timed(lambda: binom_jimi_ci(pis, N, epsilon=EPSILON, n_sim=h, rng=gen))
+    print(f"{f'binom_jimi_ci, n_sim={h}, vectorised over {m} releases':58s} {vec_sim:10.3g} {vec_sim / base_sim:9.1f}")
+
+    base_ex = k / timed(lambda: [naive_exact_ci(p, N, EPSILON) for p in pis[:k]])
+    print(f"{f'naive exact: quad inside brentq ({k} releases)':58s} {base_ex:10.3g} {'1':>9s}")
+    one_ex = reps / timed(lambda: [binom_jimi_ci(p, N, epsilon=EPSILON, n_sim=None) for p in pis[:reps]])
+    print(f"{'binom_jimi_ci, n_sim=None, one release per call':58s} {one_ex:10.3g} {one_ex / base_ex:9.1f}")
+    vec_ex = m / timed(lambda: binom_jimi_ci(pis, N, epsilon=EPSILON, n_sim=None))
+    print(f"{f'binom_jimi_ci, n_sim=None, vectorised over {m} releases':58s} {vec_ex:10.3g} {vec_ex / base_ex:9.1f}")
+    print(f"exact vs simulated (vectorised): {vec_ex / vec_sim:.2f} x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""Sphinx configuration of the dpinfer user guide.
+
+Build: ``sphinx-build -W -b html docs docs/_build/html`` (the test suite runs the
+same build into a temporary folder, warnings as errors, in tests/test_docs.py).
+"""
+
+import re
+from pathlib import Path
+
+import dpinfer
+
+HERE = Path(__file__).resolve().parent
+
+project = "dpinfer"
+author = "the dpinfer developers"
+copyright = "2026, the dpinfer developers"
+release = dpinfer.__version__
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+]
+
+# The API page lists objects with autosummary tables and documents them on the
+# same page, so no stub files are generated into the source tree.
+autosummary_generate = False
+autodoc_default_options = {"members": False}
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_attributes_as_param_list = False
+
+exclude_patterns = ["_build", "**/.ipynb_checkpoints"]
+templates_path = []
+html_theme = "alabaster"
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
+html_title = f"dpinfer {release}"
+html_theme_options = {
+    "description": "Statistical inference on differentially private releases",
+    "fixed_sidebar": True,
+}
+pygments_style = "sphinx"
+
+
+def _add_validation_gallery(app, docname, source):
+    """List validation.rst in the index toctree when the validation gallery exists.
+
+    The gallery page is written by the validation studies; a checkout without it
+    still builds warning-free.
+    """
+    if docname == "index" and (HERE / "validation.rst").is_file():
+        source[0] = source[0].replace("   glossary\n", "   validation\n   glossary\n", 1)
+
+
+# --------------------------------------------------------------------------- API page
+# (title, modules whose public names go in the section), in page order.
+_API_GROUPS = [
+    ("One entry point", ("dpinfer.inference.prop",)),
+    ("DP-UMP inference for Tulap releases", ("dpinfer.inference.ump",)),
+    ("Normal approximation for Laplace releases", ("dpinfer.inference.normal",)),
+    ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi",)),
+    ("Local differential privacy", ("dpinfer.inference.ldp", "dpinfer.releasers.local",
+                                    "dpinfer.releasers.randomized_response")),
+    ("Robust and other inference", ("dpinfer.inference",)),
+    ("Auditing a mechanism", ("dpinfer.audit",)),
+    ("Releasing a statistic", ("dpinfer.releasers",)),
+    ("Noise distributions", ("dpinfer.distributions",)),
+    ("Results", ("dpinfer.results",)),
+    ("Example data", ("dpinfer.datasets",)),
+    ("Warnings", ("dpinfer._warnings",)),
+]
+
+
+def _api_listing():
+    """reST for every name in ``dpinfer.__all__``, grouped by defining module."""
+    import inspect
+
+    placed, sections = set(), []
+    for title, prefixes in _API_GROUPS:
+        names = []
+        for name in dpinfer.__all__:
+            module = getattr(getattr(dpinfer, name), "__module__", "") or ""
+            if name not in placed and any(module == p or module.startswith(p + ".") for p in prefixes):
+                names.append(name)
+        if names:
+            placed.update(names)
+            sections.append((title, names))
+    rest = [n for n in dpinfer.__all__ if n not in placed]
+    if rest:
+        sections.append(("Other", rest))
+    out = []
+    for title, names in sections:
+        out += [title, "-" * len(title), "", ".. currentmodule:: dpinfer", "", ".. autosummary::", ""]
+        out += [f"   {name}" for name in names]
+        out.append("")
+        for name in names:
+            obj = getattr(dpinfer, name)
+            if inspect.isclass(obj):
+                out += [f".. autoclass:: {name}", "   :members:", "   :exclude-members: __init__, __new__", ""]
+            else:
+                out += [f".. autofunction:: {name}", ""]
+    return "\n".join(out)
+
+
+def _fill_api_page(app, docname, source):
+    if docname == "api":
+        source[0] = source[0].replace(".. dpinfer-api-listing", _api_listing())
+
+
+_LITERAL = re.compile(r"``.*?``|`[^`]*`")
+
+
+def _escape_bars(app, what, name, obj, options, lines):
+    """Escape ``|`` in docstring prose, where it means an absolute value (``|x| <= 3``).
+
+    Docstrings are plain-text numpydoc first, so ``|x|`` there is mathematics, not a
+    reST substitution; literals, roles and table or line-block rows are left alone.
+    """
+    for i, line in enumerate(lines):
+        if "|" not in line or line.lstrip().startswith(("|", "+")):
+            continue
+        parts, last = [], 0
+        for match in _LITERAL.finditer(line):
+            parts.append(line[last:match.start()].replace("|", "\\|"))
+            parts.append(match.group(0))
+            last = match.end()
+        parts.append(line[last:].replace("|", "\\|"))
+        lines[i] = "".join(parts)
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _escape_bars)
+    app.connect("source-read", _add_validation_gallery)
+    app.connect("source-read", _fill_api_page)

@@ -1,0 +1,224 @@
+"""One entry point for a private one-sample proportion, in the spirit of R's ``prop.test``.
+
+:func:`prop_test` takes a :class:`~dpinfer.Release` and a method name and calls
+the method's own test, after checking that the release was made by the mechanism
+the method's mathematics assumes.  It adds no statistics of its own: its answer
+is exactly the answer of :func:`~dpinfer.binom_ump_test`,
+:func:`~dpinfer.binom_normal_test` or :func:`~dpinfer.binom_jimi_test`.
+"""
+
+from __future__ import annotations
+
+from .._validation import (
+    _check_alternative,
+    _check_confidence_level,
+    _check_delta,
+    _check_epsilon,
+    _check_int,
+    _check_n_sim,
+    _check_probability,
+    _check_real,
+)
+from ..releasers.release import Release
+
+__all__ = ["prop_test"]
+
+#: method -> (accepted (mechanism, kind) pairs, what to say in an error)
+_METHODS = {
+    "ump": (
+        {("tulap", "count")},
+        "a Tulap-noised count (TulapReleaser(...).release(x, n))",
+    ),
+    "normal": (
+        {("laplace", "proportion"), ("laplace", "count")},
+        "a Laplace-noised proportion or count (LaplaceReleaser(epsilon).proportion(x, n) "
+        "or .count(x, n))",
+    ),
+    "jimi": (
+        {("laplace", "proportion"), ("laplace", "count")},
+        "a Laplace-noised proportion or count (LaplaceReleaser(epsilon).proportion(x, n) "
+        "or .count(x, n))",
+    ),
+}
+_LOCAL_MECHANISMS = ("randomized_response", "two_coin_rr", "krr", "unary_encoding", "local_laplace")
+
+
+def _check_method(method):
+    """``method`` is one of 'ump', 'normal', 'jimi'."""
+    if not isinstance(method, str):
+        raise TypeError(f"`method` must be one of 'ump', 'normal', 'jimi'; got {method!r}.")
+    if method not in _METHODS:
+        raise ValueError(f"`method` must be one of 'ump', 'normal', 'jimi'; got {method!r}.")
+    return method
+
+
+def _check_release_for_method(release, method):
+    """Check that ``release`` is a scalar Release whose mechanism fits ``method``.
+
+    Raises a ValueError that says what the method needs and which method fits the
+    release instead, so that a mismatch is an explanation, never a wrong number.
+    """
+    if not isinstance(release, Release):
+        raise TypeError(
+            "`release` must be a dpinfer Release (from TulapReleaser or LaplaceReleaser); "
+            f"got {type(release).__name__}. For bare numbers call binom_ump_test, "
+            "binom_normal_test or binom_jimi_test with n and epsilon."
+        )
+    if not isinstance(release.value, float):
+        raise ValueError(
+            "`release` must hold one value for prop_test; got an array of shape "
+            f"{release.value.shape}. For many releases call the method's function "
+            "(e.g. binom_ump_test) on the array: it returns an array of p-values."
+        )
+    accepted, needs = _METHODS[method]
+    if (release.mechanism, release.kind) in accepted:
+        return release
+    fits = [m for m, (acc, _) in _METHODS.items() if (release.mechanism, release.kind) in acc]
+    got = f"a {release.mechanism} release of kind {release.kind!r}"
+    if release.mechanism in _LOCAL_MECHANISMS:
+        hint = " Local-DP reports need the local-DP estimators, not prop_test."
+    elif fits:
+        hint = " Use " + " or ".join(f"method={m!r}" for m in fits) + " for this release."
+    else:
+        hint = ""
+    why = {
+        "ump": " The DP-UMP test inverts the Tulap law of the noise; any other noise "
+               "gives p-values with the wrong size.",
+        "normal": " The normal approximation uses the variance of Laplace noise on a proportion.",
+        "jimi": " DP-JIMI re-simulates Laplace noise of the release's scale.",
+    }[method]
+    raise ValueError(f"method={method!r} needs {needs}; got {got}.{why}{hint}")
+
+
+def prop_test(release, p0=0.5, *, method="ump", alternative="two-sided",
+              confidence_level=0.95, two_sided_method=None, n_sim=None, rng=None):
+    """Test a proportion from one private release, like R's ``prop.test``.
+
+    Dispatches to the test of ``method`` after checking that the release's
+    mechanism is the one the method assumes.
+
+    Parameters
+    ----------
+    release : Release
+        One released value: a Tulap-noised count for ``method='ump'``; a
+        Laplace-noised proportion or count (:meth:`LaplaceReleaser.proportion
+        <dpinfer.LaplaceReleaser.proportion>` or ``.count``) for ``'normal'``
+        and ``'jimi'``.  ``n``, ``epsilon`` and ``delta`` come from it.
+    p0 : float, default 0.5
+        Null proportion, in [0, 1].
+    method : {'ump', 'normal', 'jimi'}, default 'ump'
+        ``'ump'``: the exact DP-UMP test (Awan & Slavkovic), see
+        :func:`~dpinfer.binom_ump_test`.  ``'normal'``: the normal approximation
+        of Vu & Slavkovic, see :func:`~dpinfer.binom_normal_test`.  ``'jimi'``:
+        DP-JIMI fiducial matching, see :func:`~dpinfer.binom_jimi_test`.
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
+        ``'greater'`` tests H0: theta <= p0 against H1: theta > p0.
+    confidence_level : float, default 0.95
+        Level of the interval returned in ``conf_int``.
+    two_sided_method : {None, 'asymptotically-unbiased', 'equal-tailed'}
+        DP-UMP only: the two-sided p-value (see :func:`~dpinfer.binom_ump_test`);
+        None uses that function's default, the asymptotically unbiased p-value
+        of Awan & Slavkovic (2020).
+    n_sim : int or None, default None
+        DP-JIMI only.  ``None`` (the default here) computes the exact
+        infinite-draw limit, with no Monte Carlo error; an integer draws that
+        many fiducial samples, as the original method does.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        DP-JIMI with an integer ``n_sim`` only: the generator of the draws.
+
+    Returns
+    -------
+    HTestResult
+        The method's result, unchanged: ``pvalue``, ``statistic``, ``estimate``,
+        ``conf_int``, ``method``, ``epsilon``, ``delta``, ``mechanism`` and
+        ``n_sim``.
+
+    Raises
+    ------
+    TypeError
+        If ``release`` is not a :class:`~dpinfer.Release`, or an argument has the
+        wrong type.
+    ValueError
+        If the release's mechanism does not fit ``method`` (a Laplace release
+        given to the DP-UMP test, a Tulap release given to the normal
+        approximation, ...), if the release holds an array, if ``n_sim`` or
+        ``rng`` is given to a method that does not draw (or
+        ``two_sided_method`` to a method other than 'ump'), or if an argument
+        is out of range.
+
+    See Also
+    --------
+    binom_ump_test, binom_normal_test, binom_jimi_test
+
+    Notes
+    -----
+    Nothing is computed here: the p-value and interval are those of the method's
+    own function called with the same arguments (checked in the test suite).
+    The mechanism check matters because each method inverts a specific noise
+    law.  A DP-UMP p-value computed from a Laplace release, or a normal
+    approximation computed from a Tulap release, would be a number with no
+    guaranteed size.
+
+    Unlike R's ``prop.test`` there is no continuity correction and no
+    chi-squared statistic; the name only borrows the workflow.
+
+    Examples
+    --------
+    >>> from dpinfer import TulapReleaser, LaplaceReleaser, prop_test
+    >>> tulap = TulapReleaser(epsilon=1.0).release(11, 30, rng=2024)
+    >>> res = prop_test(tulap, p0=0.2, alternative='greater')
+    >>> res.mechanism.lower(), 0.0 <= res.pvalue <= 1.0
+    ('tulap', True)
+    >>> laplace = LaplaceReleaser(epsilon=1.0).proportion(11, 30, rng=2024)
+    >>> prop_test(laplace, p0=0.2, method='ump')  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: method='ump' needs a Tulap-noised count ... Use method='normal' or method='jimi' for this release.
+    """
+    method = _check_method(method)
+    release = _check_release_for_method(release, method)
+    p0 = _check_probability(p0, "p0")
+    alternative = _check_alternative(alternative)
+    confidence_level = _check_confidence_level(confidence_level)
+    n_sim = _check_n_sim(n_sim)
+    if method != "jimi" and (n_sim is not None or rng is not None):
+        raise ValueError(
+            f"`n_sim` and `rng` apply to method='jimi' only (method={method!r} is exact and "
+            f"draws nothing); got n_sim={n_sim!r}, rng={rng!r}."
+        )
+    if method != "ump" and two_sided_method is not None:
+        raise ValueError(
+            f"`two_sided_method` applies to method='ump' only; got two_sided_method="
+            f"{two_sided_method!r} with method={method!r}."
+        )
+    common = dict(p0=p0, alternative=alternative, confidence_level=confidence_level)
+    if method == "ump":
+        from .ump import binom_ump_test
+
+        if two_sided_method is not None:
+            common["two_sided_method"] = two_sided_method
+        return binom_ump_test(release, **common)
+    if method == "normal":
+        from .normal import binom_normal_test
+
+        return binom_normal_test(release, **common)
+    from .jimi import binom_jimi_test
+
+    return binom_jimi_test(release, **common, n_sim=n_sim, rng=rng)
+
+
+def _release_from_numbers(value, n, *, method, epsilon, delta=0.0):
+    """A Release describing numbers typed by a user (the CLI's ``--value``).
+
+    ``method='ump'`` reads ``value`` as a Tulap-noised count; the other methods as
+    a Laplace-noised proportion.
+    """
+    value = _check_real(value, "value")
+    n = _check_int(n, "n", minimum=1)
+    epsilon = _check_epsilon(epsilon)
+    delta = _check_delta(delta)
+    if method != "ump" and delta != 0.0:
+        raise ValueError(f"`delta` must be 0 for a Laplace release (method={method!r}); got {delta!r}.")
+    if method == "ump":
+        return Release(value, "tulap", epsilon, delta, 1.0, n, "count")
+    return Release(value, "laplace", epsilon, 0.0, 1.0 / n, n, "proportion")

@@ -1,0 +1,311 @@
+"""Binary randomized response: Warner's epsilon-RR and the two-coin (forced response) protocol.
+
+Both are *local* mechanisms: every respondent privatizes their own yes/no answer,
+and each report is epsilon-DP with respect to that respondent's answer.  The
+issue that specified them writes the privacy parameter as ``alpha``; here it is
+``epsilon``, the same quantity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+from scipy import special
+
+
+from .._secure import _rational_below, _SecureSource
+from .._validation import _check_epsilon, _check_probability, _check_rng, _show
+from ._secure_path import _check_secure
+from .local import _secure_rare_flags
+from .release import Release
+
+__all__ = ["RandomizedResponseReleaser", "TwoCoinRRReleaser"]
+
+_TINY = float(np.finfo(float).tiny)
+
+
+def _check_binary(x, name="x"):
+    """0/1 answers of any shape (scalar allowed); returns an int8 array."""
+    if isinstance(x, str) or x is None:
+        raise TypeError(f"`{name}` must be 0/1 answers (an integer or an array); got {_show(x)}.")
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`{name}` must be 0/1 answers (an integer or an array); got {_show(x)}.") from exc
+    if not (arr.dtype == bool or np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(
+            f"`{name}` must be 0/1 answers (an integer or an array); got {_show(x)} (dtype {arr.dtype})."
+        )
+    if arr.size == 0:
+        raise ValueError(f"`{name}` must not be empty; got shape {arr.shape}.")
+    arr_f = arr.astype(float)
+    bad = (arr_f != 0.0) & (arr_f != 1.0)
+    if bad.any():
+        raise ValueError(f"`{name}` must contain only 0 and 1 (no and yes); got {arr_f[bad].flat[0]!r}.")
+    return arr.astype(np.int8)
+
+
+def _two_coin_epsilon(p1, p2):
+    """True privacy level of the two-coin protocol (private; valid p1, p2 in (0, 1)).
+
+    ``ln max{(1 - p1 + p1 p2) / (p1 p2), (1 - p1 p2) / (p1 (1 - p2))}``
+    ``= log1p((1 - p1) / (p1 min(p2, 1 - p2)))``, the second form exact in
+    floating point for p1 near 1.
+    """
+    p1 = np.asarray(p1, dtype=float)
+    p2 = np.asarray(p2, dtype=float)
+    return np.log1p((1.0 - p1) / (p1 * np.minimum(p2, 1.0 - p2)))
+
+
+@dataclass(frozen=True)
+class RandomizedResponseReleaser:
+    """Warner's randomized response at level epsilon (epsilon-RR).
+
+    Each respondent reports their true answer with probability
+    ``e^epsilon / (1 + e^epsilon)`` and the opposite answer otherwise.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy-loss parameter, > 0 (``alpha`` in the local-DP literature).
+
+    Notes
+    -----
+    **Guarantee and unit.**  Local epsilon-DP: each report is epsilon-DP with
+    respect to its respondent's own answer (the unit of privacy is one
+    respondent's answer; the other respondents play no role).  The channel is
+    ``Q[y, x] = P(report y | answer x)``; its largest ratio
+    ``Q[y, 1] / Q[y, 0]`` over ``y`` is exactly ``e^epsilon`` (checked to 1e-12
+    in the test suite).  The yes-probability is linear in the true proportion:
+    ``lambda(p) = P(yes | 0) + (P(yes | 1) - P(yes | 0)) p``.  This is the
+    two-coin protocol with ``p2 = 1/2`` and ``p1 = 2 / (1 + e^epsilon)``.
+
+    **Sampling.**  By default numpy's generator: each random choice compares a
+    uniform on the ``2^-53`` grid with the probability of the *rarer* outcome,
+    whose rounding can only add privacy, so the realised channel is never less
+    private than recorded.  A seeded ``rng`` is for reproducible research, never
+    for a real release; ``secure=True`` draws exactly from the operating
+    system's cryptographic source instead (see :meth:`release`).
+
+    References
+    ----------
+    Warner, S. L. (1965). Randomized response: a survey technique for eliminating
+    evasive answer bias. JASA 60, 63-69.
+    Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential
+    Privacy, section 3.2.
+
+    Examples
+    --------
+    >>> from dpinfer import RandomizedResponseReleaser
+    >>> rr = RandomizedResponseReleaser(epsilon=1.0)
+    >>> round(rr.truth_prob, 4)
+    0.7311
+    >>> rel = rr.release([1, 0, 1, 1], rng=3)
+    >>> rel.mechanism, rel.n, rel.kind
+    ('randomized_response', 4, 'reports')
+    """
+
+    epsilon: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", _check_epsilon(self.epsilon))
+
+    @property
+    def truth_prob(self):
+        """``e^epsilon / (1 + e^epsilon)``, the probability of reporting the truth."""
+        return float(special.expit(self.epsilon))
+
+    def channel(self):
+        """``Q[y, x] = P(report y | answer x)`` for y, x in {0, 1} (columns sum to 1)."""
+        t = self.truth_prob
+        f = float(special.expit(-self.epsilon))  # 1 - t without cancellation at large epsilon
+        return np.array([[t, f], [f, t]])
+
+    def release(self, x, *, rng=None, secure=False):
+        """Privatize 0/1 answers ``x`` (any shape; one entry per respondent).
+
+        Parameters
+        ----------
+        x : int or array_like of {0, 1}
+            True answers (1 = yes).
+        rng : None, int, SeedSequence or numpy.random.Generator
+        secure : bool, default False
+            Draw from the hardened path: the operating system's cryptographic
+            source and an exact Bernoulli(1 / (1 + e^epsilon')) lie for each
+            answer; ``rng`` is then ignored (with a :class:`~dpinfer.PrivacyWarning`
+            if given).  A short Python loop per draw: for real releases.
+
+        Returns
+        -------
+        Release
+            ``value``: 0/1 reports of the same shape as ``x``;
+            ``mechanism='randomized_response'``, ``kind='reports'``,
+            ``n = x.size``, ``sensitivity=1``, ``delta=0``, ``secure``.  On the
+            hardened path the recorded ``epsilon`` is the level actually used,
+            ``epsilon' <= epsilon`` (a dyadic rational at most ``2^-19`` below it
+            relatively), so that inference uses the exact channel.
+        """
+        x = _check_binary(x)
+        secure = _check_secure(secure, rng)
+        if secure:
+            eps = _rational_below(self.epsilon)
+            lie = _secure_rare_flags(x.shape, eps)
+            return Release(x ^ lie.astype(np.int8), "randomized_response", float(eps), 0.0, 1.0, int(x.size),
+                           "reports", secure=True)
+        gen = _check_rng(rng)
+        # draw the (rarer) lie event: the 2^-53 grid of the uniforms rounds its
+        # probability up, so the realised channel is never less private than recorded
+        # (kept above 0 so that an underflowed probability still gives P(lie) = 2^-53)
+        lie = gen.random(x.shape) < max(float(special.expit(-self.epsilon)), _TINY)
+        reports = x ^ lie.astype(np.int8)
+        return Release(reports, "randomized_response", self.epsilon, 0.0, 1.0, int(x.size), "reports")
+
+
+@dataclass(frozen=True)
+class TwoCoinRRReleaser:
+    """The two-coin (forced response) randomized response protocol.
+
+    The respondent tosses a first coin: with probability ``1 - p1`` they answer
+    truthfully; with probability ``p1`` they toss a second coin and answer "yes"
+    with probability ``p2`` (regardless of the truth).  So
+    ``P(yes | 1) = 1 - p1 + p1 p2`` and ``P(yes | 0) = p1 p2``.
+
+    Parameters
+    ----------
+    p1 : float
+        Probability of the forced answer (the first coin), in (0, 1).
+    p2 : float
+        Probability that a forced answer is "yes" (the second coin), in (0, 1).
+
+    Attributes
+    ----------
+    epsilon : float
+        The true privacy level (computed, not chosen):
+        ``ln max{(1 - p1 + p1 p2) / (p1 p2), (1 - p1 p2) / (p1 (1 - p2))}``.
+
+    Notes
+    -----
+    **Guarantee and unit.**  Local epsilon-DP for each respondent's answer, with
+    the epsilon above: the largest ratio of the channel's two columns,
+    equivalently ``epsilon = ln(1 + (1 - p1) / (p1 min(p2, 1 - p2)))``.  It is
+    ``ln 3`` at ``p1 = p2 = 1/2`` (and along the curve
+    ``1 - p1 = 2 p1 min(p2, 1 - p2)``); reporting ``ln 3`` for every coin pair
+    (as some federated-learning code does) overstates the protection whenever
+    ``1 - p1 > 2 p1 min(p2, 1 - p2)``: ``p1 = 1/2, p2 = 0.2`` is ``ln 6``-DP.
+    ``p1 = 0`` (always truthful) and ``p1 = 1``
+    or ``p2`` in {0, 1} (no information, or infinite epsilon) are rejected.
+
+    :meth:`from_epsilon` fixes ``p2`` (default 1/2) and solves for ``p1``:
+    with ``m = min(p2, 1 - p2)``, ``p1 = 1 / (1 + m (e^epsilon - 1))``.  With
+    ``p2 = 1/2`` this is exactly Warner's epsilon-RR.
+
+    References
+    ----------
+    Greenberg, B. G. et al. (1969). The unrelated question randomized response
+    model. JASA 64, 520-539.
+    Dwork, C. & Roth, A. (2014), section 3.2 (the fair-coin case, ln 3).
+
+    Examples
+    --------
+    >>> from dpinfer import TwoCoinRRReleaser
+    >>> round(TwoCoinRRReleaser(0.5, 0.5).epsilon, 6)  # ln 3
+    1.098612
+    >>> round(TwoCoinRRReleaser(0.5, 0.2).epsilon, 6)  # not ln 3
+    1.791759
+    >>> tc = TwoCoinRRReleaser.from_epsilon(1.0, p2=0.3)
+    >>> round(tc.p1, 6), round(tc.epsilon, 12)
+    (0.659855, 1.0)
+    """
+
+    p1: float
+    p2: float
+    epsilon: float = field(init=False)
+
+    def __post_init__(self):
+        p1 = _check_probability(self.p1, "p1", open_low=True, open_high=True)
+        p2 = _check_probability(self.p2, "p2", open_low=True, open_high=True)
+        object.__setattr__(self, "p1", p1)
+        object.__setattr__(self, "p2", p2)
+        object.__setattr__(self, "epsilon", float(_two_coin_epsilon(p1, p2)))
+
+    @classmethod
+    def from_epsilon(cls, epsilon, p2=0.5):
+        """The two-coin protocol with second coin ``p2`` whose true level is ``epsilon``.
+
+        Parameters
+        ----------
+        epsilon : float
+            Target privacy level, > 0.
+        p2 : float, default 0.5
+            Second-coin probability, in (0, 1).
+
+        Returns
+        -------
+        TwoCoinRRReleaser
+            With ``p1 = 1 / (1 + min(p2, 1 - p2) (e^epsilon - 1))``.
+        """
+        epsilon = _check_epsilon(epsilon)
+        p2 = _check_probability(p2, "p2", open_low=True, open_high=True)
+        with np.errstate(over="ignore"):
+            p1 = float(1.0 / (1.0 + min(p2, 1.0 - p2) * np.expm1(epsilon)))
+        if not (0.0 < p1 < 1.0):
+            hint = "a larger" if p1 >= 1.0 else "a smaller"
+            raise ValueError(
+                f"`epsilon` = {epsilon!r} with `p2` = {p2!r} needs a first coin p1 = {p1!r}, not strictly "
+                f"between 0 and 1 in floating point; choose {hint} epsilon."
+            )
+        return cls(p1, p2)
+
+    @property
+    def yes_prob(self):
+        """``(P(yes | 0), P(yes | 1)) = (p1 p2, 1 - p1 + p1 p2)``."""
+        return (self.p1 * self.p2, 1.0 - self.p1 + self.p1 * self.p2)
+
+    def channel(self):
+        """``Q[y, x] = P(report y | answer x)`` for y, x in {0, 1} (columns sum to 1)."""
+        a0, a1 = self.yes_prob
+        return np.array([[1.0 - a0, 1.0 - a1], [a0, a1]])
+
+    def release(self, x, *, rng=None, secure=False):
+        """Privatize 0/1 answers ``x`` (any shape; one entry per respondent).
+
+        Parameters
+        ----------
+        x : int or array_like of {0, 1}
+            True answers (1 = yes).
+        rng : None, int, SeedSequence or numpy.random.Generator
+        secure : bool, default False
+            Toss both coins with the operating system's cryptographic source,
+            exactly (a float ``p`` is a dyadic rational, so Bernoulli(p) is exact);
+            ``rng`` is then ignored (with a :class:`~dpinfer.PrivacyWarning` if given).
+
+        Returns
+        -------
+        Release
+            ``value``: 0/1 reports of the same shape as ``x``;
+            ``mechanism='two_coin_rr'``, ``kind='reports'``, ``n = x.size``,
+            ``epsilon`` the true level above, ``sensitivity=1``, ``delta=0``,
+            ``secure``.  The release does not record ``p1``, ``p2``: pass them to
+            the inference functions (they check them against the recorded epsilon).
+        """
+        x = _check_binary(x)
+        secure = _check_secure(secure, rng)
+        if secure:
+            source = _SecureSource()
+            p1, p2 = Fraction(self.p1), Fraction(self.p2)
+            flat = x.ravel()
+            reports = np.array([
+                (1 if source.bernoulli(p2) else 0) if source.bernoulli(p1) else int(answer) for answer in flat
+            ], dtype=np.int8).reshape(x.shape)
+            return Release(reports, "two_coin_rr", self.epsilon, 0.0, 1.0, int(x.size), "reports", secure=True)
+        gen = _check_rng(rng)
+        # each comparison is made against the probability whose rounding up (on the
+        # 2^-53 grid of the uniforms) makes the realised channel more private:
+        # more forced answers, and a second coin closer to 1/2
+        forced = gen.random(x.shape) < self.p1
+        u2 = gen.random(x.shape)
+        forced_yes = u2 < self.p2 if self.p2 <= 0.5 else ~(u2 < 1.0 - self.p2)
+        reports = np.where(forced, forced_yes.astype(np.int8), x)
+        return Release(reports, "two_coin_rr", self.epsilon, 0.0, 1.0, int(x.size), "reports")

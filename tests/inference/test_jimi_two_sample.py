@@ -1,0 +1,129 @@
+"""Tests of the two-sample DP-JIMI (binom2_jimi_ci, binom2_jimi_test)."""
+
+import numpy as np
+import pytest
+
+from dpinfer import HTestResult, LaplaceReleaser, TulapReleaser, binom2_jimi_ci, binom2_jimi_test
+from dpinfer.inference._jimi_kernels import _draw_theta, _exact_cdf, _mass_one, _mass_zero
+from dpinfer.inference.jimi import _spawn_pair
+
+
+def _difference_cdf(d, pi1, n1, eps1, pi2, n2, eps2, cells=800):
+    """P(theta1* - theta2* <= d) from the exact one-sample laws (independent groups).
+
+    E[G1(d + T2)] = P(T2 = 0) G1(d) + P(T2 = 1) G1(d + 1) + int_(0,1) G1(d + s) dG2(s);
+    the last term by a midpoint Riemann-Stieltjes sum on a grid that contains
+    s = -d and s = 1 - d, where G1 jumps (its atoms at 0 and 1), so the error is
+    O(cells^-2) ~ 1e-6.
+    """
+    grid = np.unique(np.concatenate([np.linspace(0.0, 1.0, cells + 1), np.clip([-d, 1.0 - d], 0.0, 1.0)]))
+    g2 = _exact_cdf(grid, pi2, n2, eps2)
+    g2[-1] = 1.0 - _mass_one(np.array(pi2), 1 / (eps2 * n2))  # G2(1^-): atom at 1 left out
+    mid = 0.5 * (grid[:-1] + grid[1:])
+    cont = np.sum(_exact_cdf(d + mid, pi1, n1, eps1) * np.diff(g2))
+    p_zero = _mass_zero(np.array(pi2), 1 / (eps2 * n2))
+    p_one = _mass_one(np.array(pi2), 1 / (eps2 * n2))
+    return float(p_zero * _exact_cdf(d, pi1, n1, eps1) + p_one * _exact_cdf(d + 1.0, pi1, n1, eps1) + cont)
+
+
+CASES = [  # (pi1, n1, eps1, pi2, n2, eps2, p0)
+    (0.55, 40, 1.0, 0.30, 60, 0.5, 0.1),
+    (0.40, 30, 1.0, 0.40, 30, 1.0, 0.0),
+    (-0.03, 30, 1.0, 0.2, 25, 2.0, -0.1),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES)
+def test_simulated_difference_matches_exact_convolution(case):
+    # Level check of the sample quantiles: G_D(q_hat_a) ~ a with SE sqrt(a (1 - a) / H);
+    # p-value share vs P(D <= p0) with binomial SE; bounds 4 SE + 1e-5 (grid error).
+    pi1, n1, e1, pi2, n2, e2, p0 = case
+    H = 20_000
+    ci = binom2_jimi_ci(pi1, n1, pi2, n2, epsilon1=e1, epsilon2=e2, n_sim=H, rng=17)
+    for q, level in ((ci.low, 0.025), (ci.high, 0.975)):
+        below = _difference_cdf(q, pi1, n1, e1, pi2, n2, e2)
+        # inverse-cdf quantile: G_D(q^-) <= level <= G_D(q)
+        at_or_below = below
+        strictly = _difference_cdf(q - 1e-12, pi1, n1, e1, pi2, n2, e2)
+        se = np.sqrt(level * (1 - level) / H)
+        assert strictly - 4 * se - 1e-5 <= level <= at_or_below + 4 * se + 1e-5
+    res = binom2_jimi_test(pi1, n1, pi2, n2, p0=p0, epsilon1=e1, epsilon2=e2, alternative="greater",
+                           n_sim=H, rng=17)
+    expected = _difference_cdf(p0, pi1, n1, e1, pi2, n2, e2)
+    assert abs(res.pvalue - expected) <= 4 * np.sqrt(expected * (1 - expected) / H) + 1e-5
+    assert (res.conf_int.low, res.conf_int.high) == pytest.approx((ci.low, 1.0), abs=0.1)
+
+
+def test_group_streams_are_independent():
+    # Equal releases: with a shared seed the two groups' draws would be identical and
+    # theta1* - theta2* == 0.  Correlation of independent draws: SE 1/sqrt(H).
+    H = 40_000
+    g1, g2 = _spawn_pair(np.random.default_rng(2025))
+    d1 = _draw_theta(g1, np.array([0.4]), 30, 1.0, H)[0]
+    d2 = _draw_theta(g2, np.array([0.4]), 30, 1.0, H)[0]
+    assert not np.array_equal(d1, d2)
+    assert abs(np.corrcoef(d1, d2)[0, 1]) <= 4 / np.sqrt(H)
+    ci = binom2_jimi_ci(0.4, 30, 0.4, 30, epsilon1=1.0, epsilon2=1.0, rng=2025)
+    assert ci.low < -0.1 and ci.high > 0.1
+
+
+def test_same_seed_same_output():
+    kw = dict(epsilon1=1.0, epsilon2=0.5, rng=99)
+    a = binom2_jimi_test(np.array([0.3, 0.6]), 30, np.array([0.2, 0.1]), 40, **kw)
+    b = binom2_jimi_test(np.array([0.3, 0.6]), 30, np.array([0.2, 0.1]), 40, **kw)
+    assert np.array_equal(a, b)
+    c1 = binom2_jimi_ci(0.3, 30, 0.2, 40, epsilon1=1.0, epsilon2=0.5, rng=np.random.SeedSequence(4))
+    c2 = binom2_jimi_ci(0.3, 30, 0.2, 40, epsilon1=1.0, epsilon2=0.5, rng=4)
+    assert c1 == c2
+
+
+def test_shapes_releases_and_result():
+    r1 = LaplaceReleaser(epsilon=1.0).proportion(np.array([[10, 20, 25]]), 30, rng=1)
+    r2 = LaplaceReleaser(epsilon=0.5).count(np.array([[5], [30]]), 40, rng=2)
+    out = binom2_jimi_ci(r1, pi_hat2=r2, n_sim=2000, rng=3)
+    assert out.shape == (2, 3, 2) and np.all(out[..., 0] <= out[..., 1])
+    pv = binom2_jimi_test(r1, pi_hat2=r2, n_sim=2000, rng=3)
+    assert pv.shape == (2, 3) and np.all((pv >= 0) & (pv <= 1))
+    one = LaplaceReleaser(epsilon=1.0).proportion(20, 30, rng=1)
+    two = LaplaceReleaser(epsilon=0.5).count(8, 40, rng=2)
+    res = binom2_jimi_test(one, pi_hat2=two, alternative="less", n_sim=3000, rng=5)
+    assert isinstance(res, HTestResult)
+    assert res.statistic == pytest.approx(one.value - two.value / 40)
+    assert res.conf_int.low == -1.0 and res.n_sim == 3000 and res.epsilon == 1.0
+    assert "group 2: noisy count" in res.data_name
+    plain = binom2_jimi_test(one.value, 30, two.value, 40, epsilon1=1.0, epsilon2=0.5, kind2="count",
+                             alternative="less", n_sim=3000, rng=5)
+    assert plain.pvalue == res.pvalue
+
+
+ERRORS = [
+    (dict(pi_hat1=0.3, n1=30, pi_hat2=None, n2=30, epsilon1=1.0, epsilon2=1.0), TypeError, "`pi_hat2`.*required"),
+    (dict(pi_hat1=0.3, n1=30, pi_hat2=0.2, n2=30, epsilon1=1.0), TypeError, "`epsilon2` is required"),
+    (dict(pi_hat1=0.3, n1=None, pi_hat2=0.2, n2=30, epsilon1=1.0, epsilon2=1.0), TypeError, "`n1` is required"),
+    (dict(pi_hat1=0.3, n1=30, pi_hat2=0.2, n2=30, epsilon1=1.0, epsilon2=0.0), ValueError, "`epsilon2` must be"),
+    (dict(pi_hat1=[0.3, 0.2], n1=30, pi_hat2=[0.2, 0.1, 0.4], n2=30, epsilon1=1.0, epsilon2=1.0),
+     ValueError, "broadcastable"),
+    (dict(pi_hat1=0.3, n1=30, pi_hat2=0.2, n2=30, epsilon1=1.0, epsilon2=1.0, n_sim=None),
+     ValueError, "exact infinite-draw limit is available for one proportion"),
+    (dict(pi_hat1=0.3, n1=30, pi_hat2=0.2, n2=30, epsilon1=1.0, epsilon2=1.0, kind2="counts"),
+     ValueError, "`kind2` must be"),
+]
+
+
+@pytest.mark.parametrize("kwargs,exc,match", ERRORS)
+@pytest.mark.parametrize("func", [binom2_jimi_ci, binom2_jimi_test])
+def test_bad_arguments(func, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        func(**kwargs)
+
+
+def test_bad_null_and_releases():
+    with pytest.raises(ValueError, match=r"`p0` \(the null difference"):
+        binom2_jimi_test(0.3, 30, 0.2, 30, p0=1.5, epsilon1=1.0, epsilon2=1.0)
+    tulap = TulapReleaser(epsilon=1.0).release(5, 30, rng=1)
+    with pytest.raises(ValueError, match="`pi_hat2` is a Tulap release"):
+        binom2_jimi_ci(0.3, 30, tulap, epsilon1=1.0)
+    rel = LaplaceReleaser(epsilon=1.0).proportion(5, 30, rng=1)
+    with pytest.raises(ValueError, match="`n2` must not be given with a Release"):
+        binom2_jimi_ci(0.3, 30, rel, 30, epsilon1=1.0)

@@ -1,0 +1,401 @@
+"""Tests of the exact DP-UMP binomial inference (dpinfer.inference.ump).
+
+Expected values come from tests/reference/make_ump.py (mpmath, 40 digits, plain full sums),
+from plain numpy full sums written here (independent of the windowed kernels), or from the
+non-private randomised UMP test (scipy.stats.binom) in the epsilon -> infinity limit.
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import optimize, stats
+
+from dpinfer import (
+    ConfidenceInterval,
+    HTestResult,
+    LaplaceReleaser,
+    Tulap,
+    TulapReleaser,
+    binom_ump_ci,
+    binom_ump_phi,
+    binom_ump_power,
+    binom_ump_sample_size,
+    binom_ump_test,
+)
+
+REF_PATH = Path(__file__).parents[1] / "reference" / "ump_values.json"
+REF = json.loads(REF_PATH.read_text())
+
+
+# -- p-values against mpmath ---------------------------------------------------------------
+
+def _grouped_pvalue_cases():
+    groups = {}
+    for case in REF["pvalues"]:
+        key = (case["n"], case["p0"], case["epsilon"], case["delta"])
+        groups.setdefault(key, []).append(case)
+    return sorted(groups.items())
+
+
+@pytest.mark.parametrize("key,cases", _grouped_pvalue_cases(),
+                         ids=lambda v: "-".join(map(str, v)) if isinstance(v, tuple) else "")
+def test_pvalues_match_mpmath(key, cases):
+    n, p0, epsilon, delta = key
+    z = np.array([c["z"] for c in cases])
+    for alternative, field in (("greater", "greater"), ("less", "less"), ("two-sided", "two_sided")):
+        got = binom_ump_test(z, n, p0, epsilon=epsilon, delta=delta, alternative=alternative)
+        want = np.array([float(c[field]) for c in cases])
+        ok = np.abs(got - want) <= np.maximum(1e-12 * want, 1e-300)
+        assert ok.all(), (alternative, z[~ok], got[~ok], want[~ok])
+
+
+def test_reference_grid_covers_the_issue_grid():
+    cases = REF["pvalues"]
+    assert {c["n"] for c in cases} == {1, 10, 30, 100, 1000, 100000}
+    assert {c["p0"] for c in cases} == {0.05, 0.1, 0.5, 0.9}
+    assert {c["epsilon"] for c in cases} >= {0.05, 0.5, 1.0, 3.0, 10.0}
+    assert {c["delta"] for c in cases} == {0.0, 1e-6, 0.01}
+    assert any(c["z"] < 0 for c in cases) and any(c["z"] > c["n"] for c in cases)
+    assert min(float(c["greater"]) for c in cases) < 1e-200  # the tiny-tail cases are there
+
+
+def test_scalar_and_array_paths_agree():
+    z = [-2.7, 11.2, 33.0]
+    arr = binom_ump_test(z, 30, 0.2, epsilon=1.0, alternative="less")
+    for zi, pi in zip(z, arr):
+        assert binom_ump_test(zi, 30, 0.2, epsilon=1.0, alternative="less").pvalue == pi
+
+
+# -- intervals against mpmath --------------------------------------------------------------
+
+@pytest.mark.parametrize("case", REF["intervals"],
+                         ids=lambda c: f"{c['n']}-{c['epsilon']}-{c['delta']}-{c['z']}-{c['alternative']}")
+def test_intervals_match_mpmath(case):
+    ci = binom_ump_ci(case["z"], case["n"], epsilon=case["epsilon"], delta=case["delta"],
+                      confidence_level=case["level"], alternative=case["alternative"])
+    assert isinstance(ci, ConfidenceInterval)
+    assert ci.low == pytest.approx(float(case["low"]), abs=1e-9)
+    assert ci.high == pytest.approx(float(case["high"]), abs=1e-9)
+
+
+def test_interval_array_matches_scalar():
+    z = np.array([[-1.0, 3.3], [15.2, 40.0]])
+    arr = binom_ump_ci(z, 30, epsilon=1.0, confidence_level=0.9)
+    assert arr.shape == (2, 2, 2)
+    for idx in np.ndindex(z.shape):
+        ci = binom_ump_ci(float(z[idx]), 30, epsilon=1.0, confidence_level=0.9)
+        np.testing.assert_allclose([ci.low, ci.high], arr[idx], rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("n,z", [(1, 0.3), (1, -5.0), (1, 7.0), (10**6, 3e5 + 0.4), (10**6, -50.0),
+                                 (10**6, 1e6 + 80.0), (10**9, 5e8 + 12.5)])
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_intervals_never_empty_and_inside_unit(n, z, alternative):
+    ci = binom_ump_ci(z, n, epsilon=0.7, alternative=alternative)
+    assert 0.0 <= ci.low <= ci.high <= 1.0
+    if alternative == "greater":
+        assert ci.high == 1.0
+    if alternative == "less":
+        assert ci.low == 0.0
+
+
+@pytest.mark.parametrize("n,z", [(30, 11.2), (8, 4.1), (10**6, 3e5 + 0.4)])
+def test_interval_end_points_are_where_the_pvalue_crosses(n, z):
+    """Cross-method check: at each end the p-value (windowed sum) equals 1 - level."""
+    for alternative, end in (("greater", "low"), ("less", "high")):
+        ci = binom_ump_ci(z, n, epsilon=1.0, confidence_level=0.9, alternative=alternative)
+        theta = getattr(ci, end)
+        assert 0.0 < theta < 1.0
+        pv = binom_ump_test(np.array([z]), n, theta, epsilon=1.0, alternative=alternative)[0]
+        assert pv == pytest.approx(0.1, rel=1e-7)
+
+
+def test_two_sided_pvalue_is_unimodal_in_theta():
+    """The two-sided interval searches each side of z/n; check monotonicity on a grid."""
+    for z in (2.4, 11.2, 27.9):
+        theta = np.linspace(0.001, 0.999, 150)
+        p = np.array([binom_ump_test(np.array([z]), 30, t, epsilon=1.0)[0] for t in theta])
+        left, right = theta <= z / 30, theta >= z / 30
+        assert np.all(np.diff(p[left]) >= -1e-12)
+        assert np.all(np.diff(p[right]) <= 1e-12)
+
+
+# -- exactness: size and coverage -------------------------------------------------------------
+
+SIZE_GRID = [(n, p0, eps, delta)
+             for n in (1, 10, 30, 100, 1000, 100000)
+             for p0 in (0.05, 0.1, 0.5, 0.9)
+             for eps in (0.05, 0.5, 1.0, 3.0, 10.0)
+             for delta in (0.0, 1e-6, 0.01)]
+
+
+@pytest.mark.parametrize("alternative", ["greater", "less"])
+def test_one_sided_size_is_alpha_over_the_grid(alternative):
+    worst = 0.0
+    for n, p0, eps, delta in SIZE_GRID:
+        size = binom_ump_power(p0, n, p0, epsilon=eps, delta=delta, alpha=0.05,
+                               alternative=alternative)
+        worst = max(worst, abs(size - 0.05))
+    assert worst <= 1e-10
+
+
+@pytest.mark.parametrize("n,p0,eps,delta", [g for g in SIZE_GRID if g[0] <= 1000][::7])
+def test_one_sided_phi_has_size_alpha_by_plain_sum(n, p0, eps, delta):
+    for alternative in ("greater", "less"):
+        phi = binom_ump_phi(n, p0, epsilon=eps, delta=delta, alpha=0.05, alternative=alternative)
+        size = float(np.sum(stats.binom.pmf(np.arange(n + 1), n, p0) * phi))
+        assert size == pytest.approx(0.05, abs=1e-10)
+
+
+UMPU_FAST = [(1, 0.5, 1.0, 0.0), (10, 0.05, 0.5, 0.0), (30, 0.2, 1.0, 0.0), (30, 0.9, 3.0, 0.01),
+             (100, 0.5, 0.05, 1e-6), (1000, 0.1, 10.0, 0.0), (100000, 0.9, 0.5, 0.01)]
+
+
+def _check_umpu(n, p0, eps, delta):
+    phi = binom_ump_phi(n, p0, epsilon=eps, delta=delta, alpha=0.05, alternative="two-sided",
+                        two_sided_method="umpu")
+    x = np.arange(n + 1)
+    pmf = stats.binom.pmf(x, n, p0)
+    size = float(np.sum(pmf * phi))
+    unbias = float(np.sum(pmf * (x - n * p0) * phi))
+    assert size == pytest.approx(0.05, abs=1e-10)
+    assert abs(unbias) <= 1e-10 * max(1.0, np.sqrt(n * p0 * (1 - p0)))
+    power = binom_ump_power(p0, n, p0, epsilon=eps, delta=delta, alternative="two-sided",
+                            two_sided_method="umpu")
+    assert power == pytest.approx(0.05, abs=1e-10)
+
+
+@pytest.mark.parametrize("n,p0,eps,delta", UMPU_FAST)
+def test_umpu_size_and_unbiasedness(n, p0, eps, delta):
+    _check_umpu(n, p0, eps, delta)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,p0,eps,delta", [g for g in SIZE_GRID if g[0] <= 1000][1::13])
+def test_umpu_size_and_unbiasedness_grid(n, p0, eps, delta):
+    _check_umpu(n, p0, eps, delta)
+
+
+def test_umpu_power_is_unbiased():
+    theta = np.linspace(0.02, 0.98, 49)
+    umpu = binom_ump_power(theta, 30, 0.3, epsilon=1.0, alternative="two-sided",
+                           two_sided_method="umpu")
+    assert np.all(umpu >= 0.05 - 1e-10)
+    assert umpu[0] > 0.9 and umpu[-1] > 0.9
+
+
+@pytest.mark.parametrize("theta", [0.1, 0.37, 0.8])
+@pytest.mark.parametrize("alternative", ["greater", "less"])
+def test_one_sided_interval_coverage_is_exact(theta, alternative):
+    """P(theta in CI) as a finite sum over x of Binom(x) P(x + N in {z: theta in CI(z)})."""
+    n, eps = 30, 1.0
+    law = Tulap.from_privacy(eps)
+    end = "low" if alternative == "greater" else "high"
+
+    def g(z):
+        return getattr(binom_ump_ci(z, n, epsilon=eps, confidence_level=0.95,
+                                    alternative=alternative), end) - theta
+
+    z_star = optimize.brentq(g, -60.0, n + 60.0, xtol=1e-12)
+    x = np.arange(n + 1)
+    pmf = stats.binom.pmf(x, n, theta)
+    if alternative == "greater":  # low(z) <= theta  <=>  z <= z_star
+        coverage = float(np.sum(pmf * law.cdf(z_star - x)))
+    else:  # high(z) >= theta  <=>  z >= z_star
+        coverage = float(np.sum(pmf * law.ccdf(z_star - x)))
+    assert coverage == pytest.approx(0.95, abs=1e-8)
+
+
+# -- limits ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n,p0", [(10, 0.5), (30, 0.2), (57, 0.83)])
+def test_large_epsilon_gives_the_non_private_randomised_ump_test(n, p0):
+    alpha = 0.05
+    x = np.arange(n + 1)
+    sf = stats.binom.sf(x, n, p0)  # P(X > x)
+    c = int(np.argmax(sf <= alpha))
+    gamma = (alpha - sf[c]) / stats.binom.pmf(c, n, p0)
+    classic = np.where(x > c, 1.0, np.where(x == c, gamma, 0.0))
+    phi = binom_ump_phi(n, p0, epsilon=60.0, alpha=alpha)
+    np.testing.assert_allclose(phi, classic, atol=1e-9)
+    # p-value of z = x + u tends to the randomised p-value P(X > x) + P(X = x)(1/2 - u)
+    u = 0.23
+    pv = binom_ump_test(x + u, n, p0, epsilon=60.0, alternative="greater")
+    np.testing.assert_allclose(pv, sf + stats.binom.pmf(x, n, p0) * (0.5 - u), rtol=1e-9, atol=1e-15)
+
+
+def test_power_increases_with_epsilon_towards_the_non_private_power():
+    powers = [binom_ump_power(0.4, 30, 0.2, epsilon=e) for e in (0.1, 0.5, 1.0, 3.0, 30.0)]
+    assert np.all(np.diff(powers) > 0)
+    x = np.arange(31)
+    sf = stats.binom.sf(x, 30, 0.2)
+    c = int(np.argmax(sf <= 0.05))
+    gamma = (0.05 - sf[c]) / stats.binom.pmf(c, 30, 0.2)
+    classic = stats.binom.sf(c, 30, 0.4) + gamma * stats.binom.pmf(c, 30, 0.4)
+    assert powers[-1] == pytest.approx(classic, abs=1e-9)
+
+
+# -- power and sample size ------------------------------------------------------------------
+
+@pytest.mark.parametrize("alternative,method", [("greater", "umpu"), ("less", "umpu"),
+                                                ("two-sided", "umpu"),
+                                                ("two-sided", "asymptotically-unbiased"),
+                                                ("two-sided", "equal-tailed")])
+def test_power_equals_plain_sum_of_phi(alternative, method):
+    n, p0 = 40, 0.35
+    theta = np.array([0.0, 0.1, 0.35, 0.5, 0.93, 1.0])
+    kw = dict(epsilon=0.8, delta=1e-6, alpha=0.1, alternative=alternative, two_sided_method=method)
+    phi = binom_ump_phi(n, p0, **kw)
+    want = [float(np.sum(stats.binom.pmf(np.arange(n + 1), n, t) * phi)) for t in theta]
+    np.testing.assert_allclose(binom_ump_power(theta, n, p0, **kw), want, rtol=1e-11, atol=1e-15)
+
+
+def test_asymptotically_unbiased_test_rejects_exactly_when_pvalue_at_most_alpha():
+    n, p0, eps = 25, 0.4, 1.0
+    phi = binom_ump_phi(n, p0, epsilon=eps, alpha=0.05, alternative="two-sided",
+                        two_sided_method="asymptotically-unbiased")
+    # Monte Carlo: reject iff p(Z) <= alpha; SE <= sqrt(.25 / 4e4) = 0.0025, bound 4 SE.
+    rng = np.random.default_rng(20261121)
+    x = np.full(40000, 14)
+    z = x + Tulap.from_privacy(eps).sample(x.shape, rng=rng)
+    rate = np.mean(binom_ump_test(z, n, p0, epsilon=eps) <= 0.05)
+    assert abs(rate - phi[14]) <= 4 * 0.0025
+
+
+def test_power_at_n_1e9_is_fast_and_exact():
+    for alternative in ("greater", "less", "two-sided"):
+        assert binom_ump_power(0.3, 10**9, 0.3, epsilon=1.0,
+                               alternative=alternative) == pytest.approx(0.05, abs=1e-10)
+
+
+def test_pvalues_at_n_1e9_are_complementary():
+    z = 5e8 + np.array([-40000.3, -100.7, 0.2, 3000.5, 80000.1])
+    g = binom_ump_test(z, 10**9, 0.5, epsilon=0.5, alternative="greater")
+    l_ = binom_ump_test(z, 10**9, 0.5, epsilon=0.5, alternative="less")
+    np.testing.assert_allclose(g + l_, 1.0, atol=1e-12)
+    assert np.all(np.diff(g) < 0)
+
+
+@pytest.mark.parametrize("theta1,p0,alternative", [(0.4, 0.2, "greater"), (0.1, 0.3, "less"),
+                                                   (0.45, 0.3, "two-sided")])
+def test_sample_size_is_the_smallest_n(theta1, p0, alternative):
+    kw = dict(epsilon=1.0, alpha=0.05, alternative=alternative)
+    n = binom_ump_sample_size(theta1, p0, power=0.8, **kw)
+    assert binom_ump_power(theta1, n, p0, **kw) >= 0.8
+    assert n == 1 or binom_ump_power(theta1, n - 1, p0, **kw) < 0.8
+
+
+def test_power_is_monotone_in_n():
+    powers = [binom_ump_power(0.95, n, 0.9, epsilon=1.0) for n in range(1, 120)]
+    assert np.all(np.diff(powers) >= -1e-12)
+
+
+# -- results, releases, properties ----------------------------------------------------------
+
+def test_result_fields_and_release_path():
+    rel = TulapReleaser(epsilon=1.0, delta=0.01).release(11, 30, rng=3)
+    res = binom_ump_test(rel, p0=0.2, alternative="greater")
+    same = binom_ump_test(rel.value, 30, 0.2, epsilon=1.0, delta=0.01, alternative="greater")
+    assert isinstance(res, HTestResult)
+    assert res.pvalue == same.pvalue and res.conf_int == same.conf_int
+    assert res.statistic == rel.value and res.statistic_name == "Z"
+    assert res.parameter == 30 and res.parameter_name == "number of trials"
+    assert res.estimate == pytest.approx(min(max(rel.value / 30, 0), 1))
+    assert res.mechanism == "Tulap" and res.epsilon == 1.0 and res.delta == 0.01
+    assert res.data_name.startswith("Z = ") and res.data_name.endswith("n = 30")
+    assert res.conf_int.high == 1.0
+    assert binom_ump_ci(rel, alternative="greater") == res.conf_int
+    many = TulapReleaser(epsilon=1.0).release([3, 11, 29], 30, rng=4)
+    assert binom_ump_test(many).shape == (3,)
+
+
+@settings(max_examples=40, deadline=None)
+@given(z=st.floats(-60, 90), n=st.integers(1, 60), p0=st.floats(0.01, 0.99),
+       eps=st.sampled_from([0.1, 1.0, 5.0]), delta=st.sampled_from([0.0, 1e-3]))
+def test_property_pvalues_in_unit_interval(z, n, p0, eps, delta):
+    for alternative in ("greater", "less", "two-sided"):
+        p = binom_ump_test(np.array([z]), n, p0, epsilon=eps, delta=delta, alternative=alternative)[0]
+        assert 0.0 <= p <= 1.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(z=st.lists(st.floats(-40, 80), min_size=2, max_size=8), n=st.integers(1, 50),
+       p0=st.floats(0.01, 0.99), eps=st.sampled_from([0.1, 1.0, 5.0]))
+def test_property_one_sided_pvalues_monotone_in_z(z, n, p0, eps):
+    z = np.sort(np.array(z))
+    g = binom_ump_test(z, n, p0, epsilon=eps, alternative="greater")
+    l_ = binom_ump_test(z, n, p0, epsilon=eps, alternative="less")
+    assert np.all(np.diff(g) <= 1e-15 * g[:-1])
+    assert np.all(np.diff(l_) >= -1e-15 * l_[1:])
+
+
+@settings(max_examples=25, deadline=None)
+@given(z=st.floats(-10, 50), n=st.integers(1, 40), eps=st.sampled_from([0.3, 1.0, 4.0]),
+       alternative=st.sampled_from(["two-sided", "greater", "less"]))
+def test_property_intervals_nested_in_level(z, n, eps, alternative):
+    inner = binom_ump_ci(z, n, epsilon=eps, confidence_level=0.8, alternative=alternative)
+    outer = binom_ump_ci(z, n, epsilon=eps, confidence_level=0.95, alternative=alternative)
+    assert outer.low <= inner.low + 1e-12 and inner.high <= outer.high + 1e-12
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+def test_errors():
+    rel = TulapReleaser(epsilon=1.0).release(5, 10, rng=1)
+    with pytest.raises(ValueError, match="`n` must not be given"):
+        binom_ump_test(rel, 10)
+    with pytest.raises(ValueError, match="`epsilon` must not be given"):
+        binom_ump_ci(rel, epsilon=1.0)
+    with pytest.raises(ValueError, match="Tulap release of a count"):
+        binom_ump_test(LaplaceReleaser(1.0, 1.0).release(3.0, rng=1), p0=0.5)
+    with pytest.raises(TypeError, match="`n` is required"):
+        binom_ump_test(3.0, epsilon=1.0)
+    with pytest.raises(TypeError, match="`epsilon` is required"):
+        binom_ump_ci(3.0, 10)
+    with pytest.raises(ValueError, match="`p0` must lie in"):
+        binom_ump_test(3.0, 10, 1.0, epsilon=1.0)
+    with pytest.raises(ValueError, match="`alternative` must be one of"):
+        binom_ump_test(3.0, 10, epsilon=1.0, alternative="two.sided")
+    with pytest.raises(ValueError, match="UMPU test is a randomised decision"):
+        binom_ump_test(3.0, 10, epsilon=1.0, two_sided_method="umpu")
+    with pytest.raises(ValueError, match="`two_sided_method` must be one of"):
+        binom_ump_power(0.5, 10, 0.5, epsilon=1.0, two_sided_method="naive")
+    with pytest.raises(ValueError, match="`z` must contain only finite"):
+        binom_ump_test([1.0, np.nan], 10, epsilon=1.0)
+    with pytest.raises(ValueError, match="`confidence_level` must lie"):
+        binom_ump_ci(3.0, 10, epsilon=1.0, confidence_level=95)
+    with pytest.raises(ValueError, match="`theta` must lie in"):
+        binom_ump_power(1.5, 10, 0.5, epsilon=1.0)
+    with pytest.raises(ValueError, match="`epsilon` must be a positive"):
+        binom_ump_power(0.5, 10, 0.5, epsilon=0.0)
+    with pytest.raises(ValueError, match="`n` must be an integer >= 1"):
+        binom_ump_power(0.5, 0, 0.5, epsilon=1.0)
+    with pytest.raises(ValueError, match="`x` must be given"):
+        binom_ump_phi(10**8, 0.5, epsilon=1.0)
+    with pytest.raises(ValueError, match="`x` must lie between 0"):
+        binom_ump_phi(10, 0.5, epsilon=1.0, x=[11])
+    with pytest.raises(ValueError, match="`theta1` must be > p0"):
+        binom_ump_sample_size(0.2, 0.3, epsilon=1.0)
+    with pytest.raises(ValueError, match="`power` must lie strictly between"):
+        binom_ump_sample_size(0.5, 0.3, epsilon=1.0, power=0.01)
+    with pytest.raises(ValueError, match="`epsilon` must be at least"):
+        binom_ump_test(3.0, 10, epsilon=1e-9)
+    with pytest.raises(ValueError, match="not reached"):
+        binom_ump_sample_size(0.3 + 1e-9, 0.3, epsilon=1.0, power=0.99)
+
+
+def test_small_epsilon_large_n_matches_plain_full_sum():
+    """epsilon = 5e-4 at n = 1e6 takes the closed-form (tilted binomial) branch of the
+    left region; compare with the plain full sum over all 1e6 + 1 counts."""
+    n, p0, eps = 10**6, 0.5, 5e-4
+    law = Tulap.from_privacy(eps)
+    x = np.arange(n + 1)
+    pmf = stats.binom.pmf(x, n, p0)
+    z = n * p0 + np.array([-3000.3, 0.4, 2000.7])
+    got = binom_ump_test(z, n, p0, epsilon=eps, alternative="greater")
+    want = [float(np.sum(pmf * law.cdf(x - zi))) for zi in z]
+    np.testing.assert_allclose(got, want, rtol=1e-10)

@@ -1,0 +1,228 @@
+"""Reference values for the DP-UMP binomial p-values and intervals, mpmath at 40 digits.
+
+Run offline (``python tests/reference/make_ump.py``, about two minutes on one core); it
+writes ``tests/reference/ump_values.json``, read by ``tests/inference/test_ump.py``.
+
+Independence from the package: every p-value is the plain full sum over x = 0..n,
+
+    greater(z) = sum_x Binom(x; n, p0) F(x - z),   less(z) = sum_x Binom(x; n, p0) F(z - x),
+    two-sided(z) = greater(n p0 + t) + less(n p0 - t),  t = |z - n p0|,
+
+with the binomial pmf from ``mp.binomial`` (or the exact ratio recursion for n = 1e5) and
+the Tulap cdf written out from its definition (Awan & Slavkovic 2018): for t <= 0,
+F0(t) = b**(-k) / (1 + b) (b + (t - k + 1/2)(1 - b)), k = nint(t), F0(t) = 1 - F0(-t)
+above 0, truncated F = (F0 - q/2) / (1 - q) clipped to [0, 1].  No windowing and no
+log-space tricks: 40 digits absorb the cancellation in 1 - F0(-t).  The parameters are the
+doubles the package sees: z, p0, epsilon converted exactly, b = exp(-epsilon) in mpmath;
+q = 2 delta b / (1 - b + 2 delta b) in mpmath (Awan & Slavkovic 2018, Thm. 2.4), independent
+of the package; the package's double q differs by about 1e-16 relative, far inside the
+tests' tolerance.
+
+Interval end points are found by bisection on theta in mpmath (70 halvings) from the same
+sums: one-sided 'greater' low = inf{theta: greater(z; theta) > 1 - level} (0 if already
+above at theta = 0, 1 if never), 'less' high = sup{theta: less(z; theta) > 1 - level};
+two-sided from the two-sided p-value on each side of clip(z / n, 0, 1).
+
+Grid: n in {1, 10, 30, 100, 1000} x p0 in {0.05, 0.1, 0.5, 0.9} x epsilon in
+{0.05, 0.5, 1, 3, 10} x delta in {0, 1e-6, 0.01} x four z (below 0, inside, near n p0, above
+n); n = 1e5 is subsampled (p0 in {0.1, 0.5}, epsilon in {0.5, 3}, delta in {0, 0.01}, z near
+n p0 and 30 sd above it) and its sums skip the x whose pmf is below a threshold tau chosen so
+that the skipped terms total at most 1e-25 of the sum (proof in ``pruned_sum``).
+Intervals: a subsample for n in {1, 10, 30, 100}.
+"""
+
+import json
+from pathlib import Path
+
+import mpmath as mp
+
+mp.mp.dps = 40
+
+NS = [1, 10, 30, 100, 1000]
+P0S = [0.05, 0.1, 0.5, 0.9]
+EPSILONS = [0.05, 0.5, 1.0, 3.0, 10.0]
+DELTAS = [0.0, 1e-6, 0.01]
+OUT = Path(__file__).with_name("ump_values.json")
+
+
+class Law:
+    def __init__(self, eps, delta):
+        self.b = mp.exp(-mp.mpf(eps))
+        delta = mp.mpf(delta)
+        self.q = 2 * delta * self.b / (1 - self.b + 2 * delta * self.b)
+
+    def cdf(self, t):
+        t = mp.mpf(t)
+        b = self.b
+        s = -abs(t)
+        k = mp.nint(s)
+        low = b ** (-k) / (1 + b) * (b + (s - k + mp.mpf(1) / 2) * (1 - b))
+        f0 = low if t <= 0 else 1 - low
+        if self.q == 0:
+            return f0
+        f = (f0 - self.q / 2) / (1 - self.q)
+        return min(max(f, mp.mpf(0)), mp.mpf(1))
+
+
+def pmf_vector(n, p0):
+    p = mp.mpf(p0)
+    if n <= 1000:
+        return [mp.binomial(n, x) * p**x * (1 - p) ** (n - x) for x in range(n + 1)]
+    out = [(1 - p) ** n]
+    ratio = p / (1 - p)
+    for x in range(n):
+        out.append(out[-1] * (n - x) / (x + 1) * ratio)
+    return out
+
+
+def greater(pmf, law, z):
+    z = mp.mpf(z)
+    return mp.fsum(w * law.cdf(x - z) for x, w in enumerate(pmf))
+
+
+def less(pmf, law, z):
+    z = mp.mpf(z)
+    return mp.fsum(w * law.cdf(z - x) for x, w in enumerate(pmf))
+
+
+def two_sided(pmf, law, z, n, p0):
+    centre = n * mp.mpf(p0)
+    t = abs(mp.mpf(z) - centre)
+    return min(greater(pmf, law, centre + t) + less(pmf, law, centre - t), mp.mpf(1))
+
+
+def z_values(n, p0):
+    return [-2.7, round(0.3 * n + 0.41, 6), round(n * p0 + 1.13, 6), n + 2.9]
+
+
+def pvalue_cases():
+    cases = []
+    for n in NS:
+        for p0 in P0S:
+            pmf = pmf_vector(n, p0)
+            for eps in EPSILONS:
+                for delta in DELTAS:
+                    law = Law(eps, delta)
+                    for z in z_values(n, p0):
+                        cases.append(dict(
+                            n=n, p0=p0, epsilon=eps, delta=delta, z=z,
+                            greater=mp.nstr(greater(pmf, law, z), 25),
+                            less=mp.nstr(less(pmf, law, z), 25),
+                            two_sided=mp.nstr(two_sided(pmf, law, z, n, p0), 25)))
+    # tiny p-values (1e-200 .. 1e-300): relative accuracy far in the tails
+    for n, p0, eps, z in ((30, 0.05, 3.0, 200.3), (10, 0.5, 10.0, 75.2), (1000, 0.1, 1.0, 1500.5),
+                          (30, 0.5, 2.5, -250.7), (100, 0.9, 1.0, -560.25)):
+        pmf = pmf_vector(n, p0)
+        law = Law(eps, 0.0)
+        cases.append(dict(
+            n=n, p0=p0, epsilon=eps, delta=0.0, z=z,
+            greater=mp.nstr(greater(pmf, law, z), 25),
+            less=mp.nstr(less(pmf, law, z), 25),
+            two_sided=mp.nstr(two_sided(pmf, law, z, n, p0), 25)))
+    n = 100000
+    for p0 in (0.1, 0.5):
+        pmf = pmf_vector(n, p0)
+        for eps in (0.5, 3.0):
+            for delta in (0.0, 0.01):
+                law = Law(eps, delta)
+                sd = (n * p0 * (1 - p0)) ** 0.5
+                for z in (round(n * p0 + 0.5 * sd + 0.3, 6), round(n * p0 + 30 * sd + 0.3, 6)):
+                    centre = n * p0
+                    t = abs(z - centre)
+                    g = pruned_sum(pmf, lambda x, z=z: law.cdf(x - z))
+                    l_ = pruned_sum(pmf, lambda x, z=z: law.cdf(z - x))
+                    two = min(pruned_sum(pmf, lambda x: law.cdf(x - centre - t))
+                              + pruned_sum(pmf, lambda x: law.cdf(centre - t - x)), mp.mpf(1))
+                    cases.append(dict(n=n, p0=p0, epsilon=eps, delta=delta, z=z,
+                                      greater=mp.nstr(g, 25), less=mp.nstr(l_, 25),
+                                      two_sided=mp.nstr(two, 25)))
+    return cases
+
+
+def pruned_sum(pmf, cdf):
+    """sum_x pmf[x] cdf(x) over x with pmf[x] >= tau, with a proven bound on the rest.
+
+    Every left-out term is below tau (cdf <= 1) and there are at most n + 1 of them, so the
+    error is at most (n + 1) tau.  tau is lowered until (n + 1) tau <= 1e-25 times the
+    largest included term (itself <= the sum): relative error below 1e-25.  (Full 40-digit
+    sums over 1e5 + 1 terms take seconds each; this keeps the script to a few minutes.)
+    """
+    n = len(pmf) - 1
+    top = max(pmf)
+    tau = top * mp.mpf(10) ** -40
+    while True:
+        terms = [w * cdf(x) for x, w in enumerate(pmf) if w >= tau]
+        biggest = max(terms)
+        if (biggest > 0 and (n + 1) * tau <= mp.mpf(10) ** -25 * biggest) or len(terms) == n + 1:
+            return mp.fsum(terms)
+        tau = tau * mp.mpf(10) ** -60
+
+
+def bisect(f, lo, hi, increasing):
+    """Boundary of {f > 0} in [lo, hi]; f monotone, f(inside) > 0 >= f(outside)."""
+    lo, hi = mp.mpf(lo), mp.mpf(hi)
+    for _ in range(70):
+        mid = (lo + hi) / 2
+        above = f(mid) > 0
+        if increasing:
+            lo, hi = (lo, mid) if above else (mid, hi)
+        else:
+            lo, hi = (mid, hi) if above else (lo, mid)
+    return (lo + hi) / 2
+
+
+def ci_reference(n, law, z, level, alternative):
+    alpha = 1 - mp.mpf(level)
+
+    def p_greater(theta):
+        return greater(pmf_vector(n, theta), law, z)
+
+    def p_less(theta):
+        return less(pmf_vector(n, theta), law, z)
+
+    def p_two(theta):
+        return two_sided(pmf_vector(n, theta), law, z, n, theta)
+
+    if alternative == "greater":
+        if p_greater(0) > alpha:
+            return 0, 1
+        if p_greater(1) <= alpha:
+            return 1, 1
+        return bisect(lambda t: p_greater(t) - alpha, 0, 1, True), 1
+    if alternative == "less":
+        if p_less(1) > alpha:
+            return 0, 1
+        if p_less(0) <= alpha:
+            return 0, 0
+        return 0, bisect(lambda t: p_less(t) - alpha, 0, 1, False)
+    centre = min(max(mp.mpf(z) / n, mp.mpf(0)), mp.mpf(1))
+    f = lambda t: p_two(t) - alpha  # noqa: E731
+    if f(centre) <= 0:
+        return centre, centre
+    low = 0 if f(mp.mpf(0)) > 0 else bisect(f, 0, centre, True)
+    high = 1 if f(mp.mpf(1)) > 0 else bisect(f, centre, 1, False)
+    return low, high
+
+
+def ci_cases():
+    cases = []
+    for n in (1, 10, 30, 100):
+        for eps, delta in ((0.5, 0.0), (1.0, 0.0), (3.0, 0.01), (1.0, 1e-6)):
+            law = Law(eps, delta)
+            for z in (-1.3, round(0.4 * n + 0.2, 6), n + 1.7):
+                for alternative in ("greater", "less", "two-sided"):
+                    low, high = ci_reference(n, law, z, 0.95, alternative)
+                    cases.append(dict(n=n, epsilon=eps, delta=delta, z=z, level=0.95,
+                                      alternative=alternative,
+                                      low=mp.nstr(mp.mpf(low), 25), high=mp.nstr(mp.mpf(high), 25)))
+    return cases
+
+
+def main():
+    data = {"pvalues": pvalue_cases(), "intervals": ci_cases(), "dps": mp.mp.dps}
+    OUT.write_text(json.dumps(data, indent=1))
+    print(f"wrote {len(data['pvalues'])} p-value and {len(data['intervals'])} interval cases to {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""The user guide: warning-free Sphinx build, and every example in it runs.
+
+* ``>>>`` examples in docs/*.rst run as doctests (stdlib doctest, NORMALIZE_WHITESPACE
+  and ELLIPSIS), in this process, so pytest's ``filterwarnings = error`` applies: an
+  example that raises an unexpected warning fails.
+* ``$ dpinfer ...`` lines in the pages' console blocks run through the command's
+  ``main`` in a scratch folder holding the example trial as ``trial.csv``
+  (``> FILE`` redirections are honoured), and must exit with status 0.
+* ``sphinx-build -W -b html`` (warnings are errors) builds the site into a temporary
+  folder.
+"""
+
+import doctest
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dpinfer import load_example_trial
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+PAGES = sorted(DOCS.glob("*.rst"))
+PAGES_WITH_EXAMPLES = {"getting_started.rst", "tutorial.rst", "coming_from_r.rst"}
+
+
+def test_the_guide_has_its_pages():
+    names = {p.name for p in PAGES}
+    for page in ("index.rst", "getting_started.rst", "tutorial.rst", "privacy.rst", "cli.rst",
+                 "coming_from_r.rst", "glossary.rst", "api.rst"):
+        assert page in names, page
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_page_examples_run_as_doctests(page):
+    flags = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
+    result = doctest.testfile(str(page), module_relative=False, optionflags=flags, verbose=False,
+                              report=True, encoding="utf-8")
+    assert result.failed == 0, f"{result.failed} failing example(s) in {page.name}"
+    if page.name in PAGES_WITH_EXAMPLES:
+        assert result.attempted >= 3, f"{page.name} lost its examples"
+
+
+def _console_commands(page):
+    lines = page.read_text(encoding="utf-8").splitlines()
+    return [line.strip()[2:] for line in lines if line.strip().startswith("$ dpinfer ")]
+
+
+CONSOLE = [(p, cmd) for p in PAGES for cmd in _console_commands(p)]
+
+
+def test_console_examples_exist():
+    assert any(p.name == "cli.rst" for p, _ in CONSOLE)
+    assert any(cmd.startswith("dpinfer demo") for _, cmd in CONSOLE)
+
+
+@pytest.mark.slow
+def test_console_examples_run(tmp_path, monkeypatch, capsys):
+    from dpinfer.cli import main
+
+    shutil.copy(load_example_trial().path, tmp_path / "trial.csv")
+    monkeypatch.chdir(tmp_path)
+    for page, command in CONSOLE:  # in page order: a release file is written before it is read
+        words = shlex.split(command)[1:]
+        target = None
+        if ">" in words:
+            at = words.index(">")
+            words, target = words[:at], words[at + 1]
+        code = main(words)
+        out = capsys.readouterr()
+        assert code == 0, f"{page.name}: `{command}` exited {code}: {out.err}"
+        if target is not None:
+            (tmp_path / target).write_text(out.out)
+
+
+@pytest.mark.slow
+def test_sphinx_build_is_warning_free(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+         "-d", str(tmp_path / "doctrees"), str(DOCS), str(tmp_path / "html")],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    html = (tmp_path / "html" / "api.html").read_text(encoding="utf-8")
+    for name in ("prop_test", "binom_ump_test", "HTestResult", "TulapReleaser"):
+        assert f'id="dpinfer.{name}"' in html, name
+    assert (tmp_path / "html" / "tutorial.html").is_file()
+
+
+@pytest.mark.slow
+def test_example_script_reproduces_the_tutorial():
+    # The script runs as a user runs it (a fresh interpreter, warnings as errors),
+    # and its printed numbers are the ones the tutorial page shows.
+    script = DOCS.parent / "examples" / "tutorial.py"
+    out = subprocess.run([sys.executable, "-W", "error", str(script)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    page = (DOCS / "tutorial.rst").read_text(encoding="utf-8")
+    for shown in ("value:       10.66709", "p-value = 0.04023", " 0.2085101 1.0000000",
+                  "[0.1888193, 0.5549134]", "DP-UMP (Tulap)      p = 0.0402  95% lower bound = 0.2085",
+                  "normal (Laplace)    p = 0.0835  95% lower bound = 0.1809",
+                  "DP-JIMI (Laplace)   p = 0.0844  95% lower bound = 0.1784"):
+        assert shown in out.stdout, shown
+        assert shown in page, shown
+    assert "n = 30: 0.705; n for 80% power: 38" in out.stdout
+
+
+def test_example_script_main_returns_the_tutorial_numbers():
+    import runpy
+
+    numbers = runpy.run_path(str(DOCS.parent / "examples" / "tutorial.py"))["main"]()
+    assert numbers["n_needed"] == 38
+    assert round(numbers["pvalue"], 4) == 0.0402
+    assert [round(p, 4) for p in numbers["pvalues"]] == [0.0402, 0.0835, 0.0844]
+    assert list(numbers["frame"]["p_value"]) == numbers["pvalues"]

@@ -1,0 +1,97 @@
+"""Numerical robustness of the DP-UMP p-values and intervals across the parameter range.
+
+Sweep: epsilon in [1e-3, 20], n from 1 to 1e9, delta in {0, 1e-6, 0.1, 0.5},
+p0 in {0.01, 0.5, 0.97}, and for each a vector of releases z running from far
+below 0 to far above n (vectorised calls).  Checked everywhere:
+
+* every p-value finite and in [0, 1]; every interval inside [0, 1], low <= high;
+* theory's monotonicity (Awan & Slavkovic 2018: the p-value of the UMP test of
+  H1: theta > p0 is P_p0(Z >= z), a survival function of z): the 'greater'
+  p-value is non-increasing in z, the 'less' p-value non-decreasing, and both
+  endpoints of every interval non-decreasing in z (the family of laws of Z is
+  stochastically increasing in theta, so inverted tests give monotone ends);
+* the exact identity p_greater(z) + p_less(z) = 1 (Z is continuous), to 1e-9:
+  the two tails are computed separately in log space, so this checks both.
+
+Monotonicity is asserted up to a tolerance of 1e-9 (absolute, on values in
+[0, 1]) plus 1e-9 relative for the interval bisection (its stopping rule).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from dpinfer import Tulap, binom_ump_ci, binom_ump_test
+
+EPSILONS = [1e-3, 0.05, 1.0, 20.0]
+NS = [1, 30, 10**4, 10**6, 10**9]
+DELTAS = [0.0, 1e-6, 0.1, 0.5]
+P0S = [0.01, 0.5, 0.97]
+TOL = 1e-9
+
+
+def _z_grid(n, epsilon, delta, size=25):
+    """Increasing releases from far below 0 to far above n, denser near the middle."""
+    law = Tulap.from_privacy(epsilon, delta)
+    sd = float(np.sqrt(law.var()))
+    spread = 8.0 * sd + 8.0 * np.sqrt(n) + 2.0
+    inner = n * np.linspace(0.0, 1.0, size)
+    outer = np.array([-spread, -spread / 4, -1.0, n + 1.0, n + spread / 4, n + spread])
+    return np.unique(np.concatenate([inner, outer]))
+
+
+def _monotone(values, increasing, tol=TOL):
+    d = np.diff(values, axis=0)
+    return bool(np.all(d >= -tol)) if increasing else bool(np.all(d <= tol))
+
+
+CELLS = list(itertools.product(EPSILONS, NS, DELTAS))
+# intervals cost a bisection each: a coarser grid, epsilon = 1e-3 in a slow test
+CI_CELLS = list(itertools.product([0.05, 1.0, 20.0], NS, [0.0, 1e-6, 0.5]))
+CI_CELLS_SMALL_EPS = [(1e-3, 30, 0.0), (1e-3, 10**9, 0.0), (1e-3, 10**6, 0.1)]
+
+
+def _ids(cells):
+    return [f"eps{e:g}-n{n}-d{d:g}" for e, n, d in cells]
+
+
+@pytest.mark.parametrize("epsilon, n, delta", CELLS, ids=_ids(CELLS))
+def test_pvalues_finite_in_range_and_monotone(epsilon, n, delta):
+    # the window of the exact sums spans about 40 / epsilon counts: fewer z at 1e-3
+    z = _z_grid(n, epsilon, delta, size=25 if epsilon >= 0.01 else 6)
+    for p0 in P0S:
+        greater = binom_ump_test(z, n, p0, epsilon=epsilon, delta=delta, alternative="greater")
+        less = binom_ump_test(z, n, p0, epsilon=epsilon, delta=delta, alternative="less")
+        two = binom_ump_test(z, n, p0, epsilon=epsilon, delta=delta, alternative="two-sided")
+        for name, p in (("greater", greater), ("less", less), ("two-sided", two)):
+            assert p.shape == z.shape, name
+            assert np.all(np.isfinite(p)) and np.all((p >= 0) & (p <= 1)), (name, p0, p)
+        assert _monotone(greater, increasing=False), (p0, greater)
+        assert _monotone(less, increasing=True), (p0, less)
+        assert np.max(np.abs(greater + less - 1.0)) < TOL, (p0, greater + less - 1.0)
+
+
+@pytest.mark.parametrize("epsilon, n, delta", CI_CELLS, ids=_ids(CI_CELLS))
+def test_intervals_inside_unit_interval_and_monotone(epsilon, n, delta):
+    _check_intervals(epsilon, n, delta, size=3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("epsilon, n, delta", CI_CELLS_SMALL_EPS, ids=_ids(CI_CELLS_SMALL_EPS))
+def test_intervals_at_epsilon_1e3(epsilon, n, delta):
+    _check_intervals(epsilon, n, delta, size=2)
+
+
+def _check_intervals(epsilon, n, delta, size):
+    z = _z_grid(n, epsilon, delta, size=size)
+    for alternative in ("two-sided", "greater", "less"):
+        ci = binom_ump_ci(z, n, epsilon=epsilon, delta=delta, alternative=alternative, confidence_level=0.95)
+        assert ci.shape == z.shape + (2,)
+        assert np.all(np.isfinite(ci)) and np.all((ci >= 0) & (ci <= 1)), (alternative, ci)
+        assert np.all(ci[:, 0] <= ci[:, 1]), (alternative, ci)
+        for end in (0, 1):
+            tol = TOL + 1e-9 * np.abs(ci[:, end]).max()
+            assert _monotone(ci[:, end], increasing=True, tol=tol), (alternative, end, ci[:, end])

@@ -1,0 +1,223 @@
+"""Tests of the validation harness: seeded cells, executors, resume cache, CSV, figures."""
+
+import concurrent.futures as cf
+import json
+
+import numpy as np
+import pytest
+
+from validation import harness
+from validation.harness import (
+    new_figure,
+    read_csv,
+    run_cells,
+    save_figure,
+    study_parser,
+    write_csv,
+)
+
+
+def _draw(cell, seed_sequence):
+    """A cell function: a few uniforms from the cell's own stream, plus the cell."""
+    rng = np.random.default_rng(seed_sequence)
+    return {"k": cell["k"], "u": rng.random(3)}
+
+
+def _fail_on_three(cell, seed_sequence):
+    if cell["k"] == 3 and cell.get("fail"):
+        raise RuntimeError("cell 3 interrupted")
+    return _draw(cell, seed_sequence)
+
+
+CELLS = [{"k": k} for k in range(6)]
+
+
+def test_cell_streams_are_the_spawned_children():
+    # The independent definition: the i-th child of SeedSequence(seed).spawn(k).
+    children = np.random.SeedSequence(123).spawn(len(CELLS))
+    out = run_cells(_draw, CELLS, seed=123)
+    for i, (cell, child) in enumerate(zip(CELLS, children)):
+        expected = np.random.default_rng(child).random(3).tolist()
+        assert out[i] == {"k": cell["k"], "u": expected}
+
+
+def test_results_do_not_depend_on_executor_or_worker_count():
+    local = run_cells(_draw, CELLS, seed=7)
+    with cf.ThreadPoolExecutor(max_workers=4) as pool:
+        threaded = run_cells(_draw, CELLS, seed=7, executor=pool)
+    # The first cells of a longer grid get the same streams (index-based children).
+    longer = run_cells(_draw, CELLS + [{"k": 99}], seed=7)[: len(CELLS)]
+    assert threaded == local
+    assert longer == local
+    assert run_cells(_draw, CELLS, seed=8) != local
+
+
+@pytest.mark.slow
+def test_process_pool_matches_local():
+    assert run_cells(_draw, CELLS, seed=11, executor="processes", max_workers=2) == run_cells(
+        _draw, CELLS, seed=11
+    )
+
+
+# Under heavy load distributed may warn that creating its scratch folder was slow.
+@pytest.mark.filterwarnings("ignore:Creating scratch directories:UserWarning")
+def test_dask_client_matches_local():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(processes=False, n_workers=2, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            out = run_cells(_draw, CELLS, seed=5, executor="dask", scheduler=client)
+    assert out == run_cells(_draw, CELLS, seed=5)
+
+
+def test_interrupted_sweep_resumes_from_cache(tmp_path):
+    cache = tmp_path / "cells.jsonl"
+    cells = [dict(c, fail=True) for c in CELLS]
+    with pytest.raises(RuntimeError, match="cell 3 interrupted"):
+        run_cells(_fail_on_three, cells, seed=3, cache=cache)
+    lines = cache.read_text().splitlines()
+    assert len(lines) == 3  # cells 0, 1, 2 finished before the failure (local runs in order)
+    # Simulate a line cut short by a kill: it must be ignored, not crash the resume.
+    with open(cache, "a") as fh:
+        fh.write('{"key": "abc", "res')
+    calls = []
+
+    def counting(cell, seed_sequence):
+        calls.append(cell["k"])
+        return _draw(cell, seed_sequence)
+
+    counting.__qualname__ = _fail_on_three.__qualname__
+    counting.__module__ = _fail_on_three.__module__
+    resumed = run_cells(counting, cells, seed=3, cache=cache)
+    assert calls == [3, 4, 5]
+    assert resumed == run_cells(_draw, cells, seed=3)
+    # A different seed must not reuse the cached cells.
+    calls.clear()
+    run_cells(counting, cells, seed=4, cache=cache)
+    assert calls == list(range(6))
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        ({"seed": -1}, TypeError, "`seed` must be a non-negative integer"),
+        ({"seed": 1.5}, TypeError, "`seed` must be a non-negative integer"),
+        ({"seed": True}, TypeError, "`seed` must be a non-negative integer"),
+        ({"seed": 1, "executor": "mpi"}, ValueError, "`executor` must be one of"),
+    ],
+)
+def test_run_cells_rejects_bad_arguments(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        run_cells(_draw, CELLS, **kwargs)
+
+
+def test_csv_round_trip(tmp_path):
+    rows = [
+        {"method": "dp_ump", "n": 30, "size": 0.05000000000000001, "ok": True, "se": None},
+        {"method": "wald", "n": 8, "size": np.float64(1 / 3), "extra": "x,y"},
+    ]
+    path = write_csv(tmp_path / "sub" / "s.csv", rows, {"study": "size", "seed": 1,
+                                                        "grid": {"p0": [0.1, 0.2]}})
+    text = path.read_text()
+    assert text.startswith("# study: size\n# seed: 1\n# grid: {\"p0\": [0.1, 0.2]}\n")
+    meta, back = read_csv(path)
+    assert meta["study"] == "size" and meta["seed"] == "1"
+    assert json.loads(meta["grid"]) == {"p0": [0.1, 0.2]}
+    assert meta["numpy_version"] == np.__version__
+    for key in ("dpinfer_version", "scipy_version", "python_version", "date"):
+        assert meta[key]
+    assert back[0] == {"method": "dp_ump", "n": 30, "size": 0.05000000000000001, "ok": True,
+                       "se": None, "extra": None}
+    assert back[1]["size"] == 1 / 3  # repr round-trips floats exactly
+    assert back[1]["extra"] == "x,y"
+    assert not list(tmp_path.glob("sub/*.tmp"))
+
+
+@pytest.mark.parametrize(
+    "metadata, match",
+    [({"bad key": 1}, "metadata keys must be identifiers"),
+     ({"note": "two\nlines"}, "metadata values must fit on one line")],
+)
+def test_write_csv_rejects_bad_metadata(tmp_path, metadata, match):
+    with pytest.raises(ValueError, match=match):
+        write_csv(tmp_path / "s.csv", [{"a": 1}], metadata)
+
+
+def test_write_csv_rejects_unwritable_field(tmp_path):
+    with pytest.raises(TypeError, match="CSV fields must be numbers, strings or None"):
+        write_csv(tmp_path / "s.csv", [{"a": {"nested": 1}}], {})
+
+
+def test_study_parser_options(tmp_path):
+    parser = study_parser("demo")
+    args = parser.parse_args(["--quick", "--seed", "9", "--reps", "100", "--n-sim", "50",
+                              "--out", str(tmp_path), "--mode", "simulate", "--executor", "dask",
+                              "--scheduler", "tcp://h:8786"])
+    assert (args.quick, args.seed, args.reps, args.n_sim, args.out, args.mode, args.executor,
+            args.scheduler) == (True, 9, 100, 50, tmp_path, "simulate", "dask", "tcp://h:8786")
+    defaults = harness.resolve_common(parser.parse_args([]))
+    assert (defaults.mode, defaults.executor, defaults.reps, defaults.n_sim) == (
+        "exact", "local", 10_000, 1_000)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--mode", "approximate"])
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [(["--reps", "0"], "argument --reps: must be an integer >= 1; got 0"),
+     (["--n-sim", "x"], "argument --n-sim: must be an integer; got 'x'"),
+     (["--seed", "-3"], "argument --seed: must be an integer >= 0; got -3"),
+     (["--workers", "0"], "argument --workers: must be an integer >= 1; got 0")],
+)
+def test_study_parser_rejects_bad_numbers(capsys, argv, message):
+    with pytest.raises(SystemExit) as exc:
+        study_parser("demo").parse_args(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "parse, text, message",
+    [(harness.positive_float, "-1", "must be a positive finite number; got -1.0"),
+     (harness.positive_float, "inf", "must be a positive finite number; got inf"),
+     (harness.positive_float, "one", "must be a number; got 'one'"),
+     (harness.open_unit_float, "1", r"must lie in the open interval \(0, 1\); got 1.0"),
+     (harness.open_unit_float, "nan", r"must lie in the open interval \(0, 1\); got nan"),
+     (harness.open_unit_float, "a", "must be a number; got 'a'")],
+)
+def test_argument_types_reject_bad_values(parse, text, message):
+    import argparse
+
+    with pytest.raises(argparse.ArgumentTypeError, match=message):
+        parse(text)
+    assert harness.positive_float("0.5") == 0.5 and harness.open_unit_float("0.05") == 0.05
+
+
+@pytest.mark.parametrize("suffix", ["png", "svg"])
+def test_figures_are_reproducible(tmp_path, suffix):
+    def draw(path):
+        fig, axes = new_figure(2)
+        assert axes.shape == (2,)
+        for ax in axes:
+            ax.plot([0, 1], [0.04, 0.05], **harness.method_style("dp_ump"))
+            harness.plot_nominal(ax, 0.05)
+            harness.plot_band(ax, [0, 1], [0.03, 0.04], [0.05, 0.06], color="C0")
+            harness.finish_axes(ax, title="t", xlabel="x", ylabel="y")
+        harness.add_legend(fig)
+        return save_figure(fig, path)
+
+    a = draw(tmp_path / f"a.{suffix}").read_bytes()
+    b = draw(tmp_path / f"b.{suffix}").read_bytes()
+    assert a == b and len(a) > 1000
+
+
+def test_mc_se():
+    np.testing.assert_allclose(harness.mc_se([0.05, 0.5], 10_000), [np.sqrt(0.0475) / 100, 0.005])
+
+
+def test_progress_bar_is_shown_for_the_sweep(capsys):
+    pytest.importorskip("tqdm")
+    out = run_cells(_draw, CELLS, seed=2, progress=True, desc="demo")
+    assert out == run_cells(_draw, CELLS, seed=2)
+    err = capsys.readouterr().err
+    assert "demo" in err and f"0/{len(CELLS)}" in err  # a bar sized to the sweep

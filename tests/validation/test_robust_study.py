@@ -1,0 +1,64 @@
+"""The robust-estimation study (validation/robust_study.py) runs end to end in --quick mode."""
+
+import math
+
+import numpy as np
+import pytest
+
+from validation import robust_study
+from validation.harness import read_csv
+
+
+def test_quick_study_writes_csv_and_figure(tmp_path):
+    rows = robust_study.main(["--quick", "--out", str(tmp_path), "--seed", "3"])
+    meta, saved = read_csv(tmp_path / "robust.csv")
+    assert (tmp_path / "robust.png").stat().st_size > 0
+    assert meta["study"] == "robust" and meta["seed"] == "3"
+    assert len(saved) == len(rows) == len(robust_study.ADVERSARIES) * len(robust_study.QUICK["contamination"])
+    for row in saved:
+        assert row["removed_weight"] <= 2 * row["contamination"] + 1e-12
+        assert row["rate"] == pytest.approx(
+            robust_study.theoretical_rate(row["contamination"], row["d"], row["k"], row["n_batches"],
+                                          row["epsilon"]))
+        if row["adversary"] == "unprivatized":
+            # the gross adversary is removed even at the quick size: the filter is far below naive
+            assert row["tv_filter"] < 0.5 * row["tv_naive"]
+
+
+def test_quick_study_is_reproducible(tmp_path):
+    first = robust_study.main(["--quick", "--out", str(tmp_path / "a"), "--reps", "1"])
+    second = robust_study.main(["--quick", "--out", str(tmp_path / "b"), "--reps", "1"])
+    keys = ("tv_naive", "tv_filter", "tv_oracle", "removed_weight")
+    assert [[r[k] for k in keys] for r in first] == [[r[k] for k in keys] for r in second]
+
+
+def test_quick_calibration_runs(tmp_path):
+    rows = robust_study.main(["--quick", "--calibrate", "--out", str(tmp_path), "--reps", "20"])
+    meta, saved = read_csv(tmp_path / "robust_calibration.csv")
+    assert len(saved) == len(rows) == 2
+    assert all(0 < r["q50"] <= r["q99"] <= r["q999"] <= r["max"] for r in saved)
+    assert float(meta["largest_q999"]) == max(r["q999"] for r in saved)
+    assert float(meta["shipped_threshold_constant"]) == 1.0
+
+
+@pytest.mark.parametrize(
+    "c, expected",
+    [
+        # (c / eps) sqrt(d log(1/c) / k) + d / (eps sqrt(n k)) at d=10, k=50, n=2000, eps=1
+        (0.1, 0.1 * math.sqrt(10 * math.log(10) / 50) + 10 / math.sqrt(100_000)),
+        (0.0, 10 / math.sqrt(100_000)),
+    ],
+)
+def test_theoretical_rate(c, expected):
+    assert robust_study.theoretical_rate(c, 10, 50, 2000, 1.0) == pytest.approx(expected, rel=1e-14)
+
+
+def test_adversary_bits():
+    gen = np.random.default_rng(0)
+    p = robust_study.zipf_law(4)
+    bits = robust_study.contaminated_bits("unprivatized", p, 5, 10, 3, 1.0, gen)
+    assert bits.shape == (10, 5, 4)
+    np.testing.assert_array_equal(bits[:3].sum(axis=1), np.tile([0, 0, 0, 5], (3, 1)))
+    assert set(np.unique(bits)) <= {0.0, 1.0}
+    with pytest.raises(ValueError, match="`adversary` must be one of"):
+        robust_study.contaminated_bits("nope", p, 5, 10, 3, 1.0, gen)

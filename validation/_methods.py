@@ -1,0 +1,801 @@
+"""Exact operating characteristics shared by the studies (private to ``validation``).
+
+Three families of computations live here:
+
+* **Non-private yardsticks**, exact finite sums with scipy: the randomised UMP
+  one-sided binomial test, the exact (Clopper-Pearson type) one-sided binomial test,
+  the Clopper-Pearson and Wald intervals.
+* **The law of a release**, exact: a Tulap-noised count ``Z = X + N`` and a
+  Laplace-noised proportion ``pi_hat = X/n + L``, ``X ~ Binomial(n, theta)``.  Tail
+  probabilities are finite sums over x of ``Binom(x) * (noise tail)``; expectations
+  ``E[g(release)]`` of a piecewise-smooth ``g`` are computed by Gauss-Legendre
+  quadrature on panels whose ends are the kinks of the release's density (for the
+  Tulap count the density is constant on each cell ``(j - 1/2, j + 1/2)``; for the
+  Laplace proportion it is smooth between consecutive ``x/n``).
+* **Operating characteristics of a p-value**: a one-sided p-value that is monotone
+  in the release rejects exactly on a half-line ``{t >= t*}`` (or ``{t <= t*}``);
+  ``t*`` is found by a root search on the *public* p-value function, and the size
+  or power is then the exact probability of that half-line.  This checks the
+  p-value against the release law, rather than trusting the package's own power
+  function.
+
+Everything takes already valid arguments (the studies build them).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from scipy import special, stats
+
+__all__ = []
+
+_GL_CACHE = {}
+
+
+def _gauss_legendre01(m):
+    """Gauss-Legendre nodes and weights on [0, 1] (weights sum to 1)."""
+    if m not in _GL_CACHE:
+        x, w = np.polynomial.legendre.leggauss(m)
+        _GL_CACHE[m] = (0.5 * (x + 1.0), 0.5 * w)
+    return _GL_CACHE[m]
+
+
+# --------------------------------------------------------------------------- non-private
+def ump_randomised_phi(n, p0, alpha, alternative):
+    """Test function phi(x), x = 0..n, of the non-private randomised UMP one-sided binomial test.
+
+    ``greater``: phi = 1 for x > c, gamma at x = c, 0 below, where
+    P_p0(X > c) <= alpha < P_p0(X >= c) and gamma = (alpha - P_p0(X > c)) / P_p0(X = c),
+    so the size is alpha exactly.  ``less`` by the symmetry X -> n - X.
+    """
+    if alternative == "less":
+        return ump_randomised_phi(n, 1.0 - p0, alpha, "greater")[::-1].copy()
+    k = np.arange(n + 1)
+    sf0 = stats.binom.sf(k, n, p0)  # P_p0(X > k)
+    c = int(np.flatnonzero(sf0 <= alpha)[0])
+    phi = (k > c).astype(float)
+    phi[c] = (alpha - sf0[c]) / stats.binom.pmf(c, n, p0)
+    return phi
+
+
+def exact_binomial_phi(n, p0, alpha, alternative):
+    """Test function (0/1) of the non-private exact one-sided binomial test.
+
+    ``greater`` rejects when the p-value P_p0(X >= x) is <= alpha; ``less`` by symmetry.
+    """
+    if alternative == "less":
+        return exact_binomial_phi(n, 1.0 - p0, alpha, "greater")[::-1].copy()
+    x = np.arange(n + 1)
+    return (stats.binom.sf(x - 1, n, p0) <= alpha).astype(float)
+
+
+def phi_power(phi, n, theta):
+    """E_theta[phi(X)] = sum_x Binom(x; n, theta) phi(x), for an array of theta."""
+    theta = np.atleast_1d(np.asarray(theta, dtype=float))
+    return stats.binom.pmf(np.arange(n + 1)[None, :], n, theta[:, None]) @ phi
+
+
+def phi_simulate(gen, phi, n, theta, reps):
+    """Simulated rejections of a randomised test: X ~ Binomial(n, theta), reject if U < phi(X)."""
+    x = gen.binomial(n, theta, size=reps)
+    return gen.random(reps) < phi[x]
+
+
+def clopper_pearson(x, n, level):
+    """Clopper-Pearson interval [low, high] for counts x (array), as an (..., 2) array."""
+    x = np.asarray(x, dtype=float)
+    a = 1.0 - level
+    with np.errstate(invalid="ignore"):
+        low = np.where(x > 0, special.betaincinv(np.maximum(x, 1), n - x + 1, a / 2), 0.0)
+        high = np.where(x < n, special.betaincinv(x + 1, np.maximum(n - x, 1), 1 - a / 2), 1.0)
+    return np.stack([low, high], axis=-1)
+
+
+def wald(x, n, level):
+    """Wald interval p_hat +/- z sqrt(p_hat (1 - p_hat) / n), clipped to [0, 1]."""
+    p = np.asarray(x, dtype=float) / n
+    half = stats.norm.ppf(0.5 + level / 2) * np.sqrt(p * (1 - p) / n)
+    return np.stack([np.clip(p - half, 0, 1), np.clip(p + half, 0, 1)], axis=-1)
+
+
+def nonprivate_ci_coverage(interval, n, theta, level):
+    """Exact coverage and mean length: sums over x of Binom(x; n, theta) (closed intervals)."""
+    theta = np.atleast_1d(np.asarray(theta, dtype=float))
+    x = np.arange(n + 1)
+    ci = interval(x, n, level)
+    pmf = stats.binom.pmf(x[None, :], n, theta[:, None])
+    covers = (ci[None, :, 0] <= theta[:, None]) & (theta[:, None] <= ci[None, :, 1])
+    return np.sum(pmf * covers, axis=1), pmf @ (ci[:, 1] - ci[:, 0])
+
+
+# --------------------------------------------------------------------------- release laws
+def _x_window(n, theta, tail):
+    """Counts x whose complement has Binomial(n, theta) mass <= tail (both sides together)."""
+    lo = int(stats.binom.ppf(tail / 2, n, theta))
+    hi = int(stats.binom.isf(tail / 2, n, theta))
+    return max(lo - 1, 0), min(hi + 1, n)
+
+
+@functools.lru_cache(maxsize=64)
+def _tulap(epsilon, delta):
+    from dpinfer import Tulap
+
+    return Tulap.from_privacy(epsilon, delta)
+
+
+class CountLaw:
+    """Z = X + N, X ~ Binomial(n, theta), N ~ Tulap(0, exp(-epsilon), q(delta))."""
+
+    axis = "count"
+
+    def __init__(self, n, epsilon, delta=0.0):
+        self.n, self.epsilon, self.delta = n, epsilon, delta
+        self.noise = _tulap(epsilon, delta)
+
+    def sf(self, t, theta):
+        """P_theta(Z >= t) for an array t (continuous law: >= and > agree)."""
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        x = np.arange(self.n + 1)
+        pmf = stats.binom.pmf(x, self.n, theta)
+        return np.asarray(self.noise.ccdf((t[:, None] - x[None, :]).ravel())).reshape(
+            t.size, -1) @ pmf
+
+    def cdf(self, t, theta):
+        """P_theta(Z <= t), summed directly (no 1 - sf)."""
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        x = np.arange(self.n + 1)
+        pmf = stats.binom.pmf(x, self.n, theta)
+        return np.asarray(self.noise.cdf((t[:, None] - x[None, :]).ravel())).reshape(
+            t.size, -1) @ pmf
+
+    def bracket(self):
+        spread = 60.0 / self.epsilon + 1.0
+        return -spread, self.n + spread
+
+    def two_sided_tail(self, d, v):
+        """P_v(|Z - n v| >= d) for arrays d and v of one shape: the 'asymptotically
+        unbiased' two-sided p-value of Awan & Slavkovic (2020) at |z - n v| = d."""
+        # Counts within 9 binomial sd of n v (the rest has mass < 1e-18), per row.
+        half = int(np.ceil(9.0 * np.sqrt(self.n * 0.25))) + 2
+        start = np.clip(np.rint(self.n * v).astype(int) - half, 0, max(self.n - 2 * half, 0))
+        x = start[:, None] + np.arange(min(2 * half, self.n) + 1)[None, :]
+        pmf = stats.binom.pmf(x, self.n, v[:, None])
+        centre = (self.n * v)[:, None]
+        upper = np.asarray(self.noise.ccdf((centre + d[:, None] - x).ravel()))
+        lower = np.asarray(self.noise.cdf((centre - d[:, None] - x).ravel()))
+        tails = (upper + lower).reshape(pmf.shape)
+        return np.sum(pmf * tails, axis=1)
+
+    def two_sided_half_width(self, v, alpha):
+        """d(v) with P_v(|Z - n v| >= d) = alpha, for an array of null values v.
+
+        The test rejects when |Z - n v| >= d(v); its acceptance region is
+        (n v - d, n v + d).  All v are solved together (:func:`solve_increasing`).
+        """
+        v = np.atleast_1d(np.asarray(v, dtype=float))
+        hi = self.n + 60.0 / self.epsilon + 1.0
+        return solve_increasing(lambda d, idx: -self.two_sided_tail(d, v[idx]),
+                                np.full(v.shape, -alpha), 0.0, hi, indexed=True)
+
+    def sample(self, gen, theta, reps):
+        x = gen.binomial(self.n, theta, size=reps)
+        return x + np.asarray(self.noise.sample(reps, rng=gen))
+
+    def quadrature(self, thetas, *, nodes=8, tail=1e-13):
+        """Nodes z and weights W (len(thetas), len(z)) with E_theta[g(Z)] ~ W @ g(z).
+
+        The density of Z is constant on every cell (j - 1/2, j + 1/2), j an integer
+        (N's density is, and X is an integer), with mass
+        H_j = sum_x Binom(x) P(N in (j - x - 1/2, j - x + 1/2)); inside a cell the
+        integrand is smooth, so an m-point Gauss-Legendre rule per cell is accurate
+        to O(h^(2m)) in the cell.  Cells are kept while the neglected Binomial and
+        noise tails stay below ``tail``; returns also that neglected mass per theta
+        (the error bound for an integrand in [0, 1] besides quadrature error).
+        Requires delta = 0 (q = 0), where the density is exactly piecewise constant.
+        """
+        if self.delta != 0.0:
+            raise ValueError("quadrature over the Tulap law needs delta = 0.")
+        thetas = np.atleast_1d(np.asarray(thetas, dtype=float))
+        windows = [_x_window(self.n, th, tail) for th in thetas]
+        x_lo = min(w[0] for w in windows)
+        x_hi = max(w[1] for w in windows)
+        # Tulap tail beyond K cells: about b^K; keep K with b^K < tail.
+        k_max = int(np.ceil(-np.log(tail) / self.epsilon)) + 1
+        j = np.arange(x_lo - k_max, x_hi + k_max + 1)
+        x = np.arange(x_lo, x_hi + 1)
+        d = j[:, None] - x[None, :]
+        cell = np.asarray(self.noise.cdf((d + 0.5).ravel())) - np.asarray(
+            self.noise.cdf((d - 0.5).ravel()))
+        cell = cell.reshape(d.shape)
+        pmf = stats.binom.pmf(x[None, :], self.n, thetas[:, None])  # (T, X)
+        mass = pmf @ cell.T  # (T, J)
+        u, w = _gauss_legendre01(nodes)
+        z = (j[:, None] - 0.5 + u[None, :]).ravel()
+        weights = (mass[:, :, None] * w[None, None, :]).reshape(thetas.size, -1)
+        return z, weights, 1.0 - mass.sum(axis=1)
+
+
+class ProportionLaw:
+    """pi_hat = X/n + L, X ~ Binomial(n, theta), L ~ Laplace(0, 1/(epsilon n))."""
+
+    axis = "proportion"
+
+    def __init__(self, n, epsilon):
+        self.n, self.epsilon = n, epsilon
+        self.scale = 1.0 / (epsilon * n)
+
+    def _lap_sf(self, d):
+        z = d / self.scale
+        half = 0.5 * np.exp(-np.abs(z))
+        return np.where(z > 0, half, 1.0 - half)
+
+    def sf(self, t, theta):
+        """P_theta(pi_hat >= t) for an array t."""
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        x = np.arange(self.n + 1)
+        pmf = stats.binom.pmf(x, self.n, theta)
+        return self._lap_sf(t[:, None] - x[None, :] / self.n) @ pmf
+
+    def cdf(self, t, theta):
+        """P_theta(pi_hat <= t)."""
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        x = np.arange(self.n + 1)
+        pmf = stats.binom.pmf(x, self.n, theta)
+        return self._lap_sf(x[None, :] / self.n - t[:, None]) @ pmf
+
+    def bracket(self):
+        spread = 60.0 * self.scale + 1.0
+        return -spread, 1.0 + spread
+
+    def sample(self, gen, theta, reps):
+        x = gen.binomial(self.n, theta, size=reps)
+        return x / self.n + gen.laplace(0.0, self.scale, size=reps)
+
+    def density(self, pi, thetas, x):
+        """h_theta(pi) = sum_{x in window} Binom(x) Laplace density at pi - x/n: (T, len(pi))."""
+        pmf = stats.binom.pmf(x[None, :], self.n, thetas[:, None])
+        lap = np.exp(-np.abs(pi[:, None] - x[None, :] / self.n) / self.scale) / (2 * self.scale)
+        return pmf @ lap.T
+
+    def quadrature(self, thetas, *, nodes=8, tail=1e-13):
+        """Nodes and weights with E_theta[g(pi_hat)] ~ W @ g(pi) (see CountLaw.quadrature).
+
+        The density of pi_hat is smooth between the kinks x/n; panels are
+        [x/n, (x+1)/n] over the count window, then panels of widths s, s, 2s, 4s, ...
+        (s the Laplace scale) out to where the Laplace tail is below ``tail``.
+        """
+        thetas = np.atleast_1d(np.asarray(thetas, dtype=float))
+        windows = [_x_window(self.n, th, tail) for th in thetas]
+        x_lo = min(w[0] for w in windows)
+        x_hi = max(w[1] for w in windows)
+        x = np.arange(x_lo, x_hi + 1)
+        reach = -np.log(tail) * self.scale
+        steps = [self.scale]
+        while sum(steps) < reach:
+            steps.append(min(2 * steps[-1], 8 * self.scale) if len(steps) > 1 else self.scale)
+        offsets = np.cumsum([0.0] + steps)
+        inner = x / self.n
+        edges = np.unique(np.concatenate([inner[0] - offsets[::-1], inner, inner[-1] + offsets]))
+        u, w = _gauss_legendre01(nodes)
+        lo, width = edges[:-1], np.diff(edges)
+        pi = (lo[:, None] + width[:, None] * u[None, :]).ravel()
+        wq = (width[:, None] * w[None, :]).ravel()
+        weights = self.density(pi, thetas, x) * wq[None, :]
+        neglected = 1.0 - weights.sum(axis=1)
+        return pi, weights, neglected
+
+
+# --------------------------------------------------------------------------- p-value tests
+def one_sided_threshold(pvalue, law, levels, alternative):
+    """Thresholds t*(level) with pvalue(t*) = level for a p-value monotone in the release.
+
+    ``pvalue(t_array) -> array``, decreasing in t for ``greater`` (rejection region
+    {t >= t*}) and increasing for ``less`` ({t <= t*}).  All levels are solved at
+    once (:func:`solve_increasing`, to |p(t*) - level| <= 1e-15 or a bracket of
+    1e-13 relative width).  Returns a float for a scalar level.
+    """
+    levels = np.asarray(levels, dtype=float)
+    lo, hi = law.bracket()
+    sign = -1.0 if alternative == "greater" else 1.0
+    func = lambda t: sign * np.asarray(pvalue(t), dtype=float)  # noqa: E731
+    ends = func(np.array([lo, hi]))
+    if not (np.all(ends[0] < sign * levels) and np.all(sign * levels <= ends[1])):
+        raise RuntimeError(f"the p-value does not cross {levels} inside [{lo}, {hi}]")
+    out = solve_increasing(func, sign * levels.ravel(), lo, hi)
+    return float(out[0]) if levels.ndim == 0 else out.reshape(levels.shape)
+
+
+def one_sided_power(law, threshold, theta, alternative):
+    """Exact probability of the rejection half-line under theta (array)."""
+    theta = np.atleast_1d(np.asarray(theta, dtype=float))
+    f = law.sf if alternative == "greater" else law.cdf
+    return np.array([f(np.array([threshold]), th)[0] for th in theta])
+
+
+def two_sided_thresholds(pvalue, law, alpha, centre):
+    """(t_lo, t_hi) where a two-sided p-value, maximal at ``centre``, equals alpha.
+
+    The p-value must increase up to ``centre`` and decrease after it; the rejection
+    region is then {t <= t_lo} U {t >= t_hi}.
+    """
+    lo, hi = law.bracket()
+    p = lambda t: np.asarray(pvalue(t), dtype=float)  # noqa: E731
+    t_lo = solve_increasing(p, np.array([alpha]), lo, centre)[0]
+    t_hi = solve_increasing(lambda t: -p(t), np.array([-alpha]), centre, hi)[0]
+    return float(t_lo), float(t_hi)
+
+
+def bisect_increasing(func, targets, lo, hi, *, iters=60):
+    """Vectorised bisection: where an increasing ``func`` crosses each target, in [lo, hi].
+
+    Returns the midpoint of the final bracket [a, b] with func(a) < y <= func(b),
+    of width (hi - lo) / 2**iters.  ``func(array) -> array``; the caller guarantees
+    func(lo) < y <= func(hi).
+    """
+    targets = np.asarray(targets, dtype=float)
+    a = np.full(targets.shape, float(lo))
+    b = np.full(targets.shape, float(hi))
+    for _ in range(iters):
+        mid = 0.5 * (a + b)
+        below = func(mid) < targets
+        a = np.where(below, mid, a)
+        b = np.where(below, b, mid)
+    return 0.5 * (a + b)
+
+
+def solve_increasing(func, targets, lo, hi, *, ftol=1e-15, xtol=1e-13, max_iter=200,
+                     f_lo=None, f_hi=None, indexed=False):
+    """Vectorised root search: x with func(x) = y for each target, func increasing.
+
+    ``lo`` and ``hi`` are scalars or arrays (one bracket per target); ``f_lo`` and
+    ``f_hi``, if given, are func at those ends (already computed by the caller).
+    With ``indexed=True`` the function differs per target and is called as
+    ``func(x, idx)`` with ``idx`` the targets' positions.
+
+    Illinois (modified regula falsi) steps inside a bracket [a, b] with
+    func(a) < y <= func(b), falling back to bisection when a step leaves the
+    bracket or stalls; a root is accepted when |func(x) - y| <= ftol or the bracket
+    is narrower than xtol (1 + |x|).  Only unconverged targets are evaluated.
+    """
+    y = np.asarray(targets, dtype=float).ravel()
+    a = np.broadcast_to(np.asarray(lo, dtype=float).ravel(), y.shape).copy()
+    b = np.broadcast_to(np.asarray(hi, dtype=float).ravel(), y.shape).copy()
+    if not indexed:
+        plain = func
+
+        def func(x, idx):
+            return plain(x)
+
+    if f_lo is None or f_hi is None:
+        every = np.arange(y.size)
+        f_lo, f_hi = func(a, every), func(b, every)
+    fa = np.broadcast_to(f_lo, y.shape) - y
+    fb = np.broadcast_to(f_hi, y.shape) - y
+    if np.any(fa >= 0) or np.any(fb < 0):
+        raise RuntimeError("solve_increasing: the targets are not bracketed by [lo, hi]")
+    side = np.zeros(y.shape)
+    x = 0.5 * (a + b)
+    done = np.zeros(y.shape, dtype=bool)
+    for it in range(max_iter):
+        act = np.flatnonzero(~done)
+        if act.size == 0:
+            break
+        aa, bb, ffa, ffb = a[act], b[act], fa[act], fb[act]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xs = bb - ffb * (bb - aa) / (ffb - ffa)
+        # Every fourth round is a bisection: guarantees progress on kinks and flats.
+        bad = ~np.isfinite(xs) | (xs <= aa) | (xs >= bb) | (it % 4 == 3)
+        xs = np.where(bad, 0.5 * (aa + bb), xs)
+        fx = func(xs, act) - y[act]
+        neg = fx < 0
+        # Illinois: halve the stale end's value when the same end moves twice.
+        ffb = np.where(neg & (side[act] == -1), 0.5 * ffb, ffb)
+        ffa = np.where(~neg & (side[act] == 1), 0.5 * ffa, ffa)
+        a[act] = np.where(neg, xs, aa)
+        fa[act] = np.where(neg, fx, ffa)
+        b[act] = np.where(neg, bb, xs)
+        fb[act] = np.where(neg, ffb, fx)
+        side[act] = np.where(neg, -1.0, 1.0)
+        x[act] = xs
+        done[act] = (np.abs(fx) <= ftol) | (b[act] - a[act] <= xtol * (1.0 + np.abs(xs)))
+    return x.reshape(np.shape(targets))
+
+
+# --------------------------------------------------------------------------- DP-JIMI, finite H
+def jimi_finite_draws_power(pvalue, law, alpha, alternative, n_sim, theta, *, nodes=16):
+    """Exact rejection probability of the DP-JIMI test run with ``n_sim`` draws.
+
+    Given the release t, the number of draws on the null side is
+    Binomial(H, p(t)) with p the exact-limit p-value; the test rejects when that
+    count is <= m = max{k : k/H <= alpha}.  Since P(Bin(H, p) <= m) = P(p < U) for
+    U ~ Beta(m + 1, H - m) (the (m+1)-th uniform order statistic), the rejection
+    probability is E_U[P_theta(p(T) < U)] = E_U[P_theta(T beyond t(U))], with t(u)
+    the level-u threshold of the exact-limit test.  The outer expectation is a
+    Gauss-Hermite rule after writing U = F_Beta^-1(Phi(Z)), Z ~ N(0, 1).
+    """
+    m = max(k for k in range(n_sim + 1) if k / n_sim <= alpha)
+    if m >= n_sim:
+        return np.ones(np.size(theta))
+    # U = F^-1(Phi(Z)) with Z standard normal: the integrand is smooth in Z, so a
+    # Gauss-Hermite rule converges fast (16 nodes: error below 1e-8 in the tests).
+    zs, ws = np.polynomial.hermite_e.hermegauss(nodes)
+    us = np.where(zs < 0, stats.beta.ppf(stats.norm.cdf(zs), m + 1, n_sim - m),
+                  stats.beta.isf(stats.norm.sf(zs), m + 1, n_sim - m))
+    wts = ws / np.sqrt(2.0 * np.pi)
+    thresholds = one_sided_threshold(pvalue, law, us, alternative)
+    theta = np.atleast_1d(np.asarray(theta, dtype=float))
+    f = law.sf if alternative == "greater" else law.cdf
+    probs = np.array([f(thresholds, th) for th in theta])  # (T, nodes)
+    return probs @ wts
+
+
+# --------------------------------------------------------------------------- dpinfer methods
+PRIVATE_TESTS = ("dp_ump", "normal", "dp_jimi")
+NONPRIVATE_TESTS = ("ump_nonprivate", "exact_binomial")
+
+
+def law_for(method, n, epsilon):
+    """The release law a method's test is applied to."""
+    return CountLaw(n, epsilon) if method == "dp_ump" else ProportionLaw(n, epsilon)
+
+
+def pvalue_function(method, n, p0, epsilon, alternative, *, n_sim=None, rng=None):
+    """``t_array -> p-values`` through dpinfer's public test functions.
+
+    ``normal`` is called with its ApproximationWarning silenced: the studies exist
+    to measure how good the approximation is.  ``dp_jimi`` uses the exact limit
+    (``n_sim=None``) unless ``n_sim`` is given.
+    """
+    import warnings
+
+    import dpinfer
+
+    if method == "dp_ump":
+        def pvalue(t):
+            return np.asarray(dpinfer.binom_ump_test(np.asarray(t, float), n, p0, epsilon=epsilon,
+                                                     alternative=alternative))
+    elif method == "normal":
+        def pvalue(t):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", dpinfer.ApproximationWarning)
+                return np.asarray(dpinfer.binom_normal_test(np.asarray(t, float), n, p0,
+                                                            epsilon=epsilon,
+                                                            alternative=alternative))
+    elif method == "dp_jimi":
+        def pvalue(t):
+            return np.asarray(dpinfer.binom_jimi_test(np.asarray(t, float), n, p0, epsilon=epsilon,
+                                                      alternative=alternative, n_sim=n_sim,
+                                                      rng=rng))
+    else:
+        raise ValueError(f"unknown private test {method!r}")
+    return pvalue
+
+
+def _row(cell, theta, value, mc_se, n_sim):
+    return {
+        **cell.get("extra", {}),
+        "method": cell["method"],
+        "alternative": cell["alternative"],
+        "n": cell["n"],
+        "epsilon": cell["epsilon"],
+        "p0": cell["p0"],
+        "alpha": cell["alpha"],
+        "theta": float(theta),
+        "n_sim": n_sim,
+        cell.get("value_name", "rejection"): float(value),
+        "mc_se": mc_se,
+    }
+
+
+def one_sided_cell(cell, seed_sequence):
+    """Rejection probabilities of one one-sided test at ``cell['thetas']``: a list of rows.
+
+    cell keys: method, n, epsilon, p0, alpha, alternative, thetas, mode ('exact' or
+    'simulate'), reps, n_sim (DP-JIMI draws), value_name (column of the result),
+    extra (a dict of leading columns copied into every row, e.g. the panel).
+    Exact mode: the non-private tests as sums over x; the private tests by the
+    rejection half-line of their p-value (see :func:`one_sided_threshold`) and the
+    exact law of the release; DP-JIMI also at ``n_sim`` draws exactly
+    (:func:`jimi_finite_draws_power`).  Simulate mode: ``reps`` releases per theta,
+    the test applied to all of them at once, and the +/- Monte Carlo SE.
+    """
+    method, n, eps = cell["method"], cell["n"], cell["epsilon"]
+    p0, alpha, alt = cell["p0"], cell["alpha"], cell["alternative"]
+    thetas = np.asarray(cell["thetas"], dtype=float)
+    rows = []
+    if cell["mode"] == "exact":
+        if method in NONPRIVATE_TESTS:
+            phi_fn = ump_randomised_phi if method == "ump_nonprivate" else exact_binomial_phi
+            power = phi_power(phi_fn(n, p0, alpha, alt), n, thetas)
+            return [_row(cell, th, pw, None, None) for th, pw in zip(thetas, power)]
+        law = law_for(method, n, eps)
+        pvalue = pvalue_function(method, n, p0, eps, alt)
+        threshold = one_sided_threshold(pvalue, law, alpha, alt)
+        power = one_sided_power(law, threshold, thetas, alt)
+        rows = [_row(cell, th, pw, None, None) for th, pw in zip(thetas, power)]
+        if method == "dp_jimi" and cell.get("n_sim"):
+            finite = jimi_finite_draws_power(pvalue, law, alpha, alt, cell["n_sim"], thetas)
+            rows += [_row(cell, th, pw, None, cell["n_sim"]) for th, pw in zip(thetas, finite)]
+        return rows
+    reps = cell["reps"]
+    for theta, ss in zip(thetas, seed_sequence.spawn(thetas.size)):
+        data_ss, draw_ss = ss.spawn(2)
+        gen = np.random.default_rng(data_ss)
+        if method in NONPRIVATE_TESTS:
+            phi_fn = ump_randomised_phi if method == "ump_nonprivate" else exact_binomial_phi
+            reject = phi_simulate(gen, phi_fn(n, p0, alpha, alt), n, theta, reps)
+            n_sim = None
+        else:
+            law = law_for(method, n, eps)
+            n_sim = cell["n_sim"] if method == "dp_jimi" else None
+            pvalue = pvalue_function(method, n, p0, eps, alt, n_sim=n_sim,
+                                     rng=np.random.default_rng(draw_ss))
+            reject = pvalue(law.sample(gen, theta, reps)) <= alpha
+        rate = float(np.mean(reject))
+        rows.append(_row(cell, theta, rate, float(np.sqrt(rate * (1 - rate) / reps)), n_sim))
+    return rows
+
+
+# --------------------------------------------------------------------------- intervals
+INTERVALS = ("dp_ump", "dp_jimi", "clopper_pearson", "wald")
+
+
+def piecewise_chebyshev(func, breaks, degree):
+    """Interpolant of ``func`` on each piece [breaks[i], breaks[i+1]] (Chebyshev-Lobatto nodes).
+
+    ``func(array) -> array`` of shape (m,) or (m, k) is called once, on all nodes.
+    Returns a vectorised callable (output shape t.shape or t.shape + (k,)); points
+    outside [breaks[0], breaks[-1]] use the end pieces.
+    """
+    breaks = np.asarray(breaks, dtype=float)
+    k = np.arange(degree + 1)
+    ref = -np.cos(np.pi * k / degree)  # Chebyshev-Lobatto points on [-1, 1]
+    a, b = breaks[:-1], breaks[1:]
+    nodes = (0.5 * (a + b))[:, None] + (0.5 * (b - a))[:, None] * ref[None, :]
+    values = np.asarray(func(nodes.ravel()), dtype=float)
+    squeeze = values.ndim == 1
+    cols = 1 if squeeze else values.shape[1]
+    values = values.reshape(a.size, degree + 1, cols)
+    polys = [[np.polynomial.Chebyshev.fit(nodes[i], values[i, :, c], degree, domain=[a[i], b[i]])
+              for c in range(cols)] for i in range(a.size)]
+
+    def interpolant(t):
+        t = np.asarray(t, dtype=float)
+        piece = np.clip(np.searchsorted(breaks, t, side="right") - 1, 0, a.size - 1)
+        out = np.empty(t.shape + (cols,))
+        for i, row in enumerate(polys):
+            sel = piece == i
+            if np.any(sel):
+                for c, poly in enumerate(row):
+                    out[sel, c] = poly(t[sel])
+        return out[..., 0] if squeeze else out
+
+    return interpolant
+
+
+def _ci_function(method, n, epsilon, level, *, n_sim=None, rng=None):
+    """``t_array -> (m, 2)`` two-sided interval endpoints through dpinfer's public API."""
+    import dpinfer
+
+    if method == "dp_ump":
+        def ci(t):
+            return np.asarray(dpinfer.binom_ump_ci(np.asarray(t, float), n, epsilon=epsilon,
+                                                   confidence_level=level)).reshape(-1, 2)
+    elif method == "dp_jimi":
+        def ci(t):
+            return np.asarray(dpinfer.binom_jimi_ci(np.asarray(t, float), n, epsilon=epsilon,
+                                                    confidence_level=level, n_sim=n_sim,
+                                                    rng=rng)).reshape(-1, 2)
+    else:
+        raise ValueError(f"unknown private interval {method!r}")
+    return ci
+
+
+def _endpoint_functions(method, n, epsilon, level):
+    """(low(t), high(t)): the two-sided interval's endpoints as functions of the release.
+
+    DP-JIMI's two-sided endpoints are the fiducial quantiles at a/2 and 1 - a/2
+    (a = 1 - level), which its one-sided intervals at confidence level 1 - a/2 return
+    alone (one quantile search instead of two); DP-UMP's two-sided interval inverts
+    a two-sided test, so both come from the two-sided call.
+    """
+    import dpinfer
+
+    if method == "dp_jimi":
+        one_sided = 1.0 - 0.5 * (1.0 - level)
+
+        def low(t):
+            return np.asarray(dpinfer.binom_jimi_ci(np.asarray(t, float), n, epsilon=epsilon,
+                                                    confidence_level=one_sided,
+                                                    alternative="greater", n_sim=None))[..., 0]
+
+        def high(t):
+            return np.asarray(dpinfer.binom_jimi_ci(np.asarray(t, float), n, epsilon=epsilon,
+                                                    confidence_level=one_sided,
+                                                    alternative="less", n_sim=None))[..., 1]
+
+        return low, high
+    ci = _ci_function(method, n, epsilon, level)
+    return (lambda t: ci(t)[:, 0]), (lambda t: ci(t)[:, 1])
+
+
+def _acceptance_region(endpoints, law, thetas, *, start=None, width=None):
+    """[a(theta), b(theta)]: the releases whose interval covers theta.
+
+    The endpoints L(t), U(t) are non-decreasing in the release t, so
+    {t : L(t) <= theta <= U(t)} = [a, b] with U(a) = theta and L(b) = theta, found
+    by root search on the endpoint functions themselves (``endpoints = (L, U)``).
+    ``start`` (optional) gives approximate roots (a0, b0) and ``width`` a bracket
+    half-width around them; targets whose narrow bracket fails get the law's full
+    bracket.
+    """
+    low, high = endpoints
+    lo, hi = law.bracket()
+    roots = []
+    for k, func in enumerate((high, low)):
+        if start is not None:
+            a0 = np.maximum(start[k] - width, lo)
+            b0 = np.minimum(start[k] + width, hi)
+        else:
+            a0, b0 = np.full(thetas.shape, lo), np.full(thetas.shape, hi)
+        ends = func(np.concatenate([a0, b0]))
+        f_lo, f_hi = ends[: thetas.size], ends[thetas.size:]
+        bad = ~((f_lo < thetas) & (thetas <= f_hi))
+        if np.any(bad):
+            a0, b0 = np.where(bad, lo, a0), np.where(bad, hi, b0)
+            fix = func(np.concatenate([a0[bad], b0[bad]]))
+            f_lo[bad], f_hi[bad] = fix[: bad.sum()], fix[bad.sum():]
+        roots.append(solve_increasing(func, thetas, a0, b0, ftol=1e-14, xtol=1e-12,
+                                      f_lo=f_lo, f_hi=f_hi))
+    return roots[0], roots[1]
+
+
+def _interval_row(cell, theta, coverage, length, se_cov=None, se_len=None, n_sim=None,
+                  neglected=None):
+    return {
+        **cell.get("extra", {}),
+        "method": cell["method"],
+        "n": cell["n"],
+        "epsilon": cell["epsilon"],
+        "confidence_level": cell["confidence_level"],
+        "theta": float(theta),
+        "n_sim": n_sim,
+        "coverage": float(coverage),
+        "mean_length": float(length),
+        "mc_se_coverage": se_cov,
+        "mc_se_length": se_len,
+        "neglected_mass": None if neglected is None else float(neglected),
+    }
+
+
+def jimi_endpoint_interpolant(ci, law, level, t_min, t_max, *, degree=32):
+    """Piecewise-Chebyshev interpolant of the DP-JIMI interval endpoints on [t_min, t_max].
+
+    Returns ``t -> (..., 2)`` approximate [low, high].  The exact-limit endpoints
+    are smooth in pi_hat except where an endpoint meets a point mass of theta*:
+    the upper endpoint leaves 0 at pi_hat = -s log(1/a), the lower endpoint leaves
+    0 at s log(1/a), the upper reaches 1 at 1 - s log(1/a), the lower reaches 1 at
+    1 + s log(1/a) (s = 1/(epsilon n), a = 1 - level), and at pi_hat = 0 and 1,
+    where the point masses change form.  Those are the breakpoints of the pieces.
+    Next to the first four the endpoints grow like a power of the distance, so
+    convergence there is algebraic: with degree 32 the mean length agrees with
+    direct quadrature of the exact interval to about 1e-6 (test_coverage_exact).
+    """
+    a = 1.0 - level
+    w = law.scale * np.log(1 / a)
+    kinks = [-w, 0.0, w, 1.0 - w, 1.0, 1.0 + w]
+    breaks = np.unique([t_min] + [k for k in kinks if t_min < k < t_max] + [t_max])
+    return piecewise_chebyshev(ci, breaks, degree)
+
+
+def ump_mean_length(law, thetas, alpha, *, nodes=8, reach=10.0):
+    """Exact mean length of the two-sided DP-UMP interval, by Pratt's identity.
+
+    E_theta[U(Z) - L(Z)] = int_0^1 P_theta(v in CI(Z)) dv (Fubini), and v is in the
+    interval exactly when the test of H0: theta = v accepts, |Z - n v| < d(v)
+    (:meth:`CountLaw.two_sided_half_width`).  So the mean length is
+    int_0^1 P_theta(n v - d(v) < Z < n v + d(v)) dv, each integrand value a finite
+    sum.  The v-integral uses Gauss-Legendre panels of width sd/2 (sd the standard
+    deviation of Z/n) on theta +/- ``reach`` sd, clipped to [0, 1].  The integrand
+    has kinks (where n v +/- d(v) crosses a half-integer), so the rule converges
+    algebraically: about 1e-6 with 8 nodes at n = 30, against direct quadrature of
+    the interval over the law of Z (tests).  Returns (mean lengths, the bound
+    ``reach``-sd neglected mass, ~1e-20).
+    """
+    thetas = np.atleast_1d(np.asarray(thetas, dtype=float))
+    n = law.n
+    var_noise = float(law.noise.var())
+    sd = np.sqrt(thetas * (1 - thetas) / n + var_noise / n**2)
+    lo = max(0.0, float(np.min(thetas - reach * np.sqrt(0.25 / n + var_noise / n**2))))
+    hi = min(1.0, float(np.max(thetas + reach * np.sqrt(0.25 / n + var_noise / n**2))))
+    panels = max(4, int(np.ceil((hi - lo) / (0.5 * float(np.min(sd))))))
+    edges = np.linspace(lo, hi, panels + 1)
+    u, w = _gauss_legendre01(nodes)
+    width = np.diff(edges)
+    v = (edges[:-1, None] + width[:, None] * u[None, :]).ravel()
+    wv = (width[:, None] * w[None, :]).ravel()
+    d = law.two_sided_half_width(v, alpha)
+    out = np.empty(thetas.size)
+    for i, theta in enumerate(thetas):
+        accept = law.cdf(n * v + d, theta) - law.cdf(n * v - d, theta)
+        out[i] = accept @ wv
+    neglected = np.full(thetas.size, stats.norm.sf(reach) * 2)
+    return out, neglected
+
+
+def interval_cell(cell, seed_sequence):
+    """Coverage and mean length of one method's two-sided interval at ``cell['thetas']``.
+
+    cell keys: method, n, epsilon, confidence_level, thetas, mode, reps, n_sim,
+    extra; exact-mode options: nodes (Gauss-Legendre nodes per panel), degree
+    (Chebyshev degree for the DP-JIMI length).
+
+    Exact mode: Clopper-Pearson and Wald by sums over x; DP-UMP and DP-JIMI (exact
+    limit) by the acceptance region [a, b] of each theta (root search on the
+    interval's own endpoints) and the exact law of the release, P(a <= T <= b); the
+    mean length by quadrature over the exact law (DP-UMP: the interval evaluated at
+    every node; DP-JIMI: a piecewise-Chebyshev interpolant of the endpoints, see
+    :func:`jimi_endpoint_interpolant`).  The neglected tail mass of the quadrature is
+    reported (lengths lie in [0, 1], so it bounds that part of the error).
+    """
+    method, n, level = cell["method"], cell["n"], cell["confidence_level"]
+    thetas = np.asarray(cell["thetas"], dtype=float)
+    if cell["mode"] == "exact":
+        if method in ("clopper_pearson", "wald"):
+            fn = clopper_pearson if method == "clopper_pearson" else wald
+            cov, length = nonprivate_ci_coverage(fn, n, thetas, level)
+            return [_interval_row(cell, th, c, ln) for th, c, ln in zip(thetas, cov, length)]
+        eps = cell["epsilon"]
+        law = law_for(method, n, eps)
+        ci = _ci_function(method, n, eps, level)
+        nodes = cell.get("nodes", 8)
+        if method == "dp_ump":
+            alpha = 1.0 - level
+            # The interval inverts the test rejecting when |Z - n v| >= d(v) (the
+            # asymptotically unbiased p-value); its acceptance region brackets the
+            # roots of the interval's own endpoints to within 1e-6.
+            d = law.two_sided_half_width(thetas, alpha)
+            a, b = _acceptance_region(_endpoint_functions(method, n, eps, level), law, thetas,
+                                      start=(n * thetas - d, n * thetas + d), width=1e-6)
+            mean_length, neglected = ump_mean_length(law, thetas, alpha, nodes=nodes)
+        else:
+            grid, weights, neglected = law.quadrature(thetas, nodes=nodes)
+            lo, hi = law.bracket()
+            approx = jimi_endpoint_interpolant(ci, law, level, min(grid.min(), lo),
+                                               max(grid.max(), hi), degree=cell.get("degree", 32))
+            lengths = np.diff(approx(grid), axis=1)[:, 0]
+            # Roots of the interpolated endpoints give 1e-4-wide brackets; the exact
+            # roots are then found on the interval function itself.
+            start = tuple(bisect_increasing(lambda t, c=c: approx(t)[:, c], thetas, lo, hi)
+                          for c in (1, 0))
+            a, b = _acceptance_region(_endpoint_functions(method, n, eps, level), law, thetas,
+                                      start=start, width=1e-4)
+            mean_length = weights @ lengths
+        coverage = np.array([law.cdf([bb], th)[0] - law.cdf([aa], th)[0]
+                             for aa, bb, th in zip(a, b, thetas)])
+        return [_interval_row(cell, th, c, ln, neglected=ng)
+                for th, c, ln, ng in zip(thetas, coverage, mean_length, neglected)]
+    reps = cell["reps"]
+    rows = []
+    for theta, ss in zip(thetas, seed_sequence.spawn(thetas.size)):
+        data_ss, draw_ss = ss.spawn(2)
+        gen = np.random.default_rng(data_ss)
+        n_sim = None
+        if method in ("clopper_pearson", "wald"):
+            fn = clopper_pearson if method == "clopper_pearson" else wald
+            intervals = fn(gen.binomial(n, theta, size=reps), n, level)
+        else:
+            law = law_for(method, n, cell["epsilon"])
+            n_sim = cell["n_sim"] if method == "dp_jimi" else None
+            ci = _ci_function(method, n, cell["epsilon"], level, n_sim=n_sim,
+                              rng=np.random.default_rng(draw_ss))
+            intervals = ci(law.sample(gen, theta, reps))
+        covers = (intervals[:, 0] <= theta) & (theta <= intervals[:, 1])
+        lengths = intervals[:, 1] - intervals[:, 0]
+        cov = float(np.mean(covers))
+        rows.append(_interval_row(cell, theta, cov, float(np.mean(lengths)),
+                                  float(np.sqrt(cov * (1 - cov) / reps)),
+                                  float(np.std(lengths, ddof=1) / np.sqrt(reps)), n_sim))
+    return rows
