@@ -49,11 +49,24 @@ def _check_real(value, name, *, finite=True):
     return value
 
 
+_EPSILON_RANGE = (1e-300, 1e12)
+
+
 def _check_epsilon(epsilon, name="epsilon"):
-    """Privacy-loss parameter: a positive finite real number."""
+    """Privacy-loss parameter: a positive finite real number in [1e-300, 1e12].
+
+    Below 1e-300 the noise scale 1/epsilon leaves the doubles; above 1e12 the noise is
+    far below the spacing of doubles (epsilon = 1e9 already gives the non-private limit).
+    """
     value = _check_real(epsilon, name, finite=False)
     if not (0.0 < value < np.inf):
         raise ValueError(f"`{name}` must be a positive finite number; got {value!r}.")
+    low, high = _EPSILON_RANGE
+    if not (low <= value <= high):
+        raise ValueError(
+            f"`{name}` must lie in [{low:g}, {high:g}] (outside it the noise scale 1/epsilon "
+            f"cannot be represented usefully in double precision); got {value!r}."
+        )
     return value
 
 
@@ -73,6 +86,9 @@ def _check_probability(p, name, *, open_low=False, open_high=False):
     if not (lo_ok and hi_ok):
         interval = ("(" if open_low else "[") + "0, 1" + (")" if open_high else "]")
         raise ValueError(f"`{name}` must lie in {interval}; got {value!r}.")
+    if 0.0 < value < 1e-300:
+        # Logs, odds and reciprocals of such values overflow or lose every digit.
+        raise ValueError(f"`{name}` must be 0 or at least 1e-300; got {value!r}.")
     return value
 
 
@@ -117,7 +133,7 @@ def _check_alternative(alternative, name="alternative"):
     return alternative
 
 
-def _check_int(value, name, *, minimum=0):
+def _check_int(value, name, *, minimum=0, maximum=2**53):
     """A whole number >= ``minimum``; integral floats such as 30.0 (R's doubles) are accepted."""
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
@@ -132,6 +148,9 @@ def _check_int(value, name, *, minimum=0):
         out = int(fvalue)
     if out < minimum:
         raise ValueError(f"`{name}` must be an integer >= {minimum}; got {out!r}.")
+    if out > maximum:
+        # Beyond 2**53 doubles cannot hold every integer, and numpy's int64 ends at 2**63.
+        raise ValueError(f"`{name}` must be an integer <= {maximum}; got {out!r}.")
     return out
 
 
@@ -139,7 +158,7 @@ def _check_n_sim(n_sim, name="n_sim", *, allow_none=True):
     """Number of Monte Carlo draws: a positive integer, or None for the exact limit."""
     if n_sim is None and allow_none:
         return None
-    return _check_int(n_sim, name, minimum=1)
+    return _check_int(n_sim, name, minimum=1, maximum=10**9)
 
 
 def _as_real_array(value, name, *, finite=True, ndim_max=None):
@@ -167,6 +186,18 @@ def _as_real_array(value, name, *, finite=True, ndim_max=None):
         first = float(arr[bad].flat[0])
         rule = "finite real numbers" if finite else "real numbers, not NaN"
         raise ValueError(f"`{name}` must contain only {rule}; got {first!r}.")
+    return arr
+
+
+def _as_probability_array(value, name):
+    """A float array of probabilities in [0, 1], each 0 or at least 1e-300 (as _check_probability)."""
+    arr = _as_real_array(value, name)
+    bad = (arr < 0.0) | (arr > 1.0)
+    if bad.any():
+        raise ValueError(f"`{name}` must lie in [0, 1]; got {float(arr[bad].flat[0])!r}.")
+    tiny = (arr > 0.0) & (arr < 1e-300)
+    if tiny.any():
+        raise ValueError(f"`{name}` must be 0 or at least 1e-300; got {float(arr[tiny].flat[0])!r}.")
     return arr
 
 

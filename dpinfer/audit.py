@@ -36,6 +36,7 @@ __all__ = ["AuditResult", "audit_releaser"]
 _N_THRESHOLDS = 256  # candidate thresholds per projection (quantiles of the selection half)
 _N_BINS = 32  # histogram bins per projection
 _MAX_CATEGORIES = 4096  # distinct outputs up to which the output is treated as discrete
+_MIN_PER_CATEGORY = 20  # ... provided there are this many draws per distinct output
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,8 @@ def audit_releaser(
         The claim to audit.  Default: the ``epsilon`` and ``delta`` recorded in
         the releases (required when the mechanism returns plain numbers).
     n_samples : int, default 100_000
-        Releases drawn per input; half select the event, half evaluate it.
+        Releases drawn per input, 20 to 1e8; half select the event, half
+        evaluate it.
     confidence_level : float, default 0.95
         Joint confidence of the lower bound.
     vectorized : bool, default True
@@ -167,7 +169,7 @@ def audit_releaser(
         is not a bool, the mechanism returns something that is not a Release or
         an array of real numbers, or the releases disagree with each other.
     ValueError
-        If ``n_samples < 20``, ``confidence_level`` is not in (0, 1), no claim is
+        If ``n_samples`` is outside [20, 1e8], ``confidence_level`` is not in (0, 1), no claim is
         available, the output shape does not match the batch, or the output
         contains NaN.
 
@@ -180,9 +182,10 @@ def audit_releaser(
     **Procedure.**  ``n_samples`` outputs are drawn from each input and split in
     halves.  On the first half an event is chosen among
 
-    * for a discrete output (at most 4096 distinct values, vectors compared
-      whole): sets of output values, ordered by their empirical likelihood ratio
-      (the Neyman-Pearson sets);
+    * for a discrete output (at most 4096 distinct values and at least 20 draws
+      per value in the selection half, vectors compared whole): sets of output
+      values, ordered by their empirical likelihood ratio (the Neyman-Pearson
+      sets);
     * for a real output: threshold events ``{Z > t}``, ``{Z < t}`` (256
       candidate ``t``, quantiles of the pooled half) and 32 histogram bins, on
       the output itself or, for a vector output, on each coordinate and on the
@@ -230,7 +233,7 @@ def audit_releaser(
         raise TypeError(f"`args` must be a tuple of extra positional arguments; got {_show(args)}.")
     if not isinstance(vectorized, (bool, np.bool_)):
         raise TypeError(f"`vectorized` must be True or False; got {_show(vectorized)}.")
-    n_samples = _check_int(n_samples, "n_samples", minimum=20)
+    n_samples = _check_int(n_samples, "n_samples", minimum=20, maximum=10**8)
     confidence_level = _check_confidence_level(confidence_level)
     if epsilon is not None:
         epsilon = _check_epsilon(epsilon)
@@ -314,7 +317,7 @@ def _draw(call, value, args, n_samples, vectorized, gen, name):
     """``n_samples`` outputs for one input as an (n_samples, D) float array, plus the claim seen."""
     if vectorized:
         batch = np.broadcast_to(value, (n_samples,) + value.shape).copy()
-        raw = call(batch, *args, rng=gen)
+        raw = _invoke(call, batch, args, gen)
         values, record = _unpack(raw, name)
         if values.ndim == 0 or values.shape[0] != n_samples:
             raise ValueError(
@@ -325,7 +328,7 @@ def _draw(call, value, args, n_samples, vectorized, gen, name):
     else:
         rows, record = [], None
         for _ in range(n_samples):
-            one, rec = _unpack(call(value.copy(), *args, rng=gen), name)
+            one, rec = _unpack(_invoke(call, value.copy(), args, gen), name)
             rows.append(one)
             record = _same_record(record, rec)
         try:
@@ -336,6 +339,21 @@ def _draw(call, value, args, n_samples, vectorized, gen, name):
     if np.isnan(values).any():
         raise ValueError(f"the mechanism returned NaN for `{name}`; an audit needs real outputs.")
     return values, record
+
+
+def _invoke(call, inputs, args, gen):
+    """Call the mechanism; explain a signature mismatch (the usual mistake: a missing ``n``)."""
+    try:
+        return call(inputs, *args, rng=gen)
+    except TypeError as exc:
+        text = str(exc)
+        if "positional argument" in text or "keyword argument" in text:
+            raise TypeError(
+                f"`mechanism` could not be called as mechanism(inputs, *args, rng=generator): {text}. "
+                "Pass its other positional arguments with `args`, e.g. args=(n,) for "
+                "TulapReleaser.release(x, n)."
+            ) from exc
+        raise
 
 
 def _unpack(raw, name):
@@ -440,7 +458,9 @@ def _discrete_encoder(pooled):
         return np.array(row[::-1])
 
     codes = np.unique(encode(pooled))
-    if codes.size > _MAX_CATEGORIES:
+    # a quantised real output (the hardened Laplace grid) is not "discrete" here:
+    # value sets need many draws per value to be estimated
+    if codes.size > min(_MAX_CATEGORIES, pooled.shape[0] / _MIN_PER_CATEGORY):
         return None
     return encode, decode, codes
 
@@ -484,10 +504,15 @@ def _choose_continuous(sel_x, sel_y, delta, tail):
     n_dim = sel_x.shape[1]
     projections = [(f"Z[{j}]" if n_dim > 1 else "Z", np.eye(n_dim)[j]) for j in range(n_dim)]
     if n_dim > 1:
-        direction = sel_x.mean(axis=0) - sel_y.mean(axis=0)
-        norm = np.linalg.norm(direction)
-        if norm > 0:
-            projections.append(("w.Z", direction / norm))
+        # scaled before normalising so that outputs near the float limits do not overflow
+        with np.errstate(over="ignore", invalid="ignore"):
+            direction = sel_x.mean(axis=0) - sel_y.mean(axis=0)
+            scale = np.max(np.abs(direction))
+            if np.isfinite(scale) and scale > 0:
+                w = direction / scale
+                w = w / np.linalg.norm(w)
+                if np.isfinite(sel_x @ w).all() and np.isfinite(sel_y @ w).all():
+                    projections.append(("w.Z", w))
     best = (-1.0, None)
     probs = np.linspace(0.0, 1.0, _N_THRESHOLDS + 2)[1:-1]
     edges_p = np.linspace(0.0, 1.0, _N_BINS + 1)[1:-1]
@@ -495,13 +520,14 @@ def _choose_continuous(sel_x, sel_y, delta, tail):
         px = np.sort(sel_x @ w)
         py = np.sort(sel_y @ w)
         pooled = np.concatenate([px, py])
-        thresholds = np.unique(np.quantile(pooled, probs))
+        # sample values as thresholds (no interpolation, which could overflow)
+        thresholds = np.unique(np.quantile(pooled, probs, method="inverted_cdf"))
         # counts of {P > t} under each input, then {P < t} (= m - #{P >= t})
         gt_x = m - np.searchsorted(px, thresholds, side="right")
         gt_y = m - np.searchsorted(py, thresholds, side="right")
         lt_x = np.searchsorted(px, thresholds, side="left")
         lt_y = np.searchsorted(py, thresholds, side="left")
-        edges = np.unique(np.concatenate([[-np.inf], np.quantile(pooled, edges_p), [np.inf]]))
+        edges = np.unique(np.concatenate([[-np.inf], np.quantile(pooled, edges_p, method="inverted_cdf"), [np.inf]]))
         lo, hi = edges[:-1], edges[1:]
         bin_x = np.searchsorted(px, hi, side="left") - np.searchsorted(px, lo, side="left")
         bin_y = np.searchsorted(py, hi, side="left") - np.searchsorted(py, lo, side="left")

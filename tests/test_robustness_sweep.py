@@ -10,8 +10,14 @@ below 0 to far above n (vectorised calls).  Checked everywhere:
   p-value is non-increasing in z, the 'less' p-value non-decreasing, and both
   endpoints of every interval non-decreasing in z (the family of laws of Z is
   stochastically increasing in theta, so inverted tests give monotone ends);
+* releases as extreme as +-1e15 and +-1e300 included;
 * the exact identity p_greater(z) + p_less(z) = 1 (Z is continuous), to 1e-9:
-  the two tails are computed separately in log space, so this checks both.
+  the two tails are computed separately in log space, so this checks both;
+* the two-sided p-values equal their definitions through the one-sided ones
+  (asymptotically unbiased: P(Z >= c + t) + P(Z <= c - t), t = |z - c|,
+  c = n p0, non-increasing in t; equal-tailed: min(1, 2 min(p_greater, p_less)));
+* every interior one-sided interval endpoint is where the test's p-value crosses
+  0.05: the p-values at theta -+ 1e-6 relative bracket the level.
 
 Monotonicity is asserted up to a tolerance of 1e-9 (absolute, on values in
 [0, 1]) plus 1e-9 relative for the interval bisection (its stopping rule).
@@ -39,7 +45,8 @@ def _z_grid(n, epsilon, delta, size=25):
     sd = float(np.sqrt(law.var()))
     spread = 8.0 * sd + 8.0 * np.sqrt(n) + 2.0
     inner = n * np.linspace(0.0, 1.0, size)
-    outer = np.array([-spread, -spread / 4, -1.0, n + 1.0, n + spread / 4, n + spread])
+    outer = np.array([-1e300, -1e15, -spread, -spread / 4, -1.0,
+                      n + 1.0, n + spread / 4, n + spread, n + 1e15, 1e300])
     return np.unique(np.concatenate([inner, outer]))
 
 
@@ -72,6 +79,18 @@ def test_pvalues_finite_in_range_and_monotone(epsilon, n, delta):
         assert _monotone(greater, increasing=False), (p0, greater)
         assert _monotone(less, increasing=True), (p0, less)
         assert np.max(np.abs(greater + less - 1.0)) < TOL, (p0, greater + less - 1.0)
+        # two-sided (Awan & Slavkovic 2020): P(|Z - n p0| >= |z - n p0|) from the one-sided
+        # p-values at the reflected points; non-increasing in |z - n p0|
+        centre = n * p0
+        t = np.abs(z - centre)
+        g_hi = binom_ump_test(centre + t, n, p0, epsilon=epsilon, delta=delta, alternative="greater")
+        l_lo = binom_ump_test(centre - t, n, p0, epsilon=epsilon, delta=delta, alternative="less")
+        assert np.allclose(two, np.minimum(g_hi + l_lo, 1.0), rtol=1e-9, atol=1e-300), p0
+        order = np.argsort(t, kind="stable")
+        assert _monotone(two[order], increasing=False), (p0, two[order])
+        equal = binom_ump_test(z, n, p0, epsilon=epsilon, delta=delta, alternative="two-sided",
+                               two_sided_method="equal-tailed")
+        assert np.allclose(equal, np.minimum(2 * np.minimum(greater, less), 1.0), rtol=1e-9, atol=1e-300), p0
 
 
 @pytest.mark.parametrize("epsilon, n, delta", CI_CELLS, ids=_ids(CI_CELLS))
@@ -95,3 +114,23 @@ def _check_intervals(epsilon, n, delta, size):
         for end in (0, 1):
             tol = TOL + 1e-9 * np.abs(ci[:, end]).max()
             assert _monotone(ci[:, end], increasing=True, tol=tol), (alternative, end, ci[:, end])
+        if alternative != "two-sided":
+            _check_endpoint_inverts_the_test(z, n, epsilon, delta, alternative, ci)
+
+
+def _check_endpoint_inverts_the_test(z, n, epsilon, delta, alternative, ci):
+    """An interior one-sided endpoint is where the p-value crosses 0.05 (brackets at +-1e-6 relative).
+
+    'greater': low = inf{theta: p_greater(z; theta) > 0.05}, p increasing in theta;
+    'less': high = sup{theta: p_less(z; theta) > 0.05}, p decreasing in theta.
+    """
+    end = ci[:, 0] if alternative == "greater" else ci[:, 1]
+    inside = (end > 1e-6) & (end < 1 - 1e-6)
+    for zz, theta in zip(z[inside], end[inside]):
+        step = 1e-6 * min(theta, 1 - theta)
+        below = binom_ump_test(zz, n, theta - step, epsilon=epsilon, delta=delta, alternative=alternative).pvalue
+        above = binom_ump_test(zz, n, theta + step, epsilon=epsilon, delta=delta, alternative=alternative).pvalue
+        if alternative == "greater":
+            assert below <= 0.05 <= above, (zz, theta, below, above)
+        else:
+            assert above <= 0.05 <= below, (zz, theta, below, above)

@@ -20,7 +20,18 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpinfer import LaplaceReleaser, PrivacyWarning, Tulap, TulapReleaser
+from dpinfer import (
+    KRRReleaser,
+    LaplaceReleaser,
+    LDPHistogramReleaser,
+    LocalLaplaceReleaser,
+    PrivacyWarning,
+    RandomizedResponseReleaser,
+    Tulap,
+    TulapReleaser,
+    TwoCoinRRReleaser,
+    UnaryEncodingReleaser,
+)
 from dpinfer._secure import _rational_below, _secure_discrete_laplace, _secure_tulap, _SecureSource
 from dpinfer.releasers import _secure_path
 
@@ -72,22 +83,27 @@ def _discrete_laplace_pmf(k, r):
 def test_discrete_laplace_matches_its_pmf_chi_square(eps):
     draws = _secure_discrete_laplace((N_DRAWS,), eps)
     assert draws.dtype == np.int64
-    r = math.exp(-float(eps))
+    _assert_discrete_laplace(draws, math.exp(-float(eps)))
+
+
+def _assert_discrete_laplace(draws, r):
+    """Chi-square (level 1e-6) of integer draws against (1 - r)/(1 + r) r**|k|, and mean 0 within 4 SE."""
     # cells: |k| <= K individually, tails pooled so every expected count is >= 5
+    n = draws.size
     big_k = 0
-    while N_DRAWS * _discrete_laplace_pmf(big_k + 1, r) >= 5:
+    while n * _discrete_laplace_pmf(big_k + 1, r) >= 5:
         big_k += 1
     ks = np.arange(-big_k, big_k + 1)
-    expected = N_DRAWS * _discrete_laplace_pmf(ks, r)
-    tail = N_DRAWS * r ** (big_k + 1) / (1 + r)  # P(Y > K) = r**(K+1) / (1 + r)
+    expected = n * _discrete_laplace_pmf(ks, r)
+    tail = n * r ** (big_k + 1) / (1 + r)  # P(Y > K) = r**(K+1) / (1 + r)
     observed = np.array([np.sum(draws == k) for k in ks])
     obs = np.concatenate([[np.sum(draws < -big_k)], observed, [np.sum(draws > big_k)]])
     exp_ = np.concatenate([[tail], expected, [tail]])
-    assert abs(exp_.sum() - N_DRAWS) < 1e-6 * N_DRAWS
+    assert abs(exp_.sum() - n) < 1e-6 * n
     assert stats.chisquare(obs, exp_).pvalue > LEVEL
     var = 2 * r / (1 - r) ** 2
     # mean 0 with SE sqrt(var / n)
-    assert abs(draws.mean()) <= 4 * math.sqrt(var / N_DRAWS)
+    assert abs(draws.mean()) <= 4 * math.sqrt(var / n)
 
 
 def test_discrete_laplace_exact_privacy_ratio():
@@ -132,6 +148,9 @@ def test_secure_tulap_ks_against_the_law(epsilon, delta):
     var = law.var()
     se = math.sqrt(max(np.mean(draws**4) - var**2, 0.0) / N_DRAWS)
     assert abs(draws.var() - var) <= 4 * se
+    if delta == 0.0:
+        # the integer part is exactly discrete Laplace with ratio exp(-epsilon')
+        _assert_discrete_laplace(np.rint(draws).astype(np.int64), math.exp(-eps))
 
 
 def test_secure_tulap_truncated_support():
@@ -260,6 +279,12 @@ def test_secure_path_handles_tiny_and_large_epsilon():
         lambda rng: LaplaceReleaser(1.0).release(0.3, rng=rng, secure=True),
         lambda rng: LaplaceReleaser(1.0).proportion(3, 10, rng=rng, secure=True),
         lambda rng: LaplaceReleaser(1.0).count(3, 10, rng=rng, secure=True),
+        lambda rng: RandomizedResponseReleaser(1.0).release([0, 1], rng=rng, secure=True),
+        lambda rng: TwoCoinRRReleaser(0.5, 0.3).release([0, 1], rng=rng, secure=True),
+        lambda rng: KRRReleaser(1.0, 3).release([0, 2], rng=rng, secure=True),
+        lambda rng: UnaryEncodingReleaser(1.0, 3).release([0, 2], rng=rng, secure=True),
+        lambda rng: LocalLaplaceReleaser(1.0, 1.0).release([0.2, -0.4], rng=rng, secure=True),
+        lambda rng: LDPHistogramReleaser(1.0, 3).release([0.2, 0.9], rng=rng, secure=True),
     ],
 )
 @pytest.mark.parametrize("rng", [7, np.random.default_rng(1)])
@@ -285,7 +310,7 @@ def test_default_path_records_secure_false():
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: TulapReleaser(5e-324).release(3, 10, secure=True),
+        lambda: TulapReleaser(1e-13).release(3, 10, secure=True),
         lambda: LaplaceReleaser(1e-13).count(3, 10, secure=True),
         lambda: LaplaceReleaser(1e-300).release(0.5, secure=True),
     ],

@@ -129,3 +129,16 @@ def test_good_edge_inputs_accepted():
     assert LAW.sample([2, 3], rng=1).shape == (2, 3)
     assert TULAP_REL.release(0, 1, rng=1).n == 1 and TULAP_REL.release(1, 1, rng=1).n == 1
     assert np.isfinite(LAW.cdf(-INF)) and LAW.cdf(INF) == 1.0  # +-inf are valid points of a cdf
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: TulapReleaser(1.0).release(3, 2**60), r"`n` must be an integer <= 9007199254740992"),
+    (lambda: LaplaceReleaser(1.0).proportion(3, 10**30), r"`n` must be an integer <= 9007199254740992"),
+    (lambda: __import__("dpinfer").binom_jimi_ci(0.3, 30, epsilon=1.0, n_sim=10**12),
+     r"`n_sim` must be an integer <= 1000000000"),
+])
+def test_integers_beyond_exact_doubles_are_refused(call, match):
+    # 2**53 is the largest n at which every count is an exact double; larger values
+    # used to fail deep inside numpy (int64 overflow) without naming the argument.
+    with pytest.raises(ValueError, match=match):
+        call()

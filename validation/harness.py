@@ -156,6 +156,40 @@ def resolve_common(args, *, reps=10_000, n_sim=1_000):
     return args
 
 
+def add_methods_argument(parser, methods):
+    """Add ``--methods`` (a subset of ``methods``, all by default) to a study's parser."""
+    parser.add_argument("--methods", nargs="+", choices=methods, default=list(methods),
+                        metavar="METHOD",
+                        help=f"methods to run (default: all of {', '.join(methods)})")
+    return parser
+
+
+def run_study_cells(study, args, func, cells):
+    """Run a study's cells with its resumable cache; return ``(stem, cache, rows)``.
+
+    ``func(cell, seed_sequence)`` returns a list of rows per cell; the rows come
+    back flattened in cell order.  The cache of finished cells is
+    ``<out>/.<stem>.cells.jsonl`` (``--fresh`` discards it).
+    """
+    stem = f"{study}_{args.mode}" + ("_quick" if args.quick else "")
+    cache = args.out / f".{stem}.cells.jsonl"
+    if args.fresh and cache.exists():
+        cache.unlink()
+    results = run_cells(func, cells, seed=args.seed, executor=args.executor,
+                        scheduler=args.scheduler, progress=args.progress, cache=cache,
+                        max_workers=args.workers, desc=study)
+    return stem, cache, [row for cell_rows in results for row in cell_rows]
+
+
+def finish_study(study, args, stem, cache, rows, meta, plot):
+    """Write the CSV and the figure ``plot(rows, meta_as_text, path)``, drop the cache; return 0."""
+    csv_path = write_csv(args.out / f"{stem}.csv", rows, meta)
+    fig_path = plot(rows, {k: str(v) for k, v in meta.items()}, args.out / f"{stem}.{args.format}")
+    cache.unlink(missing_ok=True)
+    print(f"{study}: wrote {csv_path} and {fig_path}")
+    return 0
+
+
 def _stderr_isatty():
     try:
         import sys

@@ -153,10 +153,7 @@ def build_parser():
                         help="privacy budget (default: %(default)s)")
     parser.add_argument("--alpha", type=harness.open_unit_float, default=ALPHA,
                         help="significance level (default: %(default)s)")
-    parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS),
-                        metavar="METHOD",
-                        help=f"methods to run (default: all of {', '.join(METHODS)})")
-    return parser
+    return harness.add_methods_argument(parser, METHODS)
 
 
 def main(argv=None):
@@ -164,22 +161,11 @@ def main(argv=None):
     parser = build_parser()
     args = harness.resolve_common(parser.parse_args(argv))
     cells = build_cells(args)
-    stem = f"{STUDY}_{args.mode}" + ("_quick" if args.quick else "")
-    cache = args.out / f".{stem}.cells.jsonl"
-    if args.fresh and cache.exists():
-        cache.unlink()
-    results = harness.run_cells(two_sided_cell, cells, seed=args.seed, executor=args.executor,
-                                scheduler=args.scheduler, progress=args.progress, cache=cache,
-                                max_workers=args.workers, desc=STUDY)
-    rows = [row for cell_rows in results for row in cell_rows]
+    stem, cache, rows = harness.run_study_cells(STUDY, args, two_sided_cell, cells)
     meta = harness.study_metadata(STUDY, args, n=args.n, p0=args.p0, epsilon=args.epsilon,
                                   alpha=args.alpha, thetas=THETAS_QUICK if args.quick else THETAS,
                                   methods=list(args.methods))
-    csv_path = harness.write_csv(args.out / f"{stem}.csv", rows, meta)
-    fig_path = plot(rows, {k: str(v) for k, v in meta.items()}, args.out / f"{stem}.{args.format}")
-    cache.unlink(missing_ok=True)
-    print(f"{STUDY}: wrote {csv_path} and {fig_path}")
-    return 0
+    return harness.finish_study(STUDY, args, stem, cache, rows, meta, plot)
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ def _log_lower0(s, log_b):
         f = np.clip(s - k + 0.5, 0.0, 1.0)
     f = np.where(np.isnan(f), 0.5, f)
     log1m_b = np.log(-np.expm1(log_b))
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # -inf is the exact limit
         geometric = np.where(k == 0.0, 0.0, -k * log_b)
         inner = np.logaddexp(log_b, log1m_b + np.log(f))
     return geometric - np.log1p(np.exp(log_b)) + inner
@@ -81,7 +81,7 @@ def _log_tails(t, log_b, q):
     lower, upper = _log_tails0(t, log_b)
     if q == 0.0:
         return lower, upper
-    log_q_half = np.log(q / 2.0)
+    log_q_half = np.log(q) - np.log(2.0)  # q / 2 may underflow for a subnormal q
     log1m_q = np.log1p(-q)
     return _truncate_log(lower, log_q_half, log1m_q), _truncate_log(upper, log_q_half, log1m_q)
 

@@ -37,8 +37,8 @@ _BREAKS = np.concatenate([[0.0], -_LAPLACE_STEPS, _LAPLACE_STEPS])
 # --------------------------------------------------------------------------- point masses
 def _mass_zero(pi_hat, scale):
     """P(pi* <= 0) = P(L >= pi_hat) for L ~ Laplace(0, scale)."""
-    z = pi_hat / scale
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"):  # |z| = inf gives the exact limits 0 and 1
+        z = pi_hat / scale
         return np.where(z >= 0, 0.5 * np.exp(-np.abs(z)), 1.0 - 0.5 * np.exp(-np.abs(z)))
 
 
@@ -68,6 +68,9 @@ def _nodes(t, pi_hat, n, scale):
     spacing of doubles near pi_hat (epsilon n ~ 1e10).  Rows whose panels fall
     outside [0, 1] get zero weight.  Shapes: t, pi_hat (m,); returns (m, P * 12).
     """
+    # Beyond 2 * _X_MAX scales outside [0, 1] the Laplace weight on [0, 1] is exactly 0
+    # in doubles; clipping there changes nothing and keeps (u - pi_hat) / scale finite.
+    pi_hat = np.clip(pi_hat, -2.0 * _X_MAX * scale, 1.0 + 2.0 * _X_MAX * scale)
     tt = np.clip(t, 0.0, 1.0)
     u_c = ((n + 1.0) * tt - 0.5) / n
     w = np.sqrt(tt * (1.0 - tt) / (n + 2.0)) + 1.0 / (n + 2.0)

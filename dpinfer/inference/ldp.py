@@ -1276,6 +1276,9 @@ def project_to_simplex(v):
     array([0.55, 0.45, 0.  ])
     """
     arr = _as_real_array(v, "v")
+    if np.max(np.abs(arr)) > 1e300:
+        # Partial sums of such entries overflow; no frequency estimate comes near this.
+        raise ValueError(f"`v` must lie within +-1e300; got {float(arr.flat[np.argmax(np.abs(arr))])!r}.")
     return _project_simplex(np.atleast_1d(arr))
 
 
@@ -1297,6 +1300,12 @@ def _laplace_setup(reports, epsilon, bound):
         z = np.atleast_1d(_as_real_array(reports, "reports"))
     if z.shape[-1] < 2:
         raise ValueError(f"`reports` must hold at least 2 respondents (last axis); got shape {z.shape}.")
+    if np.max(np.abs(z)) > 1e150:
+        # Squares of such reports overflow the sample variance.
+        raise ValueError(
+            f"`reports` must lie within +-1e150 (an answer in [-bound, bound] plus Laplace noise); "
+            f"got {float(z.flat[np.argmax(np.abs(z))])!r}."
+        )
     if not np.isfinite(2.0 * m / eps):  # Python floats: overflow gives inf, no warning
         raise ValueError(
             f"`bound` / `epsilon` = {m!r} / {eps!r} gives a Laplace scale 2M/epsilon that overflows a double."

@@ -25,6 +25,7 @@ import numpy as np
 from scipy.stats import binom, norm
 
 from .._validation import (
+    _as_probability_array,
     _as_real_array,
     _check_alpha,
     _check_alternative,
@@ -107,10 +108,11 @@ def _from_release_or_numbers(pi_hat, n, epsilon, *, func, value_name="pi_hat",
                 f"{rel.sensitivity!r}, but {func} needs the sensitivity of a {rel.kind} out of "
                 f"n = {n_rel}, which is {expected!r} (noise scale 1/(epsilon n) on the proportion)."
             )
+        _check_noise_scale(n_rel, eps_rel, f"{value_name}.epsilon")
         value = _as_real_array(rel.value, value_name)
         if rel.kind == "count":
             value = value / n_rel
-        return value, n_rel, eps_rel, float(rel.delta), True
+        return _check_value_range(value, value_name), n_rel, eps_rel, float(rel.delta), True
     if n is None:
         raise TypeError(
             f"`{n_name}` is required when `{value_name}` is a number or an array "
@@ -124,7 +126,28 @@ def _from_release_or_numbers(pi_hat, n, epsilon, *, func, value_name="pi_hat",
     value = _as_real_array(pi_hat, value_name)
     n = _check_int(n, n_name, minimum=1)
     epsilon = _check_epsilon(epsilon, eps_name)
-    return value, n, epsilon, 0.0, False
+    _check_noise_scale(n, epsilon, eps_name)
+    return _check_value_range(value, value_name), n, epsilon, 0.0, False
+
+
+def _check_value_range(value, value_name):
+    """Reject released proportions beyond +-1e150, whose squares overflow (score interval)."""
+    if np.max(np.abs(value)) > 1e150:
+        raise ValueError(
+            f"`{value_name}` must lie within +-1e150 (a released proportion is within a few "
+            f"noise scales of [0, 1]); got {float(value.flat[np.argmax(np.abs(value))])!r}."
+        )
+    return value
+
+
+def _check_noise_scale(n, epsilon, eps_name):
+    """Reject epsilon * n so small that the noise variance 2 / (epsilon n)**2 overflows."""
+    if epsilon * n < 1e-150:
+        raise ValueError(
+            f"`{eps_name}` * n must be at least 1e-150 (the Laplace noise, of scale "
+            f"1/(epsilon n), would swamp any data and its variance overflow); got "
+            f"epsilon = {epsilon!r} with n = {n}."
+        )
 
 
 def _check_one_sided_level(confidence_level, alternative):
@@ -653,8 +676,9 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
     -------
     HTestResult or ndarray
         For scalar inputs an :class:`~dpinfer.HTestResult`: ``statistic`` (z),
-        ``pvalue``, ``null_value`` (0), ``estimate`` (``clip(pi1) - clip(pi2)``
-        with each clipped to [0, 1]), ``conf_int`` (unpooled Wald interval for
+        ``pvalue``, ``null_value`` (0), ``estimate`` (``pi1 - pi2`` clipped to
+        [-1, 1], the centre of the interval, so the estimate always lies inside
+        it), ``conf_int`` (unpooled Wald interval for
         ``theta1 - theta2``), ``epsilon`` (``epsilon1 + epsilon2``, the budget of
         the two releases together under sequential composition; see Notes for
         disjoint groups), ``delta`` (0),
@@ -753,7 +777,7 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
         null_value=0.0,
         alternative=alternative,
         method=_METHOD_TWO,
-        estimate=float(pc1 - pc2),
+        estimate=float(np.clip(diff, -1.0, 1.0)),
         conf_int=ConfidenceInterval(low, high, confidence_level),
         epsilon=e1 + e2,
         delta=d1 + d2,
@@ -827,13 +851,11 @@ def binom_normal_power(theta, n, p0, *, epsilon, alpha=0.05, alternative="greate
     >>> binom_normal_power([0.3, 0.5], 30, 0.2, epsilon=1.0).round(4)
     array([0.3192, 0.9372])
     """
-    theta = _as_real_array(theta, "theta")
-    bad = (theta < 0.0) | (theta > 1.0)
-    if bad.any():
-        raise ValueError(f"`theta` must lie in [0, 1]; got {float(theta[bad].flat[0])!r}.")
+    theta = _as_probability_array(theta, "theta")
     n = _check_int(n, "n", minimum=1)
     p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
     epsilon = _check_epsilon(epsilon)
+    _check_noise_scale(n, epsilon, "epsilon")
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
     return _scalar_or_array(_power(theta, n, p0, epsilon, alpha, alternative))

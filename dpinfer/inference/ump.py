@@ -29,6 +29,7 @@ import numpy as np
 from scipy import optimize
 
 from .._validation import (
+    _as_probability_array,
     _as_real_array,
     _check_alpha,
     _check_alternative,
@@ -38,6 +39,7 @@ from .._validation import (
     _check_int,
     _check_probability,
     _scalar_or_array,
+    _show,
 )
 from ..distributions.tulap import Tulap, _log_tails
 from ..releasers.release import Release
@@ -109,7 +111,10 @@ def _resolve_release(z, n, epsilon, delta):
 
 
 def _check_two_sided_method(method, allowed, name="two_sided_method"):
-    if not isinstance(method, str) or method not in allowed:
+    if not isinstance(method, str):
+        raise TypeError(f"`{name}` must be one of {', '.join(map(repr, allowed))}; "
+                        f"got {_show(method)}.")
+    if method not in allowed:
         extra = ""
         if method == "umpu":
             extra = (" The UMPU test is a randomised decision about the unreleased count, not "
@@ -564,10 +569,7 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
     """
     n, p0, epsilon, delta, alpha, alternative, two_sided_method = _check_power_args(
         n, p0, epsilon, delta, alpha, alternative, two_sided_method)
-    theta = _as_real_array(theta, "theta")
-    if np.any((theta < 0) | (theta > 1)):
-        bad = theta[(theta < 0) | (theta > 1)].flat[0]
-        raise ValueError(f"`theta` must lie in [0, 1]; got {bad!r}.")
+    theta = _as_probability_array(theta, "theta")
     log_b, q = _noise(epsilon, delta)
     rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)
     return _scalar_or_array(np.clip(np.exp(rule.log_power(theta)), 0.0, 1.0))

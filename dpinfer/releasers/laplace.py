@@ -47,12 +47,13 @@ class LaplaceReleaser:
     ``sensitivity / 1024`` (``1 / (1024 n)`` for a proportion, ``1 / 1024`` for a
     count) and discrete Laplace noise with ratio ``exp(-epsilon' / 1024)`` per step
     is added exactly, from the OS's cryptographic source (``epsilon'`` is epsilon
-    rounded down to a multiple of 2**-20).  For counts and proportions the
-    sensitivity is exactly 1024 steps, so the guarantee is exact; for
-    :meth:`release` rounding to the grid can add one step, so the noise is
-    calibrated to 1025 steps.  The grid noise has the Laplace law's variance to
-    within a relative 1e-6, so inference made for continuous Laplace noise
-    applies.
+    rounded down to a multiple of 2**-20, or to 20 significant bits below 1/2;
+    ``epsilon >= 1e-12`` and ``|value / sensitivity| < 2**40`` on this path).
+    For counts and proportions the sensitivity is exactly 1024 steps, so the
+    guarantee is exact; for :meth:`release` rounding to the grid can add one
+    step, so the noise is calibrated to 1025 steps.  The grid noise has the
+    Laplace law's variance to within a relative 1e-6, so inference made for
+    continuous Laplace noise applies.
 
     Examples
     --------

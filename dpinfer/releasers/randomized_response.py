@@ -52,11 +52,12 @@ def _two_coin_epsilon(p1, p2):
 
     ``ln max{(1 - p1 + p1 p2) / (p1 p2), (1 - p1 p2) / (p1 (1 - p2))}``
     ``= log1p((1 - p1) / (p1 min(p2, 1 - p2)))``, the second form exact in
-    floating point for p1 near 1.
+    floating point for p1 near 1; evaluated as ``logaddexp(0, log(1 - p1) - log p1
+    - log min(p2, 1 - p2))`` so that tiny coins (p1 p2 below the doubles) stay finite.
     """
     p1 = np.asarray(p1, dtype=float)
     p2 = np.asarray(p2, dtype=float)
-    return np.log1p((1.0 - p1) / (p1 * np.minimum(p2, 1.0 - p2)))
+    return np.logaddexp(0.0, np.log1p(-p1) - np.log(p1) - np.log(np.minimum(p2, 1.0 - p2)))
 
 
 @dataclass(frozen=True)

@@ -74,8 +74,10 @@ class TulapReleaser:
             Hardened path for a real release: the integer part of the noise is an
             exact discrete-Laplace draw (integer arithmetic, Canonne, Kamath &
             Steinke 2020) from the OS's cryptographic source, with ``epsilon``
-            rounded *down* to a multiple of 2**-20; the fractional part is uniform
-            on a grid of 2**-53.  Passing ``rng`` with ``secure=True`` warns
+            rounded *down* to a multiple of 2**-20 (to 20 significant bits below
+            1/2; at least 1e-12) and, when ``delta > 0``, the truncation computed
+            for that rounded epsilon; the fractional part is uniform on a grid of
+            2**-53.  Passing ``rng`` with ``secure=True`` warns
             (:class:`~dpinfer.PrivacyWarning`) and the ``rng`` is ignored.
 
         Returns

@@ -367,3 +367,32 @@ def test_release_errors():
     value = LaplaceReleaser(epsilon=1.0, sensitivity=0.1).release(0.3, rng=1)
     with pytest.raises(ValueError, match="proportion or a count out of n.*got kind 'value'"):
         binom_jimi_test(value)
+
+
+def test_noise_scale_outside_doubles_is_refused():
+    # At epsilon n = 6e-199 the noise swamps any data (numpy warned before); epsilon n
+    # cannot be too large any more: epsilon <= 1e12 and n <= 2**53 for every function.
+    with pytest.raises(ValueError, match=r"epsilon.*\* n must be at least 1e-150"):
+        binom_jimi_test(0.3, 30, epsilon=2e-200, n_sim=None)
+
+
+def test_release_far_outside_the_unit_interval_gives_the_point_masses():
+    # pi_hat = 1e308 at epsilon n = 30: P(pi* >= 1) = 1 - exp(-(1e308 - 1) 30)/2 = 1 in
+    # doubles, so theta* = 1 surely: the 'greater' p-value G(0.5) is 0 and the interval
+    # is the point 1 (before the fix the quadrature nodes overflowed to NaN).
+    pv = binom_jimi_test(np.array([1e308, -1e308]), 30, epsilon=1.0, alternative="greater", n_sim=None)
+    assert pv.tolist() == [0.0, 1.0]
+    ci = binom_jimi_ci(1e308, 30, epsilon=1.0, n_sim=None)
+    assert (ci.low, ci.high) == (1.0, 1.0)
+
+
+def test_exact_path_in_blocks_equals_one_block(monkeypatch):
+    # The exact path processes releases in blocks; block size must not change answers.
+    from dpinfer.inference import jimi as jimi_module
+
+    pi = np.linspace(-0.2, 1.2, 23)
+    whole = binom_jimi_test(pi, 30, p0=0.3, epsilon=1.0, n_sim=None)
+    ci_whole = binom_jimi_ci(pi, 30, epsilon=1.0, n_sim=None)
+    monkeypatch.setattr(jimi_module, "_EXACT_BLOCK", 5)
+    assert np.array_equal(binom_jimi_test(pi, 30, p0=0.3, epsilon=1.0, n_sim=None), whole)
+    assert np.array_equal(binom_jimi_ci(pi, 30, epsilon=1.0, n_sim=None), ci_whole)

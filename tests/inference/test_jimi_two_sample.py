@@ -81,16 +81,17 @@ def test_same_seed_same_output():
 def test_shapes_releases_and_result():
     r1 = LaplaceReleaser(epsilon=1.0).proportion(np.array([[10, 20, 25]]), 30, rng=1)
     r2 = LaplaceReleaser(epsilon=0.5).count(np.array([[5], [30]]), 40, rng=2)
-    out = binom2_jimi_ci(r1, pi_hat2=r2, n_sim=2000, rng=3)
+    out = binom2_jimi_ci(r1, pi2=r2, n_sim=2000, rng=3)
     assert out.shape == (2, 3, 2) and np.all(out[..., 0] <= out[..., 1])
-    pv = binom2_jimi_test(r1, pi_hat2=r2, n_sim=2000, rng=3)
+    pv = binom2_jimi_test(r1, pi2=r2, n_sim=2000, rng=3)
     assert pv.shape == (2, 3) and np.all((pv >= 0) & (pv <= 1))
     one = LaplaceReleaser(epsilon=1.0).proportion(20, 30, rng=1)
     two = LaplaceReleaser(epsilon=0.5).count(8, 40, rng=2)
-    res = binom2_jimi_test(one, pi_hat2=two, alternative="less", n_sim=3000, rng=5)
+    res = binom2_jimi_test(one, pi2=two, alternative="less", n_sim=3000, rng=5)
     assert isinstance(res, HTestResult)
     assert res.statistic == pytest.approx(one.value - two.value / 40)
-    assert res.conf_int.low == -1.0 and res.n_sim == 3000 and res.epsilon == 1.0
+    # Sequential composition of the two releases: 1.0 + 0.5.
+    assert res.conf_int.low == -1.0 and res.n_sim == 3000 and res.epsilon == 1.5
     assert "group 2: noisy count" in res.data_name
     plain = binom2_jimi_test(one.value, 30, two.value, 40, epsilon1=1.0, epsilon2=0.5, kind2="count",
                              alternative="less", n_sim=3000, rng=5)
@@ -98,15 +99,15 @@ def test_shapes_releases_and_result():
 
 
 ERRORS = [
-    (dict(pi_hat1=0.3, n1=30, pi_hat2=None, n2=30, epsilon1=1.0, epsilon2=1.0), TypeError, "`pi_hat2`.*required"),
-    (dict(pi_hat1=0.3, n1=30, pi_hat2=0.2, n2=30, epsilon1=1.0), TypeError, "`epsilon2` is required"),
-    (dict(pi_hat1=0.3, n1=None, pi_hat2=0.2, n2=30, epsilon1=1.0, epsilon2=1.0), TypeError, "`n1` is required"),
-    (dict(pi_hat1=0.3, n1=30, pi_hat2=0.2, n2=30, epsilon1=1.0, epsilon2=0.0), ValueError, "`epsilon2` must be"),
-    (dict(pi_hat1=[0.3, 0.2], n1=30, pi_hat2=[0.2, 0.1, 0.4], n2=30, epsilon1=1.0, epsilon2=1.0),
+    (dict(pi1=0.3, n1=30, pi2=None, n2=30, epsilon1=1.0, epsilon2=1.0), TypeError, "`pi2`.*required"),
+    (dict(pi1=0.3, n1=30, pi2=0.2, n2=30, epsilon1=1.0), TypeError, "`epsilon2` is required"),
+    (dict(pi1=0.3, n1=None, pi2=0.2, n2=30, epsilon1=1.0, epsilon2=1.0), TypeError, "`n1` is required"),
+    (dict(pi1=0.3, n1=30, pi2=0.2, n2=30, epsilon1=1.0, epsilon2=0.0), ValueError, "`epsilon2` must be"),
+    (dict(pi1=[0.3, 0.2], n1=30, pi2=[0.2, 0.1, 0.4], n2=30, epsilon1=1.0, epsilon2=1.0),
      ValueError, "broadcastable"),
-    (dict(pi_hat1=0.3, n1=30, pi_hat2=0.2, n2=30, epsilon1=1.0, epsilon2=1.0, n_sim=None),
+    (dict(pi1=0.3, n1=30, pi2=0.2, n2=30, epsilon1=1.0, epsilon2=1.0, n_sim=None),
      ValueError, "exact infinite-draw limit is available for one proportion"),
-    (dict(pi_hat1=0.3, n1=30, pi_hat2=0.2, n2=30, epsilon1=1.0, epsilon2=1.0, kind2="counts"),
+    (dict(pi1=0.3, n1=30, pi2=0.2, n2=30, epsilon1=1.0, epsilon2=1.0, kind2="counts"),
      ValueError, "`kind2` must be"),
 ]
 
@@ -122,7 +123,7 @@ def test_bad_null_and_releases():
     with pytest.raises(ValueError, match=r"`p0` \(the null difference"):
         binom2_jimi_test(0.3, 30, 0.2, 30, p0=1.5, epsilon1=1.0, epsilon2=1.0)
     tulap = TulapReleaser(epsilon=1.0).release(5, 30, rng=1)
-    with pytest.raises(ValueError, match="`pi_hat2` is a Tulap release"):
+    with pytest.raises(ValueError, match="`pi2` is a Tulap release"):
         binom2_jimi_ci(0.3, 30, tulap, epsilon1=1.0)
     rel = LaplaceReleaser(epsilon=1.0).proportion(5, 30, rng=1)
     with pytest.raises(ValueError, match="`n2` must not be given with a Release"):

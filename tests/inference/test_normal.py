@@ -100,9 +100,8 @@ def test_two_sample_against_mpmath(case):
         [float(v) for v in case["conf_int"]], abs=1e-12)
     assert res.null_value == 0.0
     assert res.epsilon == case["epsilon1"] + case["epsilon2"]
-    c1 = min(max(case["pi1"], 0.0), 1.0)
-    c2 = min(max(case["pi2"], 0.0), 1.0)
-    assert res.estimate == pytest.approx(c1 - c2, abs=1e-15)
+    # The estimate is the interval's centre pi1 - pi2, clipped to [-1, 1].
+    assert res.estimate == pytest.approx(min(max(case["pi1"] - case["pi2"], -1.0), 1.0), abs=1e-15)
 
 
 def test_two_sample_by_hand():
@@ -572,3 +571,24 @@ def test_power_requires_keywords():
 def test_bad_two_sample_inputs(args, kwargs, exc, match):
     with pytest.raises(exc, match=match):
         binom2_normal_test(*args, **kwargs)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: binom_normal_test(0.4, 30, 0.3, epsilon=1e-200),
+    lambda: binom_normal_ci(0.4, 30, epsilon=1e-160),
+    lambda: binom_normal_power(0.4, 30, 0.3, epsilon=1e-160, alternative="two-sided"),
+    lambda: binom2_normal_test(0.4, 30, 0.3, 30, epsilon1=1e-160, epsilon2=1.0),
+])
+def test_noise_so_large_its_variance_overflows_is_refused(call):
+    # 2 / (epsilon n)^2 overflows (or divides by zero) below epsilon n ~ 1e-154: before
+    # this check the interval collapsed to a point and the power read 0 (review finding).
+    with pytest.raises(ValueError, match=r"epsilon.*\* n must be at least 1e-150"):
+        call()
+
+
+def test_two_sample_estimate_lies_in_its_interval():
+    # pi1 = 1.2 is outside [0, 1]; the estimate is pi1 - pi2 = 0.7 (clipped to [-1, 1]),
+    # the centre of the Wald interval, so it must lie inside that interval.
+    r = binom2_normal_test(1.2, 30, 0.5, 1000, epsilon1=1.0, epsilon2=1.0)
+    assert r.estimate == pytest.approx(0.7, abs=1e-15)
+    assert r.conf_int.low <= r.estimate <= r.conf_int.high
