@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from .._validation import (
     _as_real_array,
@@ -38,6 +39,14 @@ __all__ = ["RobustEstimate", "robust_frequency_estimate"]
 # itself -- keeps a margin beyond the grid.  See the Notes of robust_frequency_estimate.
 _THRESHOLD_CONSTANT = 1.0
 
+# Significance margin of the tail step (see _tail_cut): the tail weight must exceed
+# its good-batch expectation by _TAIL_SE Poisson standard errors plus _TAIL_SLACK batches.
+_TAIL_SE = 4.0
+_TAIL_SLACK = 4.0
+# Cuts only at |z| >= _TAIL_MIN good standard deviations: nearer the centre a few per
+# cent error in the modelled scale would look like an excess over many good batches.
+_TAIL_MIN = 2.0
+
 
 def _threshold_scale(expected, n):
     """``lambda_max(expected) * [(1 + sqrt(d/n) + sqrt(2 log(1000) / n))^2 - 1]``.
@@ -57,13 +66,62 @@ def _expected_covariance(p, sigma2, k):
     return (np.diag(p) - np.outer(p, p) + sigma2 * np.eye(p.size)) / k
 
 
+def _shorth_centre(x):
+    """Mean of the shortest window holding half of ``x`` (the LTS location). Private.
+
+    Unlike the median it is not dragged towards a far cluster of bad batches: for
+    ``N(0, 1)`` with 20% far away, the median moves 0.32 standard deviations and this
+    centre stays near 0.
+    """
+    xs = np.sort(x)
+    h = xs.size // 2 + 1
+    i = int(np.argmin(xs[h - 1:] - xs[: xs.size - h + 1]))
+    return float(xs[i:i + h].mean())
+
+
+def _tail_cut(z, weights):
+    """The tail step: how many of the most outlying batches to zero, or 0 for none.
+
+    ``z`` are projections standardised by (an upper bound on) the good-batch
+    standard deviation (good batches ~ N(0, <= 1) about their centre).  With ``a_i = |z_i - m|`` sorted
+    decreasingly and ``W_j`` the weight of the ``j`` largest, the excess of the
+    empirical tail over the good one at ``t = a_(j)`` is ``E_j = W_j - W 2 Q(t)``
+    (``Q`` the normal upper tail, ``W`` the total weight, ``m`` the
+    :func:`_shorth_centre` of the live batches).  The step is taken only if some
+    ``E_j`` with ``t >= _TAIL_MIN`` exceeds ``_TAIL_SE * sqrt(W 2 Q(t)) +
+    _TAIL_SLACK`` (a count that clean data reach with negligible probability); it
+    then removes the ``j`` that maximises ``E_j`` -- where the empirical density of
+    ``|z|`` crosses the expected one, i.e. a likelihood-ratio cut between good and
+    bad batches.  Returns ``(j, order)``, ``order`` the indices of the live
+    batches by decreasing ``a_i``.  Private: assumes valid input and at least one
+    live batch.
+    """
+    live = np.flatnonzero(weights > 0)
+    w = weights[live]
+    dev = np.abs(z[live] - _shorth_centre(z[live]))
+    order = np.argsort(-dev, kind="stable")
+    tail_weight = np.cumsum(w[order])
+    expected = w.sum() * special.erfc(dev[order] / math.sqrt(2.0))  # W * 2 Q(t)
+    excess = tail_weight - expected
+    margin = _TAIL_SE * np.sqrt(expected) + _TAIL_SLACK
+    significant = (excess > margin) & (dev[order] >= _TAIL_MIN)
+    if not significant.any():
+        return 0, live[order]
+    return int(np.argmax(np.where(significant, excess, -np.inf))) + 1, live[order]
+
+
 def _spectral_filter(means, sigma2, k, contamination, threshold_constant):
-    """The iterative soft filter on debiased batch means, shape (n_batches, d).
+    """The iterative spectral filter on debiased batch means, shape (n_batches, d).
 
     Private: assumes valid input.  Returns ``(weights, n_iter, excess, threshold,
     stop_reason)``; ``weights`` start at 1 and the removed weight never exceeds
-    ``2 * contamination * n_batches``.  Each pass costs one weighted covariance
-    (O(n d^2), vectorised over batches) and one symmetric ``d x d`` eigenproblem;
+    ``2 * contamination * n_batches``.  Nothing is touched unless the first
+    spectral test fires (``excess > threshold``).  After that each pass projects
+    the batch means on the top eigenvector ``v`` of ``S - Sigma_0`` and takes the
+    tail step (:func:`_tail_cut`) when the tail of the projections exceeds the
+    good-batch normal tail significantly, else the soft step while ``excess >
+    threshold``, else stops.  Each pass costs one weighted covariance (O(n d^2),
+    vectorised over batches), one symmetric ``d x d`` eigenproblem and one sort;
     each pass that does not stop zeroes at least one batch, so the loop ends after
     at most ``floor(2 contamination n) + 2`` passes.
     """
@@ -81,16 +139,40 @@ def _spectral_filter(means, sigma2, k, contamination, threshold_constant):
         threshold = threshold_constant * _threshold_scale(expected, n)
         vals, vecs = np.linalg.eigh(cov - expected)
         excess = float(vals[-1])
-        if excess <= threshold:
+        if n_iter == 0 and excess <= threshold:  # the gate: clean data are left alone
             return weights, n_iter, excess, float(threshold), "within_threshold"
         # 1e-9 of a batch: guards against float round-off leaving a sliver of budget
         if removed >= budget - 1e-9:
+            if excess <= threshold:
+                return weights, n_iter, excess, float(threshold), "within_threshold"
             return weights, n_iter, excess, float(threshold), "budget_exhausted"
-        score = (centred @ vecs[:, -1]) ** 2
-        decrement = weights * score / score[weights > 0].max()
-        step = min(1.0, (budget - removed) / decrement.sum())
-        weights = np.maximum(weights - step * decrement, 0.0)
-        removed += step * decrement.sum()
+        v = vecs[:, -1]
+        proj = centred @ v
+        # v is the sample's top direction: on clean data its projections spread up to the
+        # Bai-Yin edge (1 + sqrt(d/n)) times the model's standard deviation
+        scale = math.sqrt(float(v @ expected @ v)) * (1.0 + math.sqrt(d / n))
+        n_cut, order = _tail_cut(proj / scale, weights)
+        if n_cut > 0:
+            # zero the n_cut most outlying batches, the last one only partly if the budget ends
+            cut = order[:n_cut]
+            room = budget - removed
+            taken = np.cumsum(weights[cut])
+            full = cut[taken <= room + 1e-12]
+            removed += weights[full].sum()
+            weights[full] = 0.0
+            if full.size < n_cut:
+                nxt = cut[full.size]
+                part = min(weights[nxt], budget - removed)
+                weights[nxt] -= part
+                removed += part
+        elif excess <= threshold:
+            return weights, n_iter, excess, float(threshold), "within_threshold"
+        else:
+            score = proj ** 2
+            decrement = weights * score / score[weights > 0].max()
+            step = min(1.0, (budget - removed) / decrement.sum())
+            weights = np.maximum(weights - step * decrement, 0.0)
+            removed += step * decrement.sum()
         n_iter += 1
 
 
@@ -117,7 +199,7 @@ class RobustEstimate:
         Share of the total weight taken off by the filter, ``1 - mean(weights)``;
         at most ``2 * contamination``.
     n_iter : int
-        Number of down-weighting passes (0 when nothing was removed).
+        Number of filtering passes, tail or soft steps (0 when nothing was removed).
     excess : float
         Final top eigenvalue of (weighted covariance of batch means minus the
         covariance expected of good batches).
@@ -258,9 +340,9 @@ def robust_frequency_estimate(data, *, epsilon=None, contamination, k=None, thre
     Each of ``n_batches`` batches holds ``k`` answers privatized on the device by
     unary encoding (:class:`dpinfer.UnaryEncodingReleaser`); up to a fraction
     ``contamination`` of the batches may be arbitrary (chosen by an adversary who
-    knows the good data).  An iterative spectral filter down-weights the batches
-    whose means spread more than good batches can, and the weighted mean is
-    projected onto the probability simplex.
+    knows the good data).  An iterative spectral filter removes or down-weights
+    the batches whose means spread more than good batches can, and the weighted
+    mean is projected onto the probability simplex.
 
     Parameters
     ----------
@@ -322,11 +404,38 @@ def robust_frequency_estimate(data, *, epsilon=None, contamination, k=None, thre
     repeat: ``mu = sum w_i y_i / sum w_i``; ``S = sum w_i (y_i - mu)(y_i - mu)^T /
     sum w_i``; ``Sigma_0`` evaluated at ``p = Proj(mu)`` (the simplex projection
     of ``mu``, so that ``Sigma_0`` is a valid covariance); ``lambda, v`` = top
-    eigenpair of ``S - Sigma_0``.  Stop if ``lambda <= T`` or if
-    ``2 * contamination * n_batches`` of weight is already gone; otherwise set
-    ``w_i <- w_i (1 - tau_i / max_j tau_j)``, ``tau_i = (v^T (y_i - mu))^2`` (the
-    soft filter of Diakonikolas et al.; the last step is shortened so that the
-    removed weight is exactly the budget).  Return ``Proj(mu)``.
+    eigenpair of ``S - Sigma_0``.  If ``lambda <= T`` at the first pass, stop
+    (nothing is removed).  Otherwise stop once ``2 * contamination * n_batches``
+    of weight is gone, and else take one of two steps on the projections
+    ``z_i = v^T (y_i - mu) / s``, ``s = (1 + sqrt(d/n)) sqrt(v^T Sigma_0 v)``
+    (good ``z_i`` are about normal around their centre with standard deviation at
+    most 1: ``v`` is the sample's top direction, and on clean data the spread
+    along it reaches the Bai-Yin edge ``1 + sqrt(d/n)`` times the model's; without
+    that factor the step kept trimming good batches at ``d = 30``):
+
+    * *tail step* (filter by tail bound): with ``m`` the mean of the shortest
+      window holding half of the live ``z_i`` (not dragged by a far cluster as
+      the median is), ``a_i = |z_i - m|``, ``W(t)`` the weight with ``a_i >= t``
+      and ``W`` the total, the excess of the tail is ``E(t) = W(t) - W 2 Q(t)``
+      (``Q`` the normal upper tail).  If ``E(t) > 4 sqrt(W 2 Q(t)) + 4`` for some
+      ``t >= 2`` (a Poisson margin; ``t >= 2`` because nearer the centre a few per
+      cent error in ``s`` would look like an excess), zero the weight of every
+      batch with ``a_i`` at or beyond the ``t >= 2`` that maximises ``E(t)``:
+      there the empirical density of ``a_i`` crosses the good one, a
+      likelihood-ratio cut between good and bad batches;
+    * otherwise, if ``lambda > T``, the *soft step* ``w_i <- w_i (1 - tau_i /
+      max_j tau_j)``, ``tau_i = (v^T (y_i - mu))^2`` (the soft filter of
+      Diakonikolas et al.);
+    * otherwise stop.
+
+    Both steps are shortened so that the removed weight is at most the budget.
+    Return ``Proj(mu)``.  The soft step alone stops as soon as ``lambda <= T``,
+    which for an honestly privatized point mass (bad batch means only about 3.7
+    good standard deviations out at ``d = 10, k = 50, eps = 1``) left 26-56% of
+    the bad weight in; the tail step removes about 90% of it for 1-2% of the
+    good weight, bringing the error to 1.02-1.16 x the oracle's
+    (``validation/robust_study.py``; under the unprivatized adversary it now
+    removes no good weight and equals the oracle).
 
     **Threshold and its calibration.**  ``T = c * lambda_max(Sigma_0) *
     [(1 + sqrt(d/n) + sqrt(2 log(1000) / n))^2 - 1]``, ``n = n_batches``: for
@@ -343,7 +452,9 @@ def robust_frequency_estimate(data, *, epsilon=None, contamination, k=None, thre
     removes nothing from clean data with probability above 0.999 on that grid
     and keeps a margin beyond it; ``python -m validation.robust_study
     --calibrate`` reproduces the table.  When nothing is removed the estimate is
-    exactly the projected mean of all batches, i.e. the oracle.
+    exactly the projected mean of all batches, i.e. the oracle.  The tail step
+    runs only after the spectral test has fired, so it does not change this
+    false-alarm rate.
 
     **Guarantee.**  Chhor & Sentenac (2023) show the minimax total-variation
     error is of order ``(c_e / eps) sqrt(d log(1/c_e) / k) + d / (eps sqrt(n k))``
@@ -375,12 +486,12 @@ def robust_frequency_estimate(data, *, epsilon=None, contamination, k=None, thre
     >>> rel = UnaryEncodingReleaser(epsilon=1.0, d=4).release(answers, rng=rng)
     >>> res = robust_frequency_estimate(rel, contamination=0.1)
     >>> res.estimate.round(2)
-    array([0.5 , 0.29, 0.14, 0.06])
+    array([0.51, 0.3 , 0.14, 0.05])
     >>> tv_robust = np.abs(res.estimate - p).sum() / 2
     >>> tv_naive = np.abs(res.naive_estimate - p).sum() / 2
     >>> round(float(tv_robust), 3), round(float(tv_naive), 3)
-    (0.014, 0.1)
-    >>> bool(res.weights[:40].max() < 0.3), res.stop_reason
+    (0.011, 0.1)
+    >>> bool(res.weights[:40].max() == 0.0), res.stop_reason
     (True, 'within_threshold')
     """
     sums, epsilon, k = _check_batches(data, epsilon, k)

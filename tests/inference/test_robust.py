@@ -15,7 +15,13 @@ from scipy import optimize
 
 import dpinfer
 from dpinfer import RobustEstimate, UnaryEncodingReleaser, robust_frequency_estimate
-from dpinfer.inference.robust import _expected_covariance, _spectral_filter, _threshold_scale
+from dpinfer.inference.robust import (
+    _expected_covariance,
+    _shorth_centre,
+    _spectral_filter,
+    _tail_cut,
+    _threshold_scale,
+)
 
 
 def keep_prob(eps):
@@ -104,6 +110,44 @@ def test_threshold_scale_formula():
     assert _threshold_scale(expected, n) == pytest.approx(3.0 * (edge ** 2 - 1), rel=1e-14)
 
 
+# --------------------------------------------------------------------- the tail step
+def test_shorth_centre_by_hand_and_against_a_far_cluster():
+    # [0, 1, 2, 10, 11]: windows of h = 3 have widths 2, 9, 9, so the centre is mean(0, 1, 2).
+    assert _shorth_centre(np.array([11.0, 0.0, 10.0, 2.0, 1.0])) == pytest.approx(1.0, abs=1e-15)
+    # 20% of the points far away: the median moves to Phi^-1(0.625) = 0.32 of the good law,
+    # the shorth centre stays within 0.15 (its SE here is about 0.04).
+    gen = np.random.default_rng(31)
+    x = np.concatenate([gen.normal(0.0, 1.0, 1600), np.full(400, 50.0)])
+    assert np.median(x) > 0.25 and abs(_shorth_centre(x)) < 0.15
+
+
+def test_tail_cut_leaves_normal_data_alone():
+    # Design target: a tail step fires on N(centre, 1) data with probability <= 0.002 at
+    # n = 2000 (margin 4 Poisson SEs + 4 batches at every t >= 2).  Budget: 400 reps,
+    # SE = sqrt(0.002 * 0.998 / 400) = 0.0022, bound 0.002 + 4 SE = 0.011 (at most 4 of 400).
+    gen = np.random.default_rng(32)
+    reps, n = 400, 2000
+    fired = sum(_tail_cut(gen.normal(0.3, 1.0, n), np.ones(n))[0] > 0 for _ in range(reps))
+    assert fired / reps <= 0.002 + 4 * math.sqrt(0.002 * 0.998 / reps)
+
+
+def test_tail_cut_separates_a_shifted_cluster():
+    # 10% of N(3.7, 1) (the point mass of the study, in good standard deviations) among
+    # N(0, 1): the excess of |z - m| is largest where the densities cross, at
+    # t* = 3.7 / 2 + log(2) / 3.7 = 2.04 for a centre at 0 (solve c phi(t - 3.7) = 2 c phi(t)).
+    # Cutting there removes P(N(3.7, 1) > 2.04) = 0.95 of the bad and 2 Q(2.04) = 0.041 of
+    # the good; asserted with room for the centre's offset and sampling (one seed).
+    gen = np.random.default_rng(33)
+    z = np.concatenate([gen.normal(3.7, 1.0, 200), gen.normal(0.0, 1.0, 1800)])
+    weights = np.ones(2000)
+    n_cut, order = _tail_cut(z, weights)
+    bad_cut = np.sum(order[:n_cut] < 200) / 200
+    good_cut = np.sum(order[:n_cut] >= 200) / 1800
+    assert 0.85 <= bad_cut and 0.015 <= good_cut <= 0.07
+    weights[:100] = 0.0  # dead batches are ignored
+    assert np.all(_tail_cut(z, weights)[1] >= 100)
+
+
 # --------------------------------------------------------------------- clean data
 @pytest.mark.parametrize(
     "d, k, n, eps, seed",
@@ -165,14 +209,18 @@ def test_bits_sums_and_release_give_the_same_answer():
 
 
 # --------------------------------------------------------------------- adversaries
-# Measured by validation/robust_study.py at d=10, k=50, n=2000, eps=1 (20 reps per cell):
-# the filter's mean TV error is 0.53-0.59 x the rate (constant 1) under the point mass,
-# 0.18-0.38 x under the unprivatized adversary (equal to the oracle) and 0.51-0.56 x under
-# the subtle shift.  The naive mean's error is 1.4-2.3 x the filter's under the point mass
-# (whose naive error c (1 - p_rare) is itself below the rate at k = 50), 7-28 x under the
-# unprivatized adversary; the subtle shift moves the naive mean by less than the rate, so
-# there the filter can only match it.  Asserted with 10 replicates per cell and 4 Monte
-# Carlo SEs estimated from them (paired SEs for differences): filter <= 0.8 x rate for all.
+# Measured by validation/robust_study.py at d=10, k=50, n=2000, eps=1 (20 reps per cell),
+# with the tail step of the filter: the filter's mean TV error is 0.22-0.35 x the rate
+# (constant 1) under the point mass (1.02-1.16 x the oracle's; it was 0.53-0.59 x the rate
+# with the soft step alone), 0.18-0.38 x under the unprivatized adversary (equal to the
+# oracle) and 0.46-0.54 x under the subtle shift.  The naive mean's error is 2.3-6.0 x the
+# filter's under the point mass (was 1.4-2.3 x), 7-28 x under the unprivatized adversary;
+# the subtle shift moves the naive mean by less than the rate, so there the filter can only
+# match it (or beat it a little at c = 0.2).  Asserted with 10 replicates per cell and 4
+# Monte Carlo SEs estimated from them (paired SEs for differences): filter <= 0.8 x rate
+# for all.  The point-mass ratio naive / filter is pinned at 1.75 (was 1.25): the smallest
+# cell, c = 0.05, measures 2.1 with these seeds and 2.3 in the study; the naive error there
+# is only c (1 - p_rare) ~ 0.05, so the ratio cannot be large at that contamination.
 @pytest.mark.parametrize("adversary", ADVERSARIES)
 @pytest.mark.parametrize("c", [0.05, 0.1, 0.2])
 def test_filter_error_within_rate(adversary, c):
@@ -195,9 +243,31 @@ def test_filter_error_within_rate(adversary, c):
     if adversary == "unprivatized":
         assert err_naive.mean() >= 5 * err_filter.mean()
     elif adversary == "point_mass":
-        assert err_naive.mean() >= 1.25 * err_filter.mean() and diff.mean() > 4 * se_diff
+        assert err_naive.mean() >= 1.75 * err_filter.mean() and diff.mean() > 4 * se_diff
     else:  # the filter never does worse than the naive mean here (1e-12: round-off when equal)
         assert err_naive.mean() <= the_rate and diff.mean() + 4 * se_diff >= -1e-12
+
+
+@pytest.mark.parametrize("c, fraction", [(0.1, 0.4), (0.2, 0.25)])
+def test_point_mass_filter_far_below_naive_and_near_oracle(c, fraction):
+    # The improvement of the tail step, at the issue's size.  Study (20 reps): filter / naive
+    # = 0.25 at c = 0.1 and 0.17 at c = 0.2 (0.52 and 0.44 with the soft step alone), filter /
+    # oracle = 1.02 and 1.16 (2.1 and 3.1 before).  Pinned: filter <= fraction x naive and
+    # filter <= 1.5 x oracle, each as a paired difference allowed 4 Monte Carlo SEs (10 reps;
+    # SE of the filter's mean error about 0.002, so the soft-step-only filter fails both).
+    d, k, n, eps, reps = 10, 50, 2000, 1.0, 10
+    p = zipf(d)
+    gen = np.random.default_rng([77, round(c * 100)])
+    err_filter, err_naive, err_oracle = [], [], []
+    for _ in range(reps):
+        sums, n_bad = contaminated_sums("point_mass", p, k, n, c, eps, gen)
+        res = robust_frequency_estimate(sums, epsilon=eps, contamination=c, k=k)
+        err_filter.append(tv(res.estimate, p))
+        err_naive.append(tv(res.naive_estimate, p))
+        err_oracle.append(tv(simplex_projection(debias(sums[n_bad:].mean(axis=0) / k, eps)), p))
+    err_filter, err_naive, err_oracle = np.array(err_filter), np.array(err_naive), np.array(err_oracle)
+    for diff in (err_filter - fraction * err_naive, err_filter - 1.5 * err_oracle):
+        assert diff.mean() - 4 * diff.std(ddof=1) / math.sqrt(reps) <= 0.0
 
 
 def test_point_mass_is_removed_with_larger_batches():
@@ -231,17 +301,19 @@ def test_unprivatized_adversary_is_removed():
 
 
 def test_point_mass_adversary_loses_more_weight_than_good_batches():
-    # The soft filter's invariant: it takes weight mostly from bad batches.  It stops once
-    # the remaining excess is within the threshold, so part of an honestly privatized
-    # point mass (bad batch means ~3.5 good standard deviations out) can stay.
+    # An honestly privatized point mass puts bad batch means only ~3.7 good standard
+    # deviations out.  The soft step alone stopped once the spectral excess was within the
+    # threshold and left part of it in (this seed: only 0.45 of the bad weight removed); the
+    # tail step cuts where the projections' tail exceeds the good normal tail, so nearly all
+    # of it goes (measured: 0.87 of the bad weight, 0.011 of the good, TV 0.39 x naive).
     d, k, n, eps, c = 10, 50, 1000, 1.0, 0.1
     gen = np.random.default_rng(21)
     sums, n_bad = contaminated_sums("point_mass", zipf(d), k, n, c, eps, gen)
     res = robust_frequency_estimate(sums, epsilon=eps, contamination=c, k=k)
     bad_lost = 1 - res.weights[:n_bad].mean()
     good_lost = 1 - res.weights[n_bad:].mean()
-    assert bad_lost > 0.3 and bad_lost > 4 * good_lost
-    assert tv(res.estimate, zipf(d)) < 0.8 * tv(res.naive_estimate, zipf(d))
+    assert bad_lost > 0.8 and good_lost < 0.03
+    assert tv(res.estimate, zipf(d)) < 0.5 * tv(res.naive_estimate, zipf(d))
 
 
 def test_budget_is_exactly_spent_when_contamination_is_understated():
