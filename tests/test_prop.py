@@ -142,3 +142,18 @@ def test_release_from_numbers_validates():
         _release_from_numbers(0.4, 30, method="normal", epsilon=1.0, delta=0.01)
     with pytest.raises(ValueError, match=r"`value` must be a finite real number; got nan"):
         _release_from_numbers(float("nan"), 30, method="ump", epsilon=1.0)
+
+
+def test_approximation_warning_points_at_the_callers_line():
+    # n = 30, epsilon = 1, p0 = 0.1 at the 99% level is a cell where the normal
+    # approximation's exact size drifts by more than 20% (tests/inference/test_normal.py).
+    import warnings
+
+    from dpinfer import ApproximationWarning, LaplaceReleaser
+
+    rel = LaplaceReleaser(1.0).proportion(3, 30, rng=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        prop_test(rel, 0.1, method="normal", confidence_level=0.99)
+    assert [w.category for w in caught] == [ApproximationWarning]
+    assert caught[0].filename == __file__

@@ -318,3 +318,24 @@ def test_default_path_records_secure_false():
 def test_secure_path_rejects_epsilon_whose_noise_overflows(call):
     with pytest.raises(ValueError, match=r"`epsilon` must be at least 1e-12 on the hardened path"):
         call()
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 5.0])
+def test_grid_laplace_cdf_is_within_epsilon_over_4096_of_laplace(epsilon):
+    # The hardened Laplace path's noise: P(k) proportional to b^|k| on the grid of
+    # 1/1024 sensitivity units, b = exp(-epsilon / 1024).  Its cdf (at and just below
+    # every grid point) against the continuous Laplace(1/epsilon) cdf: the docs and the
+    # LaplaceReleaser Notes state the worst gap is epsilon / 4096 (half the atom at 0,
+    # tanh(epsilon / 2048) / 2).
+    from scipy import stats
+
+    b = np.exp(-epsilon / 1024)
+    k = np.arange(-300_000, 300_001)
+    pmf = (1 - b) / (1 + b) * b ** np.abs(k)
+    cdf = b ** 300_001 / (1 + b) + np.cumsum(pmf)  # P(K < -300000) exactly, then the rest
+    cont = stats.laplace(scale=1 / epsilon).cdf(k / 1024)
+    gap = max(np.max(np.abs(cdf - cont)), np.max(np.abs(cdf - pmf - cont)))
+    assert gap == pytest.approx(np.tanh(epsilon / 2048) / 2, rel=1e-6)
+    # tanh(x) < x, so the gap is below epsilon / 4096; 1e-9 allows the rounding of the
+    # 600 001-term cumulative sum.
+    assert gap <= epsilon / 4096 * (1 + 1e-9)

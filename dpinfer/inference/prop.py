@@ -9,6 +9,8 @@ is exactly the answer of :func:`~dpinfer.binom_ump_test`,
 
 from __future__ import annotations
 
+import warnings
+
 from .._validation import (
     _check_alternative,
     _check_confidence_level,
@@ -19,6 +21,7 @@ from .._validation import (
     _check_probability,
     _check_real,
 )
+from .._warnings import ApproximationWarning
 from ..releasers.release import Release
 
 __all__ = ["prop_test"]
@@ -201,7 +204,13 @@ def prop_test(release, p0=0.5, *, method="ump", alternative="two-sided",
     if method == "normal":
         from .normal import binom_normal_test
 
-        return binom_normal_test(release, **common)
+        # Re-raise the ApproximationWarning at the caller's line, not this one.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ApproximationWarning)
+            result = binom_normal_test(release, **common)
+        for w in caught:
+            warnings.warn(w.message, w.category, stacklevel=2)
+        return result
     from .jimi import binom_jimi_test
 
     return binom_jimi_test(release, **common, n_sim=n_sim, rng=rng)
