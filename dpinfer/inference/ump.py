@@ -276,7 +276,8 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     ``sum_x Binom(x; n, p0) F(x - z) = P_p0(X + N >= z)``; ``less``:
     ``sum_x Binom(x; n, p0) F(z - x)``; F the Tulap(0, b, q) cdf.  Both are summed directly
     in log space (never as ``1 - sum``), so tiny p-values keep full relative accuracy down
-    to about 1e-300; the cost does not grow with ``n`` (``n = 1e9`` takes about a
+    to about 1e-290 (below that the binomial tails from ``scipy.special.betainc``
+    underflow and the relative error grows, e.g. 1.6e-6 at 1e-292); the cost does not grow with ``n`` (``n = 1e9`` takes about a
     millisecond).  They are the UMP epsilon-DP (or (epsilon, delta)-DP) tests: rejecting
     when the p-value is at most alpha has size exactly alpha.
 
@@ -394,7 +395,16 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     (large ``n``; ``z`` far outside [0, n]) and at ``n = 1``.  The two-sided
     asymptotically unbiased p-value equals 1 at ``theta = z / n`` and is searched on each
     side of it.  When no theta in [0, 1] is accepted (a release far outside [0, n]), the
-    interval is the single point of [0, 1] closest to ``z / n`` rather than empty.  The
+    interval is the single point of [0, 1] closest to ``z / n`` rather than empty.
+
+    **Known limitation (two-sided, z outside [0, n]).**  For a release below 0 or above
+    ``n`` the two-sided p-value is not largest at the clipped ``z / n`` and can have
+    several peaks in theta; the search on each side of ``clip(z / n, 0, 1)`` can then miss
+    accepted theta, and the interval under-covers (92.9% instead of 95% at ``n = 2``,
+    ``epsilon = 10``, ``delta = 0.05``, ``theta = 0.9``; e.g. ``n = 1``, ``z = 2``,
+    ``epsilon = 3`` gives [1, 1] where theta in about [0.79, 0.9994] is accepted).
+    Releases inside [0, n] are not affected (checked on fine grids against plain sums),
+    nor are the one-sided intervals.  The
     one-sided intervals have exact coverage ``confidence_level`` for every theta (checked
     as a finite sum in the tests) and are the uniformly most accurate DP intervals
     (Awan & Slavkovic 2020).
