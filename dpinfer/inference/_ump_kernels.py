@@ -215,18 +215,19 @@ def _log_window_sum(z, n, p, log_b, q, lo, width):
     """log sum_{j < width} Binom(lo + j; n, p) F(lo + j - z), per element, in blocks."""
     out = np.full(z.shape, -np.inf)
     order = np.argsort(width, kind="stable")
+    sorted_width = width[order]
     start = 0
     total = order.size
     while start < total:
-        w_first = max(int(width[order[start]]), 1)
-        rows = max(1, _CHUNK // w_first)
-        sel = order[start:start + rows]
-        w = int(width[sel].max())
-        while rows > 1 and rows * w > 4 * _CHUNK:
-            rows //= 2
-            sel = order[start:start + rows]
-            w = int(width[sel].max())
-        start += sel.size
+        # a block holds rows whose widths are within a factor 2 (or 64 terms) of its first
+        # row's, so padding never more than doubles the work
+        cap = max(2.0 * sorted_width[start], 64.0)
+        stop = max(int(np.searchsorted(sorted_width, cap, side="right")), start + 1)
+        w = int(sorted_width[stop - 1])
+        stop = min(stop, start + max(1, _CHUNK // max(w, 1)))
+        sel = order[start:stop]
+        w = int(sorted_width[stop - 1])
+        start = stop
         if w == 0:
             continue
         j = np.arange(w, dtype=float)
@@ -351,7 +352,6 @@ def _umpu_unbias(n, p0, k, s, log_b, q):
 
 def _umpu_parameters(n, p0, log_b, q, alpha):
     """(k, s) of the UMPU test phi(x) = F(|x - k| - s): size alpha, E_p0[(X - n p0) phi] = 0."""
-    sd = np.sqrt(n * p0 * (1.0 - p0))
 
     def g(k):
         s = _umpu_s_for_k(n, p0, k, log_b, q, alpha)

@@ -44,6 +44,7 @@ from .._validation import (
 from ..distributions.tulap import Tulap, _log_tails
 from ..releasers.release import Release
 from ..results import ConfidenceInterval, HTestResult
+from ._ump_intervals import _ci_array
 from ._ump_kernels import (
     _critical_greater,
     _log_expect_umpu,
@@ -64,9 +65,7 @@ __all__ = [
 
 _TWO_SIDED_TEST_METHODS = ("asymptotically-unbiased", "equal-tailed")
 _TWO_SIDED_POWER_METHODS = ("umpu", "asymptotically-unbiased", "equal-tailed")
-_BISECTION_STEPS = 56  # 2**-56 < 1.4e-17: the interval end points are exact to rounding
 _MAX_SAMPLE_SIZE = 10**12
-_BRENT_MAX = 4  # up to this many releases, Brent per release; beyond, vectorised bisection
 _PHI_ARRAY_LIMIT = 10**7
 _MIN_EPSILON = 1e-4
 
@@ -123,102 +122,6 @@ def _check_two_sided_method(method, allowed, name="two_sided_method"):
         raise ValueError(f"`{name}` must be one of {', '.join(map(repr, allowed))}; "
                          f"got {method!r}.{extra}")
     return method
-
-
-# -- intervals (vectorised bisection on theta) -------------------------------------------
-
-def _bisect(logp, z, lo, hi, log_alpha, increasing):
-    """Boundary theta in [lo, hi] where log p crosses log alpha (p monotone on [lo, hi]).
-
-    ``increasing``: p increases with theta; returns the infimum of {p > alpha}.
-    Otherwise returns the supremum of {p > alpha}.  Assumes p(inside end) > alpha and
-    p(outside end) <= alpha, elementwise.
-    """
-    if z.size <= _BRENT_MAX:
-        # few releases: Brent's method on the (smooth, monotone) log p-value converges in
-        # about a dozen evaluations instead of 56 halvings
-        out = np.empty_like(z)
-        for i in range(z.size):
-            zi = z[i:i + 1]
-
-            def f(theta, zi=zi):
-                value = float(logp(zi, np.array([theta]))[0]) - log_alpha
-                return min(max(value, -1e3), 1e3) if value == value else -1e3
-
-            out[i] = optimize.brentq(f, float(lo[i]), float(hi[i]), xtol=1e-15, rtol=1e-15,
-                                     maxiter=500)
-        return out
-    lo = lo.copy()
-    hi = hi.copy()
-    for _ in range(_BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        above = logp(z, mid) > log_alpha
-        if increasing:
-            hi = np.where(above, mid, hi)
-            lo = np.where(above, lo, mid)
-        else:
-            lo = np.where(above, mid, lo)
-            hi = np.where(above, hi, mid)
-        if np.all(hi - lo <= 4e-16 * np.maximum(np.abs(hi), 1e-300)):
-            break
-    return 0.5 * (lo + hi)
-
-
-def _end_low(logp, z, centre, log_alpha):
-    """inf{theta in [0, centre]: p > alpha}, p increasing there; centre if the set is empty."""
-    zero = np.zeros_like(z)
-    out = np.array(centre, dtype=float, copy=True)
-    at_zero = logp(z, zero) > log_alpha
-    at_centre = logp(z, centre) > log_alpha
-    out[at_zero] = 0.0
-    act = at_centre & ~at_zero
-    if act.any():
-        out[act] = _bisect(logp, z[act], zero[act], centre[act], log_alpha, True)
-    return out
-
-
-def _end_high(logp, z, centre, log_alpha):
-    """sup{theta in [centre, 1]: p > alpha}, p decreasing there; centre if the set is empty."""
-    one = np.ones_like(z)
-    out = np.array(centre, dtype=float, copy=True)
-    at_one = logp(z, one) > log_alpha
-    at_centre = logp(z, centre) > log_alpha
-    out[at_one] = 1.0
-    act = at_centre & ~at_one
-    if act.any():
-        out[act] = _bisect(logp, z[act], centre[act], one[act], log_alpha, False)
-    return out
-
-
-def _ci_array(z, n, log_b, q, confidence_level, alternative, method):
-    """[low, high] for each z (flat array) -> array of shape z.shape + (2,)."""
-    alpha = 1.0 - confidence_level
-    zeros, ones = np.zeros_like(z), np.ones_like(z)
-
-    def lp_greater(zz, theta):
-        return _log_pvalue_greater(zz, n, theta, log_b, q)
-
-    def lp_less(zz, theta):
-        return _log_pvalue_less(zz, n, theta, log_b, q)
-
-    if alternative == "greater":
-        low = _end_low(lp_greater, z, ones, np.log(alpha))
-        return np.stack([low, ones], axis=-1)
-    if alternative == "less":
-        high = _end_high(lp_less, z, zeros, np.log(alpha))
-        return np.stack([zeros, high], axis=-1)
-    if method == "equal-tailed":
-        low = _end_low(lp_greater, z, ones, np.log(alpha / 2.0))
-        high = _end_high(lp_less, z, zeros, np.log(alpha / 2.0))
-        return np.stack([np.minimum(low, high), np.maximum(low, high)], axis=-1)
-
-    def lp_two(zz, theta):
-        return _log_pvalue(zz, n, theta, log_b, q, "two-sided", "asymptotically-unbiased")
-
-    centre = np.clip(z / n, 0.0, 1.0)
-    low = _end_low(lp_two, z, centre, np.log(alpha))
-    high = _end_high(lp_two, z, centre, np.log(alpha))
-    return np.stack([low, high], axis=-1)
 
 
 # -- public functions ----------------------------------------------------------------------
@@ -392,22 +295,27 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     increasing), so each end point is the unique root of ``p(theta) = 1 - level``, found
     by bisection on theta in [0, 1] comparing log p-values (56 halvings: exact to
     rounding), vectorised over many ``z``.  This is correct where the p-value is flat
-    (large ``n``; ``z`` far outside [0, n]) and at ``n = 1``.  The two-sided
-    asymptotically unbiased p-value equals 1 at ``theta = z / n`` and is searched on each
-    side of it.  When no theta in [0, 1] is accepted (a release far outside [0, n]), the
-    interval is the single point of [0, 1] closest to ``z / n`` rather than empty.
+    (large ``n``; ``z`` far outside [0, n]) and at ``n = 1``.  The one-sided intervals have
+    exact coverage ``confidence_level`` for every theta (checked as a finite sum in the
+    tests) and are the uniformly most accurate DP intervals (Awan & Slavkovic 2020).
 
-    **Known limitation (two-sided, z outside [0, n]).**  For a release below 0 or above
-    ``n`` the two-sided p-value is not largest at the clipped ``z / n`` and can have
-    several peaks in theta; the search on each side of ``clip(z / n, 0, 1)`` can then miss
-    accepted theta, and the interval under-covers (92.9% instead of 95% at ``n = 2``,
-    ``epsilon = 10``, ``delta = 0.05``, ``theta = 0.9``; e.g. ``n = 1``, ``z = 2``,
-    ``epsilon = 3`` gives [1, 1] where theta in about [0.79, 0.9994] is accepted).
-    Releases inside [0, n] are not affected (checked on fine grids against plain sums),
-    nor are the one-sided intervals.  The
-    one-sided intervals have exact coverage ``confidence_level`` for every theta (checked
-    as a finite sum in the tests) and are the uniformly most accurate DP intervals
-    (Awan & Slavkovic 2020).
+    The two-sided interval is the smallest interval holding every theta whose
+    (asymptotically unbiased) p-value exceeds ``1 - confidence_level`` and the estimate
+    ``clip(z / n, 0, 1)``.  For ``z`` in [0, n] the p-value is 1 at ``theta = z / n`` and
+    falls on each side, and the interval is the plain inversion of the test.  For a
+    release below 0 or above ``n`` the p-value is *not* largest at the edge and can have
+    several peaks in theta (``n = 1``, ``z = 2``, ``epsilon = 3`` accepts theta in
+    (0.7905, 0.9994) but rejects theta = 1, because ``P(|N| >= 1) < 0.05``).  The accepted
+    set is then located on a grid of theta next to the nearest edge, over a width (in
+    counts) that a Chernoff bound proves sufficient whatever ``n`` is (below
+    ``2.5 log(40 / (1 - level)) / min(epsilon, 1)`` counts, e.g. 11 counts at level 0.95
+    and ``epsilon >= 1``; a release too far out accepts nothing and costs nothing), and its
+    far end is refined by bisection.  Keeping the
+    estimate in the interval (here [0.7905, 1]) makes it never empty, nested in the
+    level and monotone in ``z``; it adds only a sliver next to the edge, so the coverage is
+    at least ``confidence_level`` (the accepted set alone has exactly that).  Checked
+    against plain full sums on dense theta grids for 4600 random releases and against
+    40-digit mpmath references (``tests/reference/make_ump.py``).
 
     References
     ----------

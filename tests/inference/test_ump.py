@@ -26,6 +26,7 @@ from dpinfer import (
     binom_ump_sample_size,
     binom_ump_test,
 )
+from dpinfer.inference._ump_intervals import _log_tulap_mgf, _outside_window
 
 REF_PATH = Path(__file__).parents[1] / "reference" / "ump_values.json"
 REF = json.loads(REF_PATH.read_text())
@@ -422,25 +423,22 @@ def _plain_two_sided(z, n, theta, eps, delta):
     return float(np.sum(stats.binom.pmf(x, n, theta) * tail))
 
 
-_OUTSIDE_BUG = pytest.mark.xfail(strict=True, reason=(
-    "known bug: for z outside [0, n] the two-sided p-value is not maximal at clip(z/n) and can be "
-    "multimodal in theta; binom_ump_ci searches either side of clip(z/n) and misses accepted "
-    "theta (under-coverage, e.g. 92.9% at n = 2, epsilon = 10, delta = 0.05, theta = 0.9)"))
-
-
 @pytest.mark.parametrize("z,n,eps,delta,level", [
-    pytest.param(2.0, 1, 3.0, 0.0, 0.95, marks=_OUTSIDE_BUG),
-    pytest.param(-1.0, 1, 3.0, 0.0, 0.95, marks=_OUTSIDE_BUG),
-    pytest.param(2.6, 2, 10.0, 0.05, 0.95, marks=_OUTSIDE_BUG),
-    pytest.param(1001.0, 1000, 3.0, 0.05, 0.95, marks=_OUTSIDE_BUG),
+    (2.0, 1, 3.0, 0.0, 0.95),
+    (-1.0, 1, 3.0, 0.0, 0.95),
+    (2.6, 2, 10.0, 0.05, 0.95),
+    (1001.0, 1000, 3.0, 0.05, 0.95),
     (-4.0, 30, 1.0, 0.0, 0.99),
+    (30.6, 30, 20.0, 0.0, 0.9),
+    (-0.6, 5, 10.0, 0.0, 0.9),
 ])
 def test_two_sided_interval_for_release_outside_range_holds_every_accepted_theta(
         z, n, eps, delta, level):
     """Regression: for z outside [0, n] the two-sided p-value is not maximal at the clipped
     z / n (e.g. n = 1, z = 2, epsilon = 3 accepts theta near 0.9 but rejects theta = 1),
     and the interval used to collapse to [1, 1].  Every theta accepted on a fine grid by the
-    plain full sum must lie in the interval, and each end inside (0, 1) is a crossing."""
+    plain full sum, and the estimate clip(z / n), must lie in the interval; the far end is a
+    crossing of the level (the near end is the edge, the estimate)."""
     alpha = 1 - level
     ci = binom_ump_ci(z, n, epsilon=eps, delta=delta, confidence_level=level)
     edge = np.geomspace(1e-9, 0.5, 400)
@@ -449,26 +447,112 @@ def test_two_sided_interval_for_release_outside_range_holds_every_accepted_theta
     accepted = grid[p > alpha]
     assert accepted.size > 0
     assert ci.low <= accepted.min() + 1e-12 and accepted.max() <= ci.high + 1e-12
-    for end, sign in ((ci.low, 1.0), (ci.high, -1.0)):
-        if 0.0 < end < 1.0:
-            h = 1e-7 * min(end, 1 - end)
-            assert _plain_two_sided(z, n, end + sign * h, eps, delta) > alpha
-            assert _plain_two_sided(z, n, end - sign * h, eps, delta) <= alpha
+    assert (ci.high == 1.0) if z > n else (ci.low == 0.0)
+    far, sign = (ci.low, 1.0) if z > n else (ci.high, -1.0)
+    if 0.0 < far < 1.0:
+        h = 1e-7 * min(far, 1 - far)
+        assert _plain_two_sided(z, n, far + sign * h, eps, delta) > alpha
+        assert _plain_two_sided(z, n, far - sign * h, eps, delta) <= alpha
 
 
-@_OUTSIDE_BUG
 def test_two_sided_interval_outside_range_n1_closed_form():
     """n = 1, z = 2, epsilon = 3: p(theta) = (1 - theta)(F(-2) + F(2 theta - 2))
-    + theta (F(-1) + F(2 theta - 3)); its two crossings of 0.05, by brentq, are the ends."""
+    + theta (F(-1) + F(2 theta - 3)).  It crosses 0.05 at about 0.7905 and 0.9994 (brentq)
+    and p(1) = 2 F(-1) < 0.05: the interval is [0.7905, 1], the accepted set plus the
+    estimate theta = 1."""
     def f(theta):
         F = _plain_tulap_cdf  # noqa: N806
         return float((1 - theta) * (F(-2.0, 3.0, 0.0) + F(2 * theta - 2, 3.0, 0.0))
                      + theta * (F(-1.0, 3.0, 0.0) + F(2 * theta - 3, 3.0, 0.0))) - 0.05
 
     low = optimize.brentq(f, 0.5, 0.9, xtol=1e-15)
-    high = optimize.brentq(f, 0.9, 1.0, xtol=1e-15)
+    assert optimize.brentq(f, 0.9, 1.0, xtol=1e-15) < 1.0 and f(1.0) < 0.0
     ci = binom_ump_ci(2.0, 1, epsilon=3.0)
-    assert (ci.low, ci.high) == pytest.approx((low, high), abs=1e-9)
+    assert (ci.low, ci.high) == pytest.approx((low, 1.0), abs=1e-9)
     ci_mirror = binom_ump_ci(-1.0, 1, epsilon=3.0)
-    assert (ci_mirror.low, ci_mirror.high) == pytest.approx((1 - high, 1 - low), abs=1e-9)
+    assert (ci_mirror.low, ci_mirror.high) == pytest.approx((0.0, 1 - low), abs=1e-9)
 
+
+def test_tulap_mgf_used_by_the_window_bound():
+    """M(lam) = (1 - b)^2 / ((1 - b e^lam)(1 - b e^-lam)) sinh(lam/2) / (lam/2) against the
+    Tulap density: it is constant on each cell (k - 1/2, k + 1/2), so
+    E exp(lam N) = sum_k pdf(k) e^(lam k) sinh(lam/2) / (lam/2) exactly (series to 1e-17;
+    the tolerance 1e-12 allows for the summation of up to 2e4 terms)."""
+    for eps in (0.05, 1.0, 3.0, 20.0):
+        law = Tulap.from_privacy(eps)
+        for lam in (0.1 * min(eps, 1.25), 0.9 * min(eps, 1.25)):
+            # terms fall as exp(-(eps - lam) |k|): 45 / (eps - lam) cells leave < 1e-17
+            width = int(45 / (eps - lam)) + 40
+            k = np.arange(-width, width + 1)
+            series = np.sum(law.pdf(k.astype(float)) * np.exp(lam * k)) * np.sinh(lam / 2) / (lam / 2)
+            assert np.exp(_log_tulap_mgf(lam, -eps)) == pytest.approx(series, rel=1e-12)
+
+
+@pytest.mark.parametrize("n,eps,delta,level", [(1, 3.0, 0.0, 0.95), (5, 10.0, 0.05, 0.8),
+                                               (40, 1.0, 0.0, 0.99), (200, 0.3, 1e-6, 0.9),
+                                               (60, 20.0, 0.0, 0.5)])
+def test_outside_window_bound_holds(n, eps, delta, level):
+    """The Chernoff window (module notes of _ump_intervals): beyond c counts from the edge the
+    plain full-sum two-sided p-value is at most 1 - level, for releases above n (and, by the
+    mirror, below 0)."""
+    alpha = 1 - level
+    for d in (0.05, 0.5, 1.0, 2.5, 6.0):
+        c = float(_outside_window(np.array([d]), -eps, np.log(alpha))[0])
+        if c >= n:
+            continue
+        thetas = 1 - np.linspace(max(c, 0.0), n, 60) / n
+        p_hi = np.array([_plain_two_sided(n + d, n, t, eps, delta) for t in thetas])
+        p_lo = np.array([_plain_two_sided(-d, n, 1 - t, eps, delta) for t in thetas])
+        assert p_hi.max() <= alpha and p_lo.max() <= alpha, (d, c)
+
+
+@settings(max_examples=40, deadline=None)
+@given(d=st.floats(0.001, 30), n=st.integers(1, 40), eps=st.sampled_from([0.3, 1.0, 4.0, 15.0]),
+       below=st.booleans(), levels=st.lists(st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99]),
+                                            min_size=2, max_size=2, unique=True))
+def test_property_outside_intervals_hold_estimate_and_nest(d, n, eps, below, levels):
+    """Outside [0, n]: the interval holds the estimate (the edge), and is nested in the level."""
+    z = -d if below else n + d
+    lo_level, hi_level = sorted(levels)
+    inner = binom_ump_ci(z, n, epsilon=eps, confidence_level=lo_level)
+    outer = binom_ump_ci(z, n, epsilon=eps, confidence_level=hi_level)
+    assert (inner.low == 0.0) if below else (inner.high == 1.0)
+    assert outer.low <= inner.low + 1e-12 and inner.high <= outer.high + 1e-12
+
+
+@pytest.mark.parametrize("n,eps,delta,theta", [(2, 10.0, 0.05, 0.9), (2, 10.0, 0.05, 0.97),
+                                               (1, 3.0, 0.0, 0.85), (2, 10.0, 0.05, 0.5)])
+def test_two_sided_exact_coverage_at_small_n(n, eps, delta, theta):
+    """Exact coverage of the two-sided interval, including releases outside [0, n]
+    (the old side search covered 0.929 at n = 2, epsilon = 10, delta = 0.05, theta = 0.9).
+
+    Both ends are non-decreasing in z, so {z : theta in CI(z)} = [a, b] with
+    a = inf{z : high(z) >= theta} and b = sup{z : low(z) <= theta}, found by bisection on
+    z; the coverage is then the finite sum sum_x Binom(x; n, theta) (F(b - x) - F(a - x)).
+    It is at least 0.95 (the accepted set alone covers exactly 0.95); the edge kept with
+    the estimate adds at most a sliver (below 1e-3 here)."""
+    law = Tulap.from_privacy(eps, delta)
+
+    def first_true(pred, lo, hi):
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if pred(mid) else (mid, hi)
+        return hi
+
+    def ci(z):
+        return binom_ump_ci(z, n, epsilon=eps, delta=delta)
+
+    a = first_true(lambda z: ci(z).high >= theta, -40.0, n + 40.0)
+    b = first_true(lambda z: ci(z).low > theta, -40.0, n + 40.0)
+    x = np.arange(n + 1)
+    coverage = float(np.sum(stats.binom.pmf(x, n, theta) * (law.cdf(b - x) - law.cdf(a - x))))
+    # bisection to 2**-60 * 80 in z moves the sum by < 1e-15 (Tulap density <= 1)
+    assert 0.95 - 1e-12 <= coverage <= 0.951
+
+
+def test_outside_window_is_at_most_the_documented_width():
+    """binom_ump_ci's Notes: the scan spans below 2.5 log(40 / (1 - level)) / min(eps, 1)."""
+    for eps in (1e-4, 0.05, 0.3, 1.0, 3.0, 20.0, 1e3):
+        for alpha in (0.5, 0.05, 1e-6, 1e-15):
+            width = _outside_window(np.array([0.0]), -eps, np.log(alpha))[0]
+            assert 0 < width < 2.5 * np.log(40 / alpha) / min(eps, 1.0)

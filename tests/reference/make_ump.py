@@ -21,7 +21,9 @@ tests' tolerance.
 Interval end points are found by bisection on theta in mpmath (70 halvings) from the same
 sums: one-sided 'greater' low = inf{theta: greater(z; theta) > 1 - level} (0 if already
 above at theta = 0, 1 if never), 'less' high = sup{theta: less(z; theta) > 1 - level};
-two-sided from the two-sided p-value on each side of clip(z / n, 0, 1).
+two-sided for z inside [0, n] from the two-sided p-value on each side of z / n; for z
+outside [0, n], the hull of the accepted theta and the estimate clip(z / n, 0, 1), located
+on a dense grid by a float64 plain full sum and bisected in mpmath (``ci_reference``).
 
 Grid: n in {1, 10, 30, 100, 1000} x p0 in {0.05, 0.1, 0.5, 0.9} x epsilon in
 {0.05, 0.5, 1, 3, 10} x delta in {0, 1e-6, 0.01} x four z (below 0, inside, near n p0, above
@@ -35,6 +37,8 @@ import json
 from pathlib import Path
 
 import mpmath as mp
+import numpy as np
+from scipy import stats
 
 mp.mp.dps = 40
 
@@ -197,11 +201,57 @@ def ci_reference(n, law, z, level, alternative):
         return 0, bisect(lambda t: p_less(t) - alpha, 0, 1, False)
     centre = min(max(mp.mpf(z) / n, mp.mpf(0)), mp.mpf(1))
     f = lambda t: p_two(t) - alpha  # noqa: E731
-    if f(centre) <= 0:
-        return centre, centre
-    low = 0 if f(mp.mpf(0)) > 0 else bisect(f, 0, centre, True)
-    high = 1 if f(mp.mpf(1)) > 0 else bisect(f, centre, 1, False)
-    return low, high
+    if 0 <= z <= n:
+        # p(z / n) = 1 and p is monotone on each side of z / n
+        low = 0 if f(mp.mpf(0)) > 0 else bisect(f, 0, centre, True)
+        high = 1 if f(mp.mpf(1)) > 0 else bisect(f, centre, 1, False)
+        return low, high
+    # Outside [0, n] the p-value is not largest at the clipped z / n and can have several
+    # peaks; the interval is the hull of the accepted set and the estimate (the edge).  The
+    # accepted set is located by a float64 plain full sum on a dense theta grid, scanned from
+    # the far side; the end is then bisected in mpmath inside the grid cell found, after the
+    # cell's two ends are confirmed in mpmath to straddle the level.
+    grid = theta_scan_grid()
+    accepted = np.flatnonzero(float_two_sided(z, n, law, grid) > float(alpha))
+    if z > n:
+        if accepted.size == 0 or accepted[0] == 0:
+            return (0 if accepted.size else 1), 1
+        inside, outside = grid[accepted[0]], grid[accepted[0] - 1]
+        assert f(mp.mpf(inside)) > 0 >= f(mp.mpf(outside))
+        return bisect(f, outside, inside, True), 1
+    if accepted.size == 0 or accepted[-1] == grid.size - 1:
+        return 0, (1 if accepted.size else 0)
+    inside, outside = grid[accepted[-1]], grid[accepted[-1] + 1]
+    assert f(mp.mpf(inside)) > 0 >= f(mp.mpf(outside))
+    return 0, bisect(f, inside, outside, False)
+
+
+def theta_scan_grid():
+    """20001 equally spaced theta plus 800 geometric points towards each end."""
+    edge = np.geomspace(1e-12, 0.5, 800)
+    return np.unique(np.concatenate([np.linspace(0.0, 1.0, 20001), edge, 1.0 - edge]))
+
+
+def float_two_sided(z, n, law, thetas):
+    """The two-sided p-value at many theta as a float64 plain full sum (locator only)."""
+    b, q = float(law.b), float(law.q)
+
+    def cdf(t):
+        s = -np.abs(t)
+        k = np.round(s)
+        low = b ** (-k) / (1 + b) * (b + (s - k + 0.5) * (1 - b))
+        f0 = np.where(t <= 0, low, 1 - low)
+        return np.clip((f0 - q / 2) / (1 - q), 0.0, 1.0)
+
+    x = np.arange(n + 1)[None, :]
+    out = []
+    for start in range(0, len(thetas), 2000):
+        theta = np.asarray(thetas[start:start + 2000])[:, None]
+        centre = n * theta
+        t = np.abs(z - centre)
+        pmf = stats.binom.pmf(x, n, theta)
+        out.append(np.sum(pmf * (cdf(x - centre - t) + cdf(centre - t - x)), axis=1))
+    return np.concatenate(out)
 
 
 def ci_cases():
@@ -215,7 +265,18 @@ def ci_cases():
                     cases.append(dict(n=n, epsilon=eps, delta=delta, z=z, level=0.95,
                                       alternative=alternative,
                                       low=mp.nstr(mp.mpf(low), 25), high=mp.nstr(mp.mpf(high), 25)))
+    # two-sided, outside [0, n], where the p-value peaks away from the edge (multimodal cases)
+    for n, z, eps, delta, level in OUTSIDE_TWO_SIDED:
+        low, high = ci_reference(n, Law(eps, delta), z, level, "two-sided")
+        cases.append(dict(n=n, epsilon=eps, delta=delta, z=z, level=level, alternative="two-sided",
+                          low=mp.nstr(mp.mpf(low), 25), high=mp.nstr(mp.mpf(high), 25)))
     return cases
+
+
+OUTSIDE_TWO_SIDED = [(1, 2.0, 3.0, 0.0, 0.95), (1, -1.0, 3.0, 0.0, 0.95), (1, 2.0, 3.0, 0.0, 0.99),
+                     (2, 2.6, 10.0, 0.05, 0.95), (2, -0.6, 10.0, 0.05, 0.9),
+                     (30, 31.2, 20.0, 0.0, 0.9), (30, -0.8, 5.0, 1e-6, 0.95),
+                     (100, 101.5, 5.0, 0.0, 0.99), (1000, 1001.0, 3.0, 0.05, 0.95)]
 
 
 def main():
