@@ -388,7 +388,16 @@ def _cmd_validate(args):
         sys.path.insert(0, root)
     module = importlib.import_module(f"validation.{args.study}")
     code = module.main(args.study_args)
-    return EXIT_OK if code is None else int(code)
+    if code is None:
+        return EXIT_OK
+    if isinstance(code, int):
+        return int(code)
+    # A study's main returns an exit status, as a script's would (None means 0);
+    # anything else is a bug of the study, not a problem with the user's input.
+    print(f"dpinfer validate: internal error: study {args.study!r} returned a "
+          f"{type(code).__name__} from main(), not an exit status (None or an int); "
+          "its results may have been written.", file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 def _cmd_demo(args):

@@ -333,11 +333,47 @@ def test_validate_runs_the_study_main_with_its_arguments(monkeypatch, capsys):
     assert "name a study to run; available:" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "returned, status, message",
+    [(None, 0, ""), (0, 0, ""), (1, 1, ""), ([{"row": 1}], 1,
+     "dpinfer validate: internal error: study 'demo' returned a list from main(), not an exit "
+     "status (None or an int); its results may have been written.")],
+)
+def test_validate_exit_status_from_what_the_study_returns(monkeypatch, capsys, returned, status,
+                                                          message):
+    # A study's main returns an exit status; anything else is the study's bug, reported as
+    # an internal error (1) naming the study, not as a usage error (2).
+    from types import SimpleNamespace
+
+    from dpinfer import cli
+
+    monkeypatch.setattr(cli, "_studies", lambda folder: ["demo"])
+    monkeypatch.setattr(cli.importlib, "import_module",
+                        lambda name: SimpleNamespace(main=lambda argv: returned))
+    assert cli.main(["validate", "demo"]) == status
+    assert capsys.readouterr().err.strip() == message
+
+
+STUDIES = sorted(p.stem for p in (Path(__file__).resolve().parents[1] / "validation").glob("*.py")
+                 if not p.stem.startswith("_") and p.stem != "harness")
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_validate_runs_every_quick_study(capsys, tmp_path, study):
+    # In this process (the whole list takes about 6 s); the studies are those of
+    # `dpinfer validate --list` (test_validate_lists_studies_of_the_checkout).
+    code, out, err = call(capsys, "validate", study, "--quick", "--out", tmp_path, "--no-progress")
+    assert (code, err) == (0, "")
+    assert list(tmp_path.glob("*_quick.csv")) and list(tmp_path.glob("*_quick.png")), out
+
+
 @pytest.mark.slow
-def test_validate_runs_a_real_quick_study(tmp_path):
-    out = run("validate", "size", "--quick", "--out", tmp_path)
+@pytest.mark.parametrize("study, stem", [("size", "size_exact_quick"),
+                                         ("robust_study", "robust_simulate_quick")])
+def test_validate_runs_a_real_quick_study(tmp_path, study, stem):
+    out = run("validate", study, "--quick", "--out", tmp_path)
     assert out.returncode == 0, out.stderr
-    assert list(tmp_path.glob("size_*.csv")), out.stdout
+    assert (tmp_path / f"{stem}.csv").is_file() and (tmp_path / f"{stem}.png").is_file(), out.stdout
 
 
 def test_warnings_go_to_stderr_on_one_line(capsys):

@@ -42,6 +42,7 @@ __all__ = [
     "METHOD_STYLES",
     "DEFAULT_OUT",
     "add_legend",
+    "computed_label",
     "finish_axes",
     "log_axis",
     "mc_se",
@@ -60,6 +61,7 @@ __all__ = [
     "save_figure",
     "study_metadata",
     "study_parser",
+    "study_stem",
     "write_csv",
 ]
 
@@ -108,29 +110,44 @@ def open_unit_float(text):
     return value
 
 
-def study_parser(description):
+DEFAULT_REPS, DEFAULT_N_SIM = 10_000, 1_000
+REPS_HELP = f"releases simulated per point in simulate mode (default: {DEFAULT_REPS})"
+N_SIM_HELP = f"draws per DP-JIMI test or interval in simulate mode (default: {DEFAULT_N_SIM})"
+N_SIM_HELP_TESTS = ("DP-JIMI draws per test: exact mode adds the exact rejection probability at "
+                    "this many draws, simulate mode draws them for each test "
+                    f"(default: {DEFAULT_N_SIM})")
+
+
+def study_parser(description, *, reps_help=REPS_HELP, n_sim_help=N_SIM_HELP,
+                 modes=("exact", "simulate")):
     """The argument parser every study shares.
 
     Options: ``--quick`` (a small grid for the test suite), ``--seed``, ``--reps``
-    (Monte Carlo replicates per cell in simulate mode), ``--n-sim`` (draws per
-    DP-JIMI interval in simulate mode), ``--out DIR``, ``--mode {exact,simulate}``,
-    ``--executor {local,processes,dask}``, ``--scheduler ADDRESS`` (a running Dask
-    scheduler; default: a LocalCluster), ``--workers``, ``--progress``/``--no-progress``,
-    ``--fresh`` (ignore the resume cache) and ``--format {png,svg,pdf}``.
-    Studies add their own options to the returned parser.
+    (Monte Carlo replicates; ``reps_help`` says per what, when they are used and the
+    study's default), ``--n-sim`` (DP-JIMI draws, offered only when ``n_sim_help``
+    is given: studies without DP-JIMI pass None), ``--out DIR``, ``--mode`` (one of
+    ``modes``, the first is the default; a study that is always simulated passes
+    ``("simulate",)``), ``--executor {local,processes,dask}``, ``--scheduler
+    ADDRESS`` (a running Dask scheduler; default: a LocalCluster), ``--workers``,
+    ``--progress``/``--no-progress``, ``--fresh`` (ignore the resume cache) and
+    ``--format {png,svg,pdf}``.  Studies add their own options to the returned parser.
     """
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--quick", action="store_true", help="small grid (seconds), for tests")
     parser.add_argument("--seed", type=nonnegative_int, default=20181203,
                         help="root seed of the cells' SeedSequence (default: %(default)s)")
-    parser.add_argument("--reps", type=positive_int, default=None,
-                        help="Monte Carlo replicates per cell in simulate mode (default: 10000)")
-    parser.add_argument("--n-sim", type=positive_int, default=None, dest="n_sim",
-                        help="draws per DP-JIMI interval in simulate mode (default: 1000)")
+    parser.add_argument("--reps", type=positive_int, default=None, help=reps_help)
+    if n_sim_help is not None:
+        parser.add_argument("--n-sim", type=positive_int, default=None, dest="n_sim",
+                            help=n_sim_help)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help="folder for the CSV and the figure (default: validation/out)")
-    parser.add_argument("--mode", choices=("exact", "simulate"), default="exact",
-                        help="exact finite sums / integrals, or the simulation design")
+    if tuple(modes) == ("simulate",):
+        mode_help = "always 'simulate': this study has no exact mode"
+    else:
+        mode_help = ("exact finite sums / integrals, or the simulation design "
+                     f"(default: {modes[0]})")
+    parser.add_argument("--mode", choices=tuple(modes), default=modes[0], help=mode_help)
     parser.add_argument("--executor", choices=EXECUTORS, default="local",
                         help="where the cells run (default: local)")
     parser.add_argument("--scheduler", default=None,
@@ -147,10 +164,14 @@ def study_parser(description):
     return parser
 
 
-def resolve_common(args, *, reps=10_000, n_sim=1_000):
-    """Fill the ``args.reps`` / ``args.n_sim`` defaults and ``args.progress``; return ``args``."""
+def resolve_common(args, *, reps=DEFAULT_REPS, n_sim=DEFAULT_N_SIM):
+    """Fill the ``args.reps`` / ``args.n_sim`` defaults and ``args.progress``; return ``args``.
+
+    ``args.n_sim`` is left absent when the study's parser has no ``--n-sim``.
+    """
     args.reps = reps if args.reps is None else args.reps
-    args.n_sim = n_sim if args.n_sim is None else args.n_sim
+    if hasattr(args, "n_sim"):
+        args.n_sim = n_sim if args.n_sim is None else args.n_sim
     if args.progress is None:
         args.progress = _stderr_isatty()
     return args
@@ -164,6 +185,11 @@ def add_methods_argument(parser, methods):
     return parser
 
 
+def study_stem(study, args, *tags):
+    """File stem of a study's outputs: ``NAME_<mode>[_TAG...][_quick]``."""
+    return "_".join([study, args.mode, *tags]) + ("_quick" if args.quick else "")
+
+
 def run_study_cells(study, args, func, cells):
     """Run a study's cells with its resumable cache; return ``(stem, cache, rows)``.
 
@@ -171,7 +197,7 @@ def run_study_cells(study, args, func, cells):
     back flattened in cell order.  The cache of finished cells is
     ``<out>/.<stem>.cells.jsonl`` (``--fresh`` discards it).
     """
-    stem = f"{study}_{args.mode}" + ("_quick" if args.quick else "")
+    stem = study_stem(study, args)
     cache = args.out / f".{stem}.cells.jsonl"
     if args.fresh and cache.exists():
         cache.unlink()
@@ -209,7 +235,8 @@ def study_metadata(study, args, **settings):
     }
     if args.mode == "simulate":
         meta["reps"] = args.reps
-        meta["n_sim"] = args.n_sim
+        if getattr(args, "n_sim", None) is not None:
+            meta["n_sim"] = args.n_sim
     meta["executor"] = args.executor
     meta.update(settings)
     return meta
@@ -641,6 +668,19 @@ def plot_curves(ax, rows, x, y, *, key="method", se="mc_se", style_key=None):
         if all(e is not None for e in errs):
             errs = np.array(errs, dtype=float)
             plot_band(ax, xs, ys - 2 * errs, ys + 2 * errs, color=style["color"])
+
+
+def computed_label(rows, unit="data sets"):
+    """How the rows' numbers were obtained, for a panel title: from their ``computed`` column.
+
+    ``'exact'``, ``'simulated, N <unit>'`` (N from the ``reps`` column) or ``'exact and
+    simulated'``.
+    """
+    how = {r["computed"] for r in rows}
+    if how == {"simulated"}:
+        reps = sorted({r["reps"] for r in rows})
+        return f"simulated, {'/'.join(f'{n:,}' for n in reps)} {unit}"
+    return " and ".join(sorted(how))
 
 
 def add_legend(fig_or_ax, *, ncol=None, loc=None, **kwargs):

@@ -43,6 +43,7 @@ N_RR, N_FREQ, N_LAPLACE = 2000, 2000, 500
 PI = [0.4, 0.25, 0.2, 0.1, 0.05]
 TWO_COIN = (0.6, 0.3)
 EXACT_CAPABLE = {"rr_exact", "rr_wald", "rr_wald_sample", "two_coin_exact"}
+REPS, REPS_QUICK = 10_000, 400
 
 
 def _rr_channel(cell):
@@ -57,7 +58,9 @@ def coverage_cell(cell, seed_sequence):
     """Coverage of one interval at one setting (exact where the law of the data allows)."""
     method, mode = cell["method"], cell["mode"]
     rng = np.random.default_rng(seed_sequence)
-    row = {"method": method, "epsilon": cell["epsilon"], "p": cell.get("p"), "n": cell["n"], "mode": mode}
+    # `mode` is the run mode; `computed` says how this row's coverage was obtained.
+    row = {"method": method, "epsilon": cell["epsilon"], "p": cell.get("p"), "n": cell["n"], "mode": mode,
+           "computed": "simulated"}
     reps = int(cell["reps"])
     if method in EXACT_CAPABLE:
         a0, a1, channel = _rr_channel(cell)
@@ -74,7 +77,7 @@ def coverage_cell(cell, seed_sequence):
                                   stats.binom.pmf(np.arange(n - n1 + 1), n - n1, a0))
             ci = dpinfer.rr_proportion_ci(yes_count=y, n=n, method=method_arg, estimand=estimand, **channel)
             cover = float(np.sum(pmf * ((ci[:, 0] <= p) & (p <= ci[:, 1]))))
-            row.update(coverage=cover, mc_se=None, reps=None)
+            row.update(computed="exact", coverage=cover, mc_se=None, reps=None)
             return row
         releaser = (dpinfer.RandomizedResponseReleaser(cell["epsilon"]) if "epsilon" in channel
                     else dpinfer.TwoCoinRRReleaser(*TWO_COIN))
@@ -148,7 +151,10 @@ def build_cells(args):
 
 
 def plot(rows, meta, path):
-    """Coverage per interval and epsilon, with +/- 2 MC SE bars for simulated rows."""
+    """Coverage per interval and epsilon, with +/- 2 MC SE bars for simulated rows.
+
+    Each panel's title says whether its points are exact or simulated (``computed``).
+    """
     fig, axes = harness.new_figure(3, sharey=True, panel_width=3.8)
     groups = [("binary randomized response", ("rr_exact", "rr_wald", "rr_wald_sample", "two_coin_exact")),
               ("k-RR / unary encoding (joint)", ("krr_bonferroni", "krr_scheffe", "ue_bonferroni", "ue_scheffe")),
@@ -172,26 +178,32 @@ def plot(rows, meta, path):
         ax.set_xticklabels(labels, rotation=90, fontsize=5.5)
         harness.plot_nominal(ax, LEVEL, label="nominal 95%")
         ax.axhspan(0.93, 0.97, color="0.85", alpha=0.4, linewidth=0, zorder=0)
-        harness.finish_axes(ax, title=title, ylabel="coverage" if ax is axes[0] else None)
+        panel_rows = [r for r in rows if r["method"] in methods]
+        harness.finish_axes(ax, title=f"{title}\n({harness.computed_label(panel_rows)})",
+                            ylabel="coverage" if ax is axes[0] else None)
     harness.add_legend(fig, ncol=4)
-    fig.suptitle(f"Coverage of the local-DP 95% intervals ({meta['mode']}; grey band [0.93, 0.97])",
-                 fontsize=9.5)
+    fig.suptitle("Coverage of the local-DP 95% intervals (bars: +/- 2 Monte Carlo SE of the simulated "
+                 "points; grey band [0.93, 0.97])", fontsize=9.5)
     return harness.save_figure(fig, path)
 
 
 def main(argv=None):
     """Run the study; write ``ldp_coverage_<mode>.csv`` and the figure into ``--out``."""
-    parser = harness.study_parser(__doc__.splitlines()[0])
-    args = harness.resolve_common(parser.parse_args(argv), reps=10_000)
+    parser = harness.study_parser(
+        __doc__.splitlines()[0], n_sim_help=None,
+        reps_help=f"data sets simulated per point, in either mode, for the k-RR, unary-encoding and "
+                  f"Laplace-mean intervals, and in simulate mode for the randomized-response ones "
+                  f"(default: {REPS}; at most {REPS_QUICK} with --quick)")
+    args = harness.resolve_common(parser.parse_args(argv), reps=REPS)
     if args.quick:
-        args.reps = min(args.reps, 400)
+        args.reps = min(args.reps, REPS_QUICK)
     cells = build_cells(args)
-    stem = f"{STUDY}_{args.mode}" + ("_quick" if args.quick else "")
+    stem = harness.study_stem(STUDY, args)
     rows = harness.run_cells(coverage_cell, cells, seed=args.seed, executor=args.executor,
                              scheduler=args.scheduler, progress=args.progress,
                              max_workers=args.workers, desc=STUDY)
-    meta = harness.study_metadata(STUDY, args, level=LEVEL, n_rr=N_RR, n_freq=N_FREQ, n_laplace=N_LAPLACE,
-                                  pi=PI, two_coin=list(TWO_COIN))
+    meta = harness.study_metadata(STUDY, args, reps=args.reps, level=LEVEL, n_rr=N_RR, n_freq=N_FREQ,
+                                  n_laplace=N_LAPLACE, pi=PI, two_coin=list(TWO_COIN))
     csv_path = harness.write_csv(args.out / f"{stem}.csv", rows, meta)
     fig_path = plot(rows, {"mode": args.mode}, args.out / f"{stem}.{args.format}")
     print(f"{STUDY}: wrote {csv_path} and {fig_path}")

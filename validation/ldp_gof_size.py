@@ -41,6 +41,7 @@ NS = [500, 2000]
 EPSILONS = [0.5, 1.0, 3.0]
 P_TWO_SAMPLE = 0.3
 CHUNK = 2000  # data sets simulated at once through a releaser (memory)
+REPS, REPS_QUICK = 10_000, 1000
 
 
 def _null(k):
@@ -52,13 +53,15 @@ def size_cell(cell, seed_sequence):
     """Rejection rate under H0 (simulated, or exact for the exact binomial test)."""
     test, k, n, eps, reps, mode = cell["test"], cell["k"], cell["n"], cell["epsilon"], cell["reps"], cell["mode"]
     rng = np.random.default_rng(seed_sequence)
-    row = {"test": test, "k": k, "n": n, "epsilon": eps, "alpha": ALPHA, "mode": mode}
+    # `mode` is the run mode; `computed` says how this row's size was obtained.
+    row = {"test": test, "k": k, "n": n, "epsilon": eps, "alpha": ALPHA, "mode": mode,
+           "computed": "simulated"}
     if test == "rr_exact_binomial":
         a0, a1 = 1 / (1 + np.exp(eps)), 1 / (1 + np.exp(-eps))
         y = np.arange(n + 1)
         pv = dpinfer.rr_proportion_test(yes_count=y, n=n, p0=P_TWO_SAMPLE, epsilon=eps)
         size = float(np.sum(stats.binom.pmf(y, n, a0 + (a1 - a0) * P_TWO_SAMPLE) * (pv <= ALPHA)))
-        row.update(size=size, mc_se=None, reps=None)
+        row.update(computed="exact", size=size, mc_se=None, reps=None)
         return row
     if test == "krr_gof":
         p0 = _null(k)
@@ -118,7 +121,7 @@ def build_cells(args):
 def plot(rows, meta, path):
     fig, axes = harness.new_figure(4, sharey=True, panel_width=3.0)
     titles = {"krr_gof": "k-RR goodness of fit", "unary_gof": "unary-encoding GOF (projected)",
-              "rr_two_sample": "RR two-sample z test", "rr_exact_binomial": "RR exact binomial (exact size)"}
+              "rr_two_sample": "RR two-sample z test", "rr_exact_binomial": "RR exact binomial test"}
     colours = {(3, 500): "#0072B2", (3, 2000): "#56B4E9", (10, 500): "#D55E00", (10, 2000): "#E69F00",
                (2, 500): "#009E73", (2, 2000): "#CC79A7"}
     for ax, test in zip(axes, titles):
@@ -135,25 +138,30 @@ def plot(rows, meta, path):
         ax.set_xticks(EPSILONS, [f"{e:g}" for e in EPSILONS])
         ax.minorticks_off()
         harness.plot_nominal(ax, ALPHA, label="alpha")
-        harness.finish_axes(ax, title=titles[test], xlabel="epsilon", ylabel="size" if test == "krr_gof" else None)
+        harness.finish_axes(ax, title=f"{titles[test]}\n({harness.computed_label(sel)})", xlabel="epsilon",
+                            ylabel="size" if test == "krr_gof" else None)
     harness.add_legend(fig, ncol=4)
-    fig.suptitle(f"Size of the local-DP tests at alpha = {ALPHA} ({meta['mode']}; bars +/- 2 MC SE)",
-                 fontsize=9.5)
+    fig.suptitle(f"Size of the local-DP tests at alpha = {ALPHA} (bars: +/- 2 Monte Carlo SE of the "
+                 "simulated points)", fontsize=9.5)
     return harness.save_figure(fig, path)
 
 
 def main(argv=None):
     """Run the study; write ``ldp_gof_size_<mode>.csv`` and the figure into ``--out``."""
-    parser = harness.study_parser(__doc__.splitlines()[0])
-    args = harness.resolve_common(parser.parse_args(argv), reps=10_000)
+    parser = harness.study_parser(
+        __doc__.splitlines()[0], n_sim_help=None,
+        reps_help=f"data sets simulated per point, in either mode, for the chi-square and two-sample "
+                  f"tests; the exact binomial test's size is always exact "
+                  f"(default: {REPS}; at most {REPS_QUICK} with --quick)")
+    args = harness.resolve_common(parser.parse_args(argv), reps=REPS)
     if args.quick:
-        args.reps = min(args.reps, 1000)
+        args.reps = min(args.reps, REPS_QUICK)
     cells = build_cells(args)
-    stem = f"{STUDY}_{args.mode}" + ("_quick" if args.quick else "")
+    stem = harness.study_stem(STUDY, args)
     rows = harness.run_cells(size_cell, cells, seed=args.seed, executor=args.executor,
                              scheduler=args.scheduler, progress=args.progress,
                              max_workers=args.workers, desc=STUDY)
-    meta = harness.study_metadata(STUDY, args, alpha=ALPHA, ks=KS, ns=NS, epsilons=EPSILONS,
+    meta = harness.study_metadata(STUDY, args, reps=args.reps, alpha=ALPHA, ks=KS, ns=NS, epsilons=EPSILONS,
                                   p_two_sample=P_TWO_SAMPLE)
     csv_path = harness.write_csv(args.out / f"{stem}.csv", rows, meta)
     fig_path = plot(rows, {"mode": args.mode}, args.out / f"{stem}.{args.format}")

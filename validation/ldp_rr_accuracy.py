@@ -36,6 +36,7 @@ NS = [100, 500, 2000]
 EPSILONS = [0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0]
 EPSILONS_QUICK = [0.25, 1.0, 4.0]
 P_TRUE = 0.3
+REPS, REPS_QUICK = 2000, 200
 
 
 def _channel(eps):
@@ -93,9 +94,12 @@ def plot(rows, meta, path):
         est = np.array([r["example_estimate"] for r in sel])
         lo = np.array([r["example_low"] for r in sel])
         hi = np.array([r["example_high"] for r in sel])
-        shift = {100: 0.97, 500: 1.0, 2000: 1.03}[n]
-        axes[2].errorbar(np.array(e) * shift, est, yerr=[est - np.minimum(lo, est), np.maximum(hi, est) - est],
-                         color=colours[n], marker="o", markersize=3, linewidth=0.9, capsize=2)
+        x = np.array(e) * {100: 0.97, 500: 1.0, 2000: 1.03}[n]
+        # The interval as the interval, the estimate as its own marker: the unbiased
+        # estimate can lie outside its (clipped) interval.
+        axes[2].errorbar(x, (lo + hi) / 2, yerr=(hi - lo) / 2, fmt="none", ecolor=colours[n],
+                         elinewidth=0.9, capsize=2)
+        axes[2].plot(x, est, color=colours[n], marker="o", markersize=3, linestyle="none")
     for ax in axes:
         ax.set_xscale("log")
     axes[0].set_yscale("log")
@@ -103,20 +107,25 @@ def plot(rows, meta, path):
     harness.finish_axes(axes[0], title="SE of the unbiased estimate (dotted: non-private)",
                         xlabel="epsilon", ylabel="standard error")
     harness.finish_axes(axes[1], title="expected width of the exact 95% interval", xlabel="epsilon")
-    harness.finish_axes(axes[2], title="one data set: estimate and exact 95% CI", xlabel="epsilon")
+    harness.finish_axes(axes[2], title="one release: estimate (dot), exact 95% CI",
+                        xlabel="epsilon")
     harness.add_legend(fig)
-    fig.suptitle(f"Randomized response, p = {P_TRUE} ({meta['mode']})", fontsize=9.5)
+    how = "exact" if meta["mode"] == "exact" else f"simulated, {meta['reps']} releases per point"
+    fig.suptitle(f"Randomized response, p = {P_TRUE} (SE and width: {how})", fontsize=9.5)
     return harness.save_figure(fig, path)
 
 
 def main(argv=None):
     """Run the study; write ``ldp_rr_accuracy_<mode>.csv`` and the figure into ``--out``."""
-    parser = harness.study_parser(__doc__.splitlines()[0])
-    args = harness.resolve_common(parser.parse_args(argv), reps=2000)
+    parser = harness.study_parser(
+        __doc__.splitlines()[0], n_sim_help=None,
+        reps_help=f"releases simulated per point in simulate mode, for the SE, bias and mean width "
+                  f"(default: {REPS}; at most {REPS_QUICK} with --quick)")
+    args = harness.resolve_common(parser.parse_args(argv), reps=REPS)
     if args.quick:
-        args.reps = min(args.reps, 200)
+        args.reps = min(args.reps, REPS_QUICK)
     cells = build_cells(args)
-    stem = f"{STUDY}_{args.mode}" + ("_quick" if args.quick else "")
+    stem = harness.study_stem(STUDY, args)
     rows = harness.run_cells(accuracy_cell, cells, seed=args.seed, executor=args.executor,
                              scheduler=args.scheduler, progress=args.progress,
                              max_workers=args.workers, desc=STUDY)

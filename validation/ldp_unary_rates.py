@@ -49,6 +49,7 @@ SWEEPS = {
 }
 QUICK_POINTS = 3  # first, middle and last point of each sweep in --quick
 TOL_SIMULATE = 0.1
+REPS, REPS_QUICK = 4000, 500
 
 
 def _point(sweep, value):
@@ -134,8 +135,13 @@ def plot(rows, summary, meta, path):
             se = np.array([r["mse_mc_se"] for r in sel])[order]
             ax.plot(x, y, color="#0072B2", marker="o", markersize=3, label="Monte Carlo MSE")
             harness.plot_band(ax, x, y - 2 * se, y + 2 * se, color="#0072B2")
-        ax.set_xscale("log")
+        # Major ticks at the sweep's own values and no minor labels: matplotlib's
+        # default labels every minor tick of a short log axis, and they overlap.
+        values = SWEEPS[sweep]["values"]
+        ticks = [1.0 / v for v in reversed(values)] if sweep == "inv_epsilon" else values
+        harness.log_axis(ax, ticks)
         ax.set_yscale("log")
+        ax.tick_params(axis="y", which="minor", labelsize=8)  # a short axis labels minor ticks
         s = summary[sweep]
         harness.finish_axes(ax, title=f"slope {s['slope']:.3f} (theory {s['theory']:+g} +/- {s['tolerance']})",
                             xlabel=labels[sweep], ylabel="E ||pi_hat - pi||^2" if sweep == "n" else None)
@@ -146,12 +152,15 @@ def plot(rows, summary, meta, path):
 
 def main(argv=None):
     """Run the study; write ``ldp_unary_rates_<mode>.csv`` and the figure; print the slopes."""
-    parser = harness.study_parser(__doc__.splitlines()[0])
-    args = harness.resolve_common(parser.parse_args(argv), reps=4000)
+    parser = harness.study_parser(
+        __doc__.splitlines()[0], n_sim_help=None,
+        reps_help=f"data sets simulated per point in simulate mode; exact mode draws none "
+                  f"(default: {REPS}; at most {REPS_QUICK} with --quick)")
+    args = harness.resolve_common(parser.parse_args(argv), reps=REPS)
     if args.quick:
-        args.reps = min(args.reps, 500)
+        args.reps = min(args.reps, REPS_QUICK)
     cells = build_cells(args)
-    stem = f"{STUDY}_{args.mode}" + ("_quick" if args.quick else "")
+    stem = harness.study_stem(STUDY, args)
     rows = harness.run_cells(rate_cell, cells, seed=args.seed, executor=args.executor,
                              scheduler=args.scheduler, progress=args.progress,
                              max_workers=args.workers, desc=STUDY)

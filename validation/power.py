@@ -111,7 +111,7 @@ def plot(rows, meta, path):
 
 def build_parser():
     """The study's argument parser (the shared options plus its own settings)."""
-    parser = harness.study_parser(__doc__.splitlines()[0])
+    parser = harness.study_parser(__doc__.splitlines()[0], n_sim_help=harness.N_SIM_HELP_TESTS)
     parser.add_argument("--alpha", type=harness.open_unit_float, default=ALPHA,
                         help="significance level (default: %(default)s)")
     return harness.add_methods_argument(parser, METHODS)

@@ -37,15 +37,21 @@ falls like ``1/sqrt(k)``; the naive mean's error under the point mass stays near
 1.02-1.16 x the oracle's already at ``k = 50`` (it was 1.6-3.1 x with the soft step
 alone).
 
+The study is always a simulation: ``--mode`` accepts only ``simulate`` (the CSV
+metadata says so).  It writes ``robust_simulate.csv`` and ``robust_simulate.png``
+into ``--out``, with ``_kK`` added when ``--k`` differs from the default (e.g.
+``robust_simulate_k400.csv``) and ``_quick`` with ``--quick``; ``--calibrate``
+writes ``robust_calibration_simulate[_quick].csv``.
+
 The BLAS thread count is set to 1 before numpy is imported when this file is run as
 a script (``python -m validation.robust_study``; importing it from a test changes
 nothing).  The work is small ``(n x d)`` products and ``d x d`` eigenproblems, for
 which threads bring nothing: on the shared 2-core machine the full study took
-8.9-10.7 s with 1 thread and 9.8-10.0 s with 2 (run-to-run noise), and 1 thread
-avoids oversubscription under ``--executor processes``.
+4.5 s with 1 thread and 4.9-5.2 s with 2 (about 3 s of it in the cells, the rest
+start-up), and 1 thread avoids oversubscription under ``--executor processes``.
 
-Run ``python -m validation.robust_study`` (full: 9 cells x 20 replicates, about 10 s)
-or with ``--quick`` (about 1 s, used by the test suite).
+Run ``python -m validation.robust_study`` (full: 9 cells x 20 replicates, about 5 s)
+or with ``--quick`` (about 2 s, most of it start-up; used by the test suite).
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ if __name__ == "__main__":  # only effective before numpy is first imported
         os.environ.setdefault(_var, "1")
 
 import math
+import sys
 import time
 
 import numpy as np
@@ -69,19 +76,23 @@ from dpinfer.releasers.local import _unary_keep_prob
 from .harness import (
     add_legend,
     finish_axes,
+    log_axis,
     method_style,
     new_figure,
+    positive_int,
     resolve_common,
     run_cells,
     save_figure,
     study_metadata,
     study_parser,
+    study_stem,
     write_csv,
 )
 
 ADVERSARIES = ("point_mass", "unprivatized", "subtle_shift")
 FULL = {"d": 10, "k": 50, "n_batches": 2000, "epsilon": 1.0, "contamination": (0.05, 0.1, 0.2), "reps": 20}
 QUICK = {"d": 10, "k": 20, "n_batches": 300, "epsilon": 1.0, "contamination": (0.05, 0.2), "reps": 3}
+CALIBRATION_REPS, CALIBRATION_REPS_QUICK = 1000, 20
 
 
 def zipf_law(d):
@@ -224,8 +235,9 @@ def _figure(rows, path, settings):
             ax.errorbar(c, mean, yerr=2 * np.nan_to_num(se), capsize=2, **style)
         ax.plot(c, [r["rate"] for r in sub], color="black", linestyle=(0, (4, 3)), linewidth=0.8,
                 label="rate (constant 1)")
-        ax.set_xscale("log")
+        log_axis(ax, c)
         ax.set_yscale("log")
+        ax.tick_params(axis="y", which="minor", labelsize=8)  # as large as the major labels
         finish_axes(ax, title=adversary.replace("_", " "), xlabel="contamination", ylabel="TV error")
     add_legend(fig, ncol=4)
     fig.suptitle(
@@ -234,20 +246,32 @@ def _figure(rows, path, settings):
     return save_figure(fig, path)
 
 
-def main(argv=None):
-    parser = study_parser(__doc__.splitlines()[0])
+def build_parser():
+    """The study's argument parser (the shared options, always simulated, plus its own)."""
+    parser = study_parser(
+        __doc__.splitlines()[0], n_sim_help=None, modes=("simulate",),
+        reps_help=(f"contaminated data sets per cell (default: {FULL['reps']}, {QUICK['reps']} with "
+                   f"--quick); with --calibrate, clean data sets per cell (default: "
+                   f"{CALIBRATION_REPS}, {CALIBRATION_REPS_QUICK} with --quick)"))
     parser.add_argument("--calibrate", action="store_true",
                         help="rerun the clean-data calibration of the threshold constant")
-    parser.add_argument("--k", type=int, default=None,
-                        help="answers per batch (default: 50, or 20 with --quick)")
-    args = parser.parse_args(argv)
+    parser.add_argument("--k", type=positive_int, default=None,
+                        help=f"answers per batch (default: {FULL['k']}, or {QUICK['k']} with --quick); "
+                             "a non-default K is part of the file names (robust_simulate_kK); "
+                             "not used by --calibrate")
+    return parser
+
+
+def main(argv=None):
+    """Run the study; write ``robust_simulate[_kK][_quick].csv`` and the figure into ``--out``."""
+    args = build_parser().parse_args(argv)
     settings = dict(QUICK if args.quick else FULL)
-    if args.k is not None:
-        if args.k < 1:
-            raise SystemExit(f"`--k` must be a positive integer; got {args.k}.")
+    tags = []
+    if args.k is not None and args.k != settings["k"]:
         settings["k"] = args.k
+        tags.append(f"k{args.k}")
     if args.calibrate:
-        args = resolve_common(args, reps=20 if args.quick else 1000)
+        args = resolve_common(args, reps=CALIBRATION_REPS_QUICK if args.quick else CALIBRATION_REPS)
         cells = calibration_cells(args.reps, quick=args.quick)
         rows = run_cells(calibration_cell, cells, seed=args.seed, executor=args.executor,
                          scheduler=args.scheduler, progress=args.progress, max_workers=args.workers,
@@ -255,12 +279,12 @@ def main(argv=None):
         largest = max(r["q999"] for r in rows)
         meta = study_metadata("robust_calibration", args, largest_q999=largest,
                               shipped_threshold_constant=_THRESHOLD_CONSTANT)
-        path = write_csv(args.out / "robust_calibration.csv", rows, meta)
+        path = write_csv(args.out / f"{study_stem('robust_calibration', args)}.csv", rows, meta)
         print(f"largest 99.9th percentile of excess / scale {largest:.3f}; largest ratio seen "
               f"{max(r['max'] for r in rows):.3f}; shipped threshold constant {_THRESHOLD_CONSTANT} "
               f"({'covers' if largest <= _THRESHOLD_CONSTANT else 'DOES NOT cover'} the grid)")
         print(f"wrote {path}")
-        return rows
+        return 0
     args = resolve_common(args, reps=settings["reps"])
     cells = [
         {"adversary": adv, "contamination": c, "d": settings["d"], "k": settings["k"],
@@ -286,8 +310,9 @@ def main(argv=None):
         filter_slope_in_contamination=slopes, rate_slope_in_contamination=rate_slope,
         seconds_total=round(elapsed, 2),
     )
-    path = write_csv(args.out / "robust.csv", rows, meta)
-    fig_path = _figure(rows, args.out / f"robust.{args.format}", settings)
+    stem = study_stem("robust", args, *tags)
+    path = write_csv(args.out / f"{stem}.csv", rows, meta)
+    fig_path = _figure(rows, args.out / f"{stem}.{args.format}", settings)
     for r in rows:
         print(f"{r['adversary']:>13} c={r['contamination']:<5} TV naive {r['tv_naive']:.4f}  "
               f"filter {r['tv_filter']:.4f} (+/-{r['tv_filter_se']:.4f})  oracle {r['tv_oracle']:.4f}  "
@@ -297,8 +322,8 @@ def main(argv=None):
     print("log-log slope of the filter's TV in contamination: "
           + ", ".join(f"{a} {s:.2f}" for a, s in slopes.items()) + f"; rate {rate_slope:.2f}")
     print(f"total {elapsed:.1f} s; wrote {path} and {fig_path}")
-    return rows
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -82,7 +82,7 @@ def plot(rows, meta, path):
 
 def build_parser():
     """The study's argument parser (the shared options plus its own settings)."""
-    parser = harness.study_parser(__doc__.splitlines()[0])
+    parser = harness.study_parser(__doc__.splitlines()[0], n_sim_help=harness.N_SIM_HELP_TESTS)
     parser.add_argument("--n", type=harness.positive_int, default=N,
                         help="sample size (default: %(default)s)")
     parser.add_argument("--epsilon", type=harness.positive_float, default=EPSILON,

@@ -144,7 +144,7 @@ def plot(rows, meta, path):
 
 def build_parser():
     """The study's argument parser (the shared options plus its own settings)."""
-    parser = harness.study_parser(__doc__.splitlines()[0])
+    parser = harness.study_parser(__doc__.splitlines()[0], n_sim_help=None)  # no DP-JIMI
     parser.add_argument("--n", type=harness.positive_int, default=N,
                         help="sample size (default: %(default)s)")
     parser.add_argument("--p0", type=harness.open_unit_float, default=P0,

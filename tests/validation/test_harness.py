@@ -162,6 +162,49 @@ def test_study_parser_options(tmp_path):
         parser.parse_args(["--mode", "approximate"])
 
 
+def test_study_parser_without_n_sim_and_simulate_only(tmp_path, capsys):
+    # A study without DP-JIMI offers no --n-sim; an always-simulated study has one mode.
+    parser = study_parser("demo", reps_help="data sets per cell (default: 20)", n_sim_help=None,
+                          modes=("simulate",))
+    args = harness.resolve_common(parser.parse_args(["--out", str(tmp_path)]), reps=20)
+    assert (args.mode, args.reps, hasattr(args, "n_sim")) == ("simulate", 20, False)
+    meta = harness.study_metadata("demo", args, k=5)
+    assert (meta["mode"], meta["reps"], "n_sim" in meta, meta["k"]) == ("simulate", 20, False, 5)
+    text = parser.format_help()
+    assert "data sets per cell (default: 20)" in text and "--n-sim" not in text
+    assert "always 'simulate'" in text
+    for argv in (["--n-sim", "5"], ["--mode", "exact"]):
+        with pytest.raises(SystemExit) as exc:
+            parser.parse_args(argv)
+        assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: --n-sim 5" in err and "invalid choice: 'exact'" in err
+
+
+@pytest.mark.parametrize(
+    "argv, tags, stem",
+    [(["--mode", "exact"], (), "demo_exact"),
+     (["--mode", "simulate", "--quick"], (), "demo_simulate_quick"),
+     (["--quick"], ("k400",), "demo_exact_k400_quick"),
+     ([], ("k400", "x"), "demo_exact_k400_x")],
+)
+def test_study_stem(argv, tags, stem):
+    assert harness.study_stem("demo", study_parser("demo").parse_args(argv), *tags) == stem
+
+
+@pytest.mark.parametrize(
+    "rows, label",
+    [([{"computed": "exact", "reps": None}] * 2, "exact"),
+     ([{"computed": "simulated", "reps": 10_000}] * 2, "simulated, 10,000 data sets"),
+     ([{"computed": "simulated", "reps": 400}, {"computed": "simulated", "reps": 2000}],
+      "simulated, 400/2,000 data sets"),
+     ([{"computed": "simulated", "reps": 400}, {"computed": "exact", "reps": None}],
+      "exact and simulated")],
+)
+def test_computed_label(rows, label):
+    assert harness.computed_label(rows) == label
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [(["--reps", "0"], "argument --reps: must be an integer >= 1; got 0"),

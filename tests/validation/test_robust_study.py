@@ -8,13 +8,16 @@ import pytest
 from validation import robust_study
 from validation.harness import read_csv
 
+ROWS = ("tv_naive", "tv_filter", "tv_oracle", "removed_weight")
+
 
 def test_quick_study_writes_csv_and_figure(tmp_path):
-    rows = robust_study.main(["--quick", "--out", str(tmp_path), "--seed", "3"])
-    meta, saved = read_csv(tmp_path / "robust.csv")
-    assert (tmp_path / "robust.png").stat().st_size > 0
+    assert robust_study.main(["--quick", "--out", str(tmp_path), "--seed", "3"]) == 0
+    meta, saved = read_csv(tmp_path / "robust_simulate_quick.csv")
+    assert (tmp_path / "robust_simulate_quick.png").stat().st_size > 0
     assert meta["study"] == "robust" and meta["seed"] == "3"
-    assert len(saved) == len(rows) == len(robust_study.ADVERSARIES) * len(robust_study.QUICK["contamination"])
+    assert meta["mode"] == "simulate" and meta["reps"] == "3" and "n_sim" not in meta
+    assert len(saved) == len(robust_study.ADVERSARIES) * len(robust_study.QUICK["contamination"])
     for row in saved:
         assert row["removed_weight"] <= 2 * row["contamination"] + 1e-12
         assert row["rate"] == pytest.approx(
@@ -26,16 +29,37 @@ def test_quick_study_writes_csv_and_figure(tmp_path):
 
 
 def test_quick_study_is_reproducible(tmp_path):
-    first = robust_study.main(["--quick", "--out", str(tmp_path / "a"), "--reps", "1"])
-    second = robust_study.main(["--quick", "--out", str(tmp_path / "b"), "--reps", "1"])
-    keys = ("tv_naive", "tv_filter", "tv_oracle", "removed_weight")
-    assert [[r[k] for k in keys] for r in first] == [[r[k] for k in keys] for r in second]
+    saved = []
+    for folder in ("a", "b"):
+        assert robust_study.main(["--quick", "--out", str(tmp_path / folder), "--reps", "1"]) == 0
+        saved.append(read_csv(tmp_path / folder / "robust_simulate_quick.csv")[1])
+    assert [[r[k] for k in ROWS] for r in saved[0]] == [[r[k] for k in ROWS] for r in saved[1]]
+
+
+@pytest.mark.parametrize("k, stem", [(None, "robust_simulate_quick"), (20, "robust_simulate_quick"),
+                                     (8, "robust_simulate_k8_quick")])
+def test_outputs_are_named_by_mode_k_and_size(tmp_path, k, stem):
+    # --quick and a non-default --k get their own files, so they never overwrite the
+    # full k = 50 results in the same --out (20 is the quick default k).
+    argv = ["--quick", "--out", str(tmp_path), "--reps", "1"] + ([] if k is None else ["--k", str(k)])
+    assert robust_study.main(argv) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{stem}.csv", f"{stem}.png"]
+    meta, rows = read_csv(tmp_path / f"{stem}.csv")
+    assert meta["k"] == str(k or 20) and {r["k"] for r in rows} == {k or 20}
+
+
+def test_mode_exact_is_rejected(capsys):
+    with pytest.raises(SystemExit) as exc:
+        robust_study.main(["--quick", "--mode", "exact"])
+    assert exc.value.code == 2
+    assert "argument --mode: invalid choice: 'exact'" in capsys.readouterr().err
 
 
 def test_quick_calibration_runs(tmp_path):
-    rows = robust_study.main(["--quick", "--calibrate", "--out", str(tmp_path), "--reps", "20"])
-    meta, saved = read_csv(tmp_path / "robust_calibration.csv")
-    assert len(saved) == len(rows) == 2
+    assert robust_study.main(["--quick", "--calibrate", "--out", str(tmp_path), "--reps", "20"]) == 0
+    meta, saved = read_csv(tmp_path / "robust_calibration_simulate_quick.csv")
+    assert meta["mode"] == "simulate" and meta["reps"] == "20"
+    assert len(saved) == 2
     assert all(0 < r["q50"] <= r["q99"] <= r["q999"] <= r["max"] for r in saved)
     assert float(meta["largest_q999"]) == max(r["q999"] for r in saved)
     assert float(meta["shipped_threshold_constant"]) == 1.0

@@ -1,0 +1,88 @@
+"""Every study's ``--help`` states the ``--reps`` default the study really uses, says when
+``--reps`` is used, and offers ``--n-sim`` only where DP-JIMI draws are used.
+
+The expected defaults are written here; each is compared with both the help text and
+the cells a run without ``--reps`` / ``--n-sim`` builds (captured before any runs).
+"""
+
+import importlib
+import re
+
+import pytest
+
+from validation import harness, robust_study
+
+# study: (--reps default, --reps with --quick, help says when --reps is used, offers --n-sim)
+STUDIES = {
+    "size": (10_000, 10_000, "in simulate mode", True),
+    "power": (10_000, 10_000, "in simulate mode", True),
+    "two_sided": (10_000, 10_000, "in simulate mode", False),
+    "coverage": (10_000, 10_000, "in simulate mode", True),
+    "ldp_rr_accuracy": (2000, 200, "in simulate mode", False),
+    "ldp_unary_rates": (4000, 500, "in simulate mode", False),
+    "ldp_coverage": (10_000, 400, "in either mode", False),
+    "ldp_gof_size": (10_000, 1000, "in either mode", False),
+    "robust_study": (20, 3, "contaminated data sets per cell", False),
+}
+
+
+class _Stop(Exception):
+    pass
+
+
+def _cells(monkeypatch, module, argv):
+    """The cells ``module.main(argv)`` hands to the harness (nothing is run)."""
+    seen = []
+
+    def capture(func, cells, **kwargs):
+        seen.extend(cells)
+        raise _Stop
+
+    monkeypatch.setattr(harness, "run_cells", capture)
+    monkeypatch.setattr(robust_study, "run_cells", capture)  # imported by name there
+    with pytest.raises(_Stop):
+        module.main(argv)
+    return seen
+
+
+def _help(module, capsys):
+    with pytest.raises(SystemExit) as exc:
+        module.main(["--help"])
+    assert exc.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_the_table_lists_every_study():
+    from dpinfer import cli
+
+    assert sorted(STUDIES) == cli._studies(cli._validation_dir())
+
+
+@pytest.mark.parametrize("study", sorted(STUDIES))
+def test_help_states_the_real_reps_default(study, monkeypatch, capsys, tmp_path):
+    default, quick, when, _ = STUDIES[study]
+    module = importlib.import_module(f"validation.{study}")
+    text = re.search(r"\n  --reps REPS(.*?)\n  -", _help(module, capsys), re.DOTALL).group(1)
+    reps_help = " ".join(text.split())
+    assert when in reps_help
+    assert re.search(r"\(default: (\d+)", reps_help).group(1) == str(default)
+    if quick != default:
+        assert re.search(r"(\d+) with --quick", reps_help).group(1) == str(quick)
+    out = ["--out", str(tmp_path), "--no-progress"]
+    assert {c["reps"] for c in _cells(monkeypatch, module, out)} == {default}
+    assert {c["reps"] for c in _cells(monkeypatch, module, ["--quick", *out])} == {quick}
+
+
+@pytest.mark.parametrize("study", sorted(STUDIES))
+def test_n_sim_is_offered_only_where_it_is_used(study, monkeypatch, capsys, tmp_path):
+    uses_n_sim = STUDIES[study][3]
+    module = importlib.import_module(f"validation.{study}")
+    assert ("--n-sim" in _help(module, capsys)) == uses_n_sim
+    argv = ["--quick", "--out", str(tmp_path), "--no-progress", "--n-sim", "7"]
+    if uses_n_sim:
+        assert {c["n_sim"] for c in _cells(monkeypatch, module, argv)} == {7}
+    else:
+        with pytest.raises(SystemExit) as exc:
+            module.main(argv)
+        assert exc.value.code == 2
+        assert "unrecognized arguments: --n-sim 7" in capsys.readouterr().err
