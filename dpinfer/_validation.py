@@ -117,6 +117,15 @@ def _check_alpha(alpha, name="alpha"):
     return value
 
 
+def _check_choice(value, name, choices, hint=""):
+    """``value`` is one of the strings ``choices``; ``hint`` is appended to the ValueError."""
+    if not isinstance(value, str):
+        raise TypeError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {_show(value)}.")
+    if value not in choices:
+        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.{hint}")
+    return value
+
+
 def _check_alternative(alternative, name="alternative"):
     """One of 'two-sided', 'less', 'greater' (scipy's spelling, no abbreviations)."""
     if not isinstance(alternative, str):

@@ -52,12 +52,14 @@ __all__ = [
     "plot_curves",
     "nonnegative_int",
     "open_unit_float",
+    "parse_study_args",
     "plot_nominal",
     "positive_float",
     "positive_int",
     "read_csv",
     "resolve_common",
     "run_cells",
+    "run_study_rows",
     "save_figure",
     "study_metadata",
     "study_parser",
@@ -190,6 +192,22 @@ def study_stem(study, args, *tags):
     return "_".join([study, args.mode, *tags]) + ("_quick" if args.quick else "")
 
 
+def parse_study_args(parser, argv, *, reps, reps_quick):
+    """Parse a study's arguments and fill the defaults; ``--quick`` caps ``--reps`` at
+    ``reps_quick`` (the local-DP studies' convention)."""
+    args = resolve_common(parser.parse_args(argv), reps=reps)
+    if args.quick:
+        args.reps = min(args.reps, reps_quick)
+    return args
+
+
+def run_study_rows(study, args, func, cells):
+    """Run cells that return one row each (no resume cache); return ``(stem, rows)``."""
+    rows = run_cells(func, cells, seed=args.seed, executor=args.executor, scheduler=args.scheduler,
+                     progress=args.progress, max_workers=args.workers, desc=study)
+    return study_stem(study, args), rows
+
+
 def run_study_cells(study, args, func, cells):
     """Run a study's cells with its resumable cache; return ``(stem, cache, rows)``.
 
@@ -208,10 +226,12 @@ def run_study_cells(study, args, func, cells):
 
 
 def finish_study(study, args, stem, cache, rows, meta, plot):
-    """Write the CSV and the figure ``plot(rows, meta_as_text, path)``, drop the cache; return 0."""
+    """Write the CSV and the figure ``plot(rows, meta_as_text, path)``, drop the cache (if
+    any); return 0."""
     csv_path = write_csv(args.out / f"{stem}.csv", rows, meta)
     fig_path = plot(rows, {k: str(v) for k, v in meta.items()}, args.out / f"{stem}.{args.format}")
-    cache.unlink(missing_ok=True)
+    if cache is not None:
+        cache.unlink(missing_ok=True)
     print(f"{study}: wrote {csv_path} and {fig_path}")
     return 0
 

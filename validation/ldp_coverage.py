@@ -194,20 +194,12 @@ def main(argv=None):
         reps_help=f"data sets simulated per point, in either mode, for the k-RR, unary-encoding and "
                   f"Laplace-mean intervals, and in simulate mode for the randomized-response ones "
                   f"(default: {REPS}; at most {REPS_QUICK} with --quick)")
-    args = harness.resolve_common(parser.parse_args(argv), reps=REPS)
-    if args.quick:
-        args.reps = min(args.reps, REPS_QUICK)
+    args = harness.parse_study_args(parser, argv, reps=REPS, reps_quick=REPS_QUICK)
     cells = build_cells(args)
-    stem = harness.study_stem(STUDY, args)
-    rows = harness.run_cells(coverage_cell, cells, seed=args.seed, executor=args.executor,
-                             scheduler=args.scheduler, progress=args.progress,
-                             max_workers=args.workers, desc=STUDY)
+    stem, rows = harness.run_study_rows(STUDY, args, coverage_cell, cells)
     meta = harness.study_metadata(STUDY, args, reps=args.reps, level=LEVEL, n_rr=N_RR, n_freq=N_FREQ,
                                   n_laplace=N_LAPLACE, pi=PI, two_coin=list(TWO_COIN))
-    csv_path = harness.write_csv(args.out / f"{stem}.csv", rows, meta)
-    fig_path = plot(rows, {"mode": args.mode}, args.out / f"{stem}.{args.format}")
-    print(f"{STUDY}: wrote {csv_path} and {fig_path}")
-    return 0
+    return harness.finish_study(STUDY, args, stem, None, rows, meta, plot)
 
 
 if __name__ == "__main__":

@@ -153,20 +153,12 @@ def main(argv=None):
         reps_help=f"data sets simulated per point, in either mode, for the chi-square and two-sample "
                   f"tests; the exact binomial test's size is always exact "
                   f"(default: {REPS}; at most {REPS_QUICK} with --quick)")
-    args = harness.resolve_common(parser.parse_args(argv), reps=REPS)
-    if args.quick:
-        args.reps = min(args.reps, REPS_QUICK)
+    args = harness.parse_study_args(parser, argv, reps=REPS, reps_quick=REPS_QUICK)
     cells = build_cells(args)
-    stem = harness.study_stem(STUDY, args)
-    rows = harness.run_cells(size_cell, cells, seed=args.seed, executor=args.executor,
-                             scheduler=args.scheduler, progress=args.progress,
-                             max_workers=args.workers, desc=STUDY)
+    stem, rows = harness.run_study_rows(STUDY, args, size_cell, cells)
     meta = harness.study_metadata(STUDY, args, reps=args.reps, alpha=ALPHA, ks=KS, ns=NS, epsilons=EPSILONS,
                                   p_two_sample=P_TWO_SAMPLE)
-    csv_path = harness.write_csv(args.out / f"{stem}.csv", rows, meta)
-    fig_path = plot(rows, {"mode": args.mode}, args.out / f"{stem}.{args.format}")
-    print(f"{STUDY}: wrote {csv_path} and {fig_path}")
-    return 0
+    return harness.finish_study(STUDY, args, stem, None, rows, meta, plot)
 
 
 if __name__ == "__main__":

@@ -121,20 +121,12 @@ def main(argv=None):
         __doc__.splitlines()[0], n_sim_help=None,
         reps_help=f"releases simulated per point in simulate mode, for the SE, bias and mean width "
                   f"(default: {REPS}; at most {REPS_QUICK} with --quick)")
-    args = harness.resolve_common(parser.parse_args(argv), reps=REPS)
-    if args.quick:
-        args.reps = min(args.reps, REPS_QUICK)
+    args = harness.parse_study_args(parser, argv, reps=REPS, reps_quick=REPS_QUICK)
     cells = build_cells(args)
-    stem = harness.study_stem(STUDY, args)
-    rows = harness.run_cells(accuracy_cell, cells, seed=args.seed, executor=args.executor,
-                             scheduler=args.scheduler, progress=args.progress,
-                             max_workers=args.workers, desc=STUDY)
+    stem, rows = harness.run_study_rows(STUDY, args, accuracy_cell, cells)
     meta = harness.study_metadata(STUDY, args, p=P_TRUE, ns=NS,
                                   epsilons=EPSILONS_QUICK if args.quick else EPSILONS)
-    csv_path = harness.write_csv(args.out / f"{stem}.csv", rows, meta)
-    fig_path = plot(rows, {k: str(v) for k, v in meta.items()}, args.out / f"{stem}.{args.format}")
-    print(f"{STUDY}: wrote {csv_path} and {fig_path}")
-    return 0
+    return harness.finish_study(STUDY, args, stem, None, rows, meta, plot)
 
 
 if __name__ == "__main__":

@@ -156,14 +156,9 @@ def main(argv=None):
         __doc__.splitlines()[0], n_sim_help=None,
         reps_help=f"data sets simulated per point in simulate mode; exact mode draws none "
                   f"(default: {REPS}; at most {REPS_QUICK} with --quick)")
-    args = harness.resolve_common(parser.parse_args(argv), reps=REPS)
-    if args.quick:
-        args.reps = min(args.reps, REPS_QUICK)
+    args = harness.parse_study_args(parser, argv, reps=REPS, reps_quick=REPS_QUICK)
     cells = build_cells(args)
-    stem = harness.study_stem(STUDY, args)
-    rows = harness.run_cells(rate_cell, cells, seed=args.seed, executor=args.executor,
-                             scheduler=args.scheduler, progress=args.progress,
-                             max_workers=args.workers, desc=STUDY)
+    stem, rows = harness.run_study_rows(STUDY, args, rate_cell, cells)
     summary = summarise(rows, args.mode)
     meta = harness.study_metadata(STUDY, args, sweeps={k: v["values"] for k, v in SWEEPS.items()},
                                   **{f"slope_{k}": v["slope"] for k, v in summary.items()},

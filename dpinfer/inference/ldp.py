@@ -31,6 +31,7 @@ from scipy import special, stats
 from .._validation import (
     _as_real_array,
     _check_alternative,
+    _check_choice,
     _check_confidence_level,
     _check_counts,
     _check_epsilon,
@@ -117,19 +118,7 @@ def _project_simplex(v):
 
 
 def _check_estimand(estimand):
-    if not isinstance(estimand, str):
-        raise TypeError(f"`estimand` must be one of 'population', 'sample'; got {_show(estimand)}.")
-    if estimand not in _ESTIMANDS:
-        raise ValueError(f"`estimand` must be one of 'population', 'sample'; got {estimand!r}.")
-    return estimand
-
-
-def _check_choice(value, name, choices):
-    if not isinstance(value, str):
-        raise TypeError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {_show(value)}.")
-    if value not in choices:
-        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.")
-    return value
+    return _check_choice(estimand, "estimand", _ESTIMANDS)
 
 
 def _check_bool(value, name):
@@ -693,6 +682,12 @@ def _krr_probs(eps, k):
     return q_true, q_other, gap
 
 
+def _krr_debias(c, n, eps, k):
+    """Unbiased frequencies ``(c / n - q_o) / (q_t - q_o)`` from report counts ``c``."""
+    _, q_o, gap = _krr_probs(eps, k)
+    return (c / n[..., None] - q_o) / gap
+
+
 def krr_frequency_estimate(reports=None, *, counts=None, epsilon=None, k=None, project=False):
     """Unbiased category frequencies from k-RR reports.
 
@@ -735,8 +730,7 @@ def krr_frequency_estimate(reports=None, *, counts=None, epsilon=None, k=None, p
     """
     project = _check_bool(project, "project")
     c, n, eps, k, _ = _krr_setup(reports, counts, epsilon, k)
-    q_t, q_o, gap = _krr_probs(eps, k)
-    est = (c / n[..., None] - q_o) / gap
+    est = _krr_debias(c, n, eps, k)
     return _project_simplex(est) if project else est
 
 
@@ -747,7 +741,7 @@ def _krr_cov(c, n, eps, k, estimand):
     if estimand == "population":
         cov = lam[..., :, None] * eye - lam[..., :, None] * lam[..., None, :]
     else:
-        pbar = _project_simplex((lam - q_o) / gap)
+        pbar = _project_simplex(_krr_debias(c, n, eps, k))
         big_q = np.full((k, k), q_o) + gap * eye
         lam_bar = pbar @ big_q.T
         cov = lam_bar[..., :, None] * eye - np.einsum("ij,...j,kj->...ik", big_q, pbar, big_q)
@@ -861,8 +855,7 @@ def krr_frequency_ci(reports=None, *, counts=None, epsilon=None, k=None, confide
     method = _check_choice(method, "method", ("bonferroni", "scheffe"))
     estimand = _check_estimand(estimand)
     c, n, eps, k, _ = _krr_setup(reports, counts, epsilon, k)
-    q_t, q_o, gap = _krr_probs(eps, k)
-    est = (c / n[..., None] - q_o) / gap
+    est = _krr_debias(c, n, eps, k)
     return _simultaneous(est, _krr_cov(c, n, eps, k, estimand), level, method, k - 1)
 
 

@@ -13,6 +13,7 @@ import warnings
 
 from .._validation import (
     _check_alternative,
+    _check_choice,
     _check_confidence_level,
     _check_delta,
     _check_epsilon,
@@ -48,11 +49,7 @@ _LOCAL_MECHANISMS = ("randomized_response", "two_coin_rr", "krr", "unary_encodin
 
 def _check_method(method):
     """``method`` is one of 'ump', 'normal', 'jimi'."""
-    if not isinstance(method, str):
-        raise TypeError(f"`method` must be one of 'ump', 'normal', 'jimi'; got {method!r}.")
-    if method not in _METHODS:
-        raise ValueError(f"`method` must be one of 'ump', 'normal', 'jimi'; got {method!r}.")
-    return method
+    return _check_choice(method, "method", _METHODS)
 
 
 def _check_release_for_method(release, method):

@@ -33,13 +33,13 @@ from .._validation import (
     _as_real_array,
     _check_alpha,
     _check_alternative,
+    _check_choice,
     _check_confidence_level,
     _check_delta,
     _check_epsilon,
     _check_int,
     _check_probability,
     _scalar_or_array,
-    _show,
 )
 from ..distributions.tulap import Tulap, _log_tails
 from ..releasers.release import Release
@@ -110,18 +110,12 @@ def _resolve_release(z, n, epsilon, delta):
 
 
 def _check_two_sided_method(method, allowed, name="two_sided_method"):
-    if not isinstance(method, str):
-        raise TypeError(f"`{name}` must be one of {', '.join(map(repr, allowed))}; "
-                        f"got {_show(method)}.")
-    if method not in allowed:
-        extra = ""
-        if method == "umpu":
-            extra = (" The UMPU test is a randomised decision about the unreleased count, not "
-                     "a function of the release Z (see the Notes); use binom_ump_phi or "
-                     "binom_ump_power for it.")
-        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, allowed))}; "
-                         f"got {method!r}.{extra}")
-    return method
+    hint = ""
+    if isinstance(method, str) and method == "umpu":
+        hint = (" The UMPU test is a randomised decision about the unreleased count, not "
+                "a function of the release Z (see the Notes); use binom_ump_phi or "
+                "binom_ump_power for it.")
+    return _check_choice(method, name, allowed, hint=hint)
 
 
 # -- public functions ----------------------------------------------------------------------
@@ -314,7 +308,7 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     estimate in the interval (here [0.7905, 1]) makes it never empty, nested in the
     level and monotone in ``z``; it adds only a sliver next to the edge, so the coverage is
     at least ``confidence_level`` (the accepted set alone has exactly that).  Checked
-    against plain full sums on dense theta grids for 4600 random releases and against
+    against plain full sums on dense theta grids for 5200 random releases and against
     40-digit mpmath references (``tests/reference/make_ump.py``).
 
     References
