@@ -3,8 +3,9 @@
 Confidence level of every audit here: 0.95 (the default), i.e. a correct
 releaser is flagged with probability at most 5% per audit; the seeds are fixed,
 so the outcomes are deterministic.  The hardened path (``secure=True``) draws
-from the OS and cannot be seeded: its audits run at level 0.999 (false alarm
-probability <= 0.001 each) with power thresholds well below what they reach.
+from the OS, which cannot be seeded: its audits here replace the OS source by a
+seeded ``random.Random`` (same interface, same exact samplers), run at level 0.999,
+and are deterministic too.
 Sample sizes: 40 000 releases per input (20 000 select the event, 20 000
 evaluate it), 4 000-10 000 on the secure path (tens of microseconds per draw).
 """
@@ -13,8 +14,11 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import itertools
 import json
 import math
+import random
+import secrets
 
 import numpy as np
 import pytest
@@ -74,10 +78,17 @@ CASES = [
 
 
 @pytest.mark.parametrize("name, mechanism, x, x_prime, args, n, power", CASES, ids=[c[0] for c in CASES])
-def test_every_releaser_passes_its_audit(name, mechanism, x, x_prime, args, n, power):
-    # the hardened path cannot be seeded: its audits run at level 0.999 so that a
-    # false alarm (probability <= 0.001 each) does not make the suite flaky
-    level = 0.999 if name.endswith("-secure") else 0.95
+def test_every_releaser_passes_its_audit(name, mechanism, x, x_prime, args, n, power, monkeypatch):
+    level = 0.95
+    if name.endswith("-secure"):
+        # The hardened path reads the OS source, which cannot be seeded: here a seeded
+        # stand-in with the same interface replaces it, so the exact samplers run as in
+        # production but the outcome is deterministic (unseeded, the power assertion
+        # below failed once in several hundred audits: a rare draw picks a sparse event).
+        # tests/test_secure.py checks the laws drawn from the real OS source.
+        seeds = itertools.count(2024)
+        monkeypatch.setattr(secrets, "SystemRandom", lambda: random.Random(next(seeds)))
+        level = 0.999
     res = audit_releaser(mechanism, x, x_prime, args=args, n_samples=n, confidence_level=level, rng=2024)
     assert isinstance(res, AuditResult)
     assert res.verdict == "no violation detected" and not res.violation
