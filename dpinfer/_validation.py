@@ -210,15 +210,58 @@ def _as_probability_array(value, name):
     return arr
 
 
+def _kind_of(value):
+    """A value's type and shape, never its content (for messages about confidential data)."""
+    if isinstance(value, np.ndarray):
+        return f"an array of dtype {value.dtype} and shape {value.shape}"
+    return f"an object of type {type(value).__name__}"
+
+
+def _position(bad):
+    """Where the first True of ``bad`` sits: 'the value' (0-d) or 'the entry at position ...'."""
+    if bad.ndim == 0:
+        return "the value"
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    return f"the entry at position {index[0] if len(index) == 1 else index}"
+
+
+def _data_array(value, name, *, dtype_rule="a real number or an array of real numbers"):
+    """Confidential data as a float array (scalar -> 0-d).
+
+    Messages name the argument, the rule and the position, never the value: the
+    data are what the release protects (DESIGN.md section 5).
+    """
+    if isinstance(value, str) or value is None:
+        raise TypeError(f"`{name}` must be {dtype_rule}; got {_kind_of(value)}.")
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged lists and the like
+        raise TypeError(f"`{name}` must be {dtype_rule}; got {_kind_of(value)} that numpy cannot read as one.") from exc
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"`{name}` must be {dtype_rule}; got {_kind_of(arr)}.")
+    if arr.size == 0:
+        raise ValueError(f"`{name}` must not be empty; got shape {arr.shape}.")
+    out = arr.astype(float)
+    bad = ~np.isfinite(out)
+    if np.issubdtype(arr.dtype, np.integer):
+        bad = bad | (np.abs(arr) > 2**53)  # would not survive the float conversion
+    if bad.any():
+        raise ValueError(f"`{name}` must contain only finite numbers (at most 2**53 in magnitude); {_position(bad)} is not.")
+    return out
+
+
 def _check_counts(x, n, name="x", n_name="n"):
-    """Counts 0 <= x <= n (scalar or array); returns an int64 array (0-d for a scalar)."""
-    arr = _as_real_array(x, name)
-    if np.any(arr != np.floor(arr)):
-        first = float(arr[arr != np.floor(arr)].flat[0])
-        raise ValueError(f"`{name}` must contain whole numbers (counts); got {first!r}.")
-    if np.any(arr < 0) or np.any(arr > n):
-        first = float(arr[(arr < 0) | (arr > n)].flat[0])
-        raise ValueError(f"`{name}` must lie between 0 and `{n_name}` = {n}; got {first:g}.")
+    """Counts 0 <= x <= n (scalar or array); returns an int64 array (0-d for a scalar).
+
+    The counts are confidential: a message gives the position, never the value.
+    """
+    arr = _data_array(x, name)
+    bad = arr != np.floor(arr)
+    if bad.any():
+        raise ValueError(f"`{name}` must contain whole numbers (counts); {_position(bad)} is not.")
+    bad = (arr < 0) | (arr > n)
+    if bad.any():
+        raise ValueError(f"`{name}` must lie between 0 and `{n_name}` = {n}; {_position(bad)} does not.")
     return arr.astype(np.int64)
 
 

@@ -117,9 +117,10 @@ def _counts_from_csv(path, column):
             if cell in ("1", "1.0") or cell.upper() == "TRUE":
                 x += 1
             elif not (cell in ("0", "0.0") or cell.upper() == "FALSE"):
+                # the cell is confidential: name its row, never its content
                 raise _UsageError(
-                    f"column {column!r} must hold 0/1 (or TRUE/FALSE); data row {n} holds "
-                    f"{cell!r}. Remove or recode it first: dropping rows changes n."
+                    f"column {column!r} must hold 0/1 (or TRUE/FALSE); data row {n} holds something "
+                    "else. Remove or recode it first: dropping rows changes n."
                 )
     if n == 0:
         raise _UsageError(f"CSV file {path!r} has a header but no data rows.")
@@ -462,6 +463,15 @@ def _finite(kind):
     return convert
 
 
+def _confidential_count(text):
+    """--x: a whole number; a bad value is described, never echoed (it is confidential)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be a whole number (the value given is not shown: "
+                                         "it is confidential)") from None
+
+
 def _formatter(prog):
     return argparse.RawDescriptionHelpFormatter(prog, max_help_position=30, width=88)
 
@@ -489,7 +499,7 @@ def _build_parser():
               "the noise comes from the operating system's cryptographic source (the\n"
               "hardened path); --seed makes it reproducible and is for research only.")
     src = rel.add_argument_group("confidential input (one of)")
-    src.add_argument("--x", type=whole, help="the count")
+    src.add_argument("--x", type=_confidential_count, help="the count (confidential)")
     src.add_argument("--n", type=whole, help="number of records (public)")
     src.add_argument("--csv", metavar="FILE", help="CSV file ('-' for stdin): x = number of 1s in --column, n = rows")
     src.add_argument("--column", metavar="NAME", help="the 0/1 (or TRUE/FALSE) column of --csv")

@@ -40,8 +40,10 @@ class Release:
         ``'count'`` (a count out of n), ``'proportion'`` (count / n), ``'value'``,
         or ``'reports'`` (one privatized report per respondent, local DP).
     secure : bool
-        True when the hardened path drew the noise (OS cryptographic source, exact
-        integer sampling); False for numpy's seedable floating-point generator.
+        True when the hardened path drew the noise (random bits from the operating
+        system's cryptographic source); False for the seeded research path (bits
+        from a numpy Generator: reproducible, hence predictable).  Both paths
+        build the output in integers and release exactly the same law.
 
     Notes
     -----
@@ -121,5 +123,5 @@ _KINDS = ("count", "proportion", "value", "reports")
 
 _SAMPLING = {
     True: "hardened (OS cryptographic source, exact integer noise)",
-    False: "numpy generator (floating point; reproducible research only if seeded)",
+    False: "seeded numpy generator (exact integer noise; predictable: research only)",
 }
