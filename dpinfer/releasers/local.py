@@ -48,7 +48,6 @@ __all__ = [
     "UnaryEncodingReleaser",
 ]
 
-_TINY = float(np.finfo(float).tiny)  # smallest positive normal double
 
 
 def _unary_keep_prob(epsilon):

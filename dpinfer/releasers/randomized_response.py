@@ -21,7 +21,6 @@ from .release import Release
 
 __all__ = ["RandomizedResponseReleaser", "TwoCoinRRReleaser"]
 
-_TINY = float(np.finfo(float).tiny)
 
 
 def _check_binary(x, name="x"):
