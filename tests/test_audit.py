@@ -9,10 +9,9 @@ and are deterministic too.
 Sample sizes: 40 000 releases per input (20 000 select the event, 20 000
 evaluate it), 4 000-10 000 on the secure path (tens of microseconds per draw).
 
-The audit includes bit-level events (issue 14): the releasers that add noise to
-the data in floating point leak through the low-order bits of their output, and
-their audits fail until the fix lands; they are marked ``xfail(strict=True)`` so
-that the fix must remove the marker.  Planted copies of the old constructions
+The audit includes bit-level events (issue 14): releasers that added noise to
+the data in floating point leaked through the low-order bits of their output;
+every releaser now builds its output in integers and passes.  Planted copies of the old constructions
 (``x + (k + u)`` on the hardened Tulap path, the float Tulap and Laplace samplers
 of the seeded path) stay here and must stay flagged.
 """
@@ -24,8 +23,6 @@ import inspect
 import itertools
 import json
 import math
-import random
-import secrets
 
 import numpy as np
 import pytest
@@ -45,13 +42,16 @@ from dpinfer import (
     UnaryEncodingReleaser,
     audit_releaser,
 )
+from dpinfer._exact_noise import _GeneratorBits
 from dpinfer.audit import _cp_lower, _cp_upper
+from dpinfer.releasers import _secure_path
 
 N = 40_000
 
-# The releasers that add noise to the data in floating point fail the bit-level audit
-# until the lead's fix lands (issue 14); strict, so the fix must remove the marker.
-FLOAT_LEAK = pytest.mark.xfail(strict=True, reason="issue 14: float-addition leak, fixed by the lead")
+class _SeededOSBits(_GeneratorBits):
+    """A seeded stand-in for the OS source: the hardened path's code on reproducible bits."""
+
+    hardened = True
 
 
 def _secure(method, *extra):
@@ -87,22 +87,7 @@ CASES = [
     ("LocalLaplaceReleaser-secure", _secure(LocalLaplaceReleaser(1.0, 1.0).release), -1.0, 1.0, (), 6_000, 0.4),
     ("LDPHistogramReleaser-secure", _secure(LDPHistogramReleaser(1.0, 5).release), 0.1, 0.9, (), 4_000, 0.1),
 ]
-# the cases whose outputs leak through their low-order bits today (bit-level events win)
-LEAKING = {
-    "TulapReleaser-delta",
-    "TulapReleaser-secure-zero",
-    "LaplaceReleaser",
-    "LaplaceReleaser.count",
-    "LocalLaplaceReleaser",
-    "LDPHistogramReleaser",
-}
-
-
-def _param(case):
-    return pytest.param(*case, id=case[0], marks=[FLOAT_LEAK] if case[0] in LEAKING else [])
-
-
-@pytest.mark.parametrize("name, mechanism, x, x_prime, args, n, power", [_param(c) for c in CASES])
+@pytest.mark.parametrize("name, mechanism, x, x_prime, args, n, power", CASES, ids=[c[0] for c in CASES])
 def test_every_releaser_passes_its_audit(name, mechanism, x, x_prime, args, n, power, monkeypatch):
     level = 0.95
     if "-secure" in name:
@@ -110,9 +95,9 @@ def test_every_releaser_passes_its_audit(name, mechanism, x, x_prime, args, n, p
         # stand-in with the same interface replaces it, so the exact samplers run as in
         # production but the outcome is deterministic (unseeded, the power assertion
         # below failed once in several hundred audits: a rare draw picks a sparse event).
-        # tests/test_secure.py checks the laws drawn from the real OS source.
+        # Both paths run the same samplers (tests/test_exact_noise.py checks which bits each uses).
         seeds = itertools.count(2024)
-        monkeypatch.setattr(secrets, "SystemRandom", lambda: random.Random(next(seeds)))
+        monkeypatch.setattr(_secure_path, "_os_bits", lambda: _SeededOSBits(np.random.default_rng(next(seeds))))
         level = 0.999
     res = audit_releaser(mechanism, x, x_prime, args=args, n_samples=n, confidence_level=level, rng=2024)
     assert isinstance(res, AuditResult)

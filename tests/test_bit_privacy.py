@@ -18,22 +18,19 @@ every p (the maximum is at p = 0.011; computed with scipy's ``binom.logsf``).
 With at most a few thousand cells per coordinate, an exact releaser fails with
 probability below 1e-35.  A float addition ``x + noise`` instead makes whole
 cells impossible under one input (the release of 0 keeps bits that 1 + noise
-rounds away): hundreds to thousands of releases land in them.  The seeded path is seeded; on the hardened path the OS
-source is replaced by a seeded ``random.Random`` stand-in (same interface, the
-same exact samplers, as in ``tests/test_audit.py``) so the cases are
-deterministic outright; a hardened path that reads the OS in bulk (the lead's
-rewrite) is deterministic in practice by the bound above.
+rounds away): hundreds to thousands of releases land in them.  The seeded path is
+seeded; on the hardened path the OS source is replaced by seeded bits (the same
+exact samplers run), so every case is deterministic outright.
 
-The releasers that add noise in floating point fail today; those cases are
-marked ``xfail(strict=True)`` and the fix must remove the marker.
+Before issue 14, nine of these cases failed (every Tulap case, and the seeded
+Laplace, local Laplace and histogram paths); the planted old constructions below
+still do.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import random
-import secrets
 from fractions import Fraction
 
 import numpy as np
@@ -49,11 +46,18 @@ from dpinfer import (
     TwoCoinRRReleaser,
     UnaryEncodingReleaser,
 )
+from dpinfer._exact_noise import _GeneratorBits
 from dpinfer.audit import _bit_cells
+from dpinfer.releasers import _secure_path
+
+
+class _SeededOSBits(_GeneratorBits):
+    """A seeded stand-in for the OS source: the hardened path's code on reproducible bits."""
+
+    hardened = True
 
 N = 20_000
 THRESHOLD = 300
-FLOAT_LEAK = pytest.mark.xfail(strict=True, reason="issue 14: float-addition leak, fixed by the lead")
 
 
 def one_sided_cells(z_x, z_y):
@@ -91,21 +95,8 @@ RELEASERS = [
     ("LocalLaplaceReleaser", lambda v, **kw: LocalLaplaceReleaser(1.0, 1.0).release(v, **kw), 0.0, 1.0),
     ("LDPHistogramReleaser", lambda v, **kw: LDPHistogramReleaser(1.0, 2).release(v, **kw), 0.0, 1.0),
 ]
-# (name, path) pairs that leak through their low-order bits today
-LEAKING = {
-    ("TulapReleaser", "hardened"),
-    ("TulapReleaser-delta", "hardened"),
-    ("TulapReleaser", "seeded"),
-    ("TulapReleaser-delta", "seeded"),
-    ("LaplaceReleaser.release", "seeded"),
-    ("LaplaceReleaser.proportion", "seeded"),
-    ("LaplaceReleaser.count", "seeded"),
-    ("LocalLaplaceReleaser", "seeded"),
-    ("LDPHistogramReleaser", "seeded"),
-}
 CASES = [
-    pytest.param(release, x, x_next, path, id=f"{name}-{path}",
-                 marks=[FLOAT_LEAK] if (name, path) in LEAKING else [])
+    pytest.param(release, x, x_next, path, id=f"{name}-{path}")
     for name, release, x, x_next in RELEASERS
     for path in ("hardened", "seeded")
 ]
@@ -115,7 +106,7 @@ CASES = [
 def test_bits_do_not_depend_on_the_input(release, x, x_next, path, monkeypatch):
     if path == "hardened":
         seeds = itertools.count(14)
-        monkeypatch.setattr(secrets, "SystemRandom", lambda: random.Random(next(seeds)))
+        monkeypatch.setattr(_secure_path, "_os_bits", lambda: _SeededOSBits(np.random.default_rng(next(seeds))))
         out_x = release(np.full(N, x), secure=True)
         out_y = release(np.full(N, x_next), secure=True)
         assert out_x.secure and out_y.secure
