@@ -12,6 +12,7 @@ from .._validation import (
     _check_positive,
     _check_rng,
 )
+from ..budget import _charge_release
 from ._secure_path import _check_secure, _secure_laplace_on_grid
 from .release import Release
 
@@ -72,7 +73,7 @@ class LaplaceReleaser:
         object.__setattr__(self, "epsilon", _check_epsilon(self.epsilon))
         object.__setattr__(self, "sensitivity", _check_positive(self.sensitivity, "sensitivity"))
 
-    def release(self, value, *, rng=None, secure=False):
+    def release(self, value, *, rng=None, secure=False, budget=None, array=None):
         """Release ``value + Laplace(0, sensitivity / epsilon)`` (scalar or array).
 
         Parameters
@@ -83,6 +84,16 @@ class LaplaceReleaser:
         secure : bool, default False
             Hardened path (grid plus exact discrete Laplace from the OS's
             cryptographic source); see the class Notes.
+        budget : PrivacyBudget or budget handle, optional
+            Charged before any noise is drawn (see :class:`~dpinfer.PrivacyBudget`);
+            a release that does not fit raises :class:`~dpinfer.BudgetExceededError`
+            and draws nothing.  None (the default) charges nothing.
+        array : {None, 'separate', 'disjoint'}
+            Required with a budget when more than one value is released: ``'separate'``
+            statistics of the same records are charged once each; ``'disjoint'`` values
+            (each person's record moves at most one of them, e.g. counts of disjoint
+            groups, or one vector whose whole L1 change is at most ``sensitivity``)
+            are charged once in all.  Ignored without a budget.
 
         Returns
         -------
@@ -91,6 +102,7 @@ class LaplaceReleaser:
         """
         value = _as_real_array(value, "value")
         secure = _check_secure(secure, rng)
+        _charge_release(budget, self, "release", shape=value.shape, array=array, rng=rng, secure=secure)
         if secure:
             noisy = _secure_laplace_on_grid(value / self.sensitivity, self.epsilon, exact=False)
             noisy = noisy * self.sensitivity
@@ -99,11 +111,16 @@ class LaplaceReleaser:
             noisy = value + gen.laplace(0.0, self.sensitivity / self.epsilon, size=value.shape)
         return Release(noisy, "laplace", self.epsilon, 0.0, self.sensitivity, None, "value", secure=secure)
 
-    def proportion(self, x, n, *, rng=None, secure=False):
+    def proportion(self, x, n, *, rng=None, secure=False, budget=None, array=None):
         """Release ``x / n + Laplace(0, 1 / (epsilon n))`` for a count ``x`` out of ``n``.
 
         The result is not clamped to [0, 1]: clamping would bias every method
         that inverts the noise law (normal approximation, DP-JIMI).
+
+        Parameters
+        ----------
+        budget, array
+            As in :meth:`release`.
 
         Returns
         -------
@@ -113,6 +130,7 @@ class LaplaceReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         secure = _check_secure(secure, rng)
+        _charge_release(budget, self, "proportion", shape=x.shape, array=array, n=n, rng=rng, secure=secure)
         if secure:
             noisy = _secure_laplace_on_grid(x, self.epsilon, exact=True) / n
         else:
@@ -120,8 +138,13 @@ class LaplaceReleaser:
             noisy = x / n + gen.laplace(0.0, 1.0 / (self.epsilon * n), size=x.shape)
         return Release(noisy, "laplace", self.epsilon, 0.0, 1.0 / n, n, "proportion", secure=secure)
 
-    def count(self, x, n, *, rng=None, secure=False):
+    def count(self, x, n, *, rng=None, secure=False, budget=None, array=None):
         """Release ``x + Laplace(0, 1 / epsilon)`` for a count ``x`` out of ``n``.
+
+        Parameters
+        ----------
+        budget, array
+            As in :meth:`release`.
 
         Returns
         -------
@@ -131,6 +154,7 @@ class LaplaceReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         secure = _check_secure(secure, rng)
+        _charge_release(budget, self, "count", shape=x.shape, array=array, n=n, rng=rng, secure=secure)
         if secure:
             noisy = _secure_laplace_on_grid(x, self.epsilon, exact=True)
         else:

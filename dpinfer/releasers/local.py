@@ -40,6 +40,7 @@ from .._validation import (
     _check_rng,
     _show,
 )
+from ..budget import _charge_release
 from ._secure_path import _check_secure, _secure_laplace_on_grid
 from .release import Release
 
@@ -226,7 +227,7 @@ class UnaryEncodingReleaser:
         n_agree = agree.sum(axis=2)
         return q ** n_agree * f ** (self.d - n_agree)
 
-    def release(self, categories, *, rng=None, secure=False):
+    def release(self, categories, *, rng=None, secure=False, budget=None):
         """Privatize each category in ``categories`` (an int array of any shape).
 
         Parameters
@@ -240,6 +241,11 @@ class UnaryEncodingReleaser:
             e^(epsilon'/2)))); ``rng`` is then ignored
             (with a :class:`~dpinfer.PrivacyWarning` if given).  A short Python
             loop per draw: for real releases, not for simulation studies.
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -259,6 +265,7 @@ class UnaryEncodingReleaser:
         """
         cats = _check_categories(categories, self.d)
         secure = _check_secure(secure, rng)
+        _charge_release(budget, self, "release", rng=rng, secure=secure)
         onehot = (cats[..., None] == np.arange(self.d)).astype(np.int8)
         if secure:
             eps = _rational_below(self.epsilon)
@@ -336,7 +343,7 @@ class KRRReleaser:
         np.fill_diagonal(q, self.truth_prob)
         return q
 
-    def release(self, categories, *, rng=None, secure=False):
+    def release(self, categories, *, rng=None, secure=False, budget=None):
         """Privatize each category (int array of any shape, labels in {0..k-1}).
 
         Parameters
@@ -350,6 +357,11 @@ class KRRReleaser:
             epsilon'); ``rng`` is then ignored
             (with a :class:`~dpinfer.PrivacyWarning` if given).  A short Python
             loop per draw: for real releases, not for simulation studies.
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -361,6 +373,7 @@ class KRRReleaser:
         """
         cats = _check_categories(categories, self.k)
         secure = _check_secure(secure, rng)
+        _charge_release(budget, self, "release", rng=rng, secure=secure)
         if secure:
             eps = _rational_below(self.epsilon)
             shift = _secure_krr_shifts(cats.shape, self.k, eps)
@@ -433,7 +446,7 @@ class LocalLaplaceReleaser:
         x = np.asarray(x, dtype=float)
         return -np.log(2.0 * self.scale) - np.abs(z - x) / self.scale
 
-    def release(self, x, *, rng=None, secure=False):
+    def release(self, x, *, rng=None, secure=False, budget=None):
         """Privatize values ``x`` in ``[-bound, bound]`` (any shape).
 
         Parameters
@@ -448,6 +461,11 @@ class LocalLaplaceReleaser:
             ``secure=True``); ``rng`` is then ignored
             (with a :class:`~dpinfer.PrivacyWarning` if given).  A short Python
             loop per draw: for real releases, not for simulation studies.
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -463,6 +481,7 @@ class LocalLaplaceReleaser:
                 f"got {x[outside].flat[0]!r}. Clip or rescale the data first (this changes the estimand)."
             )
         secure = _check_secure(secure, rng)
+        _charge_release(budget, self, "release", rng=rng, secure=secure)
         sens = 2.0 * self.bound
         if secure:
             z = _secure_laplace_on_grid(x / sens, self.epsilon, exact=False) * sens
@@ -526,7 +545,7 @@ class LDPHistogramReleaser:
         onehot = np.arange(self.bins) == np.asarray(j)[..., None]
         return np.sum(-np.log(2.0 * self.scale) - np.abs(z - onehot) / self.scale, axis=-1)
 
-    def release(self, x, *, rng=None, secure=False):
+    def release(self, x, *, rng=None, secure=False, budget=None):
         """Privatize values ``x`` in [0, 1] (any shape).
 
         Parameters
@@ -541,6 +560,11 @@ class LDPHistogramReleaser:
             steps each, within the 1025 the noise is calibrated to); ``rng`` is then ignored
             (with a :class:`~dpinfer.PrivacyWarning` if given).  A short Python
             loop per draw: for real releases, not for simulation studies.
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -553,6 +577,7 @@ class LDPHistogramReleaser:
         if outside.any():
             raise ValueError(f"`x` must lie in [0, 1]; got {x[outside].flat[0]!r}. Rescale the data first.")
         secure = _check_secure(secure, rng)
+        _charge_release(budget, self, "release", rng=rng, secure=secure)
         onehot = (self.bin_index(x)[..., None] == np.arange(self.bins)).astype(float)
         if secure:
             z = _secure_laplace_on_grid(onehot / 2.0, self.epsilon, exact=False) * 2.0

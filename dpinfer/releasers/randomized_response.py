@@ -17,6 +17,7 @@ from scipy import special
 
 from .._secure import _rational_below, _SecureSource
 from .._validation import _check_epsilon, _check_probability, _check_rng, _show
+from ..budget import _charge_release
 from ._secure_path import _check_secure
 from .local import _secure_rare_flags
 from .release import Release
@@ -124,7 +125,7 @@ class RandomizedResponseReleaser:
         f = float(special.expit(-self.epsilon))  # 1 - t without cancellation at large epsilon
         return np.array([[t, f], [f, t]])
 
-    def release(self, x, *, rng=None, secure=False):
+    def release(self, x, *, rng=None, secure=False, budget=None):
         """Privatize 0/1 answers ``x`` (any shape; one entry per respondent).
 
         Parameters
@@ -137,6 +138,11 @@ class RandomizedResponseReleaser:
             source and an exact Bernoulli(1 / (1 + e^epsilon')) lie for each
             answer; ``rng`` is then ignored (with a :class:`~dpinfer.PrivacyWarning`
             if given).  A short Python loop per draw: for real releases.
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -150,6 +156,7 @@ class RandomizedResponseReleaser:
         """
         x = _check_binary(x)
         secure = _check_secure(secure, rng)
+        _charge_release(budget, self, "release", rng=rng, secure=secure)
         if secure:
             eps = _rational_below(self.epsilon)
             lie = _secure_rare_flags(x.shape, eps)
@@ -269,7 +276,7 @@ class TwoCoinRRReleaser:
         a0, a1 = self.yes_prob
         return np.array([[1.0 - a0, 1.0 - a1], [a0, a1]])
 
-    def release(self, x, *, rng=None, secure=False):
+    def release(self, x, *, rng=None, secure=False, budget=None):
         """Privatize 0/1 answers ``x`` (any shape; one entry per respondent).
 
         Parameters
@@ -281,6 +288,11 @@ class TwoCoinRRReleaser:
             Toss both coins with the operating system's cryptographic source,
             exactly (a float ``p`` is a dyadic rational, so Bernoulli(p) is exact);
             ``rng`` is then ignored (with a :class:`~dpinfer.PrivacyWarning` if given).
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -293,6 +305,7 @@ class TwoCoinRRReleaser:
         """
         x = _check_binary(x)
         secure = _check_secure(secure, rng)
+        _charge_release(budget, self, "release", rng=rng, secure=secure)
         if secure:
             source = _SecureSource()
             p1, p2 = Fraction(self.p1), Fraction(self.p2)

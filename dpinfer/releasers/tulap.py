@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from .._secure import _secure_tulap
 from .._validation import _check_counts, _check_delta, _check_epsilon, _check_int, _check_rng
 from ..distributions.tulap import Tulap, _sample
+from ..budget import _charge_release
 from ._secure_path import _check_secure
 from .release import Release
 
@@ -58,7 +59,7 @@ class TulapReleaser:
         """The noise law, ``Tulap.from_privacy(epsilon, delta)``."""
         return Tulap.from_privacy(self.epsilon, self.delta)
 
-    def release(self, x, n, *, rng=None, secure=False):
+    def release(self, x, n, *, rng=None, secure=False, budget=None, array=None):
         """Privatize the count ``x`` out of ``n`` (or an array of counts sharing ``n``).
 
         Parameters
@@ -79,6 +80,15 @@ class TulapReleaser:
             for that rounded epsilon; the fractional part is uniform on a grid of
             2**-53.  Passing ``rng`` with ``secure=True`` warns
             (:class:`~dpinfer.PrivacyWarning`) and the ``rng`` is ignored.
+        budget : PrivacyBudget or budget handle, optional
+            Charged before any noise is drawn (see :class:`~dpinfer.PrivacyBudget`);
+            a release that does not fit raises :class:`~dpinfer.BudgetExceededError`
+            and draws nothing.  None (the default) charges nothing.
+        array : {None, 'separate', 'disjoint'}
+            Required with a budget when more than one value is released: ``'separate'``
+            statistics of the same records are charged once each; ``'disjoint'`` values
+            (each person's record moves at most one of them, e.g. counts of disjoint
+            groups) are charged once in all.  Ignored without a budget.
 
         Returns
         -------
@@ -90,6 +100,7 @@ class TulapReleaser:
         x = _check_counts(x, n)
         law = self.noise
         secure = _check_secure(secure, rng)
+        _charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng, secure=secure)
         if secure:
             value = x + _secure_tulap(x.shape, self.epsilon, self.delta)
         else:
