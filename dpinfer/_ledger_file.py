@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ._validation import _check_delta, _check_epsilon
-from .budget import PrivacyBudget
+from .budget import BudgetExceededError, PrivacyBudget
 
 __all__ = []  # private module
 
@@ -120,6 +120,8 @@ def locked_budget(path, *, total_epsilon=None, total_delta=None, description="")
         start = len(budget.ledger)
         try:
             yield budget
+        except BudgetExceededError as exc:
+            raise LedgerFileError(f"ledger {str(path)!r} cannot pay for this release: {exc.detail}") from exc
         finally:
             if len(budget.ledger) > start:
                 try:

@@ -52,14 +52,17 @@ class BudgetExceededError(ValueError):
 
     Attributes
     ----------
+    detail : str
+        The message without its leading "`budget` cannot pay for this release: ".
     requested_epsilon, requested_delta : float
         What the refused charge would have added to the spent totals.
     remaining_epsilon, remaining_delta : float
         What the budget (or the advanced-composition block) had left.
     """
 
-    def __init__(self, message, *, requested=(0.0, 0.0), remaining=(0.0, 0.0)):
-        super().__init__(message)
+    def __init__(self, detail, *, requested=(0.0, 0.0), remaining=(0.0, 0.0)):
+        super().__init__(f"`budget` cannot pay for this release: {detail}")
+        self.detail = detail
         self.requested_epsilon, self.requested_delta = (float(v) for v in requested)
         self.remaining_epsilon, self.remaining_delta = (float(v) for v in remaining)
 
@@ -148,7 +151,11 @@ def _drv_bound(k, epsilon, delta_slack):
     Each of the few operations is correctly rounded or within an ulp (IEEE sqrt,
     libm log and expm1), so four ulps of headroom make the float an upper bound.
     """
-    return _round_up(math.sqrt(2.0 * k * -math.log(delta_slack)) * epsilon + k * epsilon * math.expm1(epsilon))
+    try:
+        bound = math.sqrt(2.0 * k * -math.log(delta_slack)) * epsilon + k * epsilon * math.expm1(epsilon)
+    except OverflowError:  # e^epsilon beyond the doubles: the bound is useless, basic composition wins
+        return math.inf
+    return _round_up(bound)
 
 
 class PrivacyBudget:
@@ -258,7 +265,7 @@ class PrivacyBudget:
     >>> TulapReleaser(1.0).release(11, 30, rng=7, budget=budget)
     Traceback (most recent call last):
     ...
-    dpinfer.budget.BudgetExceededError: this release would charge epsilon = 1, delta = 0 (TulapReleaser.release, n = 30), but epsilon = 1 of 1.5 and delta = 0 of 0 are spent (remaining epsilon = 0.5, delta = 0). Nothing was drawn and nothing was charged.
+    dpinfer.budget.BudgetExceededError: `budget` cannot pay for this release: it would charge epsilon = 1, delta = 0 (TulapReleaser.release, n = 30), but epsilon = 1 of 1.5 and delta = 0 of 0 are spent (remaining epsilon = 0.5, delta = 0). Nothing was drawn and nothing was charged.
     >>> len(budget.ledger), budget.ledger[0].mechanism
     (1, 'tulap')
     """
@@ -510,7 +517,7 @@ class PrivacyBudget:
                 rem = self.remaining
                 what = req.label or req.mechanism
                 raise BudgetExceededError(
-                    f"this release would charge epsilon = {_fmt(d_eps)}, delta = {_fmt(d_delta)} ({what}), "
+                    f"it would charge epsilon = {_fmt(d_eps)}, delta = {_fmt(d_delta)} ({what}), "
                     f"but epsilon = {_fmt(self.spent_epsilon)} of {_fmt(self._epsilon)} and delta = "
                     f"{_fmt(self.spent_delta)} of {_fmt(self._delta)} are spent (remaining epsilon = "
                     f"{_fmt(rem.epsilon)}, delta = {_fmt(rem.delta)}). Nothing was drawn and nothing was charged.",
@@ -565,18 +572,24 @@ class PrivacyBudget:
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
             raise ValueError(f"`text` is not a dpinfer privacy budget (its \"format\" must be {_FORMAT!r}).")
         if data.get("version") != _VERSION:
-            raise ValueError(f"this dpinfer reads budget format version {_VERSION}; got {data.get('version')!r}.")
+            raise ValueError(f"`text` has budget format version {data.get('version')!r}; this dpinfer reads "
+                             f"version {_VERSION}.")
         for key in ("epsilon", "delta", "description", "spent_epsilon", "spent_delta", "ledger"):
             if key not in data:
-                raise ValueError(f"the budget JSON lacks {key!r}.")
-        budget = cls(data["epsilon"], data["delta"], description=data["description"])
-        if not isinstance(data["ledger"], list):
-            raise ValueError("the budget JSON's \"ledger\" must be a list of entries.")
-        for i, raw in enumerate(data["ledger"], 1):
-            budget._replay(raw, i)
+                raise ValueError(f"`text` lacks the budget field {key!r}.")
+        try:
+            budget = cls(data["epsilon"], data["delta"], description=data["description"])
+            if not isinstance(data["ledger"], list):
+                raise ValueError("its \"ledger\" must be a list of entries.")
+            for i, raw in enumerate(data["ledger"], 1):
+                budget._replay(raw, i)
+        except BudgetExceededError as exc:
+            raise ValueError(f"`text` holds a ledger that does not fit its totals: {exc.detail}") from exc
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"`text` holds an invalid budget: {exc}") from exc
         if (budget.spent_epsilon, budget.spent_delta) != (data["spent_epsilon"], data["spent_delta"]):
             raise ValueError(
-                f"the budget JSON records spent epsilon = {data['spent_epsilon']!r}, delta = "
+                f"`text` records spent epsilon = {data['spent_epsilon']!r}, delta = "
                 f"{data['spent_delta']!r}, but its ledger adds up to {budget.spent_epsilon!r}, "
                 f"{budget.spent_delta!r}.")
         return budget
@@ -787,8 +800,9 @@ class AdvancedComposition:
         self.label = label
         self.k, self.epsilon, self.delta, self.delta_slack = k, epsilon, delta, delta_slack
         basic = Fraction(epsilon) * k
-        advanced = Fraction(_drv_bound(k, epsilon, delta_slack))
-        if advanced < basic:
+        bound = _drv_bound(k, epsilon, delta_slack)
+        advanced = Fraction(bound) if math.isfinite(bound) else None
+        if advanced is not None and advanced < basic:
             self.rule = "advanced composition"
             cost = (advanced, Fraction(delta) * k + Fraction(delta_slack))
         else:
@@ -936,3 +950,22 @@ _MECHANISMS = {
     "LocalLaplaceReleaser": "local_laplace",
     "LDPHistogramReleaser": "ldp_histogram",
 }
+
+
+_TWO_SAMPLE_COMPOSITIONS = ("sequential", "parallel")
+
+
+def _check_two_sample_composition(composition):
+    """``'sequential'`` or ``'parallel'`` (the two-sample tests' ``composition``)."""
+    if not isinstance(composition, str):
+        raise TypeError(f"`composition` must be 'sequential' or 'parallel'; got {_show(composition)}.")
+    if composition not in _TWO_SAMPLE_COMPOSITIONS:
+        raise ValueError(f"`composition` must be 'sequential' or 'parallel'; got {composition!r}.")
+    return composition
+
+
+def _two_sample_privacy(e1, d1, e2, d2, composition):
+    """The ``(epsilon, delta)`` a two-sample result records: sums (sequential) or maxima (parallel)."""
+    if composition == "parallel":
+        return max(e1, e2), max(d1, d2)
+    return float(Fraction(e1) + Fraction(e2)), float(Fraction(d1) + Fraction(d2))

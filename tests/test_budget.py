@@ -335,7 +335,7 @@ def test_json_round_trip_is_exact():
 def test_from_json_rejects_tampered_ledgers():
     data = json.loads(_busy_budget().to_json())
     data["ledger"][0]["charged_epsilon"] = 0.0
-    with pytest.raises(ValueError, match="ledger entry 1 records charged epsilon = 0.0"):
+    with pytest.raises(ValueError, match="`text` holds an invalid budget: ledger entry 1 records charged"):
         PrivacyBudget.from_json(json.dumps(data))
     data = json.loads(_busy_budget().to_json())
     data["spent_epsilon"] = 0.5
@@ -343,7 +343,7 @@ def test_from_json_rejects_tampered_ledgers():
         PrivacyBudget.from_json(json.dumps(data))
     data = json.loads(_busy_budget().to_json())
     data["epsilon"] = 0.5  # the ledger no longer fits
-    with pytest.raises(BudgetExceededError):
+    with pytest.raises(ValueError, match="`text` holds a ledger that does not fit its totals"):
         PrivacyBudget.from_json(json.dumps(data))
     with pytest.raises(ValueError, match="not a dpinfer privacy budget"):
         PrivacyBudget.from_json('{"format": "other"}')
@@ -351,3 +351,60 @@ def test_from_json_rejects_tampered_ledgers():
         PrivacyBudget.from_json("{")
     with pytest.raises(TypeError, match="`text` must be the JSON text"):
         PrivacyBudget.from_json(3)
+
+
+# ------------------------------------------------------------------ two-sample accounting
+def test_two_sample_functions_share_one_rule_per_relation():
+    from dpinfer import binom2_jimi_test, binom2_normal_test, rr_two_sample_test
+
+    r1 = LaplaceReleaser(1.0).proportion(20, 40, rng=5)
+    r2 = LaplaceReleaser(0.25).proportion(10, 50, rng=6)
+    rr1 = RandomizedResponseReleaser(1.0).release(np.ones(60, dtype=int), rng=1)
+    rr2 = RandomizedResponseReleaser(0.25).release(np.zeros(80, dtype=int), rng=2)
+    results = {
+        comp: [binom2_normal_test(r1, pi2=r2, composition=comp),
+               binom2_jimi_test(r1, pi2=r2, n_sim=200, rng=1, composition=comp),
+               rr_two_sample_test(rr1, rr2, composition=comp)]
+        for comp in ("sequential", "parallel")
+    }
+    assert [r.epsilon for r in results["sequential"]] == [1.25, 1.25, 1.25]
+    assert [r.epsilon for r in results["parallel"]] == [1.0, 1.0, 1.0]
+    # the rule changes only the record, never the inference
+    for a, b in zip(results["sequential"], results["parallel"]):
+        assert (a.pvalue, a.conf_int) == (b.pvalue, b.conf_int)
+    # and matches what a budget charges for the same two releases
+    for method, expected in (("sequential", 1.25), ("parallel", 1.0)):
+        budget = PrivacyBudget(2.0)
+        arms = budget.parallel("arms")
+        target = (lambda g: arms.group(g)) if method == "parallel" else (lambda g: budget)
+        LaplaceReleaser(1.0).proportion(20, 40, rng=0, budget=target("A"))
+        LaplaceReleaser(0.25).proportion(10, 50, rng=0, budget=target("B"))
+        assert budget.spent_epsilon == expected
+    with pytest.raises(ValueError, match="`composition` must be 'sequential' or 'parallel'; got 'max'"):
+        binom2_normal_test(r1, pi2=r2, composition="max")
+    with pytest.raises(TypeError, match="`composition`"):
+        rr_two_sample_test(rr1, rr2, composition=None)
+
+
+# ------------------------------------------------------------------ audits spend 2 x n_samples releases
+def test_audit_charges_only_a_budget_it_is_given():
+    from dpinfer import audit_releaser
+
+    res = audit_releaser(LaplaceReleaser(1.0).count, 10, 11, args=(30,), n_samples=200, rng=1)
+    assert "releases drawn: 2 x 200 on the audit's inputs" in str(res)
+    budget = PrivacyBudget(1000.0)
+    audit_releaser(LaplaceReleaser(1.0).count, 10, 11, args=(30,), n_samples=200, rng=1, budget=budget)
+    (entry,) = budget.ledger
+    assert (entry.count, entry.epsilon, entry.charged_epsilon) == (400, 1.0, 400.0)
+    assert entry.mechanism == "laplace" and "2 x 200 releases" in entry.label
+    audit_releaser(TulapReleaser(0.5, 1e-9), 10, 11, args=(30,), n_samples=100, rng=1,
+                   budget=PrivacyBudget(100.0, 1e-6))
+    # a refused audit draws nothing
+    gen = np.random.default_rng(9)
+    before = _state(gen)
+    with pytest.raises(BudgetExceededError, match="it would charge epsilon = 800"):
+        audit_releaser(LaplaceReleaser(1.0), 0.0, 1.0, n_samples=400, rng=gen, budget=budget)
+    assert _state(gen) == before and len(budget.ledger) == 1
+    with pytest.raises(TypeError, match="`epsilon` must be given to charge `budget`"):
+        audit_releaser(lambda v, rng: v + rng.laplace(size=np.shape(v)), 0.0, 1.0, n_samples=100,
+                       rng=1, budget=budget)
