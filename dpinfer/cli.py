@@ -434,15 +434,18 @@ def _cmd_validate(args):
 def _cmd_demo(args):
     import numpy as np
 
-    from . import LaplaceReleaser, TulapReleaser, load_example_trial
+    from . import LaplaceReleaser, PrivacyBudget, TulapReleaser, load_example_trial
     from .inference.jimi import binom_jimi_test
     from .inference.normal import binom_normal_test
     from .inference.ump import binom_ump_test
 
     trial = load_example_trial()
     tulap_seed, laplace_seed = np.random.SeedSequence(args.seed).spawn(2)
-    tulap = TulapReleaser(args.epsilon, args.delta).release(trial.responders, trial.n, rng=tulap_seed)
-    laplace = LaplaceReleaser(args.epsilon).proportion(trial.responders, trial.n, rng=laplace_seed)
+    budget = PrivacyBudget(2 * args.epsilon, args.delta, description="embedded example trial (synthetic)")
+    tulap = TulapReleaser(args.epsilon, args.delta).release(trial.responders, trial.n, rng=tulap_seed,
+                                                             budget=budget)
+    laplace = LaplaceReleaser(args.epsilon).proportion(trial.responders, trial.n, rng=laplace_seed,
+                                                       budget=budget)
     level = args.confidence_level
     results = [
         binom_ump_test(tulap, p0=trial.p0, confidence_level=level),
@@ -476,7 +479,8 @@ def _cmd_demo(args):
     for row in [header, *rows]:
         out.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
     out += ["", f"Each release spends epsilon = {_fmt(args.epsilon)}; the two together spend "
-            f"{_fmt(2 * args.epsilon)} (basic composition). A real analysis makes one release."]
+            f"{_fmt(2 * args.epsilon)} (basic composition). A real analysis makes one release.",
+            budget.summary()]
     print("\n".join(out))
     return EXIT_OK
 

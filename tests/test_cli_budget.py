@@ -180,3 +180,22 @@ def test_written_ledger_keeps_file_mode(capsys, tmp_path):
     assert call(capsys, *_release(ledger, 1))[0] == 0
     assert ledger.stat().st_mode & 0o777 == 0o640
     assert json.loads(ledger.read_text())["spent_epsilon"] == 2.0
+
+
+def test_demo_ends_with_the_budget_line(capsys):
+    code, out, err = call(capsys, "demo")
+    assert code == 0, err
+    assert out.rstrip().splitlines()[-1] == (
+        "budget: spent epsilon = 2 of 2, delta = 0 of 0; remaining epsilon = 0, delta = 0 (2 ledger entries)")
+    code, out, err = call(capsys, "demo", "--epsilon", 0.5, "--delta", 1e-6)
+    assert code == 0, err
+    assert out.rstrip().splitlines()[-1].startswith("budget: spent epsilon = 1 of 1, delta = 1e-06 of 1e-06")
+
+
+def test_readme_shows_the_budget_line():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "dpinfer demo" in readme
+    assert ("budget: spent epsilon = 2 of 2, delta = 0 of 0; remaining epsilon = 0, delta = 0 (2 ledger entries)"
+            in readme)
