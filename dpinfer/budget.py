@@ -43,8 +43,8 @@ _FORMAT = "dpinfer.PrivacyBudget"
 _VERSION = 1
 _COMPOSITIONS = ("sequential", "parallel", "advanced-reserve", "advanced")
 
-Remaining = namedtuple("Remaining", ["epsilon", "delta"])
-Remaining.__doc__ = "What a budget has left: ``(epsilon, delta)``."
+_Remaining = namedtuple("Remaining", ["epsilon", "delta"])
+_Remaining.__doc__ = "What a budget has left: ``(epsilon, delta)``."
 
 
 class BudgetExceededError(ValueError):
@@ -178,8 +178,9 @@ class PrivacyBudget:
     spent_epsilon, spent_delta : float
         What has been charged so far (exact rational sums of the charges, rounded
         once to the nearest double).
-    remaining : Remaining
-        ``(epsilon, delta)`` still available (never negative).
+    remaining : tuple
+        ``Remaining(epsilon, delta)``, a named tuple: what is still available
+        (never negative).
     ledger : tuple of LedgerEntry
         One entry per charge, oldest first.
 
@@ -311,7 +312,7 @@ class PrivacyBudget:
         """``Remaining(epsilon, delta)``: what can still be spent (never negative)."""
         eps = max(Fraction(self._epsilon) - self._spent[0], Fraction(0))
         delta = max(Fraction(self._delta) - self._spent[1], Fraction(0))
-        return Remaining(float(eps), float(delta))
+        return _Remaining(float(eps), float(delta))
 
     @property
     def ledger(self):
@@ -918,12 +919,9 @@ def _charge_release(budget, releaser, method, *, shape=None, array=None, n=None,
         _check_rng(rng)
     name = type(releaser).__name__
     where = f"{name}.{method}" + (f", n = {n}" if n is not None else "")
-    size = 1 if shape is None else int(np.prod(shape, dtype=np.int64))
+    size = 1 if shape is None else int(np.prod(shape, dtype=np.int64))  # a local release is charged once
     count = 1
-    if shape is None:
-        if size != 1:
-            where += ", reports"
-    elif size > 1:
+    if shape is not None and size > 1:
         if array is None:
             raise ValueError(
                 f"`array` must say what the {size} values released against a budget are: 'separate' "
