@@ -266,7 +266,9 @@ class PrivacyBudget:
     >>> TulapReleaser(1.0).release(11, 30, rng=7, budget=budget)
     Traceback (most recent call last):
     ...
-    dpinfer.budget.BudgetExceededError: `budget` cannot pay for this release: it would charge epsilon = 1, delta = 0 (TulapReleaser.release, n = 30), but epsilon = 1 of 1.5 and delta = 0 of 0 are spent (remaining epsilon = 0.5, delta = 0). Nothing was drawn and nothing was charged.
+    dpinfer.budget.BudgetExceededError: `budget` cannot pay for this release: it would charge
+    epsilon = 1, delta = 0 (TulapReleaser.release, n = 30), but epsilon = 1 of 1.5 and delta = 0 of 0
+    are spent (remaining epsilon = 0.5, delta = 0). Nothing was drawn and nothing was charged.
     >>> len(budget.ledger), budget.ledger[0].mechanism
     (1, 'tulap')
     """

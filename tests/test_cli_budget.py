@@ -50,8 +50,9 @@ def test_over_budget_release_exits_2_with_one_line_and_changes_nothing(capsys, t
     before = ledger.read_bytes()
     code, out, err = call(capsys, *_release(ledger, 1))
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and err.startswith(f"dpinfer release: error: ledger {str(ledger)!r} cannot pay for this release: "
-                                               "it would charge epsilon = 1")
+    assert err.count("\n") == 1
+    assert err.startswith(f"dpinfer release: error: ledger {str(ledger)!r} cannot pay for this release: "
+                          "it would charge epsilon = 1")
     assert "Nothing was drawn and nothing was charged." in err
     assert ledger.read_bytes() == before
 
