@@ -36,6 +36,7 @@ from ._validation import (
     _check_rng,
     _show,
 )
+from .budget import _MECHANISMS, _check_budget
 from .releasers.release import Release
 from .results import _r_format
 
@@ -109,6 +110,8 @@ class AuditResult:
             f"verdict: {self.verdict}\n"
             f"event: {self.event} ({self.direction}); counts {self.counts[0]} and {self.counts[1]} "
             f"of {self.n_eval} each\n"
+            f"releases drawn: 2 x {self.n_samples} on the audit's inputs x and x' (use synthetic inputs: "
+            "on real data each draw spends epsilon)\n"
         )
 
     def to_dict(self):
@@ -130,6 +133,7 @@ def audit_releaser(
     confidence_level=0.95,
     vectorized=True,
     rng=None,
+    budget=None,
 ):
     """Lower confidence bound on the privacy loss of a releaser on neighbouring inputs.
 
@@ -162,6 +166,11 @@ def audit_releaser(
     rng : None, int, SeedSequence or numpy.random.Generator
         Passed (as a Generator) to ``mechanism``; the two inputs get independent
         streams spawned from it.
+    budget : PrivacyBudget or budget handle, optional
+        Charged ``2 n_samples`` releases at the claimed ``(epsilon, delta)``
+        (``epsilon``/``delta`` if given, else the releaser's) before anything is
+        drawn.  None (the default) charges nothing: audits are meant for
+        synthetic inputs (see Notes).
 
     Returns
     -------
@@ -180,6 +189,8 @@ def audit_releaser(
         If ``n_samples`` is outside [20, 1e8], ``confidence_level`` is not in (0, 1), no claim is
         available, the output shape does not match the batch, or the output
         contains NaN.
+    BudgetExceededError
+        If ``budget`` cannot pay for the ``2 n_samples`` releases (nothing is drawn).
 
     See Also
     --------
@@ -227,6 +238,14 @@ def audit_releaser(
     ``1 - (1 - confidence_level) / 2`` (Bonferroni), and
 
         ``epsilon_lower = log((p_lower - delta) / p_upper)``  (0 if not positive).
+
+    **Privacy cost.**  The audit draws ``2 n_samples`` releases (200,000 by
+    default), ``n_samples`` on ``x`` and as many on ``x'``: by basic composition
+    that is ``2 n_samples`` times the releaser's epsilon about whatever ``x`` and
+    ``x'`` describe.  Run audits on synthetic inputs (their purpose is to test the
+    mechanism, not to learn about data); the result's printout says how many
+    releases were drawn.  Nothing is charged to a data set's budget unless one is
+    passed as ``budget``.
 
     **Guarantee (method and error rate).**  If the releaser is
     (epsilon, delta)-DP, then ``P(epsilon_lower > epsilon) <= 1 -
@@ -276,6 +295,7 @@ def audit_releaser(
     x = _check_input(x, "x")
     x_prime = _check_input(x_prime, "x_prime")
     gen = _check_rng(rng)
+    _charge_audit(budget, mechanism, epsilon, delta, n_samples)
     gens = gen.spawn(2)
 
     out_x, rec_x = _draw(call, x, args, n_samples, vectorized, gens[0], "x")
@@ -316,6 +336,24 @@ def audit_releaser(
 
 
 # -- boundary helpers --------------------------------------------------------
+
+
+def _charge_audit(budget, mechanism, epsilon, delta, n_samples):
+    """Charge ``budget`` (if any) for the audit's ``2 n_samples`` releases, before any draw."""
+    budget = _check_budget(budget)
+    if budget is None:
+        return
+    owner = mechanism if not inspect.isroutine(mechanism) else getattr(mechanism, "__self__", None)
+    if epsilon is None:
+        epsilon = getattr(owner, "epsilon", None)
+        if epsilon is None:
+            raise TypeError("`epsilon` must be given to charge `budget` for an audit of a plain callable "
+                            "(its releases' epsilon is not known before drawing).")
+    if delta is None:
+        delta = getattr(owner, "delta", 0.0)
+    name = type(owner).__name__ if owner is not None else "mechanism"
+    budget.charge(epsilon, delta, mechanism=_MECHANISMS.get(name, "audited mechanism"), count=2 * n_samples,
+                  label=f"audit_releaser of {name}: 2 x {n_samples} releases")
 
 
 def _check_mechanism(mechanism):

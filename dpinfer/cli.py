@@ -232,15 +232,46 @@ def _cmd_release(args):
     if not secure:
         _seeded_warning(args.seed)
     rng = None if secure else args.seed
-    if args.mechanism == "tulap":
-        release = TulapReleaser(args.epsilon, args.delta).release(x, n, rng=rng, secure=secure)
-    else:
-        if args.delta != 0.0:
-            raise _UsageError(f"--delta must be 0 for the Laplace mechanism (pure epsilon-DP); got {args.delta:g}.")
-        releaser = LaplaceReleaser(args.epsilon)
-        make = releaser.proportion if args.kind == "proportion" else releaser.count
-        release = make(x, n, rng=rng, secure=secure)
+    with _budget_session(args) as ledger:
+        budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
+        if args.mechanism == "tulap":
+            release = TulapReleaser(args.epsilon, args.delta).release(x, n, rng=rng, secure=secure, budget=budget)
+        else:
+            if args.delta != 0.0:
+                raise _UsageError(f"--delta must be 0 for the Laplace mechanism (pure epsilon-DP); got {args.delta:g}.")
+            releaser = LaplaceReleaser(args.epsilon)
+            make = releaser.proportion if args.kind == "proportion" else releaser.count
+            release = make(x, n, rng=rng, secure=secure, budget=budget)
     _emit(args.format, str(release), [release.to_dict()])
+    if ledger is not None and args.format == "text":
+        print(f"{ledger.summary()}; ledger {args.budget}")
+    return EXIT_OK
+
+
+def _budget_session(args):
+    """The ledger file of ``release --budget FILE``, locked for this invocation (or no budget)."""
+    import contextlib
+
+    totals = {"--total-epsilon": args.total_epsilon, "--total-delta": args.total_delta, "--label": args.label}
+    if args.budget is None:
+        given = [flag for flag, value in totals.items() if value is not None]
+        if given:
+            raise _UsageError(f"{', '.join(given)} need{'s' if len(given) == 1 else ''} --budget FILE "
+                              "(the ledger to charge).")
+        return contextlib.nullcontext(None)
+    from ._ledger_file import locked_budget
+
+    return locked_budget(args.budget, total_epsilon=args.total_epsilon, total_delta=args.total_delta)
+
+
+def _cmd_budget(args):
+    from ._ledger_file import read_budget
+
+    budget = read_budget(args.file)
+    if args.format == "json":
+        print(budget.to_json(), end="")
+    else:
+        print(budget)
     return EXIT_OK
 
 
@@ -404,15 +435,18 @@ def _cmd_validate(args):
 def _cmd_demo(args):
     import numpy as np
 
-    from . import LaplaceReleaser, TulapReleaser, load_example_trial
+    from . import LaplaceReleaser, PrivacyBudget, TulapReleaser, load_example_trial
     from .inference.jimi import binom_jimi_test
     from .inference.normal import binom_normal_test
     from .inference.ump import binom_ump_test
 
     trial = load_example_trial()
     tulap_seed, laplace_seed = np.random.SeedSequence(args.seed).spawn(2)
-    tulap = TulapReleaser(args.epsilon, args.delta).release(trial.responders, trial.n, rng=tulap_seed)
-    laplace = LaplaceReleaser(args.epsilon).proportion(trial.responders, trial.n, rng=laplace_seed)
+    budget = PrivacyBudget(2 * args.epsilon, args.delta, description="embedded example trial (synthetic)")
+    tulap = TulapReleaser(args.epsilon, args.delta).release(trial.responders, trial.n, rng=tulap_seed,
+                                                             budget=budget)
+    laplace = LaplaceReleaser(args.epsilon).proportion(trial.responders, trial.n, rng=laplace_seed,
+                                                       budget=budget)
     level = args.confidence_level
     results = [
         binom_ump_test(tulap, p0=trial.p0, confidence_level=level),
@@ -446,7 +480,8 @@ def _cmd_demo(args):
     for row in [header, *rows]:
         out.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
     out += ["", f"Each release spends epsilon = {_fmt(args.epsilon)}; the two together spend "
-            f"{_fmt(2 * args.epsilon)} (basic composition). A real analysis makes one release."]
+            f"{_fmt(2 * args.epsilon)} (basic composition). A real analysis makes one release.",
+            budget.summary()]
     print("\n".join(out))
     return EXIT_OK
 
@@ -510,7 +545,20 @@ def _build_parser():
     rel.add_argument("--kind", choices=("proportion", "count"), default="proportion",
                      help="Laplace only: release x/n (default) or x")
     rel.add_argument("--seed", type=whole, help="seed of numpy's generator: NOT PRIVATE, research only")
+    led = rel.add_argument_group("privacy budget (a ledger file kept across invocations)")
+    led.add_argument("--budget", metavar="FILE", help="charge the ledger FILE before drawing; refuse (exit 2) "
+                     "if the release does not fit")
+    led.add_argument("--total-epsilon", type=real, metavar="E", help="total epsilon, when FILE is created")
+    led.add_argument("--total-delta", type=real, metavar="D", help="total delta, when FILE is created (default 0)")
+    led.add_argument("--label", metavar="TEXT", help="what the release is, for the ledger (no confidential values)")
     rel.set_defaults(func=_cmd_release)
+
+    bud = add("budget", "print a privacy-budget ledger file",
+              "Print the ledger kept by 'dpinfer release --budget FILE': the totals, what is\n"
+              "spent and remains, and one line per charge.", parents=())
+    bud.add_argument("file", metavar="FILE", help="the ledger file")
+    bud.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or the JSON file")
+    bud.set_defaults(func=_cmd_budget)
 
     def add_release_input(p):
         g = p.add_argument_group("released input (one of)")

@@ -28,7 +28,7 @@ PAGES_WITH_EXAMPLES = {"getting_started.rst", "tutorial.rst", "coming_from_r.rst
 
 def test_the_guide_has_its_pages():
     names = {p.name for p in PAGES}
-    for page in ("index.rst", "getting_started.rst", "tutorial.rst", "privacy.rst", "cli.rst",
+    for page in ("index.rst", "getting_started.rst", "tutorial.rst", "privacy.rst", "budget.rst", "cli.rst",
                  "coming_from_r.rst", "glossary.rst", "api.rst"):
         assert page in names, page
 
@@ -84,9 +84,10 @@ def test_sphinx_build_is_warning_free(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     html = (tmp_path / "html" / "api.html").read_text(encoding="utf-8")
-    for name in ("prop_test", "binom_ump_test", "HTestResult", "TulapReleaser"):
+    for name in ("prop_test", "binom_ump_test", "HTestResult", "TulapReleaser", "PrivacyBudget"):
         assert f'id="dpinfer.{name}"' in html, name
     assert (tmp_path / "html" / "tutorial.html").is_file()
+    assert 'href="budget.html"' in (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
 
 
 @pytest.mark.slow

@@ -32,6 +32,7 @@ from .._validation import (
     _check_rng,
     _show,
 )
+from ..budget import _check_two_sample_composition, _two_sample_privacy
 from ..results import ConfidenceInterval, HTestResult, _r_format
 from . import _jimi_kernels as _k
 
@@ -620,7 +621,7 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=N
 
 def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
                      epsilon2=None, kind1=None, kind2=None, alternative="two-sided",
-                     confidence_level=0.95, n_sim=10_000, rng=None):
+                     confidence_level=0.95, n_sim=10_000, rng=None, composition="sequential"):
     """DP-JIMI test of ``theta1 - theta2 = p0`` from two independent Laplace releases.
 
     Parameters
@@ -639,15 +640,23 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
         Draws per group (the exact limit is not offered for two samples).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the two spawned group streams.
+    composition : {'sequential', 'parallel'}, default 'sequential'
+        How the two releases' privacy adds up in the result's ``epsilon``, by
+        the rules of :class:`~dpinfer.PrivacyBudget`: ``'sequential'`` records
+        ``epsilon1 + epsilon2``, which holds under any neighbouring relation (a
+        person may be in both samples, or group membership is confidential);
+        ``'parallel'`` records ``max(epsilon1, epsilon2)``, which holds when the
+        groups are disjoint sets of people, membership and sizes are public, and
+        a neighbouring data set changes one person's record within their group.
 
     Returns
     -------
     HTestResult or ndarray
         For scalar releases an :class:`~dpinfer.HTestResult` (``statistic`` is
         ``pi1 - pi2``, ``estimate`` the difference of the clipped
-        proportions, ``conf_int`` from the same draws, ``n_sim``, ``epsilon`` the
-        larger of the two budgets, as the statement about either group's
-        members); otherwise an array of p-values of the broadcast shape.
+        proportions, ``conf_int`` from the same draws, ``n_sim``, ``epsilon``
+        the two releases' together by ``composition``: ``epsilon1 + epsilon2``
+        by default); otherwise an array of p-values of the broadcast shape.
 
     Raises
     ------
@@ -660,11 +669,12 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
 
     Notes
     -----
-    The result records ``epsilon1 + epsilon2``, the budget of the two releases
-    together under sequential composition, which holds under any neighbouring
-    relation (as :func:`binom2_normal_test` records).  When the groups are
-    disjoint sets of people and group membership is public, each person's loss is
-    only their own group's epsilon (parallel composition), at most the larger one.  The size is approximate (fiducial matching),
+    The test spends nothing; the result records what the two releases spent
+    together: ``epsilon1 + epsilon2`` by default (sequential composition, valid
+    under any neighbouring relation, as :func:`binom2_normal_test` and
+    :func:`rr_two_sample_test` record) or, with ``composition='parallel'`` for
+    disjoint groups of people with public membership, the larger of the two
+    (each person's loss is their own group's epsilon).  The size is approximate (fiducial matching),
     slightly liberal at small n.  Under the default ``p0 = 0`` with both releases
     at or below 0, ``theta1* - theta2*`` has an atom at 0 that is counted on both
     sides, which makes the test conservative there.
@@ -691,6 +701,7 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = _check_n_sim_two(n_sim)
+    composition = _check_two_sample_composition(composition)
     gen = _check_rng(rng)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
     lo, hi, (le, ge) = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, p0, n_sim, gen)
@@ -709,7 +720,7 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
         method=f"DP-JIMI fiducial test for two proportions ({n_sim} draws per group)",
         estimate=est,
         conf_int=ConfidenceInterval(float(lo[0]), float(hi[0]), confidence_level),
-        epsilon=e1 + e2,
+        epsilon=_two_sample_privacy(e1, 0.0, e2, 0.0, composition)[0],
         delta=0.0,
         data_name=f"group 1: {name1}; group 2: {name2}",
         statistic_name="pi1 - pi2",

@@ -41,6 +41,7 @@ from .._validation import (
     _check_real,
     _show,
 )
+from ..budget import _check_two_sample_composition, _two_sample_privacy
 from ..releasers.local import _unary_keep_prob
 from ..releasers.randomized_response import _check_binary, _two_coin_epsilon
 from ..releasers.release import Release
@@ -518,7 +519,8 @@ def rr_proportion_test(reports=None, p0=0.5, *, yes_count=None, n=None, epsilon=
 
 
 def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None, yes_count2=None, n2=None,
-                       epsilon=None, p1=None, p2=None, alternative="two-sided", confidence_level=0.95):
+                       epsilon=None, p1=None, p2=None, alternative="two-sided", confidence_level=0.95,
+                       composition="sequential"):
     """Compare two groups' proportions from randomized-response reports (z test).
 
     Parameters
@@ -536,13 +538,22 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
         About ``d = p_group1 - p_group2`` versus 0.
     confidence_level : float, default 0.95
         Level of the Wald interval for ``d`` in ``conf_int``.
+    composition : {'sequential', 'parallel'}, default 'sequential'
+        How the two releases' privacy adds up in the result's ``epsilon``, by
+        the rules of :class:`~dpinfer.PrivacyBudget`: ``'sequential'`` records
+        the sum of the two groups' levels, which holds under any neighbouring relation (a
+        person may be in both samples, or group membership is confidential);
+        ``'parallel'`` records the larger level, which holds when the
+        groups are disjoint sets of people, membership and sizes are public, and
+        a neighbouring data set changes one person's record within their group.
 
     Returns
     -------
     HTestResult or ndarray
         ``statistic`` = z, ``estimate`` = ``p_hat1 - p_hat2``, ``null_value`` = 0,
-        ``conf_int`` = unpooled Wald interval for the difference.  Arrays of
-        p-values when several data sets are given.
+        ``conf_int`` = unpooled Wald interval for the difference, ``epsilon``
+        the two groups' together by ``composition`` (their sum by default).
+        Arrays of p-values when several data sets are given.
 
     Raises
     ------
@@ -560,8 +571,11 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
     pooled ``(n1 p_hat1 + n2 p_hat2) / (n1 + n2)`` clipped to [0, 1]:
     ``se0^2 = sum_g lambda_g(p) (1 - lambda_g(p)) / (n_g (a1_g - a0_g)^2)``.
     The groups may use different channels (e.g. different epsilons; pass the
-    groups as Releases then).  The result's ``epsilon`` is the larger of the
-    two groups' levels: every respondent's report is at least that private.
+    groups as Releases then).  The result's ``epsilon`` is the sum of the two
+    groups' levels (sequential composition, valid even if a person answered in
+    both groups), or with ``composition='parallel'`` the larger level: when every
+    person is in one group only and membership is public, each report depends on
+    its own respondent only, so nobody loses more than their group's level.
     Normal approximation: its size is checked by simulation in the tests and in
     ``validation/ldp_gof_size.py`` (0.047-0.054 at n = 500 and 2000).
 
@@ -574,6 +588,7 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
     """
     alternative = _check_alternative(alternative)
     level = _check_confidence_level(confidence_level)
+    composition = _check_two_sample_composition(composition)
     # a Warner Release carries its own channel: the channel arguments then serve the other group
     own = [isinstance(r, Release) and r.mechanism == "randomized_response" for r in (reports1, reports2)]
     if all(own) and not (epsilon is None and p1 is None and p2 is None):
@@ -602,7 +617,7 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
     return HTestResult(
         statistic=float(z), pvalue=float(pvalue), null_value=0.0, alternative=alternative,
         method="Two-sample z test on randomized-response reports", estimate=float(diff),
-        conf_int=ConfidenceInterval(low, high, level), epsilon=max(eps1, eps2), delta=0.0,
+        conf_int=ConfidenceInterval(low, high, level), epsilon=_two_sample_privacy(eps1, 0.0, eps2, 0.0, composition)[0], delta=0.0,
         data_name=f"{int(y1)} of {m1} vs {int(y2)} of {m2} yes reports",
         statistic_name="z", estimate_name="difference in proportions",
         null_name="difference in proportions", mechanism=label,

@@ -37,6 +37,7 @@ from .._validation import (
     _show,
 )
 from .._warnings import ApproximationWarning
+from ..budget import _check_two_sample_composition, _two_sample_privacy
 from ..releasers.release import Release
 from ..results import ConfidenceInterval, HTestResult
 
@@ -651,7 +652,7 @@ def binom_normal_ci(pi_hat, n=None, *, epsilon=None, confidence_level=0.95,
 
 
 def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=None,
-                       alternative="two-sided", confidence_level=0.95):
+                       alternative="two-sided", confidence_level=0.95, composition="sequential"):
     """Normal-approximation test of ``theta1 = theta2`` for two Laplace-noised proportions.
 
     Parameters
@@ -671,6 +672,14 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
     confidence_level : float, default 0.95
         Level of the interval for ``theta1 - theta2`` in ``conf_int`` (at least
         0.5 for a one-sided alternative).
+    composition : {'sequential', 'parallel'}, default 'sequential'
+        How the two releases' privacy adds up in the result's ``epsilon``, by
+        the rules of :class:`~dpinfer.PrivacyBudget`: ``'sequential'`` records
+        ``epsilon1 + epsilon2``, which holds under any neighbouring relation (a
+        person may be in both samples, or group membership is confidential);
+        ``'parallel'`` records ``max(epsilon1, epsilon2)``, which holds when the
+        groups are disjoint sets of people, membership and sizes are public, and
+        a neighbouring data set changes one person's record within their group.
 
     Returns
     -------
@@ -679,9 +688,8 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
         ``pvalue``, ``null_value`` (0), ``estimate`` (``pi1 - pi2`` clipped to
         [-1, 1], the centre of the interval, so the estimate always lies inside
         it), ``conf_int`` (unpooled Wald interval for
-        ``theta1 - theta2``), ``epsilon`` (``epsilon1 + epsilon2``, the budget of
-        the two releases together under sequential composition; see Notes for
-        disjoint groups), ``delta`` (0),
+        ``theta1 - theta2``), ``epsilon`` and ``delta`` (the two releases'
+        together, by ``composition``),
         ``statistic_name='z'``, ``estimate_name`` and ``null_name``
         ``'difference in proportions'``.  For array inputs, the array of p-values.
 
@@ -715,10 +723,11 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
     proportion and the rejection region (through ``pbar``) is not a half-plane,
     so there is no one-dimensional exact sum; assess it by simulation.
 
-    *Privacy.*  ``epsilon`` in the result is ``epsilon1 + epsilon2``: the total
-    spent if one person can be in both samples (sequential composition).  When
-    the samples are disjoint groups the guarantee for each person is
-    ``max(epsilon1, epsilon2)`` (parallel composition).
+    *Privacy.*  The test spends nothing; the result records what the two
+    releases spent together: ``epsilon1 + epsilon2`` by default (sequential
+    composition, valid under any neighbouring relation) or, with
+    ``composition='parallel'`` for disjoint groups of people with public
+    membership, ``max(epsilon1, epsilon2)``.
 
     Checked against a hand derivation in the tests and, for large epsilon,
     against statsmodels' pooled two-proportion z test and Wald interval.
@@ -741,6 +750,7 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     _check_one_sided_level(confidence_level, alternative)
+    composition = _check_two_sample_composition(composition)
     try:
         v1, v2 = np.broadcast_arrays(v1, v2)
     except ValueError as exc:
@@ -771,6 +781,7 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
         data_name = f"Laplace releases: pi1 = {float(v1):.4g}, n1 = {n1}; pi2 = {float(v2):.4g}, n2 = {n2}"
     else:
         data_name = f"pi1 = {float(v1):.4g}, n1 = {n1}; pi2 = {float(v2):.4g}, n2 = {n2}"
+    epsilon, delta = _two_sample_privacy(e1, d1, e2, d2, composition)
     return HTestResult(
         statistic=float(z),
         pvalue=float(pvalue),
@@ -779,8 +790,8 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
         method=_METHOD_TWO,
         estimate=float(np.clip(diff, -1.0, 1.0)),
         conf_int=ConfidenceInterval(low, high, confidence_level),
-        epsilon=e1 + e2,
-        delta=d1 + d2,
+        epsilon=epsilon,
+        delta=delta,
         data_name=data_name,
         statistic_name="z",
         estimate_name="difference in proportions",

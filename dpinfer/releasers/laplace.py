@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import _check_counts, _check_epsilon, _check_int, _check_positive, _data_array
+from ..budget import _charge_release
 from ._secure_path import _VALUE_BOUND, _bit_source, _laplace_on_grid
 from .release import Release
 
@@ -69,7 +70,7 @@ class LaplaceReleaser:
         object.__setattr__(self, "epsilon", _check_epsilon(self.epsilon))
         object.__setattr__(self, "sensitivity", _check_positive(self.sensitivity, "sensitivity"))
 
-    def release(self, value, *, rng=None, secure=None):
+    def release(self, value, *, rng=None, secure=None, budget=None, array=None):
         """Release ``value + Laplace(0, sensitivity / epsilon)`` (scalar or array).
 
         Parameters
@@ -83,6 +84,15 @@ class LaplaceReleaser:
         secure : bool or None, default None
             ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
             hardened path (an ``rng`` given with it warns and is ignored).
+        budget : PrivacyBudget or budget handle, optional
+            Charged before any noise is drawn (see :class:`~dpinfer.PrivacyBudget`);
+            a release that does not fit raises :class:`~dpinfer.BudgetExceededError`
+            and draws nothing.  None (the default) charges nothing.
+        array : {None, 'separate', 'disjoint'}
+            Required with a budget when more than one value is released: ``'separate'``
+            statistics of the same records are charged once each; ``'disjoint'`` values
+            (each person's record moves at most one of them, e.g. counts of disjoint
+            groups) are charged once in all.  Ignored without a budget.
 
         Returns
         -------
@@ -91,6 +101,8 @@ class LaplaceReleaser:
         """
         value = _data_array(value, "value")
         bits = _bit_source(secure, rng, self.epsilon)
+        _charge_release(budget, self, "release", shape=value.shape, array=array, rng=rng,
+                        secure=bits.hardened)
         # value / sensitivity is clipped to the public bound +-2**40 (see Notes): the
         # clip is decided by public numbers, never a refusal that depends on the data
         with np.errstate(over="ignore"):  # an overflow to +-inf is clipped to the bound like any large value
@@ -99,11 +111,16 @@ class LaplaceReleaser:
         return Release(units * self.sensitivity, "laplace", self.epsilon, 0.0, self.sensitivity, None, "value",
                        secure=bits.hardened)
 
-    def proportion(self, x, n, *, rng=None, secure=None):
+    def proportion(self, x, n, *, rng=None, secure=None, budget=None, array=None):
         """Release ``x / n + Laplace(0, 1 / (epsilon n))`` for a count ``x`` out of ``n``.
 
         The result is not clamped to [0, 1]: clamping would bias every method
         that inverts the noise law (normal approximation, DP-JIMI).
+
+        Parameters
+        ----------
+        budget, array
+            As in :meth:`release`.
 
         Returns
         -------
@@ -113,11 +130,18 @@ class LaplaceReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         bits = _bit_source(secure, rng, self.epsilon)
+        _charge_release(budget, self, "proportion", shape=x.shape, array=array, n=n, rng=rng,
+                        secure=bits.hardened)
         noisy = _laplace_on_grid(bits, x, self.epsilon, bound=n, exact=True) / n
         return Release(noisy, "laplace", self.epsilon, 0.0, 1.0 / n, n, "proportion", secure=bits.hardened)
 
-    def count(self, x, n, *, rng=None, secure=None):
+    def count(self, x, n, *, rng=None, secure=None, budget=None, array=None):
         """Release ``x + Laplace(0, 1 / epsilon)`` for a count ``x`` out of ``n``.
+
+        Parameters
+        ----------
+        budget, array
+            As in :meth:`release`.
 
         Returns
         -------
@@ -127,5 +151,7 @@ class LaplaceReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         bits = _bit_source(secure, rng, self.epsilon)
+        _charge_release(budget, self, "count", shape=x.shape, array=array, n=n, rng=rng,
+                        secure=bits.hardened)
         noisy = _laplace_on_grid(bits, x, self.epsilon, bound=n, exact=True)
         return Release(noisy, "laplace", self.epsilon, 0.0, 1.0, n, "count", secure=bits.hardened)

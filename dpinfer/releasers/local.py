@@ -38,6 +38,7 @@ from .._validation import (
     _data_array,
     _position,
 )
+from ..budget import _charge_release
 from ._secure_path import _bit_source, _laplace_on_grid
 from .release import Release
 
@@ -171,7 +172,7 @@ class UnaryEncodingReleaser:
         n_agree = agree.sum(axis=2)
         return q ** n_agree * f ** (self.d - n_agree)
 
-    def release(self, categories, *, rng=None, secure=None):
+    def release(self, categories, *, rng=None, secure=None, budget=None):
         """Privatize each category in ``categories`` (an int array of any shape).
 
         Parameters
@@ -186,6 +187,11 @@ class UnaryEncodingReleaser:
         secure : bool or None, default None
             ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
             hardened path (an ``rng`` given with it warns and is ignored).
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -202,6 +208,7 @@ class UnaryEncodingReleaser:
         """
         cats = _check_categories(categories, self.d)
         bits = _bit_source(secure, rng)
+        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         onehot = (cats[..., None] == np.arange(self.d)).astype(np.int8)
         flip = _bernoulli(bits, _digit_probability(self.epsilon / 2.0, 0), onehot.size).reshape(onehot.shape)
         reports = onehot ^ flip.astype(np.int8)
@@ -270,7 +277,7 @@ class KRRReleaser:
         np.fill_diagonal(q, self.truth_prob)
         return q
 
-    def release(self, categories, *, rng=None, secure=None):
+    def release(self, categories, *, rng=None, secure=None, budget=None):
         """Privatize each category (int array of any shape, labels in {0..k-1}).
 
         Parameters
@@ -285,6 +292,11 @@ class KRRReleaser:
         secure : bool or None, default None
             ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
             hardened path (an ``rng`` given with it warns and is ignored).
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -295,6 +307,7 @@ class KRRReleaser:
         """
         cats = _check_categories(categories, self.k)
         bits = _bit_source(secure, rng)
+        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         lie = _bernoulli(bits, _krr_lie_probability(self.epsilon, self.k), cats.size).reshape(cats.shape)
         # a wrong label uniform on the k-1 others: shift by 1..k-1 modulo k
         shift = 1 + _uniform_below(bits, self.k - 1, cats.size).reshape(cats.shape)
@@ -358,7 +371,7 @@ class LocalLaplaceReleaser:
         x = np.asarray(x, dtype=float)
         return -np.log(2.0 * self.scale) - np.abs(z - x) / self.scale
 
-    def release(self, x, *, rng=None, secure=None):
+    def release(self, x, *, rng=None, secure=None, budget=None):
         """Privatize values ``x`` in ``[-bound, bound]`` (any shape).
 
         Parameters
@@ -373,6 +386,11 @@ class LocalLaplaceReleaser:
         secure : bool or None, default None
             ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
             hardened path (an ``rng`` given with it warns and is ignored).
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -388,6 +406,7 @@ class LocalLaplaceReleaser:
                 f"{_position(outside)} does not. Clip or rescale the data first (this changes the estimand)."
             )
         bits = _bit_source(secure, rng, self.epsilon)
+        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         sens = 2.0 * self.bound
         z = _laplace_on_grid(bits, x / sens, self.epsilon, bound=0.5, exact=False) * sens
         return Release(z, "local_laplace", self.epsilon, 0.0, sens, int(x.size), "reports", secure=bits.hardened)
@@ -447,7 +466,7 @@ class LDPHistogramReleaser:
         onehot = np.arange(self.bins) == np.asarray(j)[..., None]
         return np.sum(-np.log(2.0 * self.scale) - np.abs(z - onehot) / self.scale, axis=-1)
 
-    def release(self, x, *, rng=None, secure=None):
+    def release(self, x, *, rng=None, secure=None, budget=None):
         """Privatize values ``x`` in [0, 1] (any shape).
 
         Parameters
@@ -462,6 +481,11 @@ class LDPHistogramReleaser:
         secure : bool or None, default None
             ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
             hardened path (an ``rng`` given with it warns and is ignored).
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -474,6 +498,7 @@ class LDPHistogramReleaser:
         if outside.any():
             raise ValueError(f"`x` must lie in [0, 1]; {_position(outside)} does not. Rescale the data first.")
         bits = _bit_source(secure, rng, self.epsilon)
+        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         halves = (self.bin_index(x)[..., None] == np.arange(self.bins)).astype(float) / 2.0
         # one-hot halves: neighbours are exactly one unit apart in L1 (exact grid)
         z = _laplace_on_grid(bits, halves, self.epsilon, bound=0.5, exact=True) * 2.0

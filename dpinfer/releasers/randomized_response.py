@@ -16,6 +16,7 @@ from scipy import special
 
 from .._exact_noise import _bernoulli, _digit_probability, _float_probability
 from .._validation import _check_epsilon, _check_probability, _data_array, _position
+from ..budget import _charge_release
 from ._secure_path import _bit_source
 from .release import Release
 
@@ -118,7 +119,7 @@ class RandomizedResponseReleaser:
         f = float(special.expit(-self.epsilon))  # 1 - t without cancellation at large epsilon
         return np.array([[t, f], [f, t]])
 
-    def release(self, x, *, rng=None, secure=None):
+    def release(self, x, *, rng=None, secure=None, budget=None):
         """Privatize 0/1 answers ``x`` (any shape; one entry per respondent).
 
         Parameters
@@ -133,6 +134,11 @@ class RandomizedResponseReleaser:
         secure : bool or None, default None
             ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
             hardened path (an ``rng`` given with it warns and is ignored).
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -145,6 +151,7 @@ class RandomizedResponseReleaser:
         """
         x = _check_binary(x)
         bits = _bit_source(secure, rng)
+        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         lie = _bernoulli(bits, _digit_probability(self.epsilon, 0), x.size).reshape(x.shape)
         reports = x ^ lie.astype(np.int8)
         return Release(reports, "randomized_response", self.epsilon, 0.0, 1.0, int(x.size), "reports",
@@ -256,7 +263,7 @@ class TwoCoinRRReleaser:
         a0, a1 = self.yes_prob
         return np.array([[1.0 - a0, 1.0 - a1], [a0, a1]])
 
-    def release(self, x, *, rng=None, secure=None):
+    def release(self, x, *, rng=None, secure=None, budget=None):
         """Privatize 0/1 answers ``x`` (any shape; one entry per respondent).
 
         Parameters
@@ -271,6 +278,11 @@ class TwoCoinRRReleaser:
         secure : bool or None, default None
             ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
             hardened path (an ``rng`` given with it warns and is ignored).
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -283,6 +295,7 @@ class TwoCoinRRReleaser:
         """
         x = _check_binary(x)
         bits = _bit_source(secure, rng)
+        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         forced = _bernoulli(bits, _float_probability(self.p1), x.size).reshape(x.shape)
         forced_yes = _bernoulli(bits, _float_probability(self.p2), x.size).reshape(x.shape)
         reports = np.where(forced, forced_yes.astype(np.int8), x)

@@ -31,7 +31,10 @@ class Release:
     mechanism : str
         ``'tulap'`` or ``'laplace'`` (and the local-DP mechanisms' names).
     epsilon, delta : float
-        The privacy budget spent by this release.
+        The privacy parameters of the mechanism, per released element: what a
+        scalar release spends.  An array of ``k`` separate statistics of one data
+        set spends ``k`` times this; a :class:`~dpinfer.PrivacyBudget` passed to
+        the releaser charges accordingly (its ``array=`` argument).
     sensitivity : float
         Largest change of the true statistic between neighbouring datasets.
     n : int or None

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._validation import _check_counts, _check_delta, _check_epsilon, _check_int
 from ..distributions._tulap_grid import _release_tulap
+from ..budget import _charge_release
 from ..distributions.tulap import Tulap
 from ._secure_path import _bit_source
 from .release import Release
@@ -60,7 +61,7 @@ class TulapReleaser:
         """The noise law, ``Tulap.from_privacy(epsilon, delta)``."""
         return Tulap.from_privacy(self.epsilon, self.delta)
 
-    def release(self, x, n, *, rng=None, secure=None):
+    def release(self, x, n, *, rng=None, secure=None, budget=None, array=None):
         """Privatize the count ``x`` out of ``n`` (or an array of counts sharing ``n``).
 
         Parameters
@@ -79,6 +80,15 @@ class TulapReleaser:
             hardened path (an ``rng`` given with it warns,
             :class:`~dpinfer.PrivacyWarning`, and is ignored); ``False`` with no
             ``rng`` draws from a fresh unseeded numpy generator.
+        budget : PrivacyBudget or budget handle, optional
+            Charged before any noise is drawn (see :class:`~dpinfer.PrivacyBudget`);
+            a release that does not fit raises :class:`~dpinfer.BudgetExceededError`
+            and draws nothing.  None (the default) charges nothing.
+        array : {None, 'separate', 'disjoint'}
+            Required with a budget when more than one count is released: ``'separate'``
+            statistics of the same records are charged once each; ``'disjoint'`` counts
+            (each person's record moves at most one of them, e.g. counts of disjoint
+            groups) are charged once in all.  Ignored without a budget.
 
         Returns
         -------
@@ -110,5 +120,7 @@ class TulapReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         bits = _bit_source(secure, rng, self.epsilon)
+        _charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
+                        secure=bits.hardened)
         value = _release_tulap(bits, np.asarray(x), n, self.epsilon, self.delta)
         return Release(value, "tulap", self.epsilon, self.delta, 1.0, n, "count", secure=bits.hardened)

@@ -236,7 +236,8 @@ def test_rr_two_sample_mixed_inputs():
     a0, a1 = _warner(0.5)
     b0, b1 = _warner(1.0)
     assert res.estimate == pytest.approx((y / 300 - a0) / (a1 - a0) - (150 / 400 - b0) / (b1 - b0), rel=1e-12)
-    assert res.epsilon == 1.0
+    assert res.epsilon == 1.5  # levels 0.5 and 1.0, sequential composition (the default)
+    assert rr_two_sample_test(rel, yes_count2=150, n2=400, epsilon=1.0, composition="parallel").epsilon == 1.0
     with pytest.raises(ValueError, match="must not be given when both groups are Warner RR Releases"):
         rr_two_sample_test(rel, rel, epsilon=1.0)
 
