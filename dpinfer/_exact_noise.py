@@ -11,10 +11,10 @@ The noise is built from independent random bits only, with no floating-point
 step whose rounding could bias the law:
 
 * **Bernoulli(p)** for a probability ``p`` known to arbitrary precision: a
-  uniform ``U = 0.u1 u2 u3 ...`` (32-bit chunks) is compared with the binary
-  expansion ``p = 0.c1 c2 c3 ...`` chunk by chunk; ``U < p`` is decided at the
-  first chunk where they differ (after one chunk for all but 2**-32 of the
-  draws).  The chunks of ``p`` are certified by interval arithmetic
+  uniform ``U = 0.u1 u2 u3 ...`` is compared with the binary expansion
+  ``p = 0.c1 c2 c3 ...`` piece by piece (8 bits, then 24, then 32 at a time);
+  ``U < p`` is decided at the first piece where they differ (after one byte for
+  all but 1/256 of the draws).  The chunks of ``p`` are certified by interval arithmetic
   (``mpmath.iv``), refined until the interval's ends agree, so the draw is
   exactly Bernoulli(p).
 * **Geometric(b)**, ``P(G = g) = (1 - b) b**g``: the binary digits of ``G`` are
@@ -142,11 +142,22 @@ def _certified_chunks(interval, count):
 
 
 def _bernoulli(bits, prob, size):
-    """``size`` exact Bernoulli(p) draws (bool array) for a :class:`_Probability`."""
+    """``size`` exact Bernoulli(p) draws (bool array) for a :class:`_Probability`.
+
+    The first comparison uses one random byte against the top 8 bits of ``p``
+    (decided for all but 1/256 of the draws); ties continue with the other 24
+    bits of the first chunk, then chunk by chunk.
+    """
     chunks = prob.chunks(_FIRST_CHUNKS)
-    u = _uint32(bits, size)
-    out = u < chunks[0]
-    tie = np.flatnonzero(u == chunks[0])
+    top = chunks[0] >> 24
+    u = np.frombuffer(bits.bytes(size), dtype=np.uint8)
+    out = u < top
+    tie = np.flatnonzero(u == top)
+    if tie.size:
+        rest = chunks[0] & 0xFFFFFF
+        u = _uint32(bits, tie.size) >> np.uint32(8)
+        out[tie] = u < rest
+        tie = tie[u == rest]
     level = 1
     while tie.size:
         if level >= len(chunks):

@@ -13,11 +13,11 @@ added in integers, and the integer is converted to a float once.  ``Delta`` is
 the largest grid distance between neighbours: ``2**g`` when the units are
 integers (counts) or exact multiples of the step; otherwise ``2**g +
 ceil(2**(g-52) B) + 1``, which covers the rounding of ``v / s`` (relative
-``2**-53``) and of the grid (one step).  ``g = min(30, 61 - bit_length(B + C +
+``2**-53``) and of the grid (one step).  ``g = min(24, 61 - bit_length(B + C +
 1))`` with ``C = ceil(764 / epsilon) + 1`` keeps every sum in 64-bit integers
 except with probability below ``2**-1100``; the result is clipped to
 ``+-(2**62 - 1)`` steps (post-processing).  At ``epsilon = 1``: a count or
-proportion is on the grid ``2**-30`` of a count (``Delta = 2**30``); a general
+proportion is on the grid ``2**-24`` of a count (``Delta = 2**24``); a general
 value on ``2**-20`` of its sensitivity.  The grid law's cdf is within
 ``epsilon / 2**(g+2)`` of the continuous Laplace cdf, so inference made for
 continuous Laplace noise (normal approximation, DP-JIMI) applies to within that.
@@ -39,7 +39,7 @@ __all__ = []  # private module
 
 # |value / sensitivity| is clipped to this public bound on LaplaceReleaser.release.
 _VALUE_BOUND = 2**40
-_MAX_GRID_BITS = 30
+_MAX_GRID_BITS = 24
 _INT_LIMIT = 2**62 - 1
 # Below this the noise of any releaser would not fit the 64-bit integers that carry it.
 _MIN_EPSILON = 1e-12

@@ -39,7 +39,7 @@ class LaplaceReleaser:
 
     **Exact on a grid, on both paths.**  No floating-point noise is added to
     data (Mironov 2012): the statistic in units of its sensitivity is placed on a
-    dyadic grid (``2**-30`` of a count for :meth:`count` and :meth:`proportion`
+    dyadic grid (``2**-24`` of a count for :meth:`count` and :meth:`proportion`
     at ``epsilon = 1``; ``2**-20`` of the sensitivity for :meth:`release`),
     discrete Laplace noise with ratio ``exp(-epsilon / Delta)`` per step is added
     in integers (``Delta`` the largest grid distance between neighbours, so the
@@ -48,7 +48,7 @@ class LaplaceReleaser:
     range ``[-2**40, 2**40]`` (a statistic that large relative to its
     sensitivity is released as the bound; nothing is refused on account of the
     data).  The grid law's cdf is within ``epsilon / 2**(g+2)`` of the
-    continuous Laplace cdf (``g`` the grid exponent: 2.3e-10 at ``epsilon = 1``
+    continuous Laplace cdf (``g`` the grid exponent: 1.5e-8 at ``epsilon = 1``
     for a proportion), so inference made for continuous Laplace noise applies
     to within that.  ``rng=None`` (the default) draws the bits from the
     operating system's cryptographic source; a seeded ``rng`` gives the same
