@@ -324,10 +324,10 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     >>> from dpinfer import LaplaceReleaser, binom_jimi_ci
     >>> rel = LaplaceReleaser(epsilon=1.0).proportion(11, 30, rng=7)
     >>> print(binom_jimi_ci(rel, n_sim=None))          # exact limit
-    95 percent confidence interval: [0.1464639, 0.5114974]
+    95 percent confidence interval: [0.1866554, 0.5617828]
     >>> ci = binom_jimi_ci(rel, rng=1)                 # 10 000 fiducial draws
     >>> round(ci.low, 2), round(ci.high, 2)
-    (0.14, 0.52)
+    (0.19, 0.56)
 
     An array of releases gives an array of intervals:
 
@@ -430,14 +430,14 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
     <BLANKLINE>
     	DP-JIMI fiducial test for one proportion (exact limit)
     <BLANKLINE>
-    data:  pi_hat = 0.3106, n = 30, epsilon = 1
-    pi_hat = 0.31057, p-value = 0.1013
+    data:  pi_hat = 0.3607, n = 30, epsilon = 1
+    pi_hat = 0.36072, p-value = 0.03618
     alternative hypothesis: true probability of success is greater than 0.2
     95 percent confidence interval:
-     0.1704996 1.0000000
+     0.2126251 1.0000000
     sample estimates:
-    probability of success 
-                 0.3105716 
+    probability of success
+                 0.3607155
     <BLANKLINE>
     privacy: epsilon = 1, delta = 0 (Laplace mechanism)
     <BLANKLINE>
