@@ -10,6 +10,7 @@ whose message names the argument, the rule and the value received, in the form::
 
 from __future__ import annotations
 
+import decimal
 import numbers
 import operator
 
@@ -22,6 +23,9 @@ _ALTERNATIVES = ("two-sided", "less", "greater")
 
 def _show(value):
     """A short, unambiguous rendering of a received value for an error message."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        # repr of a huge int is long, and beyond 4300 digits Python refuses to make it.
+        return f"an integer of {value.bit_length()} bits (about 10**{int(value.bit_length() * 0.30103)})"
     if isinstance(value, np.ndarray):
         if value.size <= 6:
             return f"array {np.array2string(value, separator=', ')} of shape {value.shape}"
@@ -31,9 +35,22 @@ def _show(value):
 
 
 def _is_real_scalar(value):
-    return isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(
+    # Decimal is not registered as numbers.Real, but it is a real number just as
+    # Fraction is: both are accepted and converted to the nearest double.
+    return isinstance(value, (numbers.Real, decimal.Decimal, np.floating, np.integer)) and not isinstance(
         value, (bool, np.bool_)
     )
+
+
+def _to_float(value, name):
+    """``float(value)``, with a ValueError naming ``name`` for an int beyond the double range."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(
+            f"`{name}` must be a finite real number within the range of doubles (|x| < 1.8e308); "
+            f"got {_show(value)}."
+        ) from None
 
 
 def _check_real(value, name, *, finite=True):
@@ -42,7 +59,7 @@ def _check_real(value, name, *, finite=True):
         value = value[()]
     if not _is_real_scalar(value):
         raise TypeError(f"`{name}` must be a real number; got {_show(value)}.")
-    value = float(value)
+    value = _to_float(value, name)
     if np.isnan(value) or (finite and not np.isfinite(value)):
         rule = "a finite real number" if finite else "a real number, not NaN"
         raise ValueError(f"`{name}` must be {rule}; got {value!r}.")
@@ -110,10 +127,13 @@ def _check_confidence_level(confidence_level, name="confidence_level"):
 
 
 def _check_alpha(alpha, name="alpha"):
-    """A significance level strictly between 0 and 1."""
+    """A significance level strictly between 0 and 1, at least 1e-300."""
     value = _check_real(alpha, name)
     if not (0.0 < value < 1.0):
         raise ValueError(f"`{name}` must lie in the open interval (0, 1); got {value!r}.")
+    if value < 1e-300:
+        # Logs and reciprocals of subnormal levels overflow (as for _check_probability).
+        raise ValueError(f"`{name}` must be at least 1e-300; got {value!r}.")
     return value
 
 
@@ -151,15 +171,15 @@ def _check_int(value, name, *, minimum=0, maximum=2**53):
     if isinstance(value, (numbers.Integral, np.integer)):
         out = operator.index(value)
     else:
-        fvalue = float(value)
+        fvalue = _to_float(value, name)
         if not np.isfinite(fvalue) or fvalue != np.floor(fvalue):
             raise ValueError(f"`{name}` must be a whole number; got {fvalue!r}.")
         out = int(fvalue)
     if out < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {out!r}.")
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {_show(out)}.")
     if out > maximum:
         # Beyond 2**53 doubles cannot hold every integer, and numpy's int64 ends at 2**63.
-        raise ValueError(f"`{name}` must be an integer <= {maximum}; got {out!r}.")
+        raise ValueError(f"`{name}` must be an integer <= {maximum}; got {_show(out)}.")
     return out
 
 
@@ -180,6 +200,8 @@ def _as_real_array(value, name, *, finite=True, ndim_max=None):
         raise TypeError(
             f"`{name}` must be a real number or an array of real numbers; got {_show(value)}."
         ) from exc
+    if arr.dtype == object:
+        arr = _object_to_float(arr, value, name)
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise TypeError(
             f"`{name}` must be a real number or an array of real numbers; "
@@ -196,6 +218,16 @@ def _as_real_array(value, name, *, finite=True, ndim_max=None):
         rule = "finite real numbers" if finite else "real numbers, not NaN"
         raise ValueError(f"`{name}` must contain only {rule}; got {first!r}.")
     return arr
+
+
+def _object_to_float(arr, value, name):
+    """An object array of real scalars (Fraction, Decimal, ints beyond int64) as floats."""
+    flat = arr.ravel()
+    if not all(_is_real_scalar(v) for v in flat):
+        raise TypeError(
+            f"`{name}` must be a real number or an array of real numbers; got {_show(value)} (dtype object)."
+        )
+    return np.array([_to_float(v, name) for v in flat], dtype=float).reshape(arr.shape)
 
 
 def _as_probability_array(value, name):

@@ -384,7 +384,7 @@ def _draw(call, value, args, n_samples, vectorized, gen, name):
     """``n_samples`` outputs for one input as an (n_samples, D) float array, plus the claim seen."""
     if vectorized:
         batch = np.broadcast_to(value, (n_samples,) + value.shape).copy()
-        raw = _invoke(call, batch, args, gen)
+        raw = _invoke(call, batch, args, gen, name)
         values, record = _unpack(raw, name)
         if values.ndim == 0 or values.shape[0] != n_samples:
             raise ValueError(
@@ -395,7 +395,7 @@ def _draw(call, value, args, n_samples, vectorized, gen, name):
     else:
         rows, record = [], None
         for _ in range(n_samples):
-            one, rec = _unpack(_invoke(call, value.copy(), args, gen), name)
+            one, rec = _unpack(_invoke(call, value.copy(), args, gen, name), name)
             rows.append(one)
             record = _same_record(record, rec)
         try:
@@ -408,10 +408,16 @@ def _draw(call, value, args, n_samples, vectorized, gen, name):
     return values, record
 
 
-def _invoke(call, inputs, args, gen):
-    """Call the mechanism; explain a signature mismatch (the usual mistake: a missing ``n``)."""
+def _invoke(call, inputs, args, gen, name="x"):
+    """Call the mechanism; explain a signature mismatch (the usual mistake: a missing ``n``).
+
+    A ValueError of the mechanism about its input is re-raised naming the audit's
+    argument (``x`` or ``x_prime``): the releaser's own message calls it ``x``.
+    """
     try:
         return call(inputs, *args, rng=gen)
+    except ValueError as exc:
+        raise ValueError(f"the mechanism rejected `{name}`: {exc}") from exc
     except TypeError as exc:
         text = str(exc)
         if "positional argument" in text or "keyword argument" in text:

@@ -83,6 +83,12 @@ class _UsageError(Exception):
     """Bad input found by the command itself (exit status 2)."""
 
 
+#: Longest line read from a CSV file, and largest release file: inputs beyond these
+#: (a binary file, /dev/zero) are refused after reading this much, never read whole.
+_MAX_LINE_CHARS = 1 << 20
+_MAX_RELEASE_CHARS = 1 << 20
+
+
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line on stderr and exit status 2."""
 
@@ -102,26 +108,49 @@ def _counts_from_csv(path, column):
     except OSError as exc:
         raise _UsageError(f"cannot read CSV file {path!r}: {exc.strerror}.") from exc
     with handle:
-        reader = csv.DictReader(handle)
-        if reader.fieldnames is None:
-            raise _UsageError(f"CSV file {path!r} is empty.")
-        if column not in reader.fieldnames:
+        try:
+            return _count_rows(csv.DictReader(_bounded_lines(handle, path)), path, column)
+        except csv.Error as exc:
+            raise _UsageError(f"CSV file {path!r} cannot be read as CSV: {exc}.") from exc
+        except UnicodeDecodeError as exc:
+            raise _UsageError(f"CSV file {path!r} is not UTF-8 text ({exc.reason}).") from exc
+
+
+def _bounded_lines(handle, path):
+    """The lines of ``handle``, refusing a line longer than _MAX_LINE_CHARS (no newline in sight)."""
+    while True:
+        line = handle.readline(_MAX_LINE_CHARS + 1)
+        if not line:
+            return
+        if len(line) > _MAX_LINE_CHARS:
             raise _UsageError(
-                f"column {column!r} not found in {path!r}; its columns are "
-                f"{', '.join(map(repr, reader.fieldnames))}."
+                f"CSV file {path!r} has a line longer than {_MAX_LINE_CHARS:_} characters; "
+                "it does not look like a CSV file of 0/1 values."
             )
-        x = n = 0
-        for row in reader:
-            n += 1
-            cell = (row[column] or "").strip()
-            if cell in ("1", "1.0") or cell.upper() == "TRUE":
-                x += 1
-            elif not (cell in ("0", "0.0") or cell.upper() == "FALSE"):
-                # the cell is confidential: name its row, never its content
-                raise _UsageError(
-                    f"column {column!r} must hold 0/1 (or TRUE/FALSE); data row {n} holds something "
-                    "else. Remove or recode it first: dropping rows changes n."
-                )
+        yield line
+
+
+def _count_rows(reader, path, column):
+    """(x, n) from a DictReader over a CSV file (see _counts_from_csv)."""
+    if reader.fieldnames is None:
+        raise _UsageError(f"CSV file {path!r} is empty.")
+    if column not in reader.fieldnames:
+        raise _UsageError(
+            f"column {column!r} not found in {path!r}; its columns are "
+            f"{', '.join(map(repr, reader.fieldnames))}."
+        )
+    x = n = 0
+    for row in reader:
+        n += 1
+        cell = (row[column] or "").strip()
+        if cell in ("1", "1.0") or cell.upper() == "TRUE":
+            x += 1
+        elif not (cell in ("0", "0.0") or cell.upper() == "FALSE"):
+            # the cell is confidential: name its row, never its content
+            raise _UsageError(
+                f"column {column!r} must hold 0/1 (or TRUE/FALSE); data row {n} holds something "
+                "else. Remove or recode it first: dropping rows changes n."
+            )
     if n == 0:
         raise _UsageError(f"CSV file {path!r} has a header but no data rows.")
     return x, n
@@ -133,13 +162,26 @@ def _release_from_json(path):
     from .releasers.release import Release
 
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        if path == "-":
+            text = sys.stdin.read(_MAX_RELEASE_CHARS + 1)
+        else:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read(_MAX_RELEASE_CHARS + 1)
     except OSError as exc:
         raise _UsageError(f"cannot read release file {path!r}: {exc.strerror}.") from exc
+    except UnicodeDecodeError as exc:
+        raise _UsageError(f"release file {path!r} is not UTF-8 text ({exc.reason}).") from exc
+    if len(text) > _MAX_RELEASE_CHARS:
+        raise _UsageError(
+            f"release file {path!r} is longer than {_MAX_RELEASE_CHARS:_} characters; a release "
+            "written by 'dpinfer release --format json' is a few hundred."
+        )
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise _UsageError(f"release file {path!r} is not JSON ({exc.msg}, line {exc.lineno}).") from exc
+    except RecursionError as exc:
+        raise _UsageError(f"release file {path!r} nests JSON too deeply to be a release.") from exc
     needed = ("value", "mechanism", "epsilon", "delta", "sensitivity", "n", "kind")
     missing = [k for k in needed if not isinstance(data, dict) or k not in data]
     if missing:
@@ -357,6 +399,8 @@ def _cmd_power(args):
 
         power = binom_normal_power(np.asarray(args.theta), args.n, args.p0, epsilon=args.epsilon,
                                    alpha=args.alpha, alternative=args.alternative)
+        size = float(binom_normal_power(args.p0, args.n, args.p0, epsilon=args.epsilon,
+                                        alpha=args.alpha, alternative=args.alternative))
     power = np.atleast_1d(np.asarray(power, dtype=float))
     records = [
         {"theta": float(t), "power": float(p), "n": args.n, "p0": args.p0, "alpha": args.alpha,
@@ -370,6 +414,16 @@ def _cmd_power(args):
              f"alternative = {args.alternative}, epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}",
              "", f"{'theta':>10} {'power':>10}"]
     lines += [f"{_fmt(r['theta']):>10} {_fmt(r['power'], 4):>10}" for r in records]
+    if args.method == "normal":
+        lines += ["", f"exact size (power at theta = p0): {_fmt(size, 4)}"]
+        if size > args.alpha:
+            from ._warnings import ApproximationWarning
+
+            note = (f"the normal-approximation test's exact size is {_fmt(size, 4)}, above alpha = "
+                    f"{_fmt(args.alpha)}: part of its power comes from rejecting true nulls too often, "
+                    "so do not compare it with DP-UMP's power at this alpha.")
+            lines.append("note: " + note)
+            warnings.warn(note, ApproximationWarning, stacklevel=2)
     _emit(args.format, "\n".join(lines), records, as_list=True)
     return EXIT_OK
 

@@ -163,7 +163,8 @@ class ConfidenceInterval:
         return float(f"{self.high - self.low:.15g}")
 
     def contains(self, value):
-        """Whether ``low <= value <= high``."""
+        """Whether ``low <= value <= high``; ``value`` a real number (not NaN)."""
+        value = _check_real(value, "value", finite=False)
         return bool(self.low <= value <= self.high)
 
     def to_dict(self):
@@ -216,6 +217,13 @@ class HTestResult:
         statistic (R's ``x$parameter``, e.g. the number of trials).
     parameter_name : str
         Name printed beside ``parameter`` (R's ``names(x$parameter)``).
+    estimate_raw : float or None
+        The unbiased estimate before projection onto the parameter space, when
+        the method has one (None otherwise).  The rule of every dpinfer test:
+        ``estimate`` is the projection of ``estimate_raw`` onto the space of the
+        reported parameter (a proportion clipped to [0, 1], a difference of two
+        proportions to [-1, 1]), and the print says so in a line of its own
+        when the two differ.
 
     Examples
     --------
@@ -259,6 +267,7 @@ class HTestResult:
     n_sim: int | None = None
     parameter: float | None = None
     parameter_name: str = "parameter"
+    estimate_raw: float | None = None
 
     def __post_init__(self):
         for name in ("statistic", "null_value"):
@@ -266,7 +275,7 @@ class HTestResult:
         object.__setattr__(self, "pvalue", _check_real(self.pvalue, "pvalue"))
         object.__setattr__(self, "epsilon", _check_epsilon(self.epsilon))
         object.__setattr__(self, "delta", _check_delta(self.delta))
-        for name in ("estimate", "parameter"):
+        for name in ("estimate", "parameter", "estimate_raw"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, _check_real(getattr(self, name), name, finite=False))
         for name in ("method", "data_name", "statistic_name", "estimate_name", "null_name",
@@ -312,6 +321,9 @@ class HTestResult:
             value = _r_format([self.estimate], 7)[0]
             width = max(len(self.estimate_name), len(value))
             lines += ["sample estimates:", self.estimate_name.rjust(width) + " ", value.rjust(width) + " "]
+            if self.estimate_raw is not None and self.estimate_raw != self.estimate:
+                raw = _r_format([self.estimate_raw], 7)[0].strip()
+                lines.append(f"(projected onto the parameter space; the unbiased estimate is {raw})")
         lines += ["", self._privacy_line(), ""]
         return "\n".join(lines)
 
@@ -347,6 +359,7 @@ class HTestResult:
             "n_sim": self.n_sim,
             "parameter": _json_float(self.parameter),
             "parameter_name": self.parameter_name,
+            "estimate_raw": _json_float(self.estimate_raw),
         }
 
     def to_frame(self):

@@ -50,6 +50,20 @@ __all__ = [
 ]
 
 
+#: Most report entries (respondents x width) one release builds: each entry costs
+#: about 10 bytes across the working arrays (2**28 entries: ~2.7 GB).
+_MAX_REPORT_ENTRIES = 1 << 28
+
+
+def _check_report_size(n_items, width, what):
+    """Refuse a release of n_items x width entries beyond _MAX_REPORT_ENTRIES, before allocating."""
+    if n_items * width > _MAX_REPORT_ENTRIES:
+        raise ValueError(
+            f"the reports would have {n_items:_} x {width:_} = {n_items * width:_} entries "
+            f"({what} = {width}); at most {_MAX_REPORT_ENTRIES:_} are built in one call. "
+            "Release the respondents in batches, or use fewer categories."
+        )
+
 
 def _unary_keep_prob(epsilon):
     """Probability that unary encoding keeps a bit: ``e^(eps/2) / (1 + e^(eps/2))``.
@@ -207,6 +221,7 @@ class UnaryEncodingReleaser:
             If a label is not a whole number in ``{0, ..., d-1}``.
         """
         cats = _check_categories(categories, self.d)
+        _check_report_size(cats.size, self.d, "d")
         bits = _bit_source(secure, rng)
         _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         onehot = (cats[..., None] == np.arange(self.d)).astype(np.int8)
@@ -497,6 +512,7 @@ class LDPHistogramReleaser:
         outside = (x < 0.0) | (x > 1.0)
         if outside.any():
             raise ValueError(f"`x` must lie in [0, 1]; {_position(outside)} does not. Rescale the data first.")
+        _check_report_size(x.size, self.bins, "bins")
         bits = _bit_source(secure, rng, self.epsilon)
         _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         halves = (self.bin_index(x)[..., None] == np.arange(self.bins)).astype(float) / 2.0
