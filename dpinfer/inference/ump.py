@@ -287,8 +287,9 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     -----
     One-sided p-values are monotone in theta (the binomial family is stochastically
     increasing), so each end point is the unique root of ``p(theta) = 1 - level``, found
-    by bisection on theta in [0, 1] comparing log p-values (56 halvings: exact to
-    rounding), vectorised over many ``z``.  This is correct where the p-value is flat
+    by a vectorised Illinois (modified false position) search on theta comparing log
+    p-values, to rounding (or until the p-value equals the level to 1e-14), with all ends
+    of all releases in one search.  This is correct where the p-value is flat
     (large ``n``; ``z`` far outside [0, n]) and at ``n = 1``.  The one-sided intervals have
     exact coverage ``confidence_level`` for every theta (checked as a finite sum in the
     tests) and are the uniformly most accurate DP intervals (Awan & Slavkovic 2020).
@@ -303,8 +304,9 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     set is then located on a grid of theta next to the nearest edge, over a width (in
     counts) that a Chernoff bound proves sufficient whatever ``n`` is (below
     ``2.5 log(40 / (1 - level)) / min(epsilon, 1)`` counts, e.g. 11 counts at level 0.95
-    and ``epsilon >= 1``; a release too far out accepts nothing and costs nothing), and its
-    far end is refined by bisection.  Keeping the
+    and ``epsilon >= 1``; a release too far out accepts nothing and costs nothing), at every
+    kink of the p-value and with each near-level local peak maximised, so no accepted piece
+    is stepped over; its far end is refined by bisection.  Keeping the
     estimate in the interval (here [0.7905, 1]) makes it never empty, nested in the
     level and monotone in ``z``; it adds only a sliver next to the edge, so the coverage is
     at least ``confidence_level`` (the accepted set alone has exactly that).  Checked
