@@ -62,7 +62,9 @@ development).
 from __future__ import annotations
 
 import numpy as np
-from ._ump_kernels import _log_pvalue, _log_pvalue_greater, _log_pvalue_less
+from scipy.special import ndtri
+
+from ._ump_kernels import _log_pvalue, _log_pvalue_greater, _log_pvalue_less, _noise_sd
 
 _LAMBDA_STAR = 1.2564312086261697  # root of exp(lam) = 1 + 2 lam
 _LAMBDA_FRACTIONS = np.linspace(0.04, 0.96, 24)
@@ -150,25 +152,51 @@ def _illinois(logp, z, inside, outside, g_in, g_out, log_alpha):
     return out
 
 
-def _end(logp, z, centre, log_alpha, lower):
+def _end(logp, z, centre, log_alpha, lower, guess=None):
     """Far end of {p > alpha} on the side of ``centre`` towards 0 (``lower``) or 1.
 
     p is monotone on that side (increasing towards ``centre``); returns ``centre`` where
     the set is empty and the unit interval's end where p is above alpha there too.
     ``lower`` may be a boolean array (one side per row): all rows are solved together.
+    ``guess`` (rows x k, optional): points expected near the end (e.g. from a normal
+    approximation), evaluated in the same first call as the edge and the centre; the
+    tightest bracket among them starts the search.  They only speed it up: the bracket is
+    checked, whatever the guesses are.
     """
     lower = np.broadcast_to(np.asarray(lower, dtype=bool), z.shape)
     edge = np.where(lower, 0.0, 1.0)
     out = np.array(centre, dtype=float, copy=True)
-    both = logp(np.concatenate([z, z]), np.concatenate([edge, centre]))
-    lp_edge, lp_centre = both[:z.size], both[z.size:]
-    at_edge = lp_edge > log_alpha
+    # points from the centre towards the edge: centre, guesses (sorted), edge
+    if guess is None:
+        pts = np.stack([centre, edge], axis=1)
+    else:
+        g = np.clip(guess, np.minimum(edge, centre)[:, None], np.maximum(edge, centre)[:, None])
+        g = np.sort(np.abs(g - centre[:, None]), axis=1)  # distances from the centre
+        g = centre[:, None] + np.where(lower, -1.0, 1.0)[:, None] * g
+        pts = np.concatenate([centre[:, None], g, edge[:, None]], axis=1)
+    k = pts.shape[1]
+    lp = logp(np.repeat(z, k), pts.ravel()).reshape(z.size, k)
+    accepted = lp > log_alpha
+    # p decreases from the centre outwards: the first rejected point closes the bracket
+    first_out = np.where(accepted.all(axis=1), k, np.argmax(~accepted, axis=1))
+    at_edge = first_out == k
     out[at_edge] = edge[at_edge]
-    act = (lp_centre > log_alpha) & ~at_edge
+    act = (first_out > 0) & ~at_edge
     if act.any():
-        out[act] = _illinois(logp, z[act], centre[act], edge[act], lp_centre[act],
-                             lp_edge[act], log_alpha)
+        rows = np.flatnonzero(act)
+        i_out = first_out[act]
+        out[act] = _illinois(logp, z[act], pts[rows, i_out - 1], pts[rows, i_out],
+                             lp[rows, i_out - 1], lp[rows, i_out], log_alpha)
     return out
+
+
+def _normal_guess(z, n, log_b, z_quantile, lower):
+    """Two points bracketing, roughly, the end of a normal-approximation interval
+    z / n -+ z_quantile sd / n, sd^2 = z (n - z) / n + Var(N) (start of ``_end``)."""
+    c = np.clip(z / n, 0.0, 1.0)
+    sd = np.sqrt(n * c * (1.0 - c) + _noise_sd(log_b) ** 2) / n
+    sign = np.where(lower, -1.0, 1.0)[:, None]
+    return c[:, None] + sign * z_quantile * sd[:, None] * np.array([0.9, 1.15])[None, :]
 
 
 # -- two-sided intervals for releases outside [0, n] --------------------------------------------
@@ -381,7 +409,10 @@ def _two_sided_ends(z_low, z_high, n, log_b, q, log_alpha):
     ends = centre.copy()
     inside = (z >= 0.0) & (z <= n)
     if inside.any():
-        ends[inside] = _end(logp, z[inside], centre[inside], log_alpha, lower=is_low[inside])
+        zi, low_i = z[inside], is_low[inside]
+        z_q = float(-ndtri(0.5 * np.exp(log_alpha)))
+        ends[inside] = _end(logp, zi, centre[inside], log_alpha, lower=low_i,
+                            guess=_normal_guess(zi, n, log_b, z_q, low_i))
     # outside [0, n] only the end away from the edge needs the scan (the other is the edge)
     scan = np.where(is_low, z > n, z < 0.0)
     if scan.any():

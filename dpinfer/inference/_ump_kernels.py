@@ -33,7 +33,7 @@ binomial tails.  Checked against 40-digit mpmath full sums in ``tests/reference`
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
 import functools
 
@@ -68,20 +68,27 @@ def _stirlerr(k):
 
 
 def _bd0(x, mean):
-    """Loader's bd0(x, M) = x log(x / M) + M - x without cancellation (x > 0, M > 0)."""
+    """Loader's bd0(x, M) = x log(x / M) + M - x without cancellation (x > 0, M > 0).
+
+    Where |x - M| < 0.1 (x + M), the series sum_j 2 x v**(2j+1) / (2j + 1), v = (x - M) /
+    (x + M), is summed to a fixed number of terms set by the largest v in the array: term j
+    is below 2 v**(2j) of the first, so j with v**(2j) < 2**-61 leaves nothing a double can
+    hold (the same sum as iterating until it stops changing, without a test per step).
+    """
     d = x - mean
     tot = x + mean
     small = np.abs(d) < 0.1 * tot
-    v = np.where(small, d / np.where(small, tot, 1.0), 0.0)
+    v = np.where(small, d / tot, 0.0)
     s = d * v
     ej = 2.0 * x * v
     v2 = v * v
-    for j in range(1, 60):
+    v2max = float(v2.max()) if v2.size else 0.0
+    terms = 0 if v2max == 0.0 else min(59, int(np.ceil(61.0 * np.log(2.0) / -np.log(v2max))) + 1)
+    for j in range(1, terms + 1):
         ej = ej * v2
-        s1 = s + ej / (2 * j + 1)
-        if np.array_equal(s1, s):
-            break
-        s = s1
+        s = s + ej / (2 * j + 1)
+    if small.all():
+        return s
     with np.errstate(divide="ignore", invalid="ignore"):
         big = x * np.log(np.where(small, 1.0, x / mean)) + mean - x
     return np.where(small, s, big)
@@ -96,10 +103,15 @@ def _log_pmf(x, n, p):
     xs = np.where(inner, x, 1.0)
     ns = float(max(n, 2))
     nx = np.where(inner, n - xs, 1.0)
-    lc = (_stirlerr(n) - _stirlerr(xs) - _stirlerr(nx)
-          - _bd0(xs, n * p) - _bd0(nx, n * q))
+    # x and n - x through stirlerr and bd0 in one pass each
+    xs, nx, mp, mq = np.broadcast_arrays(xs, nx, n * p, n * q)
+    st = _stirlerr(np.stack([xs, nx]))
+    bd = _bd0(np.stack([xs, nx]), np.stack([mp, mq]))
+    lc = float(_stirlerr(n)) - st[0] - st[1] - bd[0] - bd[1]
     lf = _LOG_2PI + np.log(xs) + np.log1p(-xs / ns)
     general = lc - 0.5 * lf
+    if inner.all():
+        return general
     with np.errstate(divide="ignore"):
         at0 = n * np.log1p(-p)
         atn = n * np.log(p)
@@ -141,6 +153,8 @@ def _truncation_half_width(log_b, q):
 
 def _log_binom_range(n, p, lo, hi):
     """log P(lo <= X <= hi) for X ~ Binom(n, p) via scipy, choosing the tail that avoids cancellation."""
+    from scipy import stats  # imported here: scipy.stats costs most of a cold start
+
     cdf_hi = stats.binom.cdf(hi, n, p)
     cdf_lo = np.where(lo > 0, stats.binom.cdf(lo - 1, n, p), 0.0)
     sf_lo = np.where(lo > 0, stats.binom.sf(lo - 1, n, p), 1.0)
@@ -247,6 +261,12 @@ def _log_sum_interior(z, n, p, log_b, q, xmin):
 def _log_window_sum(z, n, p, log_b, q, lo, width):
     """log sum_{j < width} Binom(lo + j; n, p) F(lo + j - z), per element, in blocks."""
     out = np.full(z.shape, -np.inf)
+    if z.size == 1 and width[0] > 0:
+        j = np.arange(float(width[0]))
+        x = lo[0] + j
+        terms = _log_pmf(x, n, p[0]) + _log_cdf(x - z[0], log_b, q)
+        out[0] = _lse(terms, axis=0)
+        return out
     order = np.argsort(width, kind="stable")
     sorted_width = width[order]
     start = 0
@@ -267,7 +287,7 @@ def _log_window_sum(z, n, p, log_b, q, lo, width):
         x = lo[sel, None] + j[None, :]
         valid = j[None, :] < width[sel, None]
         x = np.where(valid, x, lo[sel, None])
-        terms = _log_pmf(x, n, p[sel, None]) + _log_tails(x - z[sel, None], log_b, q)[0]
+        terms = _log_pmf(x, n, p[sel, None]) + _log_cdf(x - z[sel, None], log_b, q)
         terms = np.where(valid, terms, -np.inf)
         out[sel] = _lse(terms, axis=1)
     return out
@@ -341,6 +361,12 @@ def _find_bracket(f, start, step, decreasing=True):
     return lo, hi
 
 
+def _brentq(*args, **kwargs):
+    from scipy.optimize import brentq  # imported on first use (start-up time)
+
+    return brentq(*args, **kwargs)
+
+
 def _normal_quantile(alpha):
     return float(-special.ndtri(alpha))
 
@@ -354,7 +380,7 @@ def _critical_greater(n, p0, log_b, q, alpha):
 
     sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
     lo, hi = _find_bracket(f, n * p0 + _normal_quantile(alpha) * sd, max(sd, 1.0))
-    return optimize.brentq(f, lo, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
+    return _brentq(f, lo, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
 
 
 def _log_expect_umpu(n, p, k, s, log_b, q):
@@ -375,7 +401,7 @@ def _umpu_s_for_k(n, p0, k, log_b, q, alpha):
 
     sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
     lo, hi = _find_bracket(f, _normal_quantile(alpha / 2.0) * sd, max(sd, 1.0))
-    return optimize.brentq(f, lo, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
+    return _brentq(f, lo, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
 
 
 def _umpu_unbias(n, p0, k, s, log_b, q):
@@ -397,6 +423,6 @@ def _umpu_parameters(n, p0, log_b, q, alpha):
 
     centre = n * p0
     lo, hi = _find_bracket(g, centre, 0.5)
-    k = optimize.brentq(g, lo, hi, xtol=1e-12 * max(1.0, abs(centre)), rtol=1e-15, maxiter=500)
+    k = _brentq(g, lo, hi, xtol=1e-12 * max(1.0, abs(centre)), rtol=1e-15, maxiter=500)
     s = _umpu_s_for_k(n, p0, k, log_b, q, alpha)
     return k, s

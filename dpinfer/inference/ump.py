@@ -26,8 +26,6 @@ power and sample-size planning (:func:`binom_ump_power`, :func:`binom_ump_sample
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize
-
 from .._validation import (
     _as_probability_array,
     _as_real_array,
@@ -46,6 +44,10 @@ from ..releasers.release import Release
 from ..results import ConfidenceInterval, HTestResult
 from ._ump_intervals import _ci_array
 from ._ump_kernels import (
+    _brentq,
+    _find_bracket,
+    _noise_sd,
+    _normal_quantile,
     _critical_greater,
     _log_expect_umpu,
     _log_pvalue,
@@ -351,6 +353,56 @@ def _check_power_args(n, p0, epsilon, delta, alpha, alternative, two_sided_metho
     return n, p0, epsilon, delta, alpha, alternative, two_sided_method
 
 
+def _ndtri(p):
+    from scipy.special import ndtri
+
+    return float(ndtri(p))
+
+
+def _normal_sample_size(theta1, p0, log_b, alpha, power, alternative):
+    """n from the normal approximation n |theta1 - p0| = z_a sd0(n) + z_b sd1(n), with
+    sd^2 = n theta (1 - theta) + Var(N) (a starting point for the exact search)."""
+    z_a = _normal_quantile(alpha / 2.0 if alternative == "two-sided" else alpha)
+    z_b = _normal_quantile(1.0 - power)  # = Phi^-1(power)
+    var_n = _noise_sd(log_b) ** 2
+    gap = abs(theta1 - p0)
+    n = 1.0
+    for _ in range(60):  # fixed point; converges fast since the noise term is fixed
+        sd0 = np.sqrt(n * p0 * (1.0 - p0) + var_n)
+        sd1 = np.sqrt(n * theta1 * (1.0 - theta1) + var_n)
+        new = max((z_a * sd0 + z_b * sd1) / gap, 1.0)
+        if abs(new - n) < 0.5:
+            n = new
+            break
+        n = new
+    return int(min(max(np.ceil(n), 1), _MAX_SAMPLE_SIZE))
+
+
+def _sample_size_bracket(pw, start, power):
+    """(lo, hi) with pw(hi) >= power and (lo == 0 or pw(lo) < power), from ``start`` by
+    steps of 10% growing geometrically."""
+    hi = start
+    if pw(hi) >= power:
+        step = max(hi // 10, 1)
+        lo = hi - step
+        while lo >= 1 and pw(lo) >= power:
+            hi = lo
+            step *= 2
+            lo = hi - step
+        return max(lo, 0), hi
+    lo = hi
+    step = max(hi // 10, 1)
+    while True:
+        if lo >= _MAX_SAMPLE_SIZE:
+            raise ValueError(f"the target power {power} is not reached for n <= {_MAX_SAMPLE_SIZE}; "
+                             "check theta1, epsilon and power.")
+        hi = min(lo + step, _MAX_SAMPLE_SIZE)
+        if pw(hi) >= power:
+            return lo, hi
+        lo = hi
+        step *= 2
+
+
 class _Rule:
     """The test function of one of the DP tests, with its exact rejection probability."""
 
@@ -382,10 +434,10 @@ class _Rule:
             with np.errstate(divide="ignore"):
                 return max(float(np.logaddexp(lg, ll)) - log_alpha, -1e3)
 
-        hi = 1.0
-        while f(hi) > 0.0:
-            hi *= 2.0
-        return optimize.brentq(f, 0.0, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
+        # bracket from the normal approximation t ~ z_(alpha/2) sd, expanded geometrically
+        sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
+        lo, hi = _find_bracket(f, _normal_quantile(alpha / 2.0) * sd, max(0.05 * sd, 1.0))
+        return _brentq(f, max(lo, 0.0), hi, xtol=1e-13, rtol=1e-15, maxiter=500)
 
     def log_power(self, theta):
         n, log_b, q = self.n, self.log_b, self.q
@@ -631,21 +683,36 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
         rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)
         return float(np.exp(rule.log_power(np.asarray(theta1))))
 
-    hi = 1
-    while pw(hi) < power:
-        if hi >= _MAX_SAMPLE_SIZE:
-            raise ValueError(f"the target power {power} is not reached for n <= {_MAX_SAMPLE_SIZE}; "
-                             "check theta1, epsilon and power.")
-        hi = min(2 * hi, _MAX_SAMPLE_SIZE)
-    lo = hi // 2  # pw(lo) < power, or lo == 0
+    cache = {}
+
+    def pw_cached(n):
+        if n not in cache:
+            cache[n] = pw(n)
+        return cache[n]
+
+    lo, hi = _sample_size_bracket(pw_cached, _normal_sample_size(theta1, p0, log_b, alpha, power,
+                                                                 alternative), power)
+    # lo == 0 or pw(lo) < power <= pw(hi): false position on the probit of the power against
+    # sqrt(n) (nearly linear there), alternating with bisection, on whole n
+    target = _ndtri(power)
+    use_bisection = False
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if pw(mid) >= power:
+        if not use_bisection and lo > 0:
+            g_lo = _ndtri(min(max(pw_cached(lo), 1e-300), 1 - 1e-16)) - target
+            g_hi = _ndtri(min(max(pw_cached(hi), 1e-300), 1 - 1e-16)) - target
+            if g_hi > g_lo:
+                r_lo, r_hi = np.sqrt(lo), np.sqrt(hi)
+                guess = (r_lo - g_lo * (r_hi - r_lo) / (g_hi - g_lo)) ** 2
+                mid = int(min(max(np.round(guess), lo + 1), hi - 1))
+        width = hi - lo
+        if pw_cached(mid) >= power:
             hi = mid
         else:
             lo = mid
-    # Final check (guards the bisection against any non-monotone step): step down while
+        use_bisection = (hi - lo) > 0.5 * width  # false position stalled: bisect next
+    # Final check (guards the search against any non-monotone step): step down while
     # the predecessor also reaches the target.
-    while hi > 1 and pw(hi - 1) >= power:
+    while hi > 1 and pw_cached(hi - 1) >= power:
         hi -= 1
     return int(hi)
