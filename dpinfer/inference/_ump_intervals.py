@@ -46,7 +46,9 @@ counts (plus points geometrically closer to the edge, down to 1e-12 of a step) a
 kink of the p-value in c: the Tulap cdf is piecewise linear with kinks at the half-integers
 (and at the support ends when truncated), its argument moves 2 per count, so the kinks sit
 at c = (j - d - s) / 2 for whole j (``_kink_offsets``), and a peak at a kink is evaluated
-exactly.  Between grid points the p-value is smooth, but a smooth peak can rise above alpha
+exactly.  (Where kinks would outnumber the grid points, epsilon below about 0.08, they are
+left out: the density then changes by a factor exp(-epsilon) > 0.92 across a kink, the
+p-value is smooth to within that, and its peaks are found by the search below.)  Between grid points the p-value is smooth, but a smooth peak can rise above alpha
 over a stretch narrower than a grid step (n = 30, z = -1.1585734, epsilon = 3: the peak at
 c = 0.8987 reaches 0.0500003 over 0.003 counts; issue 18).  Every discrete local maximum
 within 10% of alpha past the last accepted grid point is therefore maximised over its two
@@ -236,8 +238,13 @@ def _outside_far_end(z, n, log_b, q, log_alpha):
     template = np.concatenate([[0.0], near, step * np.arange(1.0, top + 1.0)])
     sizes = np.searchsorted(template, window[todo], side="left") + 1
     kinks = _kink_offsets(log_b, q)
+    if 2.0 * kinks.size * step > 1.0:
+        # small epsilon: the Tulap density changes by a factor b = exp(-epsilon) > 0.92 at a
+        # kink, so the p-value is smooth to within that and its peaks are left to the
+        # golden-section search; kinks on the grid would outnumber its points
+        kinks = kinks[:0]
     # the kinks of each release: c = (j - d - s) / 2 for whole j, s in ``kinks``
-    n_kinks = (2.0 * window[todo] + 2.0) * kinks.size + 2.0
+    n_kinks = (2.0 * window[todo] + 2.0) * kinks.size
     # releases in groups of at most _GROUP grid points, so memory stays bounded
     group = np.cumsum(sizes + n_kinks) // _GROUP
     for g in np.unique(group):
@@ -266,8 +273,9 @@ def _truncation_half_width(log_b, q):
 def _scan(z, n, template, window, sizes, d, kinks, log_b, q, log_alpha):
     """Far end (in counts from the nearest edge) of the accepted set of each release.
 
-    Each release's grid is the ``sizes - 1`` first template points, its window, and every
-    kink of its p-value inside the window (so a peak at a kink is evaluated exactly).
+    Each release's grid is the ``sizes - 1`` first template points, its window, and (unless
+    ``kinks`` is empty) every kink of its p-value inside the window (so a peak at a kink is
+    evaluated exactly).
     Between grid points the p-value is smooth; every discrete local maximum within 10% of
     alpha is refined by a golden-section search over its two cells, so a smooth peak that
     rises above alpha between grid points is found.  The last accepted point is refined by
@@ -287,17 +295,19 @@ def _scan(z, n, template, window, sizes, d, kinks, log_b, q, log_alpha):
     offset = np.arange(ends[-1]) - np.repeat(ends - sizes, sizes)
     c_grid = template[np.minimum(offset, template.size - 1)]
     c_grid[ends - 1] = window  # each grid's last point (its offset may pass the template)
-    j_max = np.ceil(2.0 * window + d + 1.0)
-    j_min = np.floor(d - 1.0)
-    n_j = (j_max - j_min + 1.0).astype(np.int64)
-    k_rows = np.repeat(np.arange(z.size), n_j * kinks.size)
-    k_pos = np.arange(k_rows.size) - np.repeat(np.cumsum(n_j * kinks.size) - n_j * kinks.size,
-                                               n_j * kinks.size)
-    jj = np.repeat(j_min, n_j * kinks.size) + k_pos // kinks.size
-    c_kink = 0.5 * (jj - d[k_rows] - kinks[k_pos % kinks.size])
-    keep = (c_kink > 0.0) & (c_kink < window[k_rows])
-    rows = np.concatenate([rows, k_rows[keep]])
-    c_all = np.concatenate([c_grid, c_kink[keep]])
+    c_all = c_grid
+    if kinks.size:
+        j_max = np.ceil(2.0 * window + d + 1.0)
+        j_min = np.floor(d - 1.0)
+        n_j = (j_max - j_min + 1.0).astype(np.int64)
+        per = n_j * kinks.size
+        k_rows = np.repeat(np.arange(z.size), per)
+        k_pos = np.arange(k_rows.size) - np.repeat(np.cumsum(per) - per, per)
+        jj = np.repeat(j_min, per) + k_pos // kinks.size
+        c_kink = 0.5 * (jj - d[k_rows] - kinks[k_pos % kinks.size])
+        keep = (c_kink > 0.0) & (c_kink < window[k_rows])
+        rows = np.concatenate([rows, k_rows[keep]])
+        c_all = np.concatenate([c_grid, c_kink[keep]])
     order = np.lexsort((c_all, rows))
     rows, c_all = rows[order], c_all[order]
     sizes = np.bincount(rows, minlength=z.size)
