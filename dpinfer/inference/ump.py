@@ -429,15 +429,15 @@ class _Rule:
         centre = n * p0
 
         def f(t):
-            lg = _log_pvalue_greater(centre + t, n, p0, log_b, q)
-            ll = _log_pvalue_less(centre - t, n, p0, log_b, q)
-            with np.errstate(divide="ignore"):
-                return max(float(np.logaddexp(lg, ll)) - log_alpha, -1e3)
+            # P(X + N >= centre + t) + P(X + N <= centre - t): both tails in one kernel call
+            lp = _log_pvalue(np.array([centre + t]), n, p0, log_b, q, "two-sided")
+            return max(float(lp[0]) - log_alpha, -1e3)
 
-        # bracket from the normal approximation t ~ z_(alpha/2) sd, expanded geometrically
+        # bracket from the normal approximation t ~ z_(alpha/2) sd, expanded geometrically;
+        # t to 1e-13 sd moves the size by about 1e-14 (the density of X + N is below 1 / sd)
         sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
         lo, hi = _find_bracket(f, _normal_quantile(alpha / 2.0) * sd, max(0.05 * sd, 1.0))
-        return _brentq(f, max(lo, 0.0), hi, xtol=1e-13, rtol=1e-15, maxiter=500)
+        return _brentq(f, max(lo, 0.0), hi, xtol=1e-13 * max(1.0, sd), rtol=1e-15, maxiter=500)
 
     def log_power(self, theta):
         n, log_b, q = self.n, self.log_b, self.q
@@ -644,8 +644,12 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
     For the one-sided DP-UMP tests the power at fixed theta1 is nondecreasing in n: the
     test at n that ignores one record is an epsilon-DP level-alpha test at n + 1, and the
     UMP test at n + 1 is at least as powerful as it (the same argument holds for UMPU among
-    unbiased tests).  The search doubles n until the target is reached, then bisects; the
-    answer is checked at the end (power(n) >= target > power(n - 1)).  For the
+    unbiased tests).  The search starts from the normal-approximation n
+    (``n |theta1 - p0| = z_a sd0 + z_b sd1`` with the Tulap variance in both sds), brackets
+    the answer by steps of 10% growing geometrically, then takes false-position (Illinois)
+    steps on the probit of the exact power against sqrt(n), with bisection as a safeguard;
+    typically five exact power evaluations.  The answer is checked at the end
+    (power(n) >= target > power(n - 1)).  For the
     asymptotically unbiased and equal-tailed two-sided tests monotonicity is not proved;
     the same search returns an n that reaches the target and whose predecessor does not.
 
@@ -692,25 +696,37 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
 
     lo, hi = _sample_size_bracket(pw_cached, _normal_sample_size(theta1, p0, log_b, alpha, power,
                                                                  alternative), power)
-    # lo == 0 or pw(lo) < power <= pw(hi): false position on the probit of the power against
-    # sqrt(n) (nearly linear there), alternating with bisection, on whole n
+    # lo == 0 or pw(lo) < power <= pw(hi): Illinois (false position) steps on the probit of
+    # the power against sqrt(n) (nearly linear there), and a bisection step after three
+    # guesses that fail to halve the bracket
     target = _ndtri(power)
-    use_bisection = False
+    def gauge(n):
+        return _ndtri(min(max(pw_cached(n), 1e-300), 1 - 1e-16)) - target
+
+    g_lo = gauge(lo) if lo > 0 else None
+    g_hi = gauge(hi)
+    side, stalls = 0, 0
     while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if not use_bisection and lo > 0:
-            g_lo = _ndtri(min(max(pw_cached(lo), 1e-300), 1 - 1e-16)) - target
-            g_hi = _ndtri(min(max(pw_cached(hi), 1e-300), 1 - 1e-16)) - target
-            if g_hi > g_lo:
-                r_lo, r_hi = np.sqrt(lo), np.sqrt(hi)
-                guess = (r_lo - g_lo * (r_hi - r_lo) / (g_hi - g_lo)) ** 2
-                mid = int(min(max(np.round(guess), lo + 1), hi - 1))
         width = hi - lo
+        mid = (lo + hi) // 2
+        guessed = False
+        if g_lo is not None and stalls < 3 and g_hi > g_lo:
+            r_lo, r_hi = np.sqrt(lo), np.sqrt(hi)
+            guess = (r_lo - g_lo * (r_hi - r_lo) / (g_hi - g_lo)) ** 2
+            mid = int(min(max(np.ceil(guess), lo + 1), hi - 1))
+            guessed = True
         if pw_cached(mid) >= power:
-            hi = mid
+            hi, g_hi = mid, gauge(mid)
+            if side == 1 and g_lo is not None:
+                g_lo *= 0.5  # Illinois: the same end moved twice, halve the other's weight
+            side = 1
         else:
-            lo = mid
-        use_bisection = (hi - lo) > 0.5 * width  # false position stalled: bisect next
+            lo, g_lo = mid, gauge(mid)
+            if side == -1:
+                g_hi *= 0.5
+            side = -1
+        # three guesses running that fail to halve the bracket: bisect next
+        stalls = stalls + 1 if guessed and (hi - lo) > 0.5 * width else 0
     # Final check (guards the search against any non-monotone step): step down while
     # the predecessor also reaches the target.
     while hi > 1 and pw_cached(hi - 1) >= power:
