@@ -105,6 +105,13 @@ def main(quick=False):
           f"{t:.1f} s = {t / base50:.0f}x base n=50 (goal: seconds, not minutes) "
           f"{'ok' if t * 1e5 / n_ci < 60 else 'MISSED'}")
 
+    z_out = np.where(rng.random(1000) < 0.5, -rng.uniform(0, 4, 1000), 50 + rng.uniform(0, 4, 1000))
+    start = time.perf_counter()
+    binom_ump_ci(z_out, 50, epsilon=EPSILON)
+    t = time.perf_counter() - start
+    print(f"  (1000 two-sided CIs, n = 50, releases within 4 counts outside [0, n]: {t:.2f} s; "
+          "no goal)")
+
     print("binom_ump_test: arrays pay for no interval, a scalar test costs about one interval")
     zz = np.array([21.37])
     t_arr = best_time(lambda: binom_ump_test(zz, 50, 0.4, epsilon=EPSILON))
