@@ -219,6 +219,23 @@ def _log_sum_full(z, n, p, log_b, q, xmin):
     return out
 
 
+def _log_two_sided_full(z, n, p0, log_b, q):
+    """Asymptotically unbiased two-sided log p-value for small n and few rows in one pass:
+    log(sum_x Binom(x; n, p0) (F(x - c - t) + F(c - t - x))), c = n p0, t = |z - c|, the
+    binomial part computed once for both tails (the same sums as the general path)."""
+    x, log_c = _log_choose(n)
+    centre = n * p0
+    t = np.abs(z - centre)
+    log_binom = log_c + x * np.log(p0)[:, None] + (n - x) * np.log1p(-p0)[:, None]
+    args = np.concatenate([x[None, :] - (centre + t)[:, None], (centre - t)[:, None] - x[None, :]])
+    with np.errstate(divide="ignore"):
+        terms = _log_cdf(args, log_b, q)
+    terms += np.concatenate([log_binom, log_binom])
+    both = _lse(terms, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.minimum(np.logaddexp(both[:z.size], both[z.size:]), 0.0)
+
+
 def _log_sum_full_block(z, n, p, log_b, q, xmin, x, log_c):
     with np.errstate(divide="ignore"):
         terms = _log_cdf(x[None, :] - z[:, None], log_b, q)
@@ -323,6 +340,9 @@ def _log_pvalue_two_sided(z, n, p0, log_b, q, method):
     z = np.asarray(z, float)
     p0 = np.asarray(p0, float)
     z, p0 = np.broadcast_arrays(z, p0)
+    if (method != "equal-tailed" and n <= _FULL_N and z.size * (n + 1) <= _FULL_BLOCK
+            and np.all((p0 > 0.0) & (p0 < 1.0))):
+        return _log_two_sided_full(z.ravel(), n, p0.ravel(), log_b, q).reshape(z.shape)
     if method == "equal-tailed":
         both = _log_sum_greater(np.concatenate([z.ravel(), n - z.ravel()]), n,
                                 np.concatenate([p0.ravel(), 1.0 - p0.ravel()]),
