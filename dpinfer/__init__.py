@@ -5,73 +5,94 @@ release with exact (where the mathematics allows) or simulation-based methods
 whose answers print like R's ``htest``.
 """
 
-# Noise laws, releases and what they guarantee.
-from ._warnings import ApproximationWarning, DPInferWarning, PrivacyWarning
-from .audit import AuditResult, audit_releaser
-from .budget import (
-    AdvancedComposition,
-    BudgetExceededError,
-    LedgerEntry,
-    ParallelComposition,
-    PrivacyBudget,
-)
-from .datasets import ExampleTrial, load_example_trial
-from .distributions import Tulap
-from .releasers import (
-    KRRReleaser,
-    LaplaceReleaser,
-    LDPHistogramReleaser,
-    LocalLaplaceReleaser,
-    RandomizedResponseReleaser,
-    Release,
-    TulapReleaser,
-    TwoCoinRRReleaser,
-    UnaryEncodingReleaser,
-)
+import importlib
 
-# Central DP inference for a binomial proportion.
-from .inference.jimi import binom2_jimi_ci, binom2_jimi_test, binom_jimi_ci, binom_jimi_test
-from .inference.normal import (
-    binom2_normal_test,
-    binom_normal_ci,
-    binom_normal_power,
-    binom_normal_test,
-)
-from .inference.prop import prop_test
-from .inference.ump import (
-    binom_ump_ci,
-    binom_ump_phi,
-    binom_ump_power,
-    binom_ump_sample_size,
-    binom_ump_test,
-)
+# Public names and the module each lives in.  They are imported on first use (PEP 562), so
+# ``import dpinfer`` (and the command's ``--help``) does not pay for scipy.stats, the audit
+# tools or any inference module it does not touch.
+_PUBLIC = {
+    "ApproximationWarning": "._warnings",
+    "AdvancedComposition": ".budget",
+    "AuditResult": ".audit",
+    "BudgetExceededError": ".budget",
+    "ConfidenceInterval": ".results",
+    "DPInferWarning": "._warnings",
+    "ExampleTrial": ".datasets",
+    "HTestResult": ".results",
+    "KRRReleaser": ".releasers",
+    "LDPHistogramReleaser": ".releasers",
+    "LaplaceReleaser": ".releasers",
+    "LedgerEntry": ".budget",
+    "LocalLaplaceReleaser": ".releasers",
+    "ParallelComposition": ".budget",
+    "PrivacyBudget": ".budget",
+    "PrivacyWarning": "._warnings",
+    "RandomizedResponseReleaser": ".releasers",
+    "Release": ".releasers",
+    "RobustEstimate": ".inference.robust",
+    "Tulap": ".distributions",
+    "TulapReleaser": ".releasers",
+    "TwoCoinRRReleaser": ".releasers",
+    "UnaryEncodingReleaser": ".releasers",
+    "audit_releaser": ".audit",
+    "binom2_jimi_ci": ".inference.jimi",
+    "binom2_jimi_test": ".inference.jimi",
+    "binom2_normal_test": ".inference.normal",
+    "binom_jimi_ci": ".inference.jimi",
+    "binom_jimi_test": ".inference.jimi",
+    "binom_normal_ci": ".inference.normal",
+    "binom_normal_power": ".inference.normal",
+    "binom_normal_test": ".inference.normal",
+    "binom_ump_ci": ".inference.ump",
+    "binom_ump_phi": ".inference.ump",
+    "binom_ump_power": ".inference.ump",
+    "binom_ump_sample_size": ".inference.ump",
+    "binom_ump_test": ".inference.ump",
+    "krr_frequency_ci": ".inference.ldp",
+    "krr_frequency_cov": ".inference.ldp",
+    "krr_frequency_estimate": ".inference.ldp",
+    "krr_gof_test": ".inference.ldp",
+    "ldp_histogram_bins": ".inference.ldp",
+    "ldp_histogram_density": ".inference.ldp",
+    "load_example_trial": ".datasets",
+    "local_laplace_mean_ci": ".inference.ldp",
+    "local_laplace_mean_estimate": ".inference.ldp",
+    "local_laplace_mean_se": ".inference.ldp",
+    "project_to_simplex": ".inference.ldp",
+    "prop_test": ".inference.prop",
+    "results_to_frame": ".results",
+    "robust_frequency_estimate": ".inference.robust",
+    "rr_proportion_ci": ".inference.ldp",
+    "rr_proportion_estimate": ".inference.ldp",
+    "rr_proportion_se": ".inference.ldp",
+    "rr_proportion_test": ".inference.ldp",
+    "rr_two_sample_test": ".inference.ldp",
+    "unary_frequency_ci": ".inference.ldp",
+    "unary_frequency_cov": ".inference.ldp",
+    "unary_frequency_estimate": ".inference.ldp",
+    "unary_gof_test": ".inference.ldp",
+}
 
-# Local DP inference and robust estimation.
-from .inference.ldp import (
-    krr_frequency_ci,
-    krr_frequency_cov,
-    krr_frequency_estimate,
-    krr_gof_test,
-    ldp_histogram_bins,
-    ldp_histogram_density,
-    local_laplace_mean_ci,
-    local_laplace_mean_estimate,
-    local_laplace_mean_se,
-    project_to_simplex,
-    rr_proportion_ci,
-    rr_proportion_estimate,
-    rr_proportion_se,
-    rr_proportion_test,
-    rr_two_sample_test,
-    unary_frequency_ci,
-    unary_frequency_cov,
-    unary_frequency_estimate,
-    unary_gof_test,
-)
-from .inference.robust import RobustEstimate, robust_frequency_estimate
 
-# Results.
-from .results import ConfidenceInterval, HTestResult, results_to_frame
+def __getattr__(name):
+    module = _PUBLIC.get(name)
+    if module is None:
+        # a submodule (dpinfer.inference, dpinfer.audit, ...), as after an eager import
+        if not name.startswith("__"):
+            try:
+                return importlib.import_module(f".{name}", __name__)
+            except ModuleNotFoundError as err:
+                if err.name != f"{__name__}.{name}":
+                    raise
+        raise AttributeError(f"module 'dpinfer' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
 
 __version__ = "0.1.0"
 

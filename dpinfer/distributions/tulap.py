@@ -476,3 +476,34 @@ def _sample0(gen, n_draws, log_b):
     g1 += work
     g1 -= 0.5
     return g1
+
+
+# -- log-space interface for the DP-UMP kernels ------------------------------------------------
+
+def _log_cdf(t, log_b, q):
+    """log F(t) of Tulap(0, b, q), elementwise over a finite array ``t``: the one call the
+    DP-UMP kernels make per sum (fewer array passes than ``_log_tails``, same formulas).
+
+    With s = -|t|, k = [s] and f = s - k + 1/2: log F0(s) = -k log b + log(b + (1 - b) f)
+    - log(1 + b) (no cancellation: both summands are positive), and for t > 0
+    log F0(t) = log(1 - F0(-t)) by ``_log1mexp``; truncation as in ``_log_tails``.
+    """
+    t = np.asarray(t, dtype=float)
+    s = -np.abs(t)
+    k = np.rint(s)
+    f = s - k
+    f += 0.5
+    b = float(np.exp(log_b))
+    if log_b > -700.0:
+        inner = np.log(b + float(-np.expm1(log_b)) * f)
+    else:  # b underflows: log(b + (1 - b) f) = logaddexp(log b, log f)
+        with np.errstate(divide="ignore"):
+            inner = np.logaddexp(log_b, np.log1p(-b) + np.log(f))
+    with np.errstate(invalid="ignore"):
+        small = inner - k * log_b
+    small -= float(np.log1p(b))
+    np.minimum(small, 0.0, out=small)
+    out = np.where(t <= 0.0, small, _log1mexp(small))
+    if q == 0.0:
+        return out
+    return _truncate_log(out, np.log(q) - np.log(2.0), np.log1p(-q))

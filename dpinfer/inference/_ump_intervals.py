@@ -1,8 +1,9 @@
 """Confidence intervals by inverting the DP-UMP tests (used by :mod:`dpinfer.inference.ump`).
 
-Data flow: ``_ci_array`` takes a flat array of releases z and returns ``[low, high]`` per
-release.  One-sided intervals, and two-sided intervals for z inside [0, n], come from the
-monotone search of ``_end`` (bisection on theta comparing log p-values).  Two-sided
+Data flow: ``_ci_array`` takes a flat array of releases z (and optionally a second array
+``z_high`` for the upper ends) and returns ``[low, high]`` per release.  One-sided
+intervals, and two-sided intervals for z inside [0, n], come from the monotone search of
+``_end`` (vectorised Illinois steps on theta, every end of every release in one search).  Two-sided
 intervals for z outside [0, n] come from ``_outside_far_end``: there the asymptotically
 unbiased p-value is not largest at the clipped z / n and can have several peaks in theta,
 so the accepted set is scanned on a window of theta next to the nearest edge whose width a
@@ -41,25 +42,32 @@ min(epsilon, 1)`` counts wide whatever n is, and a release far outside [0, n] (t
 negative at c = 0) accepts nothing: no p-value is evaluated for it.
 
 Grid.  Inside the window the p-value is evaluated at steps of ``0.01 max(1, 4 / epsilon)``
-counts (plus points geometrically closer to the edge, down to 1e-12 of a step).  In c the
-p-value is a binomial average of Tulap tails whose argument moves 2 per count: its
-features are at least about a quarter count wide for large epsilon (the cdf's kinks at
-half-integers) and about 1 / epsilon wide for small epsilon, so an accepted stretch the
-grid misses would be 25 times narrower than any feature.  The last accepted grid point is
-refined by bisection in the cell after it.  Checked against plain full sums on dense
-theta grids (tests, and 5200 random releases with n up to 300 and 320 with n up to 1e9
-during development).
+counts (plus points geometrically closer to the edge, down to 1e-12 of a step) and at every
+kink of the p-value in c: the Tulap cdf is piecewise linear with kinks at the half-integers
+(and at the support ends when truncated), its argument moves 2 per count, so the kinks sit
+at c = (j - d - s) / 2 for whole j (``_kink_offsets``), and a peak at a kink is evaluated
+exactly.  (Where kinks would outnumber the grid points, epsilon below about 0.08, they are
+left out: the density then changes by a factor exp(-epsilon) > 0.92 across a kink, the
+p-value is smooth to within that, and its peaks are found by the search below.)  Between grid points the p-value is smooth, but a smooth peak can rise above alpha
+over a stretch narrower than a grid step (n = 30, z = -1.1585734, epsilon = 3: the peak at
+c = 0.8987 reaches 0.0500003 over 0.003 counts; issue 18).  Every discrete local maximum
+within 10% of alpha past the last accepted grid point is therefore maximised over its two
+cells by a golden-section search (60 steps: the bracket shrinks to 1e-14 counts, so the
+maximum is found to far below any excess over alpha that rounding can resolve); an accepted
+maximum extends the accepted set.  The last accepted point is refined by bisection in the
+cell after it.  Checked by the exact coverage of the interval on dense theta grids next to
+both edges (``tests/inference/test_ump.py``), against plain full sums on dense theta grids
+(tests, and 5200 random releases with n up to 300 and 320 with n up to 1e9 during
+development).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize
+from scipy.special import ndtri
 
-from ._ump_kernels import _log_pvalue, _log_pvalue_greater, _log_pvalue_less
+from ._ump_kernels import _log_pvalue, _log_pvalue_greater, _log_pvalue_less, _noise_sd
 
-_BISECTION_STEPS = 56  # 2**-56 < 1.4e-17: the interval end points are exact to rounding
-_BRENT_MAX = 4  # up to this many releases, Brent per release; beyond, vectorised bisection
 _LAMBDA_STAR = 1.2564312086261697  # root of exp(lam) = 1 + 2 lam
 _LAMBDA_FRACTIONS = np.linspace(0.04, 0.96, 24)
 _GRID_STEP = 0.01  # counts per grid step of the outside-range scan, times max(1, 4 / epsilon)
@@ -74,52 +82,123 @@ def _bisect(logp, z, lo, hi, log_alpha, increasing):
     Otherwise returns the supremum of {p > alpha}.  Assumes p(inside end) > alpha and
     p(outside end) <= alpha, elementwise.
     """
-    if z.size <= _BRENT_MAX:
-        # few releases: Brent's method on the (smooth, monotone) log p-value converges in
-        # about a dozen evaluations instead of 56 halvings
-        out = np.empty_like(z)
-        for i in range(z.size):
-            zi = z[i:i + 1]
+    inside, outside = (hi, lo) if increasing else (lo, hi)
+    return _illinois(logp, z, inside, outside, None, None, log_alpha)
 
-            def f(theta, zi=zi):
-                value = float(logp(zi, np.array([theta]))[0]) - log_alpha
-                return min(max(value, -1e3), 1e3) if value == value else -1e3
 
-            out[i] = optimize.brentq(f, float(lo[i]), float(hi[i]), xtol=1e-15, rtol=1e-15,
-                                     maxiter=500)
-        return out
-    lo = lo.copy()
-    hi = hi.copy()
-    for _ in range(_BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        above = logp(z, mid) > log_alpha
-        if increasing:
-            hi = np.where(above, mid, hi)
-            lo = np.where(above, lo, mid)
-        else:
-            lo = np.where(above, mid, lo)
-            hi = np.where(above, hi, mid)
-        if np.all(hi - lo <= 4e-16 * np.maximum(np.abs(hi), 1e-300)):
+def _clipped(g):
+    """log p - log alpha clipped to [-1e3, 1e3] (NaN, from an empty sum, counts as -1e3)."""
+    return np.where(np.isnan(g), -1e3, np.clip(g, -1e3, 1e3))
+
+
+def _gauge(log_p, log_alpha):
+    """sqrt(-log alpha) - sqrt(-log p): the sign of log p - log alpha, on a scale where a
+    p-value with normal-like tails (log p ~ -c (theta - theta0)**2) is nearly linear in
+    theta, so false position starts close to Newton's speed.  log p is clipped to
+    [-1e6, 0] (NaN from an empty sum counts as -1e6)."""
+    lp = np.where(np.isnan(log_p), -1e6, np.clip(log_p, -1e6, 0.0))
+    return np.sqrt(-log_alpha) - np.sqrt(-lp)
+
+
+def _illinois(logp, z, inside, outside, g_in, g_out, log_alpha):
+    """Vectorised Illinois (modified regula falsi) search for the boundary of {p > alpha}
+    between ``inside`` (p > alpha) and ``outside`` (p <= alpha), per row.
+
+    g = ``_gauge(log p)`` is smooth and monotone between the two points, so false position
+    with the Illinois halving converges superlinearly (about 5-8 evaluations, each one
+    vectorised call over all rows still moving); a bisection step is taken whenever the
+    bracket fails to shrink by half over six steps, so the worst case is bisection's.
+    A row stops when its bracket is below 4e-16 relative (the end point is then exact to
+    rounding) or |g| <= 1e-14 (log p within about 4e-14 of log alpha: the p-value is alpha
+    to the kernel's own accuracy).  ``g_in``/``g_out`` are the known log p-values at the
+    two points (None: evaluated here).
+    """
+    a, b = np.array(inside, dtype=float), np.array(outside, dtype=float)
+    if g_in is None or g_out is None:
+        both = logp(np.concatenate([z, z]), np.concatenate([a, b]))
+        g_in, g_out = both[:a.size], both[a.size:]
+    ga, gb = _gauge(g_in, log_alpha), _gauge(g_out, log_alpha)
+    ga = np.where(ga > 0.0, ga, 1e-300)  # assumptions of the caller, kept safe
+    gb = np.minimum(gb, 0.0)
+    out = 0.5 * (a + b)
+    side = np.zeros(a.size, dtype=np.int8)  # +1: last step moved a, -1: moved b
+    width0 = np.abs(b - a)
+    active = np.arange(a.size)
+    for step in range(200):
+        if active.size == 0:
             break
-    return 0.5 * (lo + hi)
+        aa, bb, gaa, gbb = a[active], b[active], ga[active], gb[active]
+        x = (aa * gbb - bb * gaa) / (gbb - gaa)
+        lo_end, hi_end = np.minimum(aa, bb), np.maximum(aa, bb)
+        mid = 0.5 * (aa + bb)
+        slow = (step % 6 == 5) & (np.abs(bb - aa) > 0.5 * width0[active])
+        bad = ~((x > lo_end) & (x < hi_end)) | slow
+        x = np.where(bad, mid, x)
+        if step % 6 == 5:
+            width0[active] = np.abs(bb - aa)
+        gx = _gauge(logp(z[active], x), log_alpha)
+        into_a = gx > 0.0
+        # Illinois: halve the stale end's g when the same end moves twice running
+        sd = side[active]
+        gb_new = np.where(into_a & (sd == 1), 0.5 * gbb, gbb)
+        ga_new = np.where(~into_a & (sd == -1), 0.5 * gaa, gaa)
+        a[active] = np.where(into_a, x, aa)
+        ga[active] = np.where(into_a, gx, ga_new)
+        b[active] = np.where(into_a, bb, x)
+        gb[active] = np.where(into_a, gb_new, gx)
+        side[active] = np.where(into_a, 1, -1)
+        width = np.abs(b[active] - a[active])
+        done = (width <= 4e-16 * np.maximum(np.abs(x), 1e-300)) | (np.abs(gx) <= 1e-14)
+        out[active] = np.where(np.abs(gx) <= 1e-14, x, 0.5 * (a[active] + b[active]))
+        active = active[~done]
+    return out
 
 
-def _end(logp, z, centre, log_alpha, lower):
+def _end(logp, z, centre, log_alpha, lower, guess=None):
     """Far end of {p > alpha} on the side of ``centre`` towards 0 (``lower``) or 1.
 
     p is monotone on that side (increasing towards ``centre``); returns ``centre`` where
     the set is empty and the unit interval's end where p is above alpha there too.
+    ``lower`` may be a boolean array (one side per row): all rows are solved together.
+    ``guess`` (rows x k, optional): points expected near the end (e.g. from a normal
+    approximation), evaluated in the same first call as the edge and the centre; the
+    tightest bracket among them starts the search.  They only speed it up: the bracket is
+    checked, whatever the guesses are.
     """
-    edge = np.zeros_like(z) if lower else np.ones_like(z)
+    lower = np.broadcast_to(np.asarray(lower, dtype=bool), z.shape)
+    edge = np.where(lower, 0.0, 1.0)
     out = np.array(centre, dtype=float, copy=True)
-    at_edge = logp(z, edge) > log_alpha
-    at_centre = logp(z, centre) > log_alpha
+    # points from the centre towards the edge: centre, guesses (sorted), edge
+    if guess is None:
+        pts = np.stack([centre, edge], axis=1)
+    else:
+        g = np.clip(guess, np.minimum(edge, centre)[:, None], np.maximum(edge, centre)[:, None])
+        g = np.sort(np.abs(g - centre[:, None]), axis=1)  # distances from the centre
+        g = centre[:, None] + np.where(lower, -1.0, 1.0)[:, None] * g
+        pts = np.concatenate([centre[:, None], g, edge[:, None]], axis=1)
+    k = pts.shape[1]
+    lp = logp(np.repeat(z, k), pts.ravel()).reshape(z.size, k)
+    accepted = lp > log_alpha
+    # p decreases from the centre outwards: the first rejected point closes the bracket
+    first_out = np.where(accepted.all(axis=1), k, np.argmax(~accepted, axis=1))
+    at_edge = first_out == k
     out[at_edge] = edge[at_edge]
-    act = at_centre & ~at_edge
+    act = (first_out > 0) & ~at_edge
     if act.any():
-        lo, hi = (edge[act], centre[act]) if lower else (centre[act], edge[act])
-        out[act] = _bisect(logp, z[act], lo, hi, log_alpha, lower)
+        rows = np.flatnonzero(act)
+        i_out = first_out[act]
+        out[act] = _illinois(logp, z[act], pts[rows, i_out - 1], pts[rows, i_out],
+                             lp[rows, i_out - 1], lp[rows, i_out], log_alpha)
     return out
+
+
+def _normal_guess(z, n, log_b, z_quantile, lower):
+    """Two points bracketing, roughly, the end of a normal-approximation interval
+    z / n -+ z_quantile sd / n, sd^2 = z (n - z) / n + Var(N) (start of ``_end``)."""
+    c = np.clip(z / n, 0.0, 1.0)
+    sd = np.sqrt(n * c * (1.0 - c) + _noise_sd(log_b) ** 2) / n
+    sign = np.where(lower, -1.0, 1.0)[:, None]
+    return c[:, None] + sign * z_quantile * sd[:, None] * np.array([0.9, 1.15])[None, :]
 
 
 # -- two-sided intervals for releases outside [0, n] --------------------------------------------
@@ -158,19 +237,50 @@ def _outside_far_end(z, n, log_b, q, log_alpha):
     top = int(np.ceil(window[todo].max() / step))
     template = np.concatenate([[0.0], near, step * np.arange(1.0, top + 1.0)])
     sizes = np.searchsorted(template, window[todo], side="left") + 1
+    kinks = _kink_offsets(log_b, q)
+    if 2.0 * kinks.size * step > 1.0:
+        # small epsilon: the Tulap density changes by a factor b = exp(-epsilon) > 0.92 at a
+        # kink, so the p-value is smooth to within that and its peaks are left to the
+        # golden-section search; kinks on the grid would outnumber its points
+        kinks = kinks[:0]
+    # the kinks of each release: c = (j - d - s) / 2 for whole j, s in ``kinks``
+    n_kinks = (2.0 * window[todo] + 2.0) * kinks.size
     # releases in groups of at most _GROUP grid points, so memory stays bounded
-    group = np.cumsum(sizes) // _GROUP
+    group = np.cumsum(sizes + n_kinks) // _GROUP
     for g in np.unique(group):
         members = todo[group == g]
         c_far[members] = _scan(z[members], n, template, window[members], sizes[group == g],
-                               log_b, q, log_alpha)
+                               d[members], kinks, log_b, q, log_alpha)
     return c_far
 
 
-def _scan(z, n, template, window, sizes, log_b, q, log_alpha):
-    """Far end (in counts from the nearest edge) of the accepted set of each release, from
-    its grid of counts (the ``sizes - 1`` first template points, then its window): the last
-    accepted grid point, refined by bisection in the next cell."""
+def _kink_offsets(log_b, q):
+    """Offsets s such that the two-sided p-value, as a function of the count distance c from
+    the edge, has its kinks at c = (j - d - s) / 2, j whole: the Tulap cdf is piecewise linear
+    with kinks at the half-integers and, when truncated, at the support ends +-T."""
+    if q > 0.0:
+        half = _truncation_half_width(log_b, q)
+        return np.array([0.5, half % 1.0, (-half) % 1.0])
+    return np.array([0.5])
+
+
+def _truncation_half_width(log_b, q):
+    from ..distributions.tulap import _quantile
+
+    return -float(_quantile(0.0, log_b, q))
+
+
+def _scan(z, n, template, window, sizes, d, kinks, log_b, q, log_alpha):
+    """Far end (in counts from the nearest edge) of the accepted set of each release.
+
+    Each release's grid is the ``sizes - 1`` first template points, its window, and (unless
+    ``kinks`` is empty) every kink of its p-value inside the window (so a peak at a kink is
+    evaluated exactly).
+    Between grid points the p-value is smooth; every discrete local maximum within 10% of
+    alpha is refined by a golden-section search over its two cells, so a smooth peak that
+    rises above alpha between grid points is found.  The last accepted point is refined by
+    bisection in the grid cell after it.
+    """
     above = z > n
 
     def theta_of(c, rows):
@@ -179,24 +289,74 @@ def _scan(z, n, template, window, sizes, log_b, q, log_alpha):
     def logp(zz, theta):
         return _log_pvalue(zz, n, theta, log_b, q, "two-sided", "asymptotically-unbiased")
 
+    # grid: template part, then the kinks, sorted within each release
     ends = np.cumsum(sizes)
     rows = np.repeat(np.arange(z.size), sizes)
     offset = np.arange(ends[-1]) - np.repeat(ends - sizes, sizes)
-    c_all = template[np.minimum(offset, template.size - 1)]
-    c_all[ends - 1] = window  # each grid's last point (its offset may pass the template)
+    c_grid = template[np.minimum(offset, template.size - 1)]
+    c_grid[ends - 1] = window  # each grid's last point (its offset may pass the template)
+    c_all = c_grid
+    if kinks.size:
+        j_max = np.ceil(2.0 * window + d + 1.0)
+        j_min = np.floor(d - 1.0)
+        n_j = (j_max - j_min + 1.0).astype(np.int64)
+        per = n_j * kinks.size
+        k_rows = np.repeat(np.arange(z.size), per)
+        k_pos = np.arange(k_rows.size) - np.repeat(np.cumsum(per) - per, per)
+        jj = np.repeat(j_min, per) + k_pos // kinks.size
+        c_kink = 0.5 * (jj - d[k_rows] - kinks[k_pos % kinks.size])
+        keep = (c_kink > 0.0) & (c_kink < window[k_rows])
+        rows = np.concatenate([rows, k_rows[keep]])
+        c_all = np.concatenate([c_grid, c_kink[keep]])
+    order = np.lexsort((c_all, rows))
+    rows, c_all = rows[order], c_all[order]
+    sizes = np.bincount(rows, minlength=z.size)
+    ends = np.cumsum(sizes)
+    starts = ends - sizes
     lp = np.empty_like(c_all)
     for start in range(0, c_all.size, _CHUNK):
         part = slice(start, start + _CHUNK)
         lp[part] = logp(z[rows[part]], theta_of(c_all[part], rows[part]))
     accepted = lp > log_alpha
     # last accepted grid point per release (-1: none)
-    position = np.where(accepted, np.arange(c_all.size), -1)
-    last = np.maximum.reduceat(position, ends - sizes)
+    index = np.arange(c_all.size)
+    position = np.where(accepted, index, -1)
+    last = np.maximum.reduceat(position, starts)
     c_far = np.where(last >= 0, c_all[np.maximum(last, 0)], 0.0)
+    # smooth peaks between grid points: discrete local maxima past the last accepted point
+    # and within 10% of alpha, maximised over their two cells
+    inner = (index > starts[rows]) & (index < ends[rows] - 1)
+    prev_lp = np.concatenate([[-np.inf], lp[:-1]])
+    next_lp = np.concatenate([lp[1:], [-np.inf]])
+    peak = (inner & ~accepted & (lp >= prev_lp) & (lp >= next_lp)
+            & (lp > log_alpha + np.log(0.9)) & (index > last[rows]))
+    cand = np.flatnonzero(peak)
+    if cand.size:
+        c_peak, lp_peak = _golden_max(
+            lambda c, sel: logp(z[rows[cand[sel]]], theta_of(c, rows[cand[sel]])),
+            c_all[cand - 1], c_all[cand + 1])
+        hit = lp_peak > log_alpha
+        if hit.any():
+            cand, c_peak = cand[hit], c_peak[hit]
+            hit_rows = rows[cand]
+            # the farthest accepted peak of each release, and the grid point just after it
+            best = np.full(z.size, -1.0)
+            np.maximum.at(best, hit_rows, c_peak)
+            new = np.flatnonzero(best > c_far)
+            for r in new:
+                c_far[r] = best[r]
+                after = starts[r] + np.searchsorted(c_all[starts[r]:ends[r]], best[r], side="right")
+                last[r] = after - 1  # refine in [best, c_all[after]]
+            refine_from = np.where(np.isin(np.arange(z.size), new), c_far, np.nan)
+        else:
+            refine_from = np.full(z.size, np.nan)
+    else:
+        refine_from = np.full(z.size, np.nan)
     # accepted up to the window's end: that is the far edge itself (window = n)
     refine = np.flatnonzero((last >= 0) & (last < ends - 1))
     if refine.size:
-        t_in = theta_of(c_all[last[refine]], refine)
+        c_in = np.where(np.isnan(refine_from[refine]), c_all[last[refine]], refine_from[refine])
+        t_in = theta_of(c_in, refine)
         t_out = theta_of(c_all[last[refine] + 1], refine)
         up = above[refine]
         lo, hi = np.where(up, t_out, t_in), np.where(up, t_in, t_out)
@@ -210,31 +370,81 @@ def _scan(z, n, template, window, sizes, log_b, q, log_alpha):
     return c_far
 
 
-def _two_sided_ends(z, n, log_b, q, log_alpha):
-    """Asymptotically unbiased two-sided interval: hull of the accepted set and clip(z / n)."""
+_GOLDEN_STEPS = 60  # 0.618**60 < 3e-13: the bracket (two grid cells) shrinks to ~1e-14 counts
+
+
+def _golden_max(f, lo, hi):
+    """Vectorised golden-section search for the maximum of f on [lo, hi] (f smooth except
+    possibly at one interior grid point, unimodal there).  ``f(c, sel)`` evaluates the rows
+    ``sel``.  Returns the best point seen and its value."""
+    ratio = 0.5 * (np.sqrt(5.0) - 1.0)
+    everything = np.arange(lo.size)
+    a, b = lo.copy(), hi.copy()
+    x1 = b - ratio * (b - a)
+    x2 = a + ratio * (b - a)
+    f1, f2 = f(x1, everything), f(x2, everything)
+    for _ in range(_GOLDEN_STEPS):
+        left = f1 >= f2  # the maximum lies in [a, x2]
+        b = np.where(left, x2, b)
+        a = np.where(left, a, x1)
+        new_x1 = np.where(left, b - ratio * (b - a), x2)
+        new_x2 = np.where(left, x1, a + ratio * (b - a))
+        new_f1 = np.where(left, np.nan, f2)
+        new_f2 = np.where(left, f1, np.nan)
+        x_eval = np.where(left, new_x1, new_x2)
+        fx = f(x_eval, everything)
+        f1 = np.where(left, fx, new_f1)
+        f2 = np.where(left, new_f2, fx)
+        x1, x2 = new_x1, new_x2
+    best_left = f1 >= f2
+    return np.where(best_left, x1, x2), np.where(best_left, f1, f2)
+
+
+def _two_sided_ends(z_low, z_high, n, log_b, q, log_alpha):
+    """Asymptotically unbiased two-sided interval: hull of the accepted set and clip(z / n).
+
+    The lower end is that of the interval of release ``z_low``, the upper end that of the
+    interval of ``z_high`` (equal arrays give the interval of each release); every end is
+    computed once, the inside ends of both kinds in one vectorised search and the
+    outside-range scans of both kinds in one pass.
+    """
+    size = z_low.size
+    z = np.concatenate([z_low, z_high])
+    is_low = np.arange(2 * size) < size
     centre = np.clip(z / n, 0.0, 1.0)
 
     def logp(zz, theta):
         return _log_pvalue(zz, n, theta, log_b, q, "two-sided", "asymptotically-unbiased")
 
-    low, high = centre.copy(), centre.copy()
+    ends = centre.copy()
     inside = (z >= 0.0) & (z <= n)
     if inside.any():
-        low[inside] = _end(logp, z[inside], centre[inside], log_alpha, lower=True)
-        high[inside] = _end(logp, z[inside], centre[inside], log_alpha, lower=False)
-    out = ~inside
-    if out.any():
-        c_far = _outside_far_end(z[out], n, log_b, q, log_alpha)
-        above = z[out] > n
-        low[out] = np.where(above, np.clip(1.0 - c_far / n, 0.0, 1.0), 0.0)
-        high[out] = np.where(above, 1.0, np.clip(c_far / n, 0.0, 1.0))
-    return low, high
+        zi, low_i = z[inside], is_low[inside]
+        z_q = float(-ndtri(0.5 * np.exp(log_alpha)))
+        ends[inside] = _end(logp, zi, centre[inside], log_alpha, lower=low_i,
+                            guess=_normal_guess(zi, n, log_b, z_q, low_i))
+    # outside [0, n] only the end away from the edge needs the scan (the other is the edge)
+    scan = np.where(is_low, z > n, z < 0.0)
+    if scan.any():
+        c_far = _outside_far_end(z[scan], n, log_b, q, log_alpha)
+        ends[scan] = np.where(z[scan] > n, np.clip(1.0 - c_far / n, 0.0, 1.0),
+                              np.clip(c_far / n, 0.0, 1.0))
+    edge = ~inside & ~scan  # the low end of a release below 0, the high end above n
+    ends[edge] = np.where(is_low[edge], 0.0, 1.0)
+    return ends[:size], ends[size:]
 
 
-def _ci_array(z, n, log_b, q, confidence_level, alternative, method):
-    """[low, high] for each z (flat array) -> array of shape z.shape + (2,)."""
+def _ci_array(z, n, log_b, q, confidence_level, alternative, method, z_high=None):
+    """[low, high] for each z (flat array) -> array of shape z.shape + (2,).
+
+    ``z_high``: when given (same shape as ``z``), the upper end is computed from it and the
+    lower end from ``z`` (e.g. the two ends of a release known only to a grid cell); each
+    end is computed once, so this costs one interval, not two.
+    """
+    z_low = z
+    z_high = z if z_high is None else z_high
     alpha = 1.0 - confidence_level
-    zeros, ones = np.zeros_like(z), np.ones_like(z)
+    zeros, ones = np.zeros_like(z_low), np.ones_like(z_low)
 
     def lp_greater(zz, theta):
         return _log_pvalue_greater(zz, n, theta, log_b, q)
@@ -243,14 +453,14 @@ def _ci_array(z, n, log_b, q, confidence_level, alternative, method):
         return _log_pvalue_less(zz, n, theta, log_b, q)
 
     if alternative == "greater":
-        low = _end(lp_greater, z, ones, np.log(alpha), lower=True)
+        low = _end(lp_greater, z_low, ones, np.log(alpha), lower=True)
         return np.stack([low, ones], axis=-1)
     if alternative == "less":
-        high = _end(lp_less, z, zeros, np.log(alpha), lower=False)
+        high = _end(lp_less, z_high, zeros, np.log(alpha), lower=False)
         return np.stack([zeros, high], axis=-1)
     if method == "equal-tailed":
-        low = _end(lp_greater, z, ones, np.log(alpha / 2.0), lower=True)
-        high = _end(lp_less, z, zeros, np.log(alpha / 2.0), lower=False)
+        low = _end(lp_greater, z_low, ones, np.log(alpha / 2.0), lower=True)
+        high = _end(lp_less, z_high, zeros, np.log(alpha / 2.0), lower=False)
         return np.stack([np.minimum(low, high), np.maximum(low, high)], axis=-1)
-    low, high = _two_sided_ends(z, n, log_b, q, np.log(alpha))
+    low, high = _two_sided_ends(z_low, z_high, n, log_b, q, np.log(alpha))
     return np.stack([low, high], axis=-1)

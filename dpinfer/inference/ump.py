@@ -26,8 +26,6 @@ power and sample-size planning (:func:`binom_ump_power`, :func:`binom_ump_sample
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize
-
 from .._validation import (
     _as_probability_array,
     _as_real_array,
@@ -47,6 +45,10 @@ from ..releasers.release import Release
 from ..results import ConfidenceInterval, HTestResult
 from ._ump_intervals import _ci_array
 from ._ump_kernels import (
+    _brentq,
+    _find_bracket,
+    _noise_sd,
+    _normal_quantile,
     _critical_greater,
     _log_expect_umpu,
     _log_pvalue,
@@ -128,16 +130,13 @@ def _cell_log_pvalue(z, n, p0, log_b, q, half, alternative, method):
 
 
 def _cell_ci(flat, n, log_b, q, half, confidence_level, alternative, method):
-    """The union over each release's grid cell of the continuous intervals (ends monotone in z)."""
-    if half == 0.0:
-        return _ci_array(flat, n, log_b, q, confidence_level, alternative, method)
-    if alternative == "greater":
-        return _ci_array(flat - half, n, log_b, q, confidence_level, alternative, method)
-    if alternative == "less":
-        return _ci_array(flat + half, n, log_b, q, confidence_level, alternative, method)
-    low = _ci_array(flat - half, n, log_b, q, confidence_level, alternative, method)[:, 0]
-    high = _ci_array(flat + half, n, log_b, q, confidence_level, alternative, method)[:, 1]
-    return np.stack([low, high], axis=-1)
+    """The union over each release's grid cell of the continuous intervals.
+
+    Both ends are monotone in z, so the union is the lower end at ``z - half`` and
+    the upper end at ``z + half``: one interval's cost (``_ci_array``'s ``z_high``).
+    """
+    return _ci_array(flat - half, n, log_b, q, confidence_level, alternative, method,
+                     z_high=flat + half)
 
 
 def _resolve_release(z, n, epsilon, delta):
@@ -346,8 +345,9 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     -----
     One-sided p-values are monotone in theta (the binomial family is stochastically
     increasing), so each end point is the unique root of ``p(theta) = 1 - level``, found
-    by bisection on theta in [0, 1] comparing log p-values (56 halvings: exact to
-    rounding), vectorised over many ``z``.  This is correct where the p-value is flat
+    by a vectorised Illinois (modified false position) search on theta comparing log
+    p-values, to rounding (or until the p-value equals the level to 1e-14), with all ends
+    of all releases in one search.  This is correct where the p-value is flat
     (large ``n``; ``z`` far outside [0, n]) and at ``n = 1``.  The one-sided intervals have
     exact coverage ``confidence_level`` for every theta (checked as a finite sum in the
     tests) and are the uniformly most accurate DP intervals (Awan & Slavkovic 2020).
@@ -362,8 +362,9 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     set is then located on a grid of theta next to the nearest edge, over a width (in
     counts) that a Chernoff bound proves sufficient whatever ``n`` is (below
     ``2.5 log(40 / (1 - level)) / min(epsilon, 1)`` counts, e.g. 11 counts at level 0.95
-    and ``epsilon >= 1``; a release too far out accepts nothing and costs nothing), and its
-    far end is refined by bisection.  Keeping the
+    and ``epsilon >= 1``; a release too far out accepts nothing and costs nothing), at every
+    kink of the p-value and with each near-level local peak maximised, so no accepted piece
+    is stepped over; its far end is refined by bisection.  Keeping the
     estimate in the interval (here [0.7905, 1]) makes it never empty, nested in the
     level and monotone in ``z``; it adds only a sliver next to the edge, so the coverage is
     at least ``confidence_level`` (the accepted set alone has exactly that).  Checked
@@ -409,6 +410,56 @@ def _check_power_args(n, p0, epsilon, delta, alpha, alternative, two_sided_metho
     return n, p0, epsilon, delta, alpha, alternative, two_sided_method
 
 
+def _ndtri(p):
+    from scipy.special import ndtri
+
+    return float(ndtri(p))
+
+
+def _normal_sample_size(theta1, p0, log_b, alpha, power, alternative):
+    """n from the normal approximation n |theta1 - p0| = z_a sd0(n) + z_b sd1(n), with
+    sd^2 = n theta (1 - theta) + Var(N) (a starting point for the exact search)."""
+    z_a = _normal_quantile(alpha / 2.0 if alternative == "two-sided" else alpha)
+    z_b = _normal_quantile(1.0 - power)  # = Phi^-1(power)
+    var_n = _noise_sd(log_b) ** 2
+    gap = abs(theta1 - p0)
+    n = 1.0
+    for _ in range(60):  # fixed point; converges fast since the noise term is fixed
+        sd0 = np.sqrt(n * p0 * (1.0 - p0) + var_n)
+        sd1 = np.sqrt(n * theta1 * (1.0 - theta1) + var_n)
+        new = max((z_a * sd0 + z_b * sd1) / gap, 1.0)
+        if abs(new - n) < 0.5:
+            n = new
+            break
+        n = new
+    return int(min(max(np.ceil(n), 1), _MAX_SAMPLE_SIZE))
+
+
+def _sample_size_bracket(pw, start, power):
+    """(lo, hi) with pw(hi) >= power and (lo == 0 or pw(lo) < power), from ``start`` by
+    steps of 10% growing geometrically."""
+    hi = start
+    if pw(hi) >= power:
+        step = max(hi // 10, 1)
+        lo = hi - step
+        while lo >= 1 and pw(lo) >= power:
+            hi = lo
+            step *= 2
+            lo = hi - step
+        return max(lo, 0), hi
+    lo = hi
+    step = max(hi // 10, 1)
+    while True:
+        if lo >= _MAX_SAMPLE_SIZE:
+            raise ValueError(f"the target power {power} is not reached for n <= {_MAX_SAMPLE_SIZE}; "
+                             "check theta1, epsilon and power.")
+        hi = min(lo + step, _MAX_SAMPLE_SIZE)
+        if pw(hi) >= power:
+            return lo, hi
+        lo = hi
+        step *= 2
+
+
 class _Rule:
     """The test function of one of the DP tests, with its exact rejection probability."""
 
@@ -435,15 +486,15 @@ class _Rule:
         centre = n * p0
 
         def f(t):
-            lg = _log_pvalue_greater(centre + t, n, p0, log_b, q)
-            ll = _log_pvalue_less(centre - t, n, p0, log_b, q)
-            with np.errstate(divide="ignore"):
-                return max(float(np.logaddexp(lg, ll)) - log_alpha, -1e3)
+            # P(X + N >= centre + t) + P(X + N <= centre - t): both tails in one kernel call
+            lp = _log_pvalue(np.array([centre + t]), n, p0, log_b, q, "two-sided")
+            return max(float(lp[0]) - log_alpha, -1e3)
 
-        hi = 1.0
-        while f(hi) > 0.0:
-            hi *= 2.0
-        return optimize.brentq(f, 0.0, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
+        # bracket from the normal approximation t ~ z_(alpha/2) sd, expanded geometrically;
+        # t to 1e-13 sd moves the size by about 1e-14 (the density of X + N is below 1 / sd)
+        sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
+        lo, hi = _find_bracket(f, _normal_quantile(alpha / 2.0) * sd, max(0.05 * sd, 1.0))
+        return _brentq(f, max(lo, 0.0), hi, xtol=1e-13 * max(1.0, sd), rtol=1e-15, maxiter=500)
 
     def log_power(self, theta):
         n, log_b, q = self.n, self.log_b, self.q
@@ -650,8 +701,12 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
     For the one-sided DP-UMP tests the power at fixed theta1 is nondecreasing in n: the
     test at n that ignores one record is an epsilon-DP level-alpha test at n + 1, and the
     UMP test at n + 1 is at least as powerful as it (the same argument holds for UMPU among
-    unbiased tests).  The search doubles n until the target is reached, then bisects; the
-    answer is checked at the end (power(n) >= target > power(n - 1)).  For the
+    unbiased tests).  The search starts from the normal-approximation n
+    (``n |theta1 - p0| = z_a sd0 + z_b sd1`` with the Tulap variance in both sds), brackets
+    the answer by steps of 10% growing geometrically, then takes false-position (Illinois)
+    steps on the probit of the exact power against sqrt(n), with bisection as a safeguard;
+    typically five exact power evaluations.  The answer is checked at the end
+    (power(n) >= target > power(n - 1)).  For the
     asymptotically unbiased and equal-tailed two-sided tests monotonicity is not proved;
     the same search returns an n that reaches the target and whose predecessor does not.
 
@@ -689,21 +744,48 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
         rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)
         return float(np.exp(rule.log_power(np.asarray(theta1))))
 
-    hi = 1
-    while pw(hi) < power:
-        if hi >= _MAX_SAMPLE_SIZE:
-            raise ValueError(f"the target power {power} is not reached for n <= {_MAX_SAMPLE_SIZE}; "
-                             "check theta1, epsilon and power.")
-        hi = min(2 * hi, _MAX_SAMPLE_SIZE)
-    lo = hi // 2  # pw(lo) < power, or lo == 0
+    cache = {}
+
+    def pw_cached(n):
+        if n not in cache:
+            cache[n] = pw(n)
+        return cache[n]
+
+    lo, hi = _sample_size_bracket(pw_cached, _normal_sample_size(theta1, p0, log_b, alpha, power,
+                                                                 alternative), power)
+    # lo == 0 or pw(lo) < power <= pw(hi): Illinois (false position) steps on the probit of
+    # the power against sqrt(n) (nearly linear there), and a bisection step after three
+    # guesses that fail to halve the bracket
+    target = _ndtri(power)
+    def gauge(n):
+        return _ndtri(min(max(pw_cached(n), 1e-300), 1 - 1e-16)) - target
+
+    g_lo = gauge(lo) if lo > 0 else None
+    g_hi = gauge(hi)
+    side, stalls = 0, 0
     while hi - lo > 1:
+        width = hi - lo
         mid = (lo + hi) // 2
-        if pw(mid) >= power:
-            hi = mid
+        guessed = False
+        if g_lo is not None and stalls < 3 and g_hi > g_lo:
+            r_lo, r_hi = np.sqrt(lo), np.sqrt(hi)
+            guess = (r_lo - g_lo * (r_hi - r_lo) / (g_hi - g_lo)) ** 2
+            mid = int(min(max(np.ceil(guess), lo + 1), hi - 1))
+            guessed = True
+        if pw_cached(mid) >= power:
+            hi, g_hi = mid, gauge(mid)
+            if side == 1 and g_lo is not None:
+                g_lo *= 0.5  # Illinois: the same end moved twice, halve the other's weight
+            side = 1
         else:
-            lo = mid
-    # Final check (guards the bisection against any non-monotone step): step down while
+            lo, g_lo = mid, gauge(mid)
+            if side == -1:
+                g_hi *= 0.5
+            side = -1
+        # three guesses running that fail to halve the bracket: bisect next
+        stalls = stalls + 1 if guessed and (hi - lo) > 0.5 * width else 0
+    # Final check (guards the search against any non-monotone step): step down while
     # the predecessor also reaches the target.
-    while hi > 1 and pw(hi - 1) >= power:
+    while hi > 1 and pw_cached(hi - 1) >= power:
         hi -= 1
     return int(hi)

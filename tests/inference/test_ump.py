@@ -594,3 +594,116 @@ def test_pvalue_test_size_on_the_release_grid(n, p0, epsilon, delta, alternative
     size = float(np.sum(stats.binom.pmf(x, n, p0) * law.cdf(shifted)))
     assert alpha - h - 1e-15 <= size <= alpha + 1e-15
     assert abs(size - alpha) <= 1e-12
+
+
+def test_two_sided_interval_holds_a_newly_born_accepted_piece():
+    """Issue 18 item 3: at n = 30, epsilon = 3, z = -1.1585734 the p-value at theta = 0.03 is
+    0.0500000055 (plain full sum: accepted), on a smooth peak about 0.003 counts wide that
+    the old scan grid (0.0133 counts) stepped over: the interval was [0, 0.0205].  Every
+    theta accepted on a grid of 1e-6 counts around the peak must lie in the interval, here
+    and for the mirror release above n."""
+    z, n, eps = -1.1585734, 30, 3.0
+    assert _plain_two_sided(z, n, 0.03, eps, 0.0) > 0.05
+    assert binom_ump_test(z, n, 0.03, epsilon=eps).pvalue > 0.05
+    c = np.arange(0.895, 0.902, 1e-6)
+    p = np.array([_plain_two_sided(z, n, t, eps, 0.0) for t in c / n])
+    accepted = c[p > 0.05] / n
+    assert accepted.size > 0
+    ci = binom_ump_ci(z, n, epsilon=eps)
+    assert ci.low == 0.0 and accepted.max() <= ci.high
+    mirror = binom_ump_ci(n - z, n, epsilon=eps)
+    assert mirror.high == 1.0 and mirror.low <= 1.0 - accepted.max()
+    # the far end is a crossing of the level (plain sums on each side of it)
+    h = 1e-9
+    assert _plain_two_sided(z, n, ci.high - h, eps, 0.0) > 0.05
+    assert _plain_two_sided(z, n, ci.high + h, eps, 0.0) <= 0.05
+
+
+def _exact_two_sided_coverage(n, eps, theta, steps=44):
+    """Exact coverage P_theta(theta in CI(Z)) of the two-sided interval, for each theta.
+
+    Both ends of the interval are non-decreasing in z, so {z : theta in CI(z)} = [a, b]
+    with a = inf{z : high(z) >= theta} and b = sup{z : low(z) <= theta}; a and b are found
+    by bisection on z (vectorised over theta, from [-60, n + 60], 44 halvings: 5e-12 in z),
+    and the coverage is the finite sum sum_x Binom(x; n, theta) (F(b - x) - F(a - x)), F the
+    Tulap cdf written from its definition (``_plain_tulap_cdf``).  The Tulap density is at
+    most 1, so the bisection moves the coverage by less than 1e-11."""
+    a_lo, a_hi = np.full(theta.size, -60.0), np.full(theta.size, n + 60.0)
+    b_lo, b_hi = a_lo.copy(), a_hi.copy()
+    for _ in range(steps):
+        a_mid, b_mid = 0.5 * (a_lo + a_hi), 0.5 * (b_lo + b_hi)
+        ci = binom_ump_ci(np.concatenate([a_mid, b_mid]), n, epsilon=eps)
+        high_ok = ci[:theta.size, 1] >= theta
+        low_past = ci[theta.size:, 0] > theta
+        a_hi, a_lo = np.where(high_ok, a_mid, a_hi), np.where(high_ok, a_lo, a_mid)
+        b_hi, b_lo = np.where(low_past, b_mid, b_hi), np.where(low_past, b_lo, b_mid)
+    x = np.arange(n + 1)
+    pmf = stats.binom.pmf(x[None, :], n, theta[:, None])
+    inside = (_plain_tulap_cdf(b_hi[:, None] - x, eps, 0.0)
+              - _plain_tulap_cdf(a_hi[:, None] - x, eps, 0.0))
+    return np.sum(pmf * inside, axis=1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("eps", [1.0, 3.0, 5.0])
+def test_two_sided_exact_coverage_next_to_the_edges(eps):
+    """Issue 18 item 3: exact coverage of the two-sided interval is at least the level on a
+    dense theta grid next to each edge (0 to 4 counts from it, where releases below 0 or
+    above n decide the coverage; n = 30), including theta = 0.03 at epsilon = 3, where the
+    old scan covered 0.9499989.  (Within a fraction of a count of the edge the coverage
+    is above the level, up to about 0.97: the edge kept as the estimate.)"""
+    n = 30
+    c = np.unique(np.concatenate([np.linspace(0.02, 4.0, 28), [0.9]]))
+    for theta in (c / n, 1.0 - c / n):
+        coverage = _exact_two_sided_coverage(n, eps, theta)
+        assert np.all(coverage >= 0.95 - 1e-11), (theta[coverage < 0.95 - 1e-11],
+                                                  coverage[coverage < 0.95 - 1e-11])
+
+
+@pytest.mark.parametrize("alternative,method", [("two-sided", "asymptotically-unbiased"),
+                                                ("two-sided", "equal-tailed"),
+                                                ("greater", "asymptotically-unbiased"),
+                                                ("less", "asymptotically-unbiased")])
+def test_interval_kernel_takes_separate_releases_for_the_two_ends(alternative, method):
+    """The internal interval routine takes one release for the lower end and one for the
+    upper end (a release known to a grid cell [z - h/2, z + h/2]); each end equals that
+    end of the interval of its own release, and equal arrays give the plain intervals."""
+    from dpinfer.inference._ump_intervals import _ci_array
+
+    n, eps = 30, 1.0
+    z_low = np.array([-3.0, -0.4, 0.2, 11.1, 29.7, 30.5, 33.0])
+    z_high = z_low + np.array([0.5, 0.6, 0.25, 0.25, 0.5, 0.25, 0.25])
+    got = _ci_array(z_low, n, -eps, 0.0, 0.95, alternative, method, z_high=z_high)
+    # each end against the kernel's interval of its own release (binom_ump_ci itself
+    # widens every release to its grid cell, see test_intervals_are_the_union_over_the_cell)
+    lows = _ci_array(z_low, n, -eps, 0.0, 0.95, alternative, method)
+    highs = _ci_array(z_high, n, -eps, 0.0, 0.95, alternative, method)
+    if method == "equal-tailed":  # low and high are sorted there; compare the unsorted ends
+        lows, highs = np.sort(lows, axis=1), np.sort(highs, axis=1)
+    np.testing.assert_allclose(got[:, 0], lows[:, 0], rtol=0, atol=1e-14)
+    np.testing.assert_allclose(got[:, 1], highs[:, 1], rtol=0, atol=1e-14)
+    same = _ci_array(z_low, n, -eps, 0.0, 0.95, alternative, method, z_high=z_low)
+    np.testing.assert_array_equal(same, _ci_array(z_low, n, -eps, 0.0, 0.95, alternative, method))
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_intervals_are_the_union_over_the_cell(alternative):
+    """A release z stands for the cell [z - h/2, z + h/2]: the interval is the lower end of
+    the continuous interval at z - h/2 and the upper end at z + h/2, every accepted theta of
+    the cell is inside, and the p-value at an end crosses the level (grid-law rule)."""
+    from dpinfer.distributions._tulap_grid import _tulap_grid
+    from dpinfer.inference._ump_intervals import _ci_array
+
+    n, eps = 30, 1.0
+    h = _tulap_grid(n, eps, 0.0).step
+    z = np.array([-1.5, 0.0, 7.25, 29.9, 31.0]) + h / 2  # grid points
+    got = binom_ump_ci(z, n, epsilon=eps, alternative=alternative)
+    low = _ci_array(z - h / 2, n, -eps, 0.0, 0.95, alternative, "asymptotically-unbiased")[:, 0]
+    high = _ci_array(z + h / 2, n, -eps, 0.0, 0.95, alternative, "asymptotically-unbiased")[:, 1]
+    np.testing.assert_array_equal(got[:, 0], low)
+    np.testing.assert_array_equal(got[:, 1], high)
+    for zi, (lo, hi) in zip(z, got):
+        for theta in (lo, hi):
+            if 0.0 < theta < 1.0:  # an interior end: the grid-law p-value is alpha there
+                p = binom_ump_test(zi, n, theta, epsilon=eps, alternative=alternative).pvalue
+                assert p == pytest.approx(0.05, abs=1e-9)
