@@ -232,8 +232,19 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     in log space (never as ``1 - sum``), so tiny p-values keep full relative accuracy down
     to about 1e-290 (below that the binomial tails from ``scipy.special.betainc``
     underflow and the relative error grows, e.g. 1.6e-6 at 1e-292); the cost does not grow with ``n`` (``n = 1e9`` takes about a
-    millisecond).  They are the UMP epsilon-DP (or (epsilon, delta)-DP) tests: rejecting
-    when the p-value is at most alpha has size exactly alpha.
+    millisecond).  They are the UMP epsilon-DP (or (epsilon, delta)-DP) tests.
+
+    **The law actually released.**  :class:`~dpinfer.TulapReleaser` releases on a
+    dyadic grid of step ``h`` fixed by the public ``n``, ``epsilon`` and ``delta``
+    (``h = 2**-40`` for n up to a few thousand at ``epsilon = 1``; see
+    :mod:`dpinfer.distributions._tulap_grid`), and these p-values are exact for that
+    law: a release ``z`` stands for the cell ``[z - h/2, z + h/2]``, the one-sided
+    p-values are the grid law's tails ``P(Z >= z)`` and ``P(Z <= z)`` (the sums above at
+    ``z -/+ h/2``), and a two-sided p-value is the largest over the cell.  Rejecting
+    when the p-value is at most alpha has size in ``[alpha - h, alpha]``; the
+    randomised UMP test (:func:`binom_ump_power`, :func:`binom_ump_phi`) has size
+    exactly alpha.  A value from elsewhere (a continuous Tulap release) is analysed
+    conservatively by the same rule.
 
     The default two-sided p-value is the asymptotically unbiased one of Awan &
     Slavkovic (2020), ``P_p0(X + N >= n p0 + t) + P_p0(X + N <= n p0 - t)`` with
@@ -343,6 +354,11 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
 
     Notes
     -----
+    A release stands for its grid cell ``[z - h/2, z + h/2]`` (see :func:`binom_ump_test`):
+    the interval is the union of the intervals over the cell, i.e. the lower end at
+    ``z - h/2`` and the upper end at ``z + h/2``, so its coverage under the released
+    grid law is at least that of the continuous intervals.
+
     One-sided p-values are monotone in theta (the binomial family is stochastically
     increasing), so each end point is the unique root of ``p(theta) = 1 - level``, found
     by a vectorised Illinois (modified false position) search on theta comparing log
