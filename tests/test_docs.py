@@ -114,4 +114,4 @@ def test_example_script_main_returns_the_tutorial_numbers():
     assert numbers["n_needed"] == 38
     assert round(numbers["pvalue"], 4) == 0.0402
     assert [round(p, 4) for p in numbers["pvalues"]] == [0.0402, 0.0835, 0.0844]
-    assert list(numbers["frame"]["p_value"]) == numbers["pvalues"]
+    assert list(numbers["frame"]["pvalue"]) == numbers["pvalues"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import (
+    _check_proportion_scale,
     _as_real_array,
     _check_alternative,
     _check_confidence_level,
@@ -33,6 +34,7 @@ from .._validation import (
     _show,
 )
 from ..results import ConfidenceInterval, HTestResult, _r_format
+from ._release_args import _release_first
 from . import _jimi_kernels as _k
 
 __all__ = ["binom2_jimi_ci", "binom2_jimi_test", "binom_jimi_ci", "binom_jimi_test"]
@@ -108,6 +110,9 @@ def _resolve(value, n, epsilon, kind, *, value_name, n_name, epsilon_name, kind_
             f"1/(epsilon n), would swamp any data); got epsilon = {epsilon!r} with n = {n}."
         )
     arr = _as_real_array(raw, value_name)
+    if kind == "proportion":
+        _check_proportion_scale(arr, n, epsilon, value_name,
+                                count_fix=f"pass the noisy count with `{kind_name}`='count'")
     pi_hat = arr / n if kind == "count" else arr
     return pi_hat, n, epsilon, kind, arr.ndim == 0, arr
 
@@ -191,8 +196,9 @@ def _stack(lo, hi, shape):
 
 
 # --------------------------------------------------------------------------- one sample: public
+@_release_first(("pi_hat",), skip=("n",))
 def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0.95,
-                  alternative="two-sided", n_sim=10_000, rng=None):
+                  alternative="two-sided", n_sim=None, rng=None):
     """DP-JIMI (fiducial matching) confidence interval for a binomial proportion.
 
     Parameters
@@ -222,9 +228,11 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
         confidence_level``; ``'greater'``: lower bound ``[q(a), 1]``; ``'less'``:
         upper bound ``[0, q(1 - a)]`` (the interval matching the test of the same
         alternative).
-    n_sim : int or None, default 10_000
-        Number of fiducial draws per release; None computes the exact limit of
-        infinitely many draws (deterministic; ``rng`` is then unused).
+    n_sim : int or None, default None
+        None (the default, as in :func:`prop_test` and the command) computes the
+        exact limit of infinitely many draws: deterministic, no Monte Carlo
+        error, ``rng`` unused.  An integer draws that many fiducial samples per
+        release, as the original method does.
     rng : None, int, SeedSequence or numpy.random.Generator
         Source of the fiducial draws (numpy's PCG64 by default).  The same seed
         gives the same answer; a vector of releases consumes one stream in order,
@@ -322,9 +330,9 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     --------
     >>> from dpinfer import LaplaceReleaser, binom_jimi_ci
     >>> rel = LaplaceReleaser(epsilon=1.0).proportion(11, 30, rng=7)
-    >>> print(binom_jimi_ci(rel, n_sim=None))          # exact limit
+    >>> print(binom_jimi_ci(rel))                      # exact limit (the default)
     95 percent confidence interval: [0.1994590, 0.5770489]
-    >>> ci = binom_jimi_ci(rel, rng=1)                 # 10 000 fiducial draws
+    >>> ci = binom_jimi_ci(rel, n_sim=10_000, rng=1)   # 10 000 fiducial draws
     >>> round(ci.low, 2), round(ci.high, 2)
     (0.2, 0.58)
 
@@ -341,7 +349,8 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
     n_sim = _check_n_sim(n_sim)
-    gen = _check_rng(rng) if n_sim is not None else None
+    gen = _check_rng(rng)  # checked even when unused, so a typo is not silent
+    gen = gen if n_sim is not None else None
     tails = _tails(confidence_level, alternative)
     lo, hi, _ = _one_sample(pi_hat.ravel(), n, epsilon, tails, None, n_sim, gen)
     if scalar:
@@ -349,8 +358,9 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     return _stack(lo, hi, pi_hat.shape)
 
 
+@_release_first(("pi_hat",), skip=("n",))
 def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternative="two-sided",
-                    confidence_level=0.95, n_sim=10_000, rng=None):
+                    confidence_level=0.95, n_sim=None, rng=None):
     """DP-JIMI (fiducial matching) test of a binomial proportion from a Laplace release.
 
     Parameters
@@ -365,8 +375,10 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
         smaller of the two, capped at 1.
     confidence_level : float, default 0.95
         Level of the interval reported with the test (same alternative).
-    n_sim : int or None, default 10_000
-        Number of fiducial draws; None for the exact limit.
+    n_sim : int or None, default None
+        None (the default, as in :func:`prop_test` and the command) computes the
+        exact infinite-draw limit, deterministic; an integer draws that many
+        fiducial samples.
     rng : None, int, SeedSequence or numpy.random.Generator
         Source of the draws (unused when ``n_sim`` is None).
 
@@ -424,7 +436,7 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
     --------
     >>> from dpinfer import LaplaceReleaser, binom_jimi_test
     >>> rel = LaplaceReleaser(epsilon=1.0).proportion(11, 30, rng=7)
-    >>> res = binom_jimi_test(rel, p0=0.2, alternative='greater', n_sim=None)
+    >>> res = binom_jimi_test(rel, 0.2, alternative='greater')   # exact limit
     >>> print(res)
     <BLANKLINE>
     	DP-JIMI fiducial test for one proportion (exact limit)
@@ -438,7 +450,8 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
     probability of success
                  0.3762646
     <BLANKLINE>
-    privacy: epsilon = 1, delta = 0 (Laplace mechanism)
+    privacy: epsilon = 1, delta = 0, Laplace mechanism, seeded path (research only)
+    unit of privacy: one record (replace-one, n public)
     <BLANKLINE>
 
     A plain noisy count needs ``kind='count'``:
@@ -456,7 +469,8 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = _check_n_sim(n_sim)
-    gen = _check_rng(rng) if n_sim is not None else None
+    gen = _check_rng(rng)  # checked even when unused, so a typo is not silent
+    gen = gen if n_sim is not None else None
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
     lo, hi, (le, ge) = _one_sample(pi_hat.ravel(), n, epsilon, tails, p0, n_sim, gen)
     pvalue = np.clip(_pvalue(le, ge, alternative), 0.0, 1.0)
@@ -533,6 +547,7 @@ def _check_n_sim_two(n_sim):
     return _check_n_sim(n_sim)
 
 
+@_release_first(("pi1", "pi2"), skip=("n1", "n2"))
 def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=None,
                    kind1=None, kind2=None, confidence_level=0.95, alternative="two-sided",
                    n_sim=10_000, rng=None):
@@ -618,6 +633,7 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=N
     return _stack(lo, hi, p1.shape)
 
 
+@_release_first(("pi1", "pi2"), skip=("n1", "n2"))
 def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
                      epsilon2=None, kind1=None, kind2=None, alternative="two-sided",
                      confidence_level=0.95, n_sim=10_000, rng=None):

@@ -25,6 +25,7 @@ import numpy as np
 from scipy.stats import binom, norm
 
 from .._validation import (
+    _check_proportion_scale,
     _as_probability_array,
     _as_real_array,
     _check_alpha,
@@ -39,6 +40,7 @@ from .._validation import (
 from .._warnings import ApproximationWarning
 from ..releasers.release import Release
 from ..results import ConfidenceInterval, HTestResult
+from ._release_args import _release_first
 
 __all__ = ["binom2_normal_test", "binom_normal_ci", "binom_normal_power", "binom_normal_test"]
 
@@ -112,6 +114,8 @@ def _from_release_or_numbers(pi_hat, n, epsilon, *, func, value_name="pi_hat",
         value = _as_real_array(rel.value, value_name)
         if rel.kind == "count":
             value = value / n_rel
+        else:
+            _check_proportion_scale(value, n_rel, eps_rel, value_name, count_fix=_COUNT_FIX)
         return _check_value_range(value, value_name), n_rel, eps_rel, float(rel.delta), True
     if n is None:
         raise TypeError(
@@ -127,7 +131,11 @@ def _from_release_or_numbers(pi_hat, n, epsilon, *, func, value_name="pi_hat",
     n = _check_int(n, n_name, minimum=1)
     epsilon = _check_epsilon(epsilon, eps_name)
     _check_noise_scale(n, epsilon, eps_name)
+    _check_proportion_scale(value, n, epsilon, value_name, count_fix=_COUNT_FIX)
     return _check_value_range(value, value_name), n, epsilon, 0.0, False
+
+
+_COUNT_FIX = "for a Laplace-noised count release it with LaplaceReleaser(epsilon).count(x, n)"
 
 
 def _check_value_range(value, value_name):
@@ -400,6 +408,7 @@ def _data_name(value, n, from_release, what="pi_hat"):
 # ---------------------------------------------------------------------------
 
 
+@_release_first(("pi_hat",), skip=("n",))
 def binom_normal_test(pi_hat, n=None, p0=0.5, *, epsilon=None, alternative="two-sided",
                       confidence_level=0.95):
     """Normal-approximation test for a Laplace-noised binomial proportion.
@@ -548,6 +557,7 @@ def binom_normal_test(pi_hat, n=None, p0=0.5, *, epsilon=None, alternative="two-
     )
 
 
+@_release_first(("pi_hat",), skip=("n",))
 def binom_normal_ci(pi_hat, n=None, *, epsilon=None, confidence_level=0.95,
                     alternative="two-sided", method="score"):
     """Wald or score confidence interval for a Laplace-noised binomial proportion.
@@ -650,6 +660,7 @@ def binom_normal_ci(pi_hat, n=None, *, epsilon=None, confidence_level=0.95,
     return np.stack([low, high], axis=-1)
 
 
+@_release_first(("pi1", "pi2"), skip=("n1", "n2"))
 def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=None,
                        alternative="two-sided", confidence_level=0.95):
     """Normal-approximation test of ``theta1 = theta2`` for two Laplace-noised proportions.

@@ -306,7 +306,9 @@ def test_result_fields_and_release_path():
     assert res.statistic == rel.value and res.statistic_name == "Z"
     assert res.parameter == 30 and res.parameter_name == "number of trials"
     assert res.estimate == pytest.approx(min(max(rel.value / 30, 0), 1))
-    assert res.mechanism == "Tulap" and res.epsilon == 1.0 and res.delta == 0.01
+    assert res.mechanism == "tulap" and res.epsilon == 1.0 and res.delta == 0.01
+    assert res.secure is False and res.privacy_unit == "one record (replace-one, n public)"
+    assert same.secure is None and same.privacy_unit == ""
     assert res.data_name.startswith("Z = ") and res.data_name.endswith("n = 30")
     assert res.conf_int.high == 1.0
     assert binom_ump_ci(rel, alternative="greater") == res.conf_int
@@ -348,6 +350,8 @@ def test_property_intervals_nested_in_level(z, n, eps, alternative):
 def test_errors():
     rel = TulapReleaser(epsilon=1.0).release(5, 10, rng=1)
     with pytest.raises(ValueError, match="`n` must not be given"):
+        binom_ump_test(rel, n=10)
+    with pytest.raises(ValueError, match="`p0` must lie in"):  # after a Release: (release, p0)
         binom_ump_test(rel, 10)
     with pytest.raises(ValueError, match="`epsilon` must not be given"):
         binom_ump_ci(rel, epsilon=1.0)
