@@ -354,8 +354,8 @@ def _cmd_test(args):
                          confidence_level=args.confidence_level, **options)
                for rel in releases]
     if args.release is None:
-        # Typed numbers do not say how the noise was drawn: the path is unknown.
-        results = [dataclasses.replace(r, secure=None) for r in results]
+        # Typed numbers are not a Release: as in Python, no sampling path or unit is claimed.
+        results = [dataclasses.replace(r, secure=None, privacy_unit="") for r in results]
     text = "\n\n".join(str(r).strip("\n") for r in results)
     if args.format == "htest-json":
         records = [r.to_htest() for r in results]

@@ -84,9 +84,8 @@ def test_test_text_prints_r_layout():
     assert lines[0].startswith("\t")  # strwrap(method, prefix = "\t")
     assert "alternative hypothesis: true probability of success is greater than 0.2" in lines
     assert "95 percent confidence interval:" in lines
-    # typed numbers: the sampling path is unknown, so the privacy line does not claim one
-    assert lines[-2] == "privacy: epsilon = 1, delta = 0, Tulap mechanism"
-    assert lines[-1] == "unit of privacy: one record (replace-one, n public)"
+    # typed numbers, not a Release: the privacy line claims no sampling path (as in Python)
+    assert lines[-1] == "privacy: epsilon = 1, delta = 0, Tulap mechanism"
     pval = f"{_ump_pvalue(12.7, 30, 0.2, 1.0, 'greater'):.4g}"
     assert f"p-value = {pval}" in out.stdout
 
