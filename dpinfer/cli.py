@@ -222,6 +222,9 @@ def _releases_from_args(args):
                 "records its value, n, epsilon and delta."
             )
         releases = _releases_from_file(args.release)
+        for release in releases:
+            if release.kind == "proportion" and args.method in ("normal", "jimi"):
+                _check_file_scale(release, args.release, args.method)
     else:
         missing = [k for k, v in typed.items() if v is None]
         if missing:
@@ -258,6 +261,21 @@ def _check_typed_scale(value, n, epsilon, method):
             f"--value {value:g} is read as a noisy count (--method ump takes the Tulap-noised "
             f"count, about {value:g} of {n} records); if {value:g} is a proportion, give "
             f"--value {value * n:.4g} (the proportion times --n).", stacklevel=2)
+
+
+def _check_file_scale(release, path, method):
+    """A release file whose 'proportion' could only be a count is refused (see _check_typed_scale)."""
+    from ._validation import _SCALE_GUARD
+
+    value, n, epsilon = release.value, release.n, release.epsilon
+    margin = _SCALE_GUARD / (epsilon * n)
+    if value < -margin or value > 1.0 + margin:
+        raise _UsageError(
+            f"release file {path!r} records a proportion of {value:g} with n = {n} and epsilon = "
+            f"{epsilon:g}, more than {_SCALE_GUARD:g} noise scales outside [0, 1]: it cannot be a "
+            f"Laplace-noised proportion (--method {method}). If it is a noisy count, release it "
+            "with 'dpinfer release --mechanism laplace --kind count'."
+        )
 
 
 _NEEDS = {
@@ -738,7 +756,7 @@ def main(argv=None):
         print(f"{prog}: error: {_cli_message(exc)}", file=sys.stderr)
         return EXIT_USAGE
     for w in caught:
-        print(f"{prog}: warning: {' '.join(str(w.message).split())}", file=sys.stderr)
+        print(f"{prog}: warning: {_cli_message(w.message)}", file=sys.stderr)
     return code
 
 
@@ -750,7 +768,18 @@ def _cli_message(exc):
                          ("`alpha`", "--alpha"), ("`theta1`", "--theta1"), ("`theta`", "--theta"),
                          ("`power`", "--power"), ("`n`", "--n"), ("`x`", "--x"), ("`value`", "--value")):
         text = text.replace(name, option)
+    for pattern, replacement in _CLI_NAMES:
+        text = re.sub(pattern, replacement, text)
     return re.sub(r"method='(\w+)'", r"--method \1", text)
+
+
+#: Python names in library messages -> what a command user types instead
+_CLI_NAMES = (
+    (r"binom_normal_power\([^)]*\)", "'dpinfer power --method normal' with --theta equal to --p0"),
+    (r"binom_ump_power\([^)]*\)", "'dpinfer power' with --theta equal to --p0"),
+    (r"\bbinom_(ump|normal|jimi)_(test|ci)\b(\s*/\s*binom_\w+)?", r"--method \1"),
+    (r"alternative ?= ?'([\w-]+)'", r"--alternative \1"),
+)
 
 
 if __name__ == "__main__":  # pragma: no cover

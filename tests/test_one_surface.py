@@ -306,3 +306,27 @@ def test_validate_accepts_the_readme_study_name(monkeypatch):
 def test_public_api_still_exports_the_release_first_functions():
     for name in ("binom_ump_test", "binom_normal_test", "binom_jimi_test", "binom_jimi_ci"):
         assert getattr(dpinfer, name).__wrapped__.__name__ == name
+
+
+def test_normal_one_sided_hull_prints_why():
+    # beyond 1 + 2 n c (c = 2/(epsilon n)^2; 1.133 at n = 30, epsilon = 1) the one-sided
+    # score acceptance set need not reach 1: the reported interval is a hull
+    far = binom_normal_test(1.2, 30, 0.5, epsilon=1.0, alternative="greater")
+    assert "note: the release lies so far outside [0, 1]" in str(far)
+    near = binom_normal_test(1.1, 30, 0.5, epsilon=1.0, alternative="greater")
+    assert near.note == "" and binom_normal_test(1.2, 30, 0.5, epsilon=1.0).note == ""
+
+
+def test_command_messages_translate_python_names(capsys, tmp_path):
+    # the library's size warning names Python functions; the command names its own flags
+    code, _, err = call(capsys, "test", "--value", 0.1, "--n", 10, "--epsilon", 0.5, "--p0", 0.05,
+                        "--method", "normal")
+    assert code == 0 and "warning: The normal approximation is poor here" in err
+    assert "binom_" not in err and "'dpinfer power --method normal' with --theta equal to --p0" in err
+    assert "--alternative two-sided" in err and "--method jimi" in err
+    bad = LAPLACE.to_dict()
+    bad["value"] = 11.0
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    code, _, err = call(capsys, "test", "--release", tmp_path / "bad.json", "--method", "normal")
+    assert code == 2 and "cannot be a Laplace-noised proportion (--method normal)" in err
+    assert "'dpinfer release --mechanism laplace --kind count'" in err and "Releaser" not in err

@@ -553,8 +553,18 @@ def binom_normal_test(pi_hat, n=None, p0=0.5, *, epsilon=None, alternative="two-
         delta=delta,
         data_name=_data_name(value, n, from_release),
         statistic_name="z",
-        mechanism="Laplace",
+        mechanism="laplace",
+        note=_hull_note(float(value), n, epsilon, alternative),
     )
+
+
+def _hull_note(x, n, epsilon, alternative):
+    """The printed note of a one-sided score interval that is a hull (see binom_normal_ci)."""
+    c2n = 2.0 * n * _noise_var(n, epsilon)
+    if (alternative == "greater" and x > 1.0 + c2n) or (alternative == "less" and x < -c2n):
+        return ("the release lies so far outside [0, 1] that the accepted proportions need not "
+                "reach the parameter's bound: the interval is their hull with that bound.")
+    return ""
 
 
 @_release_first(("pi_hat",), skip=("n",))
