@@ -330,3 +330,18 @@ def test_command_messages_translate_python_names(capsys, tmp_path):
     code, _, err = call(capsys, "test", "--release", tmp_path / "bad.json", "--method", "normal")
     assert code == 2 and "cannot be a Laplace-noised proportion (--method normal)" in err
     assert "'dpinfer release --mechanism laplace --kind count'" in err and "Releaser" not in err
+
+
+@pytest.mark.filterwarnings("default")
+def test_warning_points_at_the_callers_line_for_release_and_numbers():
+    import warnings
+
+    from dpinfer import ApproximationWarning
+
+    small = LaplaceReleaser(0.5).proportion(1, 10, rng=1)
+    for args, kwargs in (((small, 0.05), {}), ((0.1, 10, 0.05), dict(epsilon=0.5))):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            binom_normal_test(*args, **kwargs)
+        assert [w.category for w in caught] == [ApproximationWarning]
+        assert caught[0].filename == __file__

@@ -13,13 +13,18 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import warnings
 
 from ..releasers.release import Release
 from ..results import HTestResult
 
 #: kind / mechanism -> the neighbouring relation the releaser guarantees (see its Notes)
 _CENTRAL_UNIT = "one record (replace-one, n public)"
+
+#: ``stacklevel`` for a warning issued in the body of a ``_release_first`` function:
+#: the wrapper adds one frame, so 3 points at the user's line.  (Catching and
+#: re-issuing in the wrapper would need ``warnings.catch_warnings``, which is not
+#: thread-safe: validation sweeps call these functions from Dask worker threads.)
+_STACKLEVEL = 3
 _LOCAL_UNIT = "one respondent's answer (local DP)"
 
 
@@ -78,13 +83,7 @@ def _release_first(values, skip=()):
                         )
                     kwargs[name] = value
                 args = ()
-            # Warnings are issued by ``func`` for its caller (stacklevel=2); re-issue
-            # them one frame up so they still point at the user's line, not here.
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                result = func(*args, **kwargs)
-            for w in caught:
-                warnings.warn(w.message, w.category, stacklevel=2)
+            result = func(*args, **kwargs)
             given = dict(zip(positional, args), **kwargs)
             found = [given[name] for name in values if given.get(name) is not None]
             if found and all(isinstance(v, Release) for v in found):

@@ -40,7 +40,7 @@ from .._validation import (
 from .._warnings import ApproximationWarning
 from ..releasers.release import Release
 from ..results import ConfidenceInterval, HTestResult
-from ._release_args import _release_first
+from ._release_args import _STACKLEVEL, _release_first
 
 __all__ = ["binom2_normal_test", "binom_normal_ci", "binom_normal_power", "binom_normal_test"]
 
@@ -533,7 +533,7 @@ def binom_normal_test(pi_hat, n=None, p0=0.5, *, epsilon=None, alternative="two-
 
     message = _size_warning(n, p0, epsilon, 1.0 - confidence_level, alternative)
     if message is not None:
-        warnings.warn(message, ApproximationWarning, stacklevel=2)
+        warnings.warn(message, ApproximationWarning, stacklevel=_STACKLEVEL)
 
     sd0 = math.sqrt(p0 * (1.0 - p0) / n + _noise_var(n, epsilon))
     z = (value - p0) / sd0
