@@ -22,13 +22,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import (
-    _check_proportion_scale,
     _as_real_array,
     _check_alternative,
     _check_confidence_level,
     _check_epsilon,
     _check_int,
     _check_n_sim,
+    _check_proportion_scale,
     _check_real,
     _check_rng,
     _show,

@@ -25,7 +25,6 @@ import numpy as np
 from scipy.stats import binom, norm
 
 from .._validation import (
-    _check_proportion_scale,
     _as_probability_array,
     _as_real_array,
     _check_alpha,
@@ -34,6 +33,7 @@ from .._validation import (
     _check_epsilon,
     _check_int,
     _check_probability,
+    _check_proportion_scale,
     _scalar_or_array,
     _show,
 )
