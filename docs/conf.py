@@ -67,6 +67,7 @@ _API_GROUPS = [
     ("Robust and other inference", ("dpinfer.inference",)),
     ("Auditing a mechanism", ("dpinfer.audit",)),
     ("Releasing a statistic", ("dpinfer.releasers",)),
+    ("Privacy budgets", ("dpinfer.budget",)),
     ("Noise distributions", ("dpinfer.distributions",)),
     ("Results", ("dpinfer.results",)),
     ("Example data", ("dpinfer.datasets",)),

@@ -8,6 +8,13 @@ whose answers print like R's ``htest``.
 # Noise laws, releases and what they guarantee.
 from ._warnings import ApproximationWarning, DPInferWarning, PrivacyWarning
 from .audit import AuditResult, audit_releaser
+from .budget import (
+    AdvancedComposition,
+    BudgetExceededError,
+    LedgerEntry,
+    ParallelComposition,
+    PrivacyBudget,
+)
 from .datasets import ExampleTrial, load_example_trial
 from .distributions import Tulap
 from .releasers import (
@@ -69,8 +76,10 @@ from .results import ConfidenceInterval, HTestResult, results_to_frame
 __version__ = "0.1.0"
 
 __all__ = [
+    "AdvancedComposition",
     "ApproximationWarning",
     "AuditResult",
+    "BudgetExceededError",
     "ConfidenceInterval",
     "DPInferWarning",
     "ExampleTrial",
@@ -78,7 +87,10 @@ __all__ = [
     "KRRReleaser",
     "LDPHistogramReleaser",
     "LaplaceReleaser",
+    "LedgerEntry",
     "LocalLaplaceReleaser",
+    "ParallelComposition",
+    "PrivacyBudget",
     "PrivacyWarning",
     "RandomizedResponseReleaser",
     "Release",

@@ -10,6 +10,7 @@ whose message names the argument, the rule and the value received, in the form::
 
 from __future__ import annotations
 
+import decimal
 import numbers
 import operator
 
@@ -22,6 +23,9 @@ _ALTERNATIVES = ("two-sided", "less", "greater")
 
 def _show(value):
     """A short, unambiguous rendering of a received value for an error message."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        # repr of a huge int is long, and beyond 4300 digits Python refuses to make it.
+        return f"an integer of {value.bit_length()} bits (about 10**{int(value.bit_length() * 0.30103)})"
     if isinstance(value, np.ndarray):
         if value.size <= 6:
             return f"array {np.array2string(value, separator=', ')} of shape {value.shape}"
@@ -31,9 +35,22 @@ def _show(value):
 
 
 def _is_real_scalar(value):
-    return isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(
+    # Decimal is not registered as numbers.Real, but it is a real number just as
+    # Fraction is: both are accepted and converted to the nearest double.
+    return isinstance(value, (numbers.Real, decimal.Decimal, np.floating, np.integer)) and not isinstance(
         value, (bool, np.bool_)
     )
+
+
+def _to_float(value, name):
+    """``float(value)``, with a ValueError naming ``name`` for an int beyond the double range."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(
+            f"`{name}` must be a finite real number within the range of doubles (|x| < 1.8e308); "
+            f"got {_show(value)}."
+        ) from None
 
 
 def _check_real(value, name, *, finite=True):
@@ -42,7 +59,7 @@ def _check_real(value, name, *, finite=True):
         value = value[()]
     if not _is_real_scalar(value):
         raise TypeError(f"`{name}` must be a real number; got {_show(value)}.")
-    value = float(value)
+    value = _to_float(value, name)
     if np.isnan(value) or (finite and not np.isfinite(value)):
         rule = "a finite real number" if finite else "a real number, not NaN"
         raise ValueError(f"`{name}` must be {rule}; got {value!r}.")
@@ -110,10 +127,13 @@ def _check_confidence_level(confidence_level, name="confidence_level"):
 
 
 def _check_alpha(alpha, name="alpha"):
-    """A significance level strictly between 0 and 1."""
+    """A significance level strictly between 0 and 1, at least 1e-300."""
     value = _check_real(alpha, name)
     if not (0.0 < value < 1.0):
         raise ValueError(f"`{name}` must lie in the open interval (0, 1); got {value!r}.")
+    if value < 1e-300:
+        # Logs and reciprocals of subnormal levels overflow (as for _check_probability).
+        raise ValueError(f"`{name}` must be at least 1e-300; got {value!r}.")
     return value
 
 
@@ -151,15 +171,15 @@ def _check_int(value, name, *, minimum=0, maximum=2**53):
     if isinstance(value, (numbers.Integral, np.integer)):
         out = operator.index(value)
     else:
-        fvalue = float(value)
+        fvalue = _to_float(value, name)
         if not np.isfinite(fvalue) or fvalue != np.floor(fvalue):
             raise ValueError(f"`{name}` must be a whole number; got {fvalue!r}.")
         out = int(fvalue)
     if out < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {out!r}.")
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {_show(out)}.")
     if out > maximum:
         # Beyond 2**53 doubles cannot hold every integer, and numpy's int64 ends at 2**63.
-        raise ValueError(f"`{name}` must be an integer <= {maximum}; got {out!r}.")
+        raise ValueError(f"`{name}` must be an integer <= {maximum}; got {_show(out)}.")
     return out
 
 
@@ -180,6 +200,8 @@ def _as_real_array(value, name, *, finite=True, ndim_max=None):
         raise TypeError(
             f"`{name}` must be a real number or an array of real numbers; got {_show(value)}."
         ) from exc
+    if arr.dtype == object:
+        arr = _object_to_float(arr, value, name)
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise TypeError(
             f"`{name}` must be a real number or an array of real numbers; "
@@ -198,6 +220,16 @@ def _as_real_array(value, name, *, finite=True, ndim_max=None):
     return arr
 
 
+def _object_to_float(arr, value, name):
+    """An object array of real scalars (Fraction, Decimal, ints beyond int64) as floats."""
+    flat = arr.ravel()
+    if not all(_is_real_scalar(v) for v in flat):
+        raise TypeError(
+            f"`{name}` must be a real number or an array of real numbers; got {_show(value)} (dtype object)."
+        )
+    return np.array([_to_float(v, name) for v in flat], dtype=float).reshape(arr.shape)
+
+
 def _as_probability_array(value, name):
     """A float array of probabilities in [0, 1], each 0 or at least 1e-300 (as _check_probability)."""
     arr = _as_real_array(value, name)
@@ -210,15 +242,58 @@ def _as_probability_array(value, name):
     return arr
 
 
+def _kind_of(value):
+    """A value's type and shape, never its content (for messages about confidential data)."""
+    if isinstance(value, np.ndarray):
+        return f"an array of dtype {value.dtype} and shape {value.shape}"
+    return f"an object of type {type(value).__name__}"
+
+
+def _position(bad):
+    """Where the first True of ``bad`` sits: 'the value' (0-d) or 'the entry at position ...'."""
+    if bad.ndim == 0:
+        return "the value"
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    return f"the entry at position {index[0] if len(index) == 1 else index}"
+
+
+def _data_array(value, name, *, dtype_rule="a real number or an array of real numbers"):
+    """Confidential data as a float array (scalar -> 0-d).
+
+    Messages name the argument, the rule and the position, never the value: the
+    data are what the release protects (DESIGN.md section 5).
+    """
+    if isinstance(value, str) or value is None:
+        raise TypeError(f"`{name}` must be {dtype_rule}; got {_kind_of(value)}.")
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged lists and the like
+        raise TypeError(f"`{name}` must be {dtype_rule}; got {_kind_of(value)} that numpy cannot read as one.") from exc
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"`{name}` must be {dtype_rule}; got {_kind_of(arr)}.")
+    if arr.size == 0:
+        raise ValueError(f"`{name}` must not be empty; got shape {arr.shape}.")
+    out = arr.astype(float)
+    bad = ~np.isfinite(out)
+    if np.issubdtype(arr.dtype, np.integer):
+        bad = bad | (np.abs(arr) > 2**53)  # would not survive the float conversion
+    if bad.any():
+        raise ValueError(f"`{name}` must contain only finite numbers (at most 2**53 in magnitude); {_position(bad)} is not.")
+    return out
+
+
 def _check_counts(x, n, name="x", n_name="n"):
-    """Counts 0 <= x <= n (scalar or array); returns an int64 array (0-d for a scalar)."""
-    arr = _as_real_array(x, name)
-    if np.any(arr != np.floor(arr)):
-        first = float(arr[arr != np.floor(arr)].flat[0])
-        raise ValueError(f"`{name}` must contain whole numbers (counts); got {first!r}.")
-    if np.any(arr < 0) or np.any(arr > n):
-        first = float(arr[(arr < 0) | (arr > n)].flat[0])
-        raise ValueError(f"`{name}` must lie between 0 and `{n_name}` = {n}; got {first:g}.")
+    """Counts 0 <= x <= n (scalar or array); returns an int64 array (0-d for a scalar).
+
+    The counts are confidential: a message gives the position, never the value.
+    """
+    arr = _data_array(x, name)
+    bad = arr != np.floor(arr)
+    if bad.any():
+        raise ValueError(f"`{name}` must contain whole numbers (counts); {_position(bad)} is not.")
+    bad = (arr < 0) | (arr > n)
+    if bad.any():
+        raise ValueError(f"`{name}` must lie between 0 and `{n_name}` = {n}; {_position(bad)} does not.")
     return arr.astype(np.int64)
 
 

@@ -90,6 +90,12 @@ class _UsageError(Exception):
     """Bad input found by the command itself (exit status 2)."""
 
 
+#: Longest line read from a CSV file, and largest release file: inputs beyond these
+#: (a binary file, /dev/zero) are refused after reading this much, never read whole.
+_MAX_LINE_CHARS = 1 << 20
+_MAX_RELEASE_CHARS = 1 << 20
+
+
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line on stderr and exit status 2."""
 
@@ -109,25 +115,49 @@ def _counts_from_csv(path, column):
     except OSError as exc:
         raise _UsageError(f"cannot read CSV file {path!r}: {exc.strerror}.") from exc
     with handle:
-        reader = csv.DictReader(handle)
-        if reader.fieldnames is None:
-            raise _UsageError(f"CSV file {path!r} is empty.")
-        if column not in reader.fieldnames:
+        try:
+            return _count_rows(csv.DictReader(_bounded_lines(handle, path)), path, column)
+        except csv.Error as exc:
+            raise _UsageError(f"CSV file {path!r} cannot be read as CSV: {exc}.") from exc
+        except UnicodeDecodeError as exc:
+            raise _UsageError(f"CSV file {path!r} is not UTF-8 text ({exc.reason}).") from exc
+
+
+def _bounded_lines(handle, path):
+    """The lines of ``handle``, refusing a line longer than _MAX_LINE_CHARS (no newline in sight)."""
+    while True:
+        line = handle.readline(_MAX_LINE_CHARS + 1)
+        if not line:
+            return
+        if len(line) > _MAX_LINE_CHARS:
             raise _UsageError(
-                f"column {column!r} not found in {path!r}; its columns are "
-                f"{', '.join(map(repr, reader.fieldnames))}."
+                f"CSV file {path!r} has a line longer than {_MAX_LINE_CHARS:_} characters; "
+                "it does not look like a CSV file of 0/1 values."
             )
-        x = n = 0
-        for row in reader:
-            n += 1
-            cell = (row[column] or "").strip()
-            if cell in ("1", "1.0") or cell.upper() == "TRUE":
-                x += 1
-            elif not (cell in ("0", "0.0") or cell.upper() == "FALSE"):
-                raise _UsageError(
-                    f"column {column!r} must hold 0/1 (or TRUE/FALSE); data row {n} holds "
-                    f"{cell!r}. Remove or recode it first: dropping rows changes n."
-                )
+        yield line
+
+
+def _count_rows(reader, path, column):
+    """(x, n) from a DictReader over a CSV file (see _counts_from_csv)."""
+    if reader.fieldnames is None:
+        raise _UsageError(f"CSV file {path!r} is empty.")
+    if column not in reader.fieldnames:
+        raise _UsageError(
+            f"column {column!r} not found in {path!r}; its columns are "
+            f"{', '.join(map(repr, reader.fieldnames))}."
+        )
+    x = n = 0
+    for row in reader:
+        n += 1
+        cell = (row[column] or "").strip()
+        if cell in ("1", "1.0") or cell.upper() == "TRUE":
+            x += 1
+        elif not (cell in ("0", "0.0") or cell.upper() == "FALSE"):
+            # the cell is confidential: name its row, never its content
+            raise _UsageError(
+                f"column {column!r} must hold 0/1 (or TRUE/FALSE); data row {n} holds something "
+                "else. Remove or recode it first: dropping rows changes n."
+            )
     if n == 0:
         raise _UsageError(f"CSV file {path!r} has a header but no data rows.")
     return x, n
@@ -143,23 +173,39 @@ def _releases_from_file(path):
     release per row under the header ``value,mechanism,epsilon,...``.
     """
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8-sig")
+        if path == "-":
+            text = sys.stdin.read(_MAX_RELEASE_CHARS + 1)
+        else:
+            with open(path, encoding="utf-8-sig") as handle:
+                text = handle.read(_MAX_RELEASE_CHARS + 1)
     except OSError as exc:
         raise _UsageError(f"cannot read release file {path!r}: {exc.strerror}.") from exc
+    except UnicodeDecodeError as exc:
+        raise _UsageError(f"release file {path!r} is not UTF-8 text ({exc.reason}).") from exc
+    if len(text) > _MAX_RELEASE_CHARS:
+        raise _UsageError(
+            f"release file {path!r} is longer than {_MAX_RELEASE_CHARS:_} characters; a release "
+            "written by 'dpinfer release --format json' is a few hundred."
+        )
     if text.lstrip().startswith(("{", "[")):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise _UsageError(f"release file {path!r} is not JSON ({exc.msg}, line {exc.lineno}).") from exc
+        except RecursionError as exc:
+            raise _UsageError(f"release file {path!r} nests JSON too deeply to be a release.") from exc
         rows = data if isinstance(data, list) and data else [data]
     else:
         reader = csv.DictReader(io.StringIO(text))
-        if reader.fieldnames is None or "value" not in reader.fieldnames:
-            raise _UsageError(
-                f"release file {path!r} is neither JSON nor the CSV that 'dpinfer release "
-                "--format csv' writes (a header starting value,mechanism,epsilon,...)."
-            )
-        rows = [_typed_csv_row(row, path, i) for i, row in enumerate(reader, start=1)]
+        try:
+            if reader.fieldnames is None or "value" not in reader.fieldnames:
+                raise _UsageError(
+                    f"release file {path!r} is neither JSON nor the CSV that 'dpinfer release "
+                    "--format csv' writes (a header starting value,mechanism,epsilon,...)."
+                )
+            rows = [_typed_csv_row(row, path, i) for i, row in enumerate(reader, start=1)]
+        except csv.Error as exc:
+            raise _UsageError(f"release file {path!r} cannot be read as CSV: {exc}.") from exc
         if not rows:
             raise _UsageError(f"release file {path!r} has a header but no releases.")
     return [_release_from_record(row, path) for row in rows]
@@ -351,15 +397,46 @@ def _cmd_release(args):
     if not secure:
         _seeded_warning(args.seed)
     rng = None if secure else args.seed
-    if args.mechanism == "tulap":
-        release = TulapReleaser(args.epsilon, args.delta).release(x, n, rng=rng, secure=secure)
-    else:
-        if args.delta != 0.0:
-            raise _UsageError(f"--delta must be 0 for the Laplace mechanism (pure epsilon-DP); got {args.delta:g}.")
-        releaser = LaplaceReleaser(args.epsilon)
-        make = releaser.proportion if args.kind == "proportion" else releaser.count
-        release = make(x, n, rng=rng, secure=secure)
+    with _budget_session(args) as ledger:
+        budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
+        if args.mechanism == "tulap":
+            release = TulapReleaser(args.epsilon, args.delta).release(x, n, rng=rng, secure=secure, budget=budget)
+        else:
+            if args.delta != 0.0:
+                raise _UsageError(f"--delta must be 0 for the Laplace mechanism (pure epsilon-DP); got {args.delta:g}.")
+            releaser = LaplaceReleaser(args.epsilon)
+            make = releaser.proportion if args.kind == "proportion" else releaser.count
+            release = make(x, n, rng=rng, secure=secure, budget=budget)
     _emit(args.format, str(release), [release.to_dict()])
+    if ledger is not None and args.format == "text":
+        print(f"{ledger.summary()}; ledger {args.budget}")
+    return EXIT_OK
+
+
+def _budget_session(args):
+    """The ledger file of ``release --budget FILE``, locked for this invocation (or no budget)."""
+    import contextlib
+
+    totals = {"--total-epsilon": args.total_epsilon, "--total-delta": args.total_delta, "--label": args.label}
+    if args.budget is None:
+        given = [flag for flag, value in totals.items() if value is not None]
+        if given:
+            raise _UsageError(f"{', '.join(given)} need{'s' if len(given) == 1 else ''} --budget FILE "
+                              "(the ledger to charge).")
+        return contextlib.nullcontext(None)
+    from ._ledger_file import locked_budget
+
+    return locked_budget(args.budget, total_epsilon=args.total_epsilon, total_delta=args.total_delta)
+
+
+def _cmd_budget(args):
+    from ._ledger_file import read_budget
+
+    budget = read_budget(args.file)
+    if args.format == "json":
+        print(budget.to_json(), end="")
+    else:
+        print(budget)
     return EXIT_OK
 
 
@@ -458,6 +535,8 @@ def _cmd_power(args):
 
         power = binom_normal_power(np.asarray(args.theta), args.n, args.p0, epsilon=args.epsilon,
                                    alpha=args.alpha, alternative=args.alternative)
+        size = float(binom_normal_power(args.p0, args.n, args.p0, epsilon=args.epsilon,
+                                        alpha=args.alpha, alternative=args.alternative))
     power = np.atleast_1d(np.asarray(power, dtype=float))
     records = [
         {"theta": float(t), "power": float(p), "n": args.n, "p0": args.p0, "alpha": args.alpha,
@@ -471,6 +550,16 @@ def _cmd_power(args):
              f"alternative = {args.alternative}, epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}",
              "", f"{'theta':>10} {'power':>10}"]
     lines += [f"{_fmt(r['theta']):>10} {_fmt(r['power'], 4):>10}" for r in records]
+    if args.method == "normal":
+        lines += ["", f"exact size (power at theta = p0): {_fmt(size, 4)}"]
+        if size > args.alpha:
+            from ._warnings import ApproximationWarning
+
+            note = (f"the normal-approximation test's exact size is {_fmt(size, 4)}, above alpha = "
+                    f"{_fmt(args.alpha)}: part of its power comes from rejecting true nulls too often, "
+                    "so do not compare it with DP-UMP's power at this alpha.")
+            lines.append("note: " + note)
+            warnings.warn(note, ApproximationWarning, stacklevel=2)
     _emit(args.format, "\n".join(lines), records, as_list=True)
     return EXIT_OK
 
@@ -538,15 +627,18 @@ def _cmd_validate(args):
 def _cmd_demo(args):
     import numpy as np
 
-    from . import LaplaceReleaser, TulapReleaser, load_example_trial
+    from . import LaplaceReleaser, PrivacyBudget, TulapReleaser, load_example_trial
     from .inference.jimi import binom_jimi_test
     from .inference.normal import binom_normal_test
     from .inference.ump import binom_ump_test
 
     trial = load_example_trial()
     tulap_seed, laplace_seed = np.random.SeedSequence(args.seed).spawn(2)
-    tulap = TulapReleaser(args.epsilon, args.delta).release(trial.responders, trial.n, rng=tulap_seed)
-    laplace = LaplaceReleaser(args.epsilon).proportion(trial.responders, trial.n, rng=laplace_seed)
+    budget = PrivacyBudget(2 * args.epsilon, args.delta, description="embedded example trial (synthetic)")
+    tulap = TulapReleaser(args.epsilon, args.delta).release(trial.responders, trial.n, rng=tulap_seed,
+                                                             budget=budget)
+    laplace = LaplaceReleaser(args.epsilon).proportion(trial.responders, trial.n, rng=laplace_seed,
+                                                       budget=budget)
     level = args.confidence_level
     # The trial's question is one-sided (does the response rate beat the historical
     # 20%?), so every test is H0: theta <= p0 against theta > p0.
@@ -584,7 +676,8 @@ def _cmd_demo(args):
     for row in [header, *rows]:
         out.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
     out += ["", f"Each release spends epsilon = {_fmt(args.epsilon)}; the two together spend "
-            f"{_fmt(2 * args.epsilon)} (basic composition). A real analysis makes one release."]
+            f"{_fmt(2 * args.epsilon)} (basic composition). A real analysis makes one release.",
+            budget.summary()]
     print("\n".join(out))
     return EXIT_OK
 
@@ -599,6 +692,15 @@ def _finite(kind):
 
     convert.__name__ = kind.__name__
     return convert
+
+
+def _confidential_count(text):
+    """--x: a whole number; a bad value is described, never echoed (it is confidential)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be a whole number (the value given is not shown: "
+                                         "it is confidential)") from None
 
 
 def _formatter(prog):
@@ -633,7 +735,7 @@ def _build_parser():
               "the noise comes from the operating system's cryptographic source (the\n"
               "hardened path); --seed makes it reproducible and is for research only.")
     src = rel.add_argument_group("confidential input (one of)")
-    src.add_argument("--x", type=whole, help="the count")
+    src.add_argument("--x", type=_confidential_count, help="the count (confidential)")
     src.add_argument("--n", type=whole, help="number of records (public)")
     src.add_argument("--csv", metavar="FILE", help="CSV file ('-' for stdin): x = number of 1s in --column, n = rows")
     src.add_argument("--column", metavar="NAME", help="the 0/1 (or TRUE/FALSE) column of --csv")
@@ -644,7 +746,20 @@ def _build_parser():
     rel.add_argument("--kind", choices=("proportion", "count"), default="proportion",
                      help="Laplace only: release x/n (default) or x")
     rel.add_argument("--seed", type=whole, help="seed of numpy's generator: NOT PRIVATE, research only")
+    led = rel.add_argument_group("privacy budget (a ledger file kept across invocations)")
+    led.add_argument("--budget", metavar="FILE", help="charge the ledger FILE before drawing; refuse (exit 2) "
+                     "if the release does not fit")
+    led.add_argument("--total-epsilon", type=real, metavar="E", help="total epsilon, when FILE is created")
+    led.add_argument("--total-delta", type=real, metavar="D", help="total delta, when FILE is created (default 0)")
+    led.add_argument("--label", metavar="TEXT", help="what the release is, for the ledger (no confidential values)")
     rel.set_defaults(func=_cmd_release)
+
+    bud = add("budget", "print a privacy-budget ledger file",
+              "Print the ledger kept by 'dpinfer release --budget FILE': the totals, what is\n"
+              "spent and remains, and one line per charge.", parents=())
+    bud.add_argument("file", metavar="FILE", help="the ledger file")
+    bud.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or the JSON file")
+    bud.set_defaults(func=_cmd_budget)
 
     def add_release_input(p):
         g = p.add_argument_group("released input (one of)")

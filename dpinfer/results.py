@@ -184,7 +184,8 @@ class ConfidenceInterval:
         return float(f"{self.high - self.low:.15g}")
 
     def contains(self, value):
-        """Whether ``low <= value <= high``."""
+        """Whether ``low <= value <= high``; ``value`` a real number (not NaN)."""
+        value = _check_real(value, "value", finite=False)
         return bool(self.low <= value <= self.high)
 
     def to_dict(self):
@@ -237,6 +238,13 @@ class HTestResult:
         statistic (R's ``x$parameter``, e.g. the number of trials).
     parameter_name : str
         Name printed beside ``parameter`` (R's ``names(x$parameter)``).
+    estimate_raw : float or None
+        The unbiased estimate before projection onto the parameter space, when
+        the method has one (None otherwise).  The rule of every dpinfer test:
+        ``estimate`` is the projection of ``estimate_raw`` onto the space of the
+        reported parameter (a proportion clipped to [0, 1], a difference of two
+        proportions to [-1, 1]), and the print says so in a line of its own
+        when the two differ.
     secure : bool or None
         The sampling path of the release behind the result: True for the
         hardened path (OS cryptographic source), False for the seeded numpy
@@ -297,6 +305,7 @@ class HTestResult:
     n_sim: int | None = None
     parameter: float | None = None
     parameter_name: str = "parameter"
+    estimate_raw: float | None = None
     secure: bool | None = None
     privacy_unit: str = ""
     note: str = ""
@@ -307,7 +316,7 @@ class HTestResult:
         object.__setattr__(self, "pvalue", _check_real(self.pvalue, "pvalue"))
         object.__setattr__(self, "epsilon", _check_epsilon(self.epsilon))
         object.__setattr__(self, "delta", _check_delta(self.delta))
-        for name in ("estimate", "parameter"):
+        for name in ("estimate", "parameter", "estimate_raw"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, _check_real(getattr(self, name), name, finite=False))
         for name in ("method", "data_name", "statistic_name", "estimate_name", "null_name",
@@ -359,6 +368,9 @@ class HTestResult:
             value = _r_format([self.estimate], 7)[0]
             width = max(len(self.estimate_name), len(value))
             lines += ["sample estimates:", self.estimate_name.rjust(width) + " ", value.rjust(width) + " "]
+            if self.estimate_raw is not None and self.estimate_raw != self.estimate:
+                raw = _r_format([self.estimate_raw], 7)[0].strip()
+                lines.append(f"(projected onto the parameter space; the unbiased estimate is {raw})")
         for text in self._notes():
             lines += _hanging("note: ", text)
         lines += ["", *self._privacy_lines(), ""]
@@ -437,6 +449,7 @@ class HTestResult:
             "parameter_name": self.parameter_name,
             "estimate_name": self.estimate_name,
             "null_name": self.null_name,
+            "estimate_raw": _json_float(self.estimate_raw),
             "note": " ".join(self._notes()),
         }
 
@@ -459,7 +472,7 @@ class HTestResult:
         of ``conf.int``); ``alternative`` spelled as R does (``'two.sided'``,
         ``'less'``, ``'greater'``); ``method``; ``data.name``.  Privacy and
         provenance: ``epsilon``, ``delta``, ``mechanism``, ``secure``,
-        ``privacy.unit``, ``n.sim`` and ``note``.  JSON-safe (non-finite -> None).
+        ``privacy.unit``, ``n.sim``, ``estimate.raw`` and ``note``.  JSON-safe (non-finite -> None).
 
         ``docs/from_r.rst`` gives the R function that turns this (read with
         ``jsonlite::fromJSON(simplifyVector = FALSE)``) into a real ``htest``.
@@ -492,6 +505,7 @@ class HTestResult:
             "secure": self.secure,
             "privacy.unit": self.privacy_unit,
             "n.sim": self.n_sim,
+            "estimate.raw": _json_float(self.estimate_raw),
             "note": " ".join(self._notes()),
         }
 
@@ -538,5 +552,6 @@ def results_to_frame(results):
 _TIDY_COLUMNS = [
     "estimate", "statistic", "pvalue", "parameter", "conf_low", "conf_high", "conf_level", "null_value",
     "method", "alternative", "epsilon", "delta", "mechanism", "secure", "privacy_unit", "n_sim",
-    "data_name", "statistic_name", "parameter_name", "estimate_name", "null_name", "note",
+    "data_name", "statistic_name", "parameter_name", "estimate_name", "null_name", "estimate_raw",
+    "note",
 ]

@@ -199,7 +199,7 @@ def test_demo_shows_three_methods_side_by_side():
         (("release", "--x", 3, "--n", 30, "--epsilon", -1),
          "dpinfer release: error: --epsilon must be a positive finite number; got -1.0."),
         (("release", "--x", 31, "--n", 30, "--epsilon", 1),
-         "dpinfer release: error: --x must lie between 0 and --n = 30; got 31."),
+         "dpinfer release: error: --x must lie between 0 and --n = 30; the value does not."),
         (("release", "--x", 3, "--n", 30),
          "dpinfer release: error: the following arguments are required: --epsilon"),
         (("test", "--value", 12.7, "--n", 30, "--epsilon", 1, "--alternative", "two.sided"),
@@ -245,7 +245,7 @@ def test_csv_errors_name_the_problem(capsys, tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("id,response\n1,1\n2,NA\n3,0\n")
     code, _, err = call(capsys, "release", "--csv", bad, "--column", "response", "--epsilon", 1)
-    assert code == 2 and "data row 2 holds 'NA'" in err
+    assert code == 2 and "data row 2 holds something else" in err and "'NA'" not in err
     code, _, err = call(capsys, "release", "--csv", bad, "--column", "resp", "--epsilon", 1)
     assert code == 2 and "column 'resp' not found" in err and "'response'" in err
     code, _, err = call(capsys, "release", "--csv", tmp_path / "missing.csv", "--column", "response", "--epsilon", 1)

@@ -28,7 +28,7 @@ PAGES_WITH_EXAMPLES = {"getting_started.rst", "tutorial.rst", "coming_from_r.rst
 
 def test_the_guide_has_its_pages():
     names = {p.name for p in PAGES}
-    for page in ("index.rst", "getting_started.rst", "tutorial.rst", "privacy.rst", "cli.rst",
+    for page in ("index.rst", "getting_started.rst", "tutorial.rst", "privacy.rst", "budget.rst", "cli.rst",
                  "coming_from_r.rst", "glossary.rst", "api.rst"):
         assert page in names, page
 
@@ -84,9 +84,10 @@ def test_sphinx_build_is_warning_free(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     html = (tmp_path / "html" / "api.html").read_text(encoding="utf-8")
-    for name in ("prop_test", "binom_ump_test", "HTestResult", "TulapReleaser"):
+    for name in ("prop_test", "binom_ump_test", "HTestResult", "TulapReleaser", "PrivacyBudget"):
         assert f'id="dpinfer.{name}"' in html, name
     assert (tmp_path / "html" / "tutorial.html").is_file()
+    assert 'href="budget.html"' in (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
 
 
 @pytest.mark.slow
@@ -98,10 +99,10 @@ def test_example_script_reproduces_the_tutorial():
                          timeout=300)
     assert out.returncode == 0, out.stderr
     page = (DOCS / "tutorial.rst").read_text(encoding="utf-8")
-    for shown in ("value:       10.66709", "p-value = 0.04023", " 0.2085101 1.0000000",
-                  "[0.1888193, 0.5549134]", "DP-UMP (Tulap)      p = 0.0402  95% lower bound = 0.2085",
-                  "normal (Laplace)    p = 0.0835  95% lower bound = 0.1809",
-                  "DP-JIMI (Laplace)   p = 0.0844  95% lower bound = 0.1784"):
+    for shown in ("value:       9.101406", "p-value = 0.117", " 0.1638284 1.0000000",
+                  "[0.1465750, 0.5047911]", "DP-UMP (Tulap)      p = 0.1170  95% lower bound = 0.1638",
+                  "normal (Laplace)    p = 0.0238  95% lower bound = 0.2248",
+                  "DP-JIMI (Laplace)   p = 0.0279  95% lower bound = 0.2225"):
         assert shown in out.stdout, shown
         assert shown in page, shown
     assert "n = 30: 0.705; n for 80% power: 38" in out.stdout
@@ -112,6 +113,6 @@ def test_example_script_main_returns_the_tutorial_numbers():
 
     numbers = runpy.run_path(str(DOCS.parent / "examples" / "tutorial.py"))["main"]()
     assert numbers["n_needed"] == 38
-    assert round(numbers["pvalue"], 4) == 0.0402
-    assert [round(p, 4) for p in numbers["pvalues"]] == [0.0402, 0.0835, 0.0844]
+    assert round(numbers["pvalue"], 4) == 0.117
+    assert [round(p, 4) for p in numbers["pvalues"]] == [0.117, 0.0238, 0.0279]
     assert list(numbers["frame"]["pvalue"]) == numbers["pvalues"]

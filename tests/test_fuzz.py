@@ -93,6 +93,13 @@ def _unary_reports():
     return UnaryEncodingReleaser(2.0, 3).release(np.random.default_rng(0).integers(0, 3, size=(12, 10)), rng=1)
 
 
+def _budget_json():
+    budget = dpinfer.PrivacyBudget(2.0, 1e-5)
+    budget.charge(0.5, 1e-6, label="one")
+    budget.parallel("sites").group("A").charge(0.25)
+    return budget.to_json()
+
+
 def _htest():
     return dpinfer.binom_ump_test(11.2, 30, p0=0.2, epsilon=1.0)
 
@@ -283,6 +290,30 @@ SPECS = {
     "robust_frequency_estimate": (
         lambda a: dpinfer.robust_frequency_estimate(**a),
         dict(data=_unary_reports(), contamination=0.1), "any"),
+    # privacy budgets (a charge, a composition, a release charged to a budget, the JSON reader)
+    "PrivacyBudget": (
+        lambda a: dpinfer.PrivacyBudget(a["total"], a["total_delta"], description=a["description"]).charge(
+            a["epsilon"], a["delta"], mechanism=a["mechanism"], count=a["count"], label=a["label"]),
+        dict(total=2.0, total_delta=1e-5, description="trial", epsilon=0.5, delta=1e-6, mechanism="manual",
+             count=2, label="two looks"), "ledger"),
+    "PrivacyBudget.advanced": (
+        lambda a: dpinfer.PrivacyBudget(5.0, 1e-4).advanced(a["k"], a["epsilon"], a["delta"],
+                                                            delta_slack=a["delta_slack"], label=a["label"]),
+        dict(k=100, epsilon=0.01, delta=1e-8, delta_slack=1e-6, label="looks"), "any"),
+    "PrivacyBudget.from_json": (
+        lambda a: dpinfer.PrivacyBudget.from_json(a["text"]),
+        dict(text=_budget_json()), "any"),
+    "ParallelComposition": (
+        lambda a: dpinfer.PrivacyBudget(2.0).parallel(a["label"]).group(a["group"]).charge(a["epsilon"]),
+        dict(label="sites", group="A", epsilon=0.5), "ledger"),
+    "AdvancedComposition": (
+        lambda a: dpinfer.PrivacyBudget(2.0).advanced(10, 0.1, delta_slack=1e-6, label="b").charge(
+            a["epsilon"], count=a["count"]),
+        dict(epsilon=0.05, count=3), "ledger"),
+    "TulapReleaser-budget": (
+        lambda a: TulapReleaser(1.0).release(a["x"], 30, rng=1, budget=dpinfer.PrivacyBudget(a["total"]),
+                                             array=a["array"]),
+        dict(x=[3, 4], total=2.0, array="disjoint"), "release"),
     "audit_releaser": (
         lambda a: dpinfer.audit_releaser(**a),
         dict(mechanism=LaplaceReleaser(1.0), x=0.0, x_prime=1.0, epsilon=1.0, delta=0.0, n_samples=200,
@@ -294,6 +325,8 @@ SPECS = {
 # warning classes.
 NOT_FUZZED = {
     "AuditResult": "record returned by audit_releaser",
+    "LedgerEntry": "record returned by PrivacyBudget.charge and the releasers",
+    "BudgetExceededError": "exception class",
     "RobustEstimate": "record returned by robust_frequency_estimate",
     "ExampleTrial": "record returned by load_example_trial",
     "ApproximationWarning": "warning class",
@@ -426,6 +459,9 @@ def _check_answer(kind, out):
         assert np.all(np.isfinite(np.asarray(out, dtype=float))), f"non-finite answer {out}"
     elif kind == "finite_or_inf":
         assert not np.isnan(np.asarray(out, dtype=float)).any()
+    elif kind == "ledger":
+        assert isinstance(out, dpinfer.LedgerEntry), f"not a ledger entry: {out!r}"
+        assert 0.0 <= out.charged_epsilon < math.inf and 0.0 <= out.charged_delta <= 1.0
     elif kind == "count":
         assert isinstance(out, (int, np.integer)) and out >= 1, f"count {out!r}"
     elif kind == "simplex":

@@ -210,6 +210,12 @@ class Tulap:
         # 2 delta b / (1 - b + 2 delta b) written with b = exp(-epsilon): no overflow.
         b = np.exp(-epsilon)
         q = float(2.0 * delta * b / (-np.expm1(-epsilon) + 2.0 * delta * b)) if delta > 0 else 0.0
+        if q >= 1.0:
+            raise ValueError(
+                f"`epsilon` = {epsilon!r} with `delta` = {delta!r} gives a Tulap law that doubles "
+                "cannot represent: its truncated mass q = 2 delta b / (1 - b + 2 delta b) rounds to 1. "
+                "Use a larger epsilon or a smaller delta."
+            )
         return cls._from_log_b(median, -epsilon, q)
 
     # -- parameters ---------------------------------------------------------
@@ -238,8 +244,8 @@ class Tulap:
         """``(low, high)``: infinite when ``q == 0``."""
         if self._q == 0.0:
             return (-np.inf, np.inf)
-        half = float(_quantile(0.0, self._log_b, self._q))
-        return (self._median + half, self._median - half)
+        half = _half_width(self._log_b, self._q)
+        return (self._median - half, self._median + half)
 
     def __repr__(self):
         return f"Tulap(median={self._median!r}, b={self.b!r}, q={self._q!r})"
@@ -274,8 +280,7 @@ class Tulap:
         if self._q > 0.0:
             # compare the centred t with the half-width (as the sampler does), so a
             # non-zero median adds no rounding to the support test
-            half = -float(_quantile(0.0, self._log_b, self._q))
-            out = np.where(np.abs(t) > half, -np.inf, out)
+            out = np.where(np.abs(t) > _half_width(self._log_b, self._q), -np.inf, out)
         return _scalar_or_array(out)
 
     def pdf(self, x):
@@ -287,7 +292,11 @@ class Tulap:
         p = _as_real_array(p, "p")
         if np.any((p < 0) | (p > 1)):
             raise ValueError(f"`p` must lie in [0, 1]; got {float(p[(p < 0) | (p > 1)].flat[0])!r}.")
-        return _scalar_or_array(self._median + _quantile(p, self._log_b, self._q))
+        out = self._median + _quantile(p, self._log_b, self._q)
+        if self._q > 0.0:  # the ends are the support's (computed without cancellation)
+            low, high = self.support
+            out = np.where(p == 0.0, low, np.where(p == 1.0, high, out))
+        return _scalar_or_array(out)
 
     def mean(self):
         """The median, by symmetry."""
@@ -305,8 +314,7 @@ class Tulap:
         full = 2.0 * b / one_m_b**2 + 1.0 / 12.0
         if self._q == 0.0:
             return float(full)
-        c = -float(_quantile(0.0, self._log_b, self._q))
-        return _truncated_var(self._log_b, self._q, c)
+        return _truncated_var(self._log_b, self._q, _half_width(self._log_b, self._q))
 
     def sample(self, shape=(), *, rng=None):
         """Draw variates exactly.
@@ -335,6 +343,19 @@ class Tulap:
 
 
 _DIRECT_CELLS = 1_000_000
+
+
+def _half_width(log_b, q):
+    """End ``c`` of the support of Tulap(0, b, q), q > 0: P(|N0| > c) = q.
+
+    For q > 1/2 (tiny epsilon with a large delta) the quantile formula cancels;
+    the kept-mass form is used there (``1 - q`` is exact for q >= 1/2).
+    """
+    if q > 0.5:
+        from ._tulap_grid import _support_end
+
+        return _support_end(-log_b, q, 1.0 - q)
+    return -float(_quantile(0.0, log_b, q))
 
 
 def _truncated_var(log_b, q, c):

@@ -79,7 +79,9 @@ def _bd0(x, mean):
         if np.array_equal(s1, s):
             break
         s = s1
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # A subnormal mean (p near 0) makes x / mean overflow to inf: the term is then
+    # +inf, i.e. a pmf of exactly 0, which is the right value in doubles.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         big = x * np.log(np.where(small, 1.0, x / mean)) + mean - x
     return np.where(small, s, big)
 

@@ -24,6 +24,7 @@ a float, several give arrays.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from scipy import special, stats
@@ -41,9 +42,11 @@ from .._validation import (
     _check_real,
     _show,
 )
+from ..budget import _check_two_sample_composition, _two_sample_privacy
 from ..releasers.local import _unary_keep_prob
 from ..releasers.randomized_response import _check_binary, _two_coin_epsilon
 from ..releasers.release import Release
+from .._warnings import ApproximationWarning
 from ..results import ConfidenceInterval, HTestResult
 from ._release_args import _release_first
 
@@ -368,6 +371,65 @@ def _rr_exact_ci(yes, n, a0, b, level, alternative):
     return low, high
 
 
+#: Warn when an approximate interval's exact coverage falls below
+#: ``level - _RATE_TOLERANCE (1 - level)`` (0.94 at 95%), as for the normal approximation.
+_RATE_TOLERANCE = 0.2
+
+#: Widest window of yes counts summed for an exact coverage (beyond it, no check).
+_MAX_COVERAGE_WINDOW = 2_000_000
+
+
+def _rr_wald_bounds(yes, n, a0, a1, b, level, alternative, estimand):
+    est = (yes / n - a0) / b
+    se = _rr_se(yes, n, a0, a1, b, estimand)
+    z = stats.norm.ppf(1.0 - (1.0 - level) / (2.0 if alternative == "two-sided" else 1.0))
+    low = np.clip(est - z * se, 0.0, 1.0) if alternative != "less" else np.zeros_like(est)
+    high = np.clip(est + z * se, 0.0, 1.0) if alternative != "greater" else np.ones_like(est)
+    return low, high
+
+
+def _rr_wald_coverage(p, n, a0, a1, b, level, alternative):
+    """Exact coverage of the (population) Wald interval at ``p``, or None if too costly.
+
+    The yes count is Binomial(n, a0 + b p); the sum runs over the counts holding all
+    but 1e-15 of the mass on each side (so it is exact to about 2e-15).
+    """
+    lam = a0 + b * p
+    lo = stats.binom.ppf(1e-15, n, lam)
+    hi = stats.binom.isf(1e-15, n, lam)
+    lo = 0.0 if not np.isfinite(lo) else max(lo - 1.0, 0.0)
+    hi = float(n) if not np.isfinite(hi) else min(hi + 1.0, float(n))
+    if hi - lo > _MAX_COVERAGE_WINDOW:
+        return None
+    y = np.arange(lo, hi + 1.0)
+    low, high = _rr_wald_bounds(y, n, a0, a1, b, level, alternative, "population")
+    covered = (low <= p) & (p <= high)
+    return float(np.sum(stats.binom.pmf(y[covered], n, lam)))
+
+
+def _rr_wald_message(lows, highs, n, a0, a1, b, level, alternative):
+    """ApproximationWarning text when the Wald interval's exact coverage falls short, else None.
+
+    Coverage is computed at 7 values of p spread evenly inside the interval (its
+    ends excluded; on the lattice 0, 0.001, ..., 1): the proportions the data do
+    not rule out.
+    """
+    grid = np.unique(np.round(np.linspace(float(np.min(lows)), float(np.max(highs)), 9)[1:-1], 3))
+    worst_p, worst = None, 1.0
+    for p in grid:
+        cov = _rr_wald_coverage(float(p), n, a0, a1, b, level, alternative)
+        if cov is not None and cov < worst:
+            worst_p, worst = float(p), cov
+    if worst_p is None or worst >= level - _RATE_TOLERANCE * (1.0 - level):
+        return None
+    return (
+        f"The Wald interval covers too little here: for n = {n} and P(yes|1) = {a1:.6g}, "
+        f"P(yes|0) = {a0:.6g} its exact coverage at p = {worst_p:.4g}, inside the interval, is "
+        f"{worst:.4g}, below the nominal {level:g} by more than {_RATE_TOLERANCE * (1.0 - level):.3g} "
+        "(20% of 1 - level). The exact interval (method='exact', the default) has guaranteed coverage."
+    )
+
+
 def rr_proportion_ci(reports=None, *, yes_count=None, n=None, epsilon=None, p1=None, p2=None,
                      confidence_level=0.95, alternative="two-sided", method="exact", estimand="population"):
     """Confidence interval for the proportion behind randomized-response reports.
@@ -396,6 +458,14 @@ def rr_proportion_ci(reports=None, *, yes_count=None, n=None, epsilon=None, p1=N
     ------
     TypeError, ValueError
         For invalid arguments.
+
+    Warns
+    -----
+    ApproximationWarning
+        For ``method='wald'`` (population estimand): when the interval's exact
+        coverage (a sum over the binomial yes count) at a proportion inside it
+        (seven values, ends excluded) is below ``level - 0.2 (1 - level)``, 0.94 at
+        95%.  Example: 0.73 at p = 0.98, n = 20, epsilon = 3.
 
     See Also
     --------
@@ -440,11 +510,11 @@ def rr_proportion_ci(reports=None, *, yes_count=None, n=None, epsilon=None, p1=N
     if method == "exact":
         low, high = _rr_exact_ci(yes, n, a0, b, level, alternative)
     else:
-        est = (yes / n - a0) / b
-        se = _rr_se(yes, n, a0, a1, b, estimand)
-        z = stats.norm.ppf(1.0 - (1.0 - level) / (2.0 if alternative == "two-sided" else 1.0))
-        low = np.clip(est - z * se, 0.0, 1.0) if alternative != "less" else np.zeros_like(est)
-        high = np.clip(est + z * se, 0.0, 1.0) if alternative != "greater" else np.ones_like(est)
+        low, high = _rr_wald_bounds(yes, n, a0, a1, b, level, alternative, estimand)
+        if estimand == "population":
+            message = _rr_wald_message(low, high, n, a0, a1, b, level, alternative)
+            if message is not None:
+                warnings.warn(message, ApproximationWarning, stacklevel=2)
     return _ci_out(low, high, level, scalar)
 
 
@@ -466,7 +536,8 @@ def rr_proportion_test(reports=None, p0=0.5, *, yes_count=None, n=None, epsilon=
     -------
     HTestResult or ndarray
         For one data set: ``statistic`` = number of yes reports, ``pvalue``,
-        ``estimate`` = unbiased ``p_hat`` (unclipped), ``conf_int`` = the exact
+        ``estimate`` = ``p_hat`` clipped to [0, 1], ``estimate_raw`` = the unbiased
+        ``p_hat`` (which can leave [0, 1]), ``conf_int`` = the exact
         interval of :func:`rr_proportion_ci` with the same alternative.  For
         several data sets: the array of p-values.
 
@@ -497,6 +568,13 @@ def rr_proportion_test(reports=None, p0=0.5, *, yes_count=None, n=None, epsilon=
     (True, 0.7597)
     >>> print(res.conf_int)
     95 percent confidence interval: [0.6928044, 0.8250106]
+
+    The unbiased estimate can leave [0, 1]; ``estimate`` is then projected onto it
+    and the unbiased value kept in ``estimate_raw``:
+
+    >>> res = rr_proportion_test(yes_count=10, n=100, epsilon=0.5)
+    >>> res.estimate, round(res.estimate_raw, 3)
+    (0.0, -1.133)
     """
     p0 = _check_probability(p0, "p0")
     alternative = _check_alternative(alternative)
@@ -511,7 +589,8 @@ def rr_proportion_test(reports=None, p0=0.5, *, yes_count=None, n=None, epsilon=
     low, high = _rr_exact_ci(yes, n, a0, b, level, alternative)
     return HTestResult(
         statistic=float(yes), pvalue=float(pvalue), null_value=p0, alternative=alternative,
-        method=f"Exact binomial test on {label} reports", estimate=float((yes / n - a0) / b),
+        method=f"Exact binomial test on {label} reports", estimate=float(np.clip((yes / n - a0) / b, 0.0, 1.0)),
+        estimate_raw=float((yes / n - a0) / b),
         conf_int=ConfidenceInterval(float(low), float(high), level), epsilon=eps, delta=0.0,
         data_name=f"{int(yes)} yes reports out of n = {n} (P(yes|1) = {a1:.6g}, P(yes|0) = {a0:.6g})",
         statistic_name="number of yes reports", estimate_name="proportion", null_name="proportion",
@@ -521,7 +600,8 @@ def rr_proportion_test(reports=None, p0=0.5, *, yes_count=None, n=None, epsilon=
 
 @_release_first(("reports1", "reports2"))
 def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None, yes_count2=None, n2=None,
-                       epsilon=None, p1=None, p2=None, alternative="two-sided", confidence_level=0.95):
+                       epsilon=None, p1=None, p2=None, alternative="two-sided", confidence_level=0.95,
+                       composition="sequential"):
     """Compare two groups' proportions from randomized-response reports (z test).
 
     Parameters
@@ -539,13 +619,23 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
         About ``d = p_group1 - p_group2`` versus 0.
     confidence_level : float, default 0.95
         Level of the Wald interval for ``d`` in ``conf_int``.
+    composition : {'sequential', 'parallel'}, default 'sequential'
+        How the two releases' privacy adds up in the result's ``epsilon``, by
+        the rules of :class:`~dpinfer.PrivacyBudget`: ``'sequential'`` records
+        the sum of the two groups' levels, which holds under any neighbouring relation (a
+        person may be in both samples, or group membership is confidential);
+        ``'parallel'`` records the larger level, which holds when the
+        groups are disjoint sets of people, membership and sizes are public, and
+        a neighbouring data set changes one person's record within their group.
 
     Returns
     -------
     HTestResult or ndarray
-        ``statistic`` = z, ``estimate`` = ``p_hat1 - p_hat2``, ``null_value`` = 0,
-        ``conf_int`` = unpooled Wald interval for the difference.  Arrays of
-        p-values when several data sets are given.
+        ``statistic`` = z, ``estimate`` = ``p_hat1 - p_hat2`` clipped to [-1, 1],
+        ``estimate_raw`` = the unclipped (unbiased) difference, ``null_value`` = 0,
+        ``conf_int`` = unpooled Wald interval for the difference, ``epsilon``
+        the two groups' together by ``composition`` (their sum by default).
+        Arrays of p-values when several data sets are given.
 
     Raises
     ------
@@ -563,8 +653,11 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
     pooled ``(n1 p_hat1 + n2 p_hat2) / (n1 + n2)`` clipped to [0, 1]:
     ``se0^2 = sum_g lambda_g(p) (1 - lambda_g(p)) / (n_g (a1_g - a0_g)^2)``.
     The groups may use different channels (e.g. different epsilons; pass the
-    groups as Releases then).  The result's ``epsilon`` is the larger of the
-    two groups' levels: every respondent's report is at least that private.
+    groups as Releases then).  The result's ``epsilon`` is the sum of the two
+    groups' levels (sequential composition, valid even if a person answered in
+    both groups), or with ``composition='parallel'`` the larger level: when every
+    person is in one group only and membership is public, each report depends on
+    its own respondent only, so nobody loses more than their group's level.
     Normal approximation: its size is checked by simulation in the tests and in
     ``validation/ldp_gof_size.py`` (0.047-0.054 at n = 500 and 2000).
 
@@ -577,6 +670,7 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
     """
     alternative = _check_alternative(alternative)
     level = _check_confidence_level(confidence_level)
+    composition = _check_two_sample_composition(composition)
     # a Warner Release carries its own channel: the channel arguments then serve the other group
     own = [isinstance(r, Release) and r.mechanism == "randomized_response" for r in (reports1, reports2)]
     if all(own) and not (epsilon is None and p1 is None and p2 is None):
@@ -600,12 +694,16 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
     se2 = _rr_se(y2, m2, a02, a12, b2, "population")
     se = float(np.hypot(se1, se2))
     crit = stats.norm.ppf(1.0 - (1.0 - level) / (2.0 if alternative == "two-sided" else 1.0))
-    low = float(max(-1.0, diff - crit * se)) if alternative != "less" else -1.0
-    high = float(min(1.0, diff + crit * se)) if alternative != "greater" else 1.0
+    # Both ends clipped to the parameter space [-1, 1]: a raw difference outside it
+    # (possible, the estimates are unbiased, not clipped) then gives a boundary point.
+    low = float(np.clip(diff - crit * se, -1.0, 1.0)) if alternative != "less" else -1.0
+    high = float(np.clip(diff + crit * se, -1.0, 1.0)) if alternative != "greater" else 1.0
     return HTestResult(
         statistic=float(z), pvalue=float(pvalue), null_value=0.0, alternative=alternative,
-        method="Two-sample z test on randomized-response reports", estimate=float(diff),
-        conf_int=ConfidenceInterval(low, high, level), epsilon=max(eps1, eps2), delta=0.0,
+        method="Two-sample z test on randomized-response reports",
+        estimate=float(np.clip(diff, -1.0, 1.0)), estimate_raw=float(diff),
+        conf_int=ConfidenceInterval(low, high, level),
+        epsilon=_two_sample_privacy(eps1, 0.0, eps2, 0.0, composition)[0], delta=0.0,
         data_name=f"{int(y1)} of {m1} vs {int(y2)} of {m2} yes reports",
         statistic_name="z", estimate_name="difference in proportions",
         null_name="difference in proportions", mechanism=label,
@@ -737,18 +835,47 @@ def krr_frequency_estimate(reports=None, *, counts=None, epsilon=None, k=None, p
     return _project_simplex(est) if project else est
 
 
+#: Most entries of a covariance matrix (or stack of them) built at once: 2**29
+#: doubles are 4 GiB.  Decided from the shape before anything is allocated.
+_MAX_COV_ENTRIES = 1 << 29
+
+
+def _check_cov_size(batch, k, what):
+    """Refuse a (batch..., k, k) covariance beyond _MAX_COV_ENTRIES, before allocating it."""
+    entries = int(np.prod(batch, dtype=object)) * k * k
+    if entries > _MAX_COV_ENTRIES:
+        raise ValueError(
+            f"the covariance matrix would have {entries:_} entries ({what} = {k}, "
+            f"{8 * entries / 2**30:.3g} GiB); at most {_MAX_COV_ENTRIES:_} are built. "
+            "Use fewer categories (merge rare ones) or the per-category variances "
+            "(the diagonal, see the Notes)."
+        )
+
+
 def _krr_cov(c, n, eps, k, estimand):
+    """Covariance of the k-RR estimate, built in place (peak memory ~ one output array).
+
+    Sample estimand: with ``Q = q_o 1 1^T + gap I``, ``Q diag(p) Q^T = q_o^2 S 1 1^T
+    + q_o gap (p 1^T + 1 p^T) + gap^2 diag(p)`` (``S = sum p``), so no k x k
+    channel matrix is formed.
+    """
+    _check_cov_size(c.shape[:-1], k, "k")
     q_t, q_o, gap = _krr_probs(eps, k)
     lam = c / n[..., None]
-    eye = np.eye(k)
+    idx = np.arange(k)
     if estimand == "population":
-        cov = lam[..., :, None] * eye - lam[..., :, None] * lam[..., None, :]
+        cov = lam[..., :, None] * -lam[..., None, :]
+        cov[..., idx, idx] += lam
     else:
         pbar = _project_simplex(_krr_debias(c, n, eps, k))
-        big_q = np.full((k, k), q_o) + gap * eye
-        lam_bar = pbar @ big_q.T
-        cov = lam_bar[..., :, None] * eye - np.einsum("ij,...j,kj->...ik", big_q, pbar, big_q)
-    return cov / (n[..., None, None] * gap**2)
+        total = pbar.sum(axis=-1)
+        lam_bar = q_o * total[..., None] + gap * pbar
+        cov = pbar[..., :, None] + pbar[..., None, :]
+        cov *= -q_o * gap
+        cov -= (q_o**2 * total)[..., None, None]
+        cov[..., idx, idx] += lam_bar - gap**2 * pbar
+    cov /= (n * gap**2)[..., None, None]
+    return cov
 
 
 def krr_frequency_cov(reports=None, *, counts=None, epsilon=None, k=None, estimand="population"):
@@ -1046,13 +1173,20 @@ def unary_frequency_estimate(reports=None, *, bit_counts=None, n=None, epsilon=N
 
 
 def _unary_cov(s, n, eps, estimand):
+    """Covariance of the unary estimate, built in place (peak memory ~ one output array)."""
     d = s.shape[-1]
+    _check_cov_size(s.shape[:-1], d, "d")
     sigma2 = _unary_noise_var(eps)
-    cov = np.broadcast_to(sigma2 * np.eye(d), s.shape[:-1] + (d, d)).copy()
+    idx = np.arange(d)
     if estimand == "population":
         pbar = _project_simplex(_unary_debias(s / n, eps))
-        cov += pbar[..., :, None] * np.eye(d) - pbar[..., :, None] * pbar[..., None, :]
-    return cov / n
+        cov = pbar[..., :, None] * -pbar[..., None, :]
+        cov[..., idx, idx] += sigma2 + pbar
+    else:
+        cov = np.zeros(s.shape[:-1] + (d, d))
+        cov[..., idx, idx] = sigma2
+    cov /= n  # n is an int: one count of respondents for every data set
+    return cov
 
 
 def unary_frequency_cov(reports=None, *, bit_counts=None, n=None, epsilon=None, estimand="population"):
@@ -1311,7 +1445,7 @@ def _laplace_setup(reports, epsilon, bound):
     return z, eps, m, z.ndim == 1
 
 
-def local_laplace_mean_estimate(reports, *, epsilon=None, bound=None):
+def local_laplace_mean_estimate(reports, *, epsilon=None, bound=None, project=False):
     """Unbiased mean of bounded data from local Laplace reports: the mean of the reports.
 
     Parameters
@@ -1321,6 +1455,11 @@ def local_laplace_mean_estimate(reports, *, epsilon=None, bound=None):
         the Release of a :class:`~dpinfer.LocalLaplaceReleaser`.
     epsilon, bound : float, optional
         Needed with raw reports (not with a Release); used for validation only.
+    project : bool, default False
+        Return the projection onto the parameter space ``[-bound, bound]`` (the
+        mean clipped; biased but a possible mean) instead of the unbiased mean,
+        which can lie outside it.  The same switch as ``project`` of
+        :func:`krr_frequency_estimate` and :func:`unary_frequency_estimate`.
 
     Returns
     -------
@@ -1340,9 +1479,14 @@ def local_laplace_mean_estimate(reports, *, epsilon=None, bound=None):
     >>> from dpinfer import local_laplace_mean_estimate
     >>> local_laplace_mean_estimate([0.5, -1.5, 2.0, 1.0], epsilon=1.0, bound=1.0)
     0.5
+    >>> local_laplace_mean_estimate([3.5, 1.5, 2.0, 5.7], epsilon=1.0, bound=1.0, project=True)
+    1.0
     """
-    z, _, _, scalar = _laplace_setup(reports, epsilon, bound)
+    project = _check_bool(project, "project")
+    z, _, m, scalar = _laplace_setup(reports, epsilon, bound)
     mean = z.mean(axis=-1)
+    if project:
+        mean = np.clip(mean, -m, m)
     return float(mean) if scalar else mean
 
 
@@ -1449,6 +1593,10 @@ def local_laplace_mean_ci(reports, *, epsilon=None, bound=None, confidence_level
 
 
 # ------------------------------------------------------------------------ LDP histogram
+#: 96 / R for the reference roughness R = int f'^2 = 12 (see ldp_histogram_bins).
+_BINS_REFERENCE = 8.0
+
+
 def ldp_histogram_bins(n, epsilon, beta=1.0):
     """Number of bins for the locally private histogram density estimator.
 
@@ -1464,7 +1612,7 @@ def ldp_histogram_bins(n, epsilon, beta=1.0):
     Returns
     -------
     int
-        ``K = round((n epsilon^2)^(1 / (2 beta + 2)))``, kept between 1 and ``n``.
+        ``K = round((n epsilon^2 / 8)^(1 / (2 beta + 2)))``, kept between 1 and ``n``.
 
     Raises
     ------
@@ -1473,18 +1621,51 @@ def ldp_histogram_bins(n, epsilon, beta=1.0):
 
     Notes
     -----
-    Balancing the histogram's squared bias ``O(K^(-2 beta))`` against its privatized
-    variance ``O(K^2 / (n epsilon^2))`` gives ``K ~ (n epsilon^2)^(1/(2 beta + 2))``
-    and the minimax rate ``(n epsilon^2)^(-beta/(beta + 1))`` of Duchi, Jordan &
-    Wainwright (2018, section 5.2).  A histogram cannot exploit smoothness beyond
-    ``beta = 1`` (its bias is first order), hence the restriction; for smoother
-    densities use a trigonometric-series estimator instead.  The constant is 1.
+    **Rate.**  Balancing the histogram's squared bias ``O(K^(-2 beta))`` against
+    its privatized variance ``O(K^2 / (n epsilon^2))`` gives ``K ~ (n
+    epsilon^2)^(1/(2 beta + 2))`` and the minimax rate ``(n
+    epsilon^2)^(-beta/(beta + 1))`` of Duchi, Jordan & Wainwright (2018, section
+    5.2).  A histogram cannot exploit smoothness beyond ``beta = 1`` (its bias is
+    first order), hence the restriction; for smoother densities use a
+    trigonometric-series estimator instead.
+
+    **Constant (a reference rule).**  For a differentiable density f on [0, 1]
+    the estimator of :func:`ldp_histogram_density` has mean integrated squared
+    error ``MISE(K) = int f^2 - K S + K (1 - S) / n + 8 K^2 / (n epsilon^2)``
+    exactly, ``S = sum_j p_j^2``, and asymptotically ``8 K^2 / (n epsilon^2) +
+    R / (12 K^2)`` with ``R = int f'^2`` (the histogram bias of Scott 1979 plus
+    the Laplace variance ``2 (2/epsilon)^2`` per bin), minimised by ``K* = (n
+    epsilon^2 R / 96)^(1/4)``.  Like Scott's normal-reference bandwidth, the rule
+    plugs in a reference value of R instead of estimating it: ``R = 12``, which
+    lies between ``R = 4`` for the linear density ``f(x) = 2x`` and ``R = 30.5``
+    for the normal-shaped density ``N(1/2, (1/6)^2)`` truncated to [0, 1] (its
+    +-3 sd span the interval), so that ``K = (n epsilon^2 / 8)^(1/4)``.  Against the
+    grid-minimal exact MISE over ``K = 1, 2, ...`` this choice costs at most
+    1.29 times the minimum for ``f(x) = 2x`` and 1.28 times for the normal shape
+    whenever ``n epsilon^2 >= 500`` (n from 100 to 1e8, epsilon from 0.1 to 8;
+    checked in the tests); the earlier constant 1, ``K = (n epsilon^2)^(1/4)``,
+    cost 2.6 times for ``2x``.  Below ``n epsilon^2 = 500`` (three bins or fewer)
+    integer effects dominate: two bins cannot show a central hump, and at ``n
+    epsilon^2 = 250`` no K is within 1.5 times the minimum for both shapes (1.54
+    at best), so the rule can cost up to 2.1 times there.  The same constant is
+    used for ``beta < 1``.  A data-driven choice of K would need R
+    from the privatized data, i.e. a second release and more budget: this rule
+    uses only the public n and epsilon and **spends no privacy**.
+
+    References
+    ----------
+    Duchi, J. C., Jordan, M. I. & Wainwright, M. J. (2018). Minimax optimal
+    procedures for locally private estimation. JASA 113, 182-201.
+    Scott, D. W. (1979). On optimal and data-based histograms. Biometrika 66,
+    605-610.
 
     Examples
     --------
     >>> from dpinfer import ldp_histogram_bins
     >>> ldp_histogram_bins(10_000, 1.0)
-    10
+    6
+    >>> ldp_histogram_bins(20_000, 1.0)
+    7
     """
     n = _check_int(n, "n", minimum=1)
     epsilon = _check_epsilon(epsilon)
@@ -1495,7 +1676,7 @@ def ldp_histogram_bins(n, epsilon, beta=1.0):
         )
     # log scale: n epsilon^2 may overflow; more bins than respondents is never useful
     # (math.log accepts Python ints of any size)
-    log_k = (math.log(n) + 2.0 * math.log(epsilon)) / (2.0 * beta + 2.0)
+    log_k = (math.log(n) + 2.0 * math.log(epsilon) - math.log(_BINS_REFERENCE)) / (2.0 * beta + 2.0)
     if log_k >= math.log(n):
         return n
     return max(1, round(math.exp(log_k)))

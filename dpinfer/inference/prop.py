@@ -211,7 +211,12 @@ def prop_test(release, p0=0.5, *, method="ump", alternative="two-sided",
         return result
     from .jimi import binom_jimi_test
 
-    return binom_jimi_test(release, **common, n_sim=n_sim, rng=rng)
+    with warnings.catch_warnings(record=True) as caught:  # caller's line, as for 'normal'
+        warnings.simplefilter("always", ApproximationWarning)
+        result = binom_jimi_test(release, **common, n_sim=n_sim, rng=rng)
+    for w in caught:
+        warnings.warn(w.message, w.category, stacklevel=2)
+    return result
 
 
 def _release_from_numbers(value, n, *, method, epsilon, delta=0.0):

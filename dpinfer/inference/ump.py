@@ -41,6 +41,7 @@ from .._validation import (
     _check_probability,
     _scalar_or_array,
 )
+from ..distributions._tulap_grid import _tulap_grid
 from ..distributions.tulap import Tulap, _log_tails
 from ..releasers.release import Release
 from ..results import ConfidenceInterval, HTestResult
@@ -73,14 +74,71 @@ _MIN_EPSILON = 1e-4
 
 # -- argument handling ---------------------------------------------------------------------
 
-def _noise(epsilon, delta):
-    """(log_b, q) of the Tulap law that the releaser uses for (epsilon, delta)."""
+def _noise(epsilon, delta, n=None):
+    """(log_b, q) of the Tulap law that the releaser uses for (epsilon, delta).
+
+    With ``n`` the truncated mass is the one actually released at that ``n`` (the
+    support end rounded out to the release grid, see
+    :mod:`dpinfer.distributions._tulap_grid`); without it, the continuous law's.
+    The two differ only when ``delta > 0``, by less than one grid cell's mass.
+    """
     if epsilon < _MIN_EPSILON:
-        # the exact sums span about 40 / epsilon terms of x around z
+        # the exact sums span about 40 / epsilon counts of x around z
         raise ValueError(f"`epsilon` must be at least {_MIN_EPSILON:g} for the exact DP-UMP sums "
                          f"(their window spans about 40 / epsilon counts); got {epsilon!r}.")
+    if n is not None:
+        grid = _release_grid(n, epsilon, delta)
+        if grid is not None:
+            return -epsilon, grid.q
     law = Tulap.from_privacy(epsilon, delta)
     return -epsilon, law.q
+
+
+def _release_grid(n, epsilon, delta):
+    """The grid law TulapReleaser uses at these public numbers, or None where it cannot release."""
+    try:
+        return _tulap_grid(n, epsilon, delta)
+    except ValueError:  # no release of ours has these numbers: the law is the continuous one
+        return None
+
+
+def _half_step(n, epsilon, delta):
+    """Half the release grid's step (0.0 where TulapReleaser cannot release at these numbers)."""
+    grid = _release_grid(n, epsilon, delta)
+    return 0.0 if grid is None else grid.step / 2.0
+
+
+def _cell_log_pvalue(z, n, p0, log_b, q, half, alternative, method):
+    """log p-value of a grid release ``z``: the largest continuous one over ``[z - half, z + half]``.
+
+    One-sided it is the exact tail of the grid law, ``P(Z >= z)`` (``P(Z <= z)``);
+    two-sided, ``z`` moves towards ``n p0`` by ``min(half, |z - n p0|)``.
+    See :mod:`dpinfer.distributions._tulap_grid`.
+    """
+    if alternative == "greater":
+        return _log_pvalue_greater(z - half, n, p0, log_b, q)
+    if alternative == "less":
+        return _log_pvalue_less(z + half, n, p0, log_b, q)
+    if method == "equal-tailed":
+        lg = _log_pvalue_greater(z - half, n, p0, log_b, q)
+        ll = _log_pvalue_less(z + half, n, p0, log_b, q)
+        return np.minimum(np.log(2.0) + np.minimum(lg, ll), 0.0)
+    gap = z - n * np.asarray(p0, float)
+    return _log_pvalue(z - np.sign(gap) * np.minimum(half, np.abs(gap)), n, p0, log_b, q,
+                       alternative, method)
+
+
+def _cell_ci(flat, n, log_b, q, half, confidence_level, alternative, method):
+    """The union over each release's grid cell of the continuous intervals (ends monotone in z)."""
+    if half == 0.0:
+        return _ci_array(flat, n, log_b, q, confidence_level, alternative, method)
+    if alternative == "greater":
+        return _ci_array(flat - half, n, log_b, q, confidence_level, alternative, method)
+    if alternative == "less":
+        return _ci_array(flat + half, n, log_b, q, confidence_level, alternative, method)
+    low = _ci_array(flat - half, n, log_b, q, confidence_level, alternative, method)[:, 0]
+    high = _ci_array(flat + half, n, log_b, q, confidence_level, alternative, method)[:, 1]
+    return np.stack([low, high], axis=-1)
 
 
 def _resolve_release(z, n, epsilon, delta):
@@ -214,14 +272,15 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_TEST_METHODS)
-    log_b, q = _noise(epsilon, delta)
-    log_p = _log_pvalue(z_arr, n, p0, log_b, q, alternative, two_sided_method)
+    log_b, q = _noise(epsilon, delta, n)
+    half = _half_step(n, epsilon, delta)
+    log_p = _cell_log_pvalue(z_arr, n, p0, log_b, q, half, alternative, two_sided_method)
     pvalue = np.clip(np.exp(log_p), 0.0, 1.0)
     if z_arr.ndim > 0:
         return pvalue
     z_val = float(z_arr)
-    ci = _ci_array(z_arr.reshape(1), n, log_b, q, confidence_level, alternative,
-                   two_sided_method)[0]
+    ci = _cell_ci(z_arr.reshape(1), n, log_b, q, half, confidence_level, alternative,
+                  two_sided_method)[0]
     if alternative == "two-sided":
         method = {"asymptotically-unbiased": "Asymptotically unbiased DP test for a binomial "
                                              "proportion (Tulap)",
@@ -343,9 +402,10 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
     two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_TEST_METHODS)
-    log_b, q = _noise(epsilon, delta)
+    log_b, q = _noise(epsilon, delta, n)
     flat = z_arr.reshape(-1)
-    out = _ci_array(flat, n, log_b, q, confidence_level, alternative, two_sided_method)
+    out = _cell_ci(flat, n, log_b, q, _half_step(n, epsilon, delta), confidence_level, alternative,
+                   two_sided_method)
     if z_arr.ndim == 0:
         return ConfidenceInterval(float(out[0, 0]), float(out[0, 1]), confidence_level)
     return out.reshape(z_arr.shape + (2,))
@@ -495,7 +555,7 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
     n, p0, epsilon, delta, alpha, alternative, two_sided_method = _check_power_args(
         n, p0, epsilon, delta, alpha, alternative, two_sided_method)
     theta = _as_probability_array(theta, "theta")
-    log_b, q = _noise(epsilon, delta)
+    log_b, q = _noise(epsilon, delta, n)
     rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)
     return _scalar_or_array(np.clip(np.exp(rule.log_power(theta)), 0.0, 1.0))
 
@@ -559,7 +619,7 @@ def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater
         from .._validation import _check_counts
 
         x_arr = _check_counts(x, n).astype(float)
-    log_b, q = _noise(epsilon, delta)
+    log_b, q = _noise(epsilon, delta, n)
     rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)
     return np.asarray(rule.phi(x_arr), dtype=float)
 

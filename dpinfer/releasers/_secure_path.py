@@ -1,78 +1,110 @@
-"""Shared plumbing of the releasers' ``secure=True`` path."""
+"""Shared plumbing of the releasers: which bits draw the noise, and the Laplace grid.
+
+Every releaser has two paths with the same exact law (see
+:mod:`dpinfer._exact_noise`): the **hardened** default (``rng=None``), whose bits
+come from the operating system's cryptographic source, and the **seeded**
+research path (``rng`` given), whose bits come from a numpy Generator and are
+therefore predictable.  Neither adds floating-point noise to data.
+
+**The Laplace grid.**  A statistic ``v`` with sensitivity ``s`` is placed on the
+grid of step ``s / 2**g`` (``units = v / s``, clipped to ``[-B, B]`` with ``B``
+public), discrete Laplace noise with ratio ``exp(-epsilon / Delta)`` per step is
+added in integers, and the integer is converted to a float once.  ``Delta`` is
+the largest grid distance between neighbours: ``2**g`` when the units are
+integers (counts) or exact multiples of the step; otherwise ``2**g +
+ceil(2**(g-52) B) + 1``, which covers the rounding of ``v / s`` (relative
+``2**-53``) and of the grid (one step).  ``g = min(24, 61 - bit_length(B + C +
+1))`` with ``C = ceil(764 / epsilon) + 1`` keeps every sum in 64-bit integers
+except with probability below ``2**-1100``; the result is clipped to
+``+-(2**62 - 1)`` steps (post-processing).  At ``epsilon = 1``: a count or
+proportion is on the grid ``2**-24`` of a count (``Delta = 2**24``); a general
+value on ``2**-20`` of its sensitivity.  The grid law's cdf is within
+``epsilon / 2**(g+2)`` of the continuous Laplace cdf, so inference made for
+continuous Laplace noise (normal approximation, DP-JIMI) applies to within that.
+"""
 
 from __future__ import annotations
 
+import math
 import warnings
 from fractions import Fraction
 
 import numpy as np
 
-from .._secure import _check_secure_epsilon, _rational_below, _secure_discrete_laplace
+from .._exact_noise import _GeneratorBits, _clip_to_int64, _discrete_laplace, _os_bits
+from .._validation import _check_rng
 from .._warnings import PrivacyWarning
 
 __all__ = []  # private module
 
-_GRID_STEPS = 1024  # grid steps per unit of sensitivity on the hardened Laplace path
+# |value / sensitivity| is clipped to this public bound on LaplaceReleaser.release.
+_VALUE_BOUND = 2**40
+_MAX_GRID_BITS = 24
+_INT_LIMIT = 2**62 - 1
+# Below this the noise of any releaser would not fit the 64-bit integers that carry it.
+_MIN_EPSILON = 1e-12
 
 
-def _check_secure(secure, rng):
-    """Validate ``secure``; warn (and ignore ``rng``) when a generator comes with it."""
-    if not isinstance(secure, (bool, np.bool_)):
-        raise TypeError(f"`secure` must be True or False; got {secure!r}.")
-    if secure and rng is not None:
-        warnings.warn(
-            "`rng` is ignored when secure=True: a real release draws from the operating "
-            "system's cryptographic source; a seeded generator would make it predictable.",
-            PrivacyWarning,
-            stacklevel=3,
-        )
-    return bool(secure)
+def _bit_source(secure, rng, epsilon=None):
+    """The bits for one release: hardened (OS) unless a generator is asked for.
 
-
-# Largest |statistic / sensitivity| on the hardened Laplace path: below 2**40 the
-# quotient's rounding error (< 2**-13 units) moves the grid by under a quarter
-# step, so neighbours stay within the 1025 steps the noise is calibrated to; far
-# beyond it the grid (int64, float spacing) could no longer hold the guarantee.
-_MAX_UNITS = 2.0**40
-
-
-def _secure_laplace_on_grid(units, epsilon, *, exact):
-    """``units`` (statistic / sensitivity) on the grid 1/1024 plus exact discrete Laplace noise.
-
-    With ``exact`` the inputs are integer counts (an int array), so neighbours
-    differ by exactly 1024 steps and the grid is computed in integer arithmetic;
-    otherwise rounding to the grid may add a step and the noise is calibrated to
-    1025 steps.  Returns the noisy value in units of the sensitivity (the
-    conversion of the noisy integer to a float is post-processing).
-
-    Raises
-    ------
-    ValueError
-        If ``|units| >= 2**40`` (the value is too large relative to the
-        sensitivity for the grid to carry the guarantee), or a count is
-        ``>= 2**52``, or ``epsilon < 1e-12``.
+    ``secure=None`` (the default) means hardened when ``rng`` is None, seeded when
+    it is given; ``secure=True`` with an ``rng`` warns and ignores the ``rng``.
+    Given the ``epsilon`` of an additive-noise release (Tulap, Laplace), also
+    refuses one below 1e-12 (public), whose noise would not fit its integers.
     """
-    _check_secure_epsilon(epsilon)
+    if secure is not None and not isinstance(secure, (bool, np.bool_)):
+        raise TypeError(f"`secure` must be True, False or None; got {secure!r}.")
+    if epsilon is not None and epsilon < _MIN_EPSILON:
+        raise ValueError(
+            f"`epsilon` must be at least {_MIN_EPSILON:g} for a release; got {epsilon!r}. Its "
+            "noise, of scale 1 / epsilon, would overflow the 64-bit integers that carry it exactly."
+        )
+    if secure is None:
+        secure = rng is None
+    if secure:
+        if rng is not None:
+            warnings.warn(
+                "`rng` is ignored when secure=True: a real release draws from the operating "
+                "system's cryptographic source; a seeded generator would make it predictable.",
+                PrivacyWarning,
+                stacklevel=3,
+            )
+        return _os_bits()
+    return _GeneratorBits(_check_rng(rng))
+
+
+def _grid_bits(bound, epsilon):
+    """``g``: steps of ``2**-g`` units keep ``(B + C) 2**g`` inside 64-bit integers."""
+    reach = math.ceil(764.0 / epsilon) + 1
+    return min(_MAX_GRID_BITS, 61 - (math.ceil(bound) + reach + 1).bit_length())
+
+
+def _per_step(epsilon, steps):
+    """``epsilon / steps`` rounded down (never more privacy loss than claimed)."""
+    lam = epsilon / steps
+    if Fraction(lam) > Fraction(epsilon) / steps:
+        lam = math.nextafter(lam, 0.0)
+    return lam
+
+
+def _laplace_on_grid(bits, units, epsilon, *, bound, exact):
+    """Noisy ``units`` (statistic / sensitivity) on the grid: float array, exact integer sum.
+
+    ``exact``: ``units`` are integers, or multiples of 1/2 of total L1 distance 1
+    between neighbours (the histogram's one-hot halves), so neighbours are
+    exactly ``2**g`` steps apart.  Otherwise ``units`` are floats computed with
+    one rounding and are clipped to ``[-bound, bound]`` first.
+    """
+    g = _grid_bits(bound, epsilon)
     units = np.asarray(units)
     if exact:
-        if np.any(units >= 2**52):
-            raise ValueError(
-                "`x` must be below 2**52 on the hardened path (secure=True), so that the grid "
-                f"of 1/1024 fits in 64-bit integers; got {int(units.max())}."
-            )
-        grid = units.astype(np.int64) * _GRID_STEPS
-        steps = _GRID_STEPS
+        grid = np.rint(units * 2.0**g).astype(np.int64)
+        steps = 2**g
     else:
-        units = units.astype(float)
-        too_big = ~(np.abs(units) < _MAX_UNITS)
-        if too_big.any():
-            raise ValueError(
-                "`value` / `sensitivity` must be below 2**40 in absolute value on the hardened "
-                f"path (secure=True); got {float(units[too_big].flat[0])!r}. Rescale the statistic "
-                "or use a larger sensitivity."
-            )
-        grid = np.rint(units * _GRID_STEPS).astype(np.int64)
-        steps = _GRID_STEPS + 1
-    per_step = Fraction(_rational_below(epsilon)) / steps
-    noise = _secure_discrete_laplace(grid.shape, per_step)
-    return (grid + noise) / _GRID_STEPS
+        clipped = np.clip(units.astype(float), -float(bound), float(bound))
+        grid = np.rint(clipped * 2.0**g).astype(np.int64)
+        steps = 2**g + math.ceil(2.0 ** (g - 52) * bound) + 1
+    noise = _discrete_laplace(bits, _per_step(epsilon, steps), grid.size).reshape(grid.shape)
+    total = _clip_to_int64((grid + noise).reshape(-1), -_INT_LIMIT, _INT_LIMIT).reshape(grid.shape)
+    return total / 2.0**g

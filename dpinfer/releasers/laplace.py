@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._validation import (
-    _as_real_array,
-    _check_counts,
-    _check_epsilon,
-    _check_int,
-    _check_positive,
-    _check_rng,
-)
-from ._secure_path import _check_secure, _secure_laplace_on_grid
+import numpy as np
+
+from .._validation import _check_counts, _check_epsilon, _check_int, _check_positive, _data_array
+from ..budget import _charge_release
+from ._secure_path import _VALUE_BOUND, _bit_source, _laplace_on_grid
 from .release import Release
 
 __all__ = ["LaplaceReleaser"]
@@ -41,21 +37,23 @@ class LaplaceReleaser:
     The density ratio of outputs for neighbouring inputs is at most
     ``exp(epsilon)``, checked numerically in the test suite.
 
-    By default sampling uses numpy's floating-point Laplace sampler, which is open
-    to the attacks of Mironov (2012) on the low-order bits.  ``secure=True``
-    releases on a grid instead: the statistic is placed on the grid of step
-    ``sensitivity / 1024`` (``1 / (1024 n)`` for a proportion, ``1 / 1024`` for a
-    count) and discrete Laplace noise with ratio ``exp(-epsilon' / 1024)`` per step
-    is added exactly, from the OS's cryptographic source (``epsilon'`` is epsilon
-    rounded down to a multiple of 2**-20, or to 20 significant bits below 1/2;
-    ``epsilon >= 1e-12`` and ``|value / sensitivity| < 2**40`` on this path).
-    For counts and proportions the sensitivity is exactly 1024 steps, so the
-    guarantee is exact; for :meth:`release` rounding to the grid can add one
-    step, so the noise is calibrated to 1025 steps.  The grid noise has the
-    Laplace law's variance to within a relative 1e-7 and its cdf is within
-    ``epsilon / 4096`` of the continuous Laplace cdf (the atom at each grid step
-    is ``tanh(epsilon / 2048)``), so inference made for continuous Laplace noise
-    applies up to that error in a p-value.
+    **Exact on a grid, on both paths.**  No floating-point noise is added to
+    data (Mironov 2012): the statistic in units of its sensitivity is placed on a
+    dyadic grid (``2**-24`` of a count for :meth:`count` and :meth:`proportion`
+    at ``epsilon = 1``; ``2**-20`` of the sensitivity for :meth:`release`),
+    discrete Laplace noise with ratio ``exp(-epsilon / Delta)`` per step is added
+    in integers (``Delta`` the largest grid distance between neighbours, so the
+    guarantee is exact), and the integer is converted to a float once.  For
+    :meth:`release`, ``value / sensitivity`` is first clipped to the public
+    range ``[-2**40, 2**40]`` (a statistic that large relative to its
+    sensitivity is released as the bound; nothing is refused on account of the
+    data).  The grid law's cdf is within ``epsilon / 2**(g+2)`` of the
+    continuous Laplace cdf (``g`` the grid exponent: 1.5e-8 at ``epsilon = 1``
+    for a proportion), so inference made for continuous Laplace noise applies
+    to within that.  ``rng=None`` (the default) draws the bits from the
+    operating system's cryptographic source; a seeded ``rng`` gives the same
+    law, reproducibly (research only).  Details:
+    :mod:`dpinfer.releasers._secure_path`.
 
     Examples
     --------
@@ -72,38 +70,57 @@ class LaplaceReleaser:
         object.__setattr__(self, "epsilon", _check_epsilon(self.epsilon))
         object.__setattr__(self, "sensitivity", _check_positive(self.sensitivity, "sensitivity"))
 
-    def release(self, value, *, rng=None, secure=False):
+    def release(self, value, *, rng=None, secure=None, budget=None, array=None):
         """Release ``value + Laplace(0, sensitivity / epsilon)`` (scalar or array).
 
         Parameters
         ----------
         value : float or array_like
         rng : None, int, SeedSequence or numpy.random.Generator
-            Generator of the default path (a seed: research only).
-        secure : bool, default False
-            Hardened path (grid plus exact discrete Laplace from the OS's
-            cryptographic source); see the class Notes.
+            ``None`` (the default): the hardened path, random bits from the
+            operating system's cryptographic source.  A seed or generator: the
+            seeded research path (reproducible, hence predictable: never for a
+            real release).  Both paths draw exactly the same law, in integers.
+        secure : bool or None, default None
+            ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
+            hardened path (an ``rng`` given with it warns and is ignored).
+        budget : PrivacyBudget or budget handle, optional
+            Charged before any noise is drawn (see :class:`~dpinfer.PrivacyBudget`);
+            a release that does not fit raises :class:`~dpinfer.BudgetExceededError`
+            and draws nothing.  None (the default) charges nothing.
+        array : {None, 'separate', 'disjoint'}
+            Required with a budget when more than one value is released: ``'separate'``
+            statistics of the same records are charged once each; ``'disjoint'`` values
+            (each person's record moves at most one of them, e.g. counts of disjoint
+            groups) are charged once in all.  Ignored without a budget.
 
         Returns
         -------
         Release
             ``mechanism='laplace'``, ``kind='value'``, ``n=None``, ``delta=0``.
         """
-        value = _as_real_array(value, "value")
-        secure = _check_secure(secure, rng)
-        if secure:
-            noisy = _secure_laplace_on_grid(value / self.sensitivity, self.epsilon, exact=False)
-            noisy = noisy * self.sensitivity
-        else:
-            gen = _check_rng(rng)
-            noisy = value + gen.laplace(0.0, self.sensitivity / self.epsilon, size=value.shape)
-        return Release(noisy, "laplace", self.epsilon, 0.0, self.sensitivity, None, "value", secure=secure)
+        value = _data_array(value, "value")
+        bits = _bit_source(secure, rng, self.epsilon)
+        _charge_release(budget, self, "release", shape=value.shape, array=array, rng=rng,
+                        secure=bits.hardened)
+        # value / sensitivity is clipped to the public bound +-2**40 (see Notes): the
+        # clip is decided by public numbers, never a refusal that depends on the data
+        with np.errstate(over="ignore"):  # an overflow to +-inf is clipped to the bound like any large value
+            units = value / self.sensitivity
+        units = _laplace_on_grid(bits, units, self.epsilon, bound=_VALUE_BOUND, exact=False)
+        return Release(units * self.sensitivity, "laplace", self.epsilon, 0.0, self.sensitivity, None, "value",
+                       secure=bits.hardened)
 
-    def proportion(self, x, n, *, rng=None, secure=False):
+    def proportion(self, x, n, *, rng=None, secure=None, budget=None, array=None):
         """Release ``x / n + Laplace(0, 1 / (epsilon n))`` for a count ``x`` out of ``n``.
 
         The result is not clamped to [0, 1]: clamping would bias every method
         that inverts the noise law (normal approximation, DP-JIMI).
+
+        Parameters
+        ----------
+        budget, array
+            As in :meth:`release`.
 
         Returns
         -------
@@ -112,16 +129,19 @@ class LaplaceReleaser:
         """
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
-        secure = _check_secure(secure, rng)
-        if secure:
-            noisy = _secure_laplace_on_grid(x, self.epsilon, exact=True) / n
-        else:
-            gen = _check_rng(rng)
-            noisy = x / n + gen.laplace(0.0, 1.0 / (self.epsilon * n), size=x.shape)
-        return Release(noisy, "laplace", self.epsilon, 0.0, 1.0 / n, n, "proportion", secure=secure)
+        bits = _bit_source(secure, rng, self.epsilon)
+        _charge_release(budget, self, "proportion", shape=x.shape, array=array, n=n, rng=rng,
+                        secure=bits.hardened)
+        noisy = _laplace_on_grid(bits, x, self.epsilon, bound=n, exact=True) / n
+        return Release(noisy, "laplace", self.epsilon, 0.0, 1.0 / n, n, "proportion", secure=bits.hardened)
 
-    def count(self, x, n, *, rng=None, secure=False):
+    def count(self, x, n, *, rng=None, secure=None, budget=None, array=None):
         """Release ``x + Laplace(0, 1 / epsilon)`` for a count ``x`` out of ``n``.
+
+        Parameters
+        ----------
+        budget, array
+            As in :meth:`release`.
 
         Returns
         -------
@@ -130,10 +150,8 @@ class LaplaceReleaser:
         """
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
-        secure = _check_secure(secure, rng)
-        if secure:
-            noisy = _secure_laplace_on_grid(x, self.epsilon, exact=True)
-        else:
-            gen = _check_rng(rng)
-            noisy = x + gen.laplace(0.0, 1.0 / self.epsilon, size=x.shape)
-        return Release(noisy, "laplace", self.epsilon, 0.0, 1.0, n, "count", secure=secure)
+        bits = _bit_source(secure, rng, self.epsilon)
+        _charge_release(budget, self, "count", shape=x.shape, array=array, n=n, rng=rng,
+                        secure=bits.hardened)
+        noisy = _laplace_on_grid(bits, x, self.epsilon, bound=n, exact=True)
+        return Release(noisy, "laplace", self.epsilon, 0.0, 1.0, n, "count", secure=bits.hardened)

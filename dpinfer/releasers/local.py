@@ -25,22 +25,21 @@ sampling, recorded in ``Release.secure``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 from scipy import special
 
 
-from .._secure import _rational_below, _SecureSource
+from .._exact_noise import _bernoulli, _digit_probability, _krr_lie_probability, _uniform_below
 from .._validation import (
-    _as_real_array,
     _check_epsilon,
     _check_int,
     _check_positive,
-    _check_rng,
-    _show,
+    _data_array,
+    _position,
 )
-from ._secure_path import _check_secure, _secure_laplace_on_grid
+from ..budget import _charge_release
+from ._secure_path import _bit_source, _laplace_on_grid
 from .release import Release
 
 __all__ = [
@@ -50,7 +49,20 @@ __all__ = [
     "UnaryEncodingReleaser",
 ]
 
-_TINY = float(np.finfo(float).tiny)  # smallest positive normal double
+
+#: Most report entries (respondents x width) one release builds: each entry costs
+#: about 10 bytes across the working arrays (2**28 entries: ~2.7 GB).
+_MAX_REPORT_ENTRIES = 1 << 28
+
+
+def _check_report_size(n_items, width, what):
+    """Refuse a release of n_items x width entries beyond _MAX_REPORT_ENTRIES, before allocating."""
+    if n_items * width > _MAX_REPORT_ENTRIES:
+        raise ValueError(
+            f"the reports would have {n_items:_} x {width:_} = {n_items * width:_} entries "
+            f"({what} = {width}); at most {_MAX_REPORT_ENTRIES:_} are built in one call. "
+            "Release the respondents in batches, or use fewer categories."
+        )
 
 
 def _unary_keep_prob(epsilon):
@@ -63,70 +75,18 @@ def _unary_keep_prob(epsilon):
     return special.expit(0.5 * np.asarray(epsilon, dtype=float))
 
 
-def _secure_rare_flags(size, gamma):
-    """Exact Bernoulli(1 / (1 + e^gamma)) flags from the OS source, rational ``gamma >= 0``.
-
-    Rejection: a fair coin proposes "common" or "rare"; "rare" is accepted with
-    probability ``e^-gamma`` (exact, Canonne, Kamath & Steinke 2020, Alg. 1), so
-    ``P(rare) = e^-gamma / (1 + e^-gamma)``.  Two proposals per draw on average.
-    Private: ``gamma`` is a Fraction.
-    """
-    source = _SecureSource()
-    half = Fraction(1, 2)
-    out = np.empty(int(np.prod(size)), dtype=bool)
-    for i in range(out.size):
-        while True:
-            if not source.bernoulli(half):
-                out[i] = False
-                break
-            if source.bernoulli_exp(gamma):
-                out[i] = True
-                break
-    return out.reshape(size)
-
-
-def _secure_krr_shifts(size, k, gamma):
-    """Exact k-RR shifts (0 = report the truth) from the OS source, rational ``gamma = epsilon``.
-
-    A uniform proposal on {0, ..., k-1}; shift 0 is always accepted, any other
-    with probability ``e^-gamma``: ``P(0) = 1 / (1 + (k - 1) e^-gamma)``.
-    """
-    source = _SecureSource()
-    out = np.empty(int(np.prod(size)), dtype=np.int64)
-    for i in range(out.size):
-        while True:
-            j = source.below(k)
-            if j == 0 or source.bernoulli_exp(gamma):
-                out[i] = j
-                break
-    return out.reshape(size)
-
-
 def _check_categories(categories, d, name="categories"):
-    """Integer category labels in {0, ..., d-1}, any shape (scalar allowed); int64 array."""
-    if isinstance(categories, str) or categories is None:
-        raise TypeError(f"`{name}` must be an integer or an array of integers; got {_show(categories)}.")
-    try:
-        arr = np.asarray(categories)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"`{name}` must be an integer or an array of integers; got {_show(categories)}."
-        ) from exc
-    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise TypeError(
-            f"`{name}` must be an integer or an array of integers; got {_show(categories)} (dtype {arr.dtype})."
-        )
-    if arr.size == 0:
-        raise ValueError(f"`{name}` must not be empty; got shape {arr.shape}.")
-    if np.issubdtype(arr.dtype, np.floating):
-        bad = ~np.isfinite(arr) | (arr != np.floor(np.where(np.isfinite(arr), arr, 0.0)))
-        if bad.any():
-            raise ValueError(f"`{name}` must contain whole numbers (category labels); got {arr[bad].flat[0]!r}.")
-    out_of_range = (arr < 0) | (arr > d - 1)
-    if out_of_range.any():
-        raise ValueError(
-            f"`{name}` must contain labels in {{0, ..., {d - 1}}} (d = {d}); got {arr[out_of_range].flat[0]!r}."
-        )
+    """Integer category labels in {0, ..., d-1}, any shape (scalar allowed); int64 array.
+
+    The labels are confidential answers: a message gives the position, never a label.
+    """
+    arr = _data_array(categories, name, dtype_rule="an integer or an array of integers")
+    bad = arr != np.floor(arr)
+    if bad.any():
+        raise ValueError(f"`{name}` must contain whole numbers (category labels); {_position(bad)} is not.")
+    bad = (arr < 0) | (arr > d - 1)
+    if bad.any():
+        raise ValueError(f"`{name}` must contain labels in {{0, ..., {d - 1}}} (d = {d}); {_position(bad)} is not.")
     return arr.astype(np.int64)
 
 
@@ -226,7 +186,7 @@ class UnaryEncodingReleaser:
         n_agree = agree.sum(axis=2)
         return q ** n_agree * f ** (self.d - n_agree)
 
-    def release(self, categories, *, rng=None, secure=False):
+    def release(self, categories, *, rng=None, secure=None, budget=None):
         """Privatize each category in ``categories`` (an int array of any shape).
 
         Parameters
@@ -234,12 +194,18 @@ class UnaryEncodingReleaser:
         categories : int or array_like of int
             Labels in ``{0, ..., d-1}``, one per respondent.
         rng : None, int, SeedSequence or numpy.random.Generator
-        secure : bool, default False
-            Draw from the hardened path: the operating system's cryptographic
-            source and exact integer sampling (each flip exactly Bernoulli(1 / (1 +
-            e^(epsilon'/2)))); ``rng`` is then ignored
-            (with a :class:`~dpinfer.PrivacyWarning` if given).  A short Python
-            loop per draw: for real releases, not for simulation studies.
+            ``None`` (the default): the hardened path, random bits from the
+            operating system's cryptographic source.  A seed or generator: the
+            seeded research path (reproducible, hence predictable: never for a
+            real release).  Both paths draw exactly the same law, in integers.
+        secure : bool or None, default None
+            ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
+            hardened path (an ``rng`` given with it warns and is ignored).
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -247,10 +213,7 @@ class UnaryEncodingReleaser:
             ``value``: 0/1 reports of shape ``categories.shape + (d,)``;
             ``mechanism='unary_encoding'``, ``kind='reports'``, ``n`` = number of
             respondents (``categories.size``), ``sensitivity=2``, ``delta=0``,
-            ``secure``.  On the hardened path the recorded ``epsilon`` is the
-            level actually used, ``epsilon' <= epsilon`` (a dyadic rational at
-            most ``2^-19`` below it relatively), so that inference uses the exact
-            channel.
+            ``secure``.  Each flip is an exact Bernoulli draw from random bits.
 
         Raises
         ------
@@ -258,21 +221,14 @@ class UnaryEncodingReleaser:
             If a label is not a whole number in ``{0, ..., d-1}``.
         """
         cats = _check_categories(categories, self.d)
-        secure = _check_secure(secure, rng)
+        _check_report_size(cats.size, self.d, "d")
+        bits = _bit_source(secure, rng)
+        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         onehot = (cats[..., None] == np.arange(self.d)).astype(np.int8)
-        if secure:
-            eps = _rational_below(self.epsilon)
-            flip = _secure_rare_flags(cats.shape + (self.d,), eps / 2)
-            recorded = float(eps)  # exact: a dyadic rational with few bits
-        else:
-            gen = _check_rng(rng)
-            # compare with the (rarer) flip probability: the 2^-53 grid of the uniforms
-            # rounds it up, so the realised channel is never less private than recorded
-            # (kept above 0 so that an underflowed probability still gives 2^-53)
-            flip = gen.random(cats.shape + (self.d,)) < max(float(_unary_keep_prob(-self.epsilon)), _TINY)
-            recorded = self.epsilon
-        bits = onehot ^ flip.astype(np.int8)
-        return Release(bits, "unary_encoding", recorded, 0.0, 2.0, int(cats.size), "reports", secure=secure)
+        flip = _bernoulli(bits, _digit_probability(self.epsilon / 2.0, 0), onehot.size).reshape(onehot.shape)
+        reports = onehot ^ flip.astype(np.int8)
+        return Release(reports, "unary_encoding", self.epsilon, 0.0, 2.0, int(cats.size), "reports",
+                       secure=bits.hardened)
 
 
 @dataclass(frozen=True)
@@ -336,7 +292,7 @@ class KRRReleaser:
         np.fill_diagonal(q, self.truth_prob)
         return q
 
-    def release(self, categories, *, rng=None, secure=False):
+    def release(self, categories, *, rng=None, secure=None, budget=None):
         """Privatize each category (int array of any shape, labels in {0..k-1}).
 
         Parameters
@@ -344,37 +300,34 @@ class KRRReleaser:
         categories : int or array_like of int
             Labels in ``{0, ..., k-1}``, one per respondent.
         rng : None, int, SeedSequence or numpy.random.Generator
-        secure : bool, default False
-            Draw from the hardened path: the operating system's cryptographic
-            source and exact integer sampling (exact rejection sampling of the k-RR law at
-            epsilon'); ``rng`` is then ignored
-            (with a :class:`~dpinfer.PrivacyWarning` if given).  A short Python
-            loop per draw: for real releases, not for simulation studies.
+            ``None`` (the default): the hardened path, random bits from the
+            operating system's cryptographic source.  A seed or generator: the
+            seeded research path (reproducible, hence predictable: never for a
+            real release).  Both paths draw exactly the same law, in integers.
+        secure : bool or None, default None
+            ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
+            hardened path (an ``rng`` given with it warns and is ignored).
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
         Release
             ``value``: reported labels (as floats) of the shape of ``categories``;
             ``mechanism='krr'``, ``kind='reports'``, ``n = categories.size``,
-            ``sensitivity=1``, ``delta=0``, ``secure``; on the hardened path the
-            recorded ``epsilon`` is the level used, ``epsilon' <= epsilon``.
+            ``sensitivity=1``, ``delta=0``, ``secure``; the draws are exact.
         """
         cats = _check_categories(categories, self.k)
-        secure = _check_secure(secure, rng)
-        if secure:
-            eps = _rational_below(self.epsilon)
-            shift = _secure_krr_shifts(cats.shape, self.k, eps)
-            return Release((cats + shift) % self.k, "krr", float(eps), 0.0, 1.0, int(cats.size), "reports",
-                           secure=True)
-        gen = _check_rng(rng)
-        # draw the (rarer) lie event: rounding on the 2^-53 grid can only raise its
-        # probability, so the realised channel is never less private than recorded
-        lie_prob = max((self.k - 1) * self.other_prob, _TINY)  # never 0, even when it underflows
-        keep = ~(gen.random(cats.shape) < lie_prob)
+        bits = _bit_source(secure, rng)
+        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        lie = _bernoulli(bits, _krr_lie_probability(self.epsilon, self.k), cats.size).reshape(cats.shape)
         # a wrong label uniform on the k-1 others: shift by 1..k-1 modulo k
-        shift = gen.integers(1, self.k, size=cats.shape)
-        reports = np.where(keep, cats, (cats + shift) % self.k)
-        return Release(reports, "krr", self.epsilon, 0.0, 1.0, int(cats.size), "reports")
+        shift = 1 + _uniform_below(bits, self.k - 1, cats.size).reshape(cats.shape)
+        reports = np.where(lie, (cats + shift) % self.k, cats)
+        return Release(reports, "krr", self.epsilon, 0.0, 1.0, int(cats.size), "reports", secure=bits.hardened)
 
 
 @dataclass(frozen=True)
@@ -433,7 +386,7 @@ class LocalLaplaceReleaser:
         x = np.asarray(x, dtype=float)
         return -np.log(2.0 * self.scale) - np.abs(z - x) / self.scale
 
-    def release(self, x, *, rng=None, secure=False):
+    def release(self, x, *, rng=None, secure=None, budget=None):
         """Privatize values ``x`` in ``[-bound, bound]`` (any shape).
 
         Parameters
@@ -441,13 +394,18 @@ class LocalLaplaceReleaser:
         x : float or array_like
             Values in ``[-bound, bound]``, one per respondent.
         rng : None, int, SeedSequence or numpy.random.Generator
-        secure : bool, default False
-            Draw from the hardened path: the operating system's cryptographic
-            source and exact integer sampling (``x / (2M)`` on the grid 1/1024 plus exact
-            discrete Laplace noise, as :meth:`LaplaceReleaser.release` with
-            ``secure=True``); ``rng`` is then ignored
-            (with a :class:`~dpinfer.PrivacyWarning` if given).  A short Python
-            loop per draw: for real releases, not for simulation studies.
+            ``None`` (the default): the hardened path, random bits from the
+            operating system's cryptographic source.  A seed or generator: the
+            seeded research path (reproducible, hence predictable: never for a
+            real release).  Both paths draw exactly the same law, in integers.
+        secure : bool or None, default None
+            ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
+            hardened path (an ``rng`` given with it warns and is ignored).
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -455,21 +413,18 @@ class LocalLaplaceReleaser:
             ``mechanism='local_laplace'``, ``kind='reports'``, ``n = x.size``,
             ``sensitivity = 2 * bound``, ``delta=0``, ``secure``.
         """
-        x = _as_real_array(x, "x")
+        x = _data_array(x, "x")
         outside = np.abs(x) > self.bound
         if outside.any():
             raise ValueError(
                 f"`x` must lie in [-bound, bound] = [{-self.bound!r}, {self.bound!r}]; "
-                f"got {x[outside].flat[0]!r}. Clip or rescale the data first (this changes the estimand)."
+                f"{_position(outside)} does not. Clip or rescale the data first (this changes the estimand)."
             )
-        secure = _check_secure(secure, rng)
+        bits = _bit_source(secure, rng, self.epsilon)
+        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         sens = 2.0 * self.bound
-        if secure:
-            z = _secure_laplace_on_grid(x / sens, self.epsilon, exact=False) * sens
-        else:
-            gen = _check_rng(rng)
-            z = x + gen.laplace(0.0, self.scale, size=x.shape)
-        return Release(z, "local_laplace", self.epsilon, 0.0, sens, int(x.size), "reports", secure=secure)
+        z = _laplace_on_grid(bits, x / sens, self.epsilon, bound=0.5, exact=False) * sens
+        return Release(z, "local_laplace", self.epsilon, 0.0, sens, int(x.size), "reports", secure=bits.hardened)
 
 
 @dataclass(frozen=True)
@@ -526,7 +481,7 @@ class LDPHistogramReleaser:
         onehot = np.arange(self.bins) == np.asarray(j)[..., None]
         return np.sum(-np.log(2.0 * self.scale) - np.abs(z - onehot) / self.scale, axis=-1)
 
-    def release(self, x, *, rng=None, secure=False):
+    def release(self, x, *, rng=None, secure=None, budget=None):
         """Privatize values ``x`` in [0, 1] (any shape).
 
         Parameters
@@ -534,13 +489,18 @@ class LDPHistogramReleaser:
         x : float or array_like
             Values in [0, 1], one per respondent.
         rng : None, int, SeedSequence or numpy.random.Generator
-        secure : bool, default False
-            Draw from the hardened path: the operating system's cryptographic
-            source and exact integer sampling (each half-indicator on the grid 1/1024 plus
-            exact discrete Laplace noise; the two coordinates that differ move 512 grid
-            steps each, within the 1025 the noise is calibrated to); ``rng`` is then ignored
-            (with a :class:`~dpinfer.PrivacyWarning` if given).  A short Python
-            loop per draw: for real releases, not for simulation studies.
+            ``None`` (the default): the hardened path, random bits from the
+            operating system's cryptographic source.  A seed or generator: the
+            seeded research path (reproducible, hence predictable: never for a
+            real release).  Both paths draw exactly the same law, in integers.
+        secure : bool or None, default None
+            ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
+            hardened path (an ``rng`` given with it warns and is ignored).
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -548,15 +508,14 @@ class LDPHistogramReleaser:
             ``value`` of shape ``x.shape + (bins,)``; ``mechanism='ldp_histogram'``,
             ``kind='reports'``, ``n = x.size``, ``sensitivity=2``, ``delta=0``, ``secure``.
         """
-        x = _as_real_array(x, "x")
+        x = _data_array(x, "x")
         outside = (x < 0.0) | (x > 1.0)
         if outside.any():
-            raise ValueError(f"`x` must lie in [0, 1]; got {x[outside].flat[0]!r}. Rescale the data first.")
-        secure = _check_secure(secure, rng)
-        onehot = (self.bin_index(x)[..., None] == np.arange(self.bins)).astype(float)
-        if secure:
-            z = _secure_laplace_on_grid(onehot / 2.0, self.epsilon, exact=False) * 2.0
-        else:
-            gen = _check_rng(rng)
-            z = onehot + gen.laplace(0.0, self.scale, size=onehot.shape)
-        return Release(z, "ldp_histogram", self.epsilon, 0.0, 2.0, int(x.size), "reports", secure=secure)
+            raise ValueError(f"`x` must lie in [0, 1]; {_position(outside)} does not. Rescale the data first.")
+        _check_report_size(x.size, self.bins, "bins")
+        bits = _bit_source(secure, rng, self.epsilon)
+        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        halves = (self.bin_index(x)[..., None] == np.arange(self.bins)).astype(float) / 2.0
+        # one-hot halves: neighbours are exactly one unit apart in L1 (exact grid)
+        z = _laplace_on_grid(bits, halves, self.epsilon, bound=0.5, exact=True) * 2.0
+        return Release(z, "ldp_histogram", self.epsilon, 0.0, 2.0, int(x.size), "reports", secure=bits.hardened)

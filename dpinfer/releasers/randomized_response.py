@@ -9,41 +9,36 @@ issue that specified them writes the privacy parameter as ``alpha``; here it is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 from scipy import special
 
 
-from .._secure import _rational_below, _SecureSource
-from .._validation import _check_epsilon, _check_probability, _check_rng, _show
-from ._secure_path import _check_secure
-from .local import _secure_rare_flags
+from .._exact_noise import _bernoulli, _digit_probability, _float_probability
+from .._validation import _check_epsilon, _check_probability, _data_array, _position
+from ..budget import _charge_release
+from ._secure_path import _bit_source
 from .release import Release
 
 __all__ = ["RandomizedResponseReleaser", "TwoCoinRRReleaser"]
 
-_TINY = float(np.finfo(float).tiny)
 
 
 def _check_binary(x, name="x"):
-    """0/1 answers of any shape (scalar allowed); returns an int8 array."""
-    if isinstance(x, str) or x is None:
-        raise TypeError(f"`{name}` must be 0/1 answers (an integer or an array); got {_show(x)}.")
+    """0/1 answers of any shape (scalar allowed, booleans too); returns an int8 array.
+
+    The answers are confidential: a message gives the position, never an answer.
+    """
+    arr = x
     try:
-        arr = np.asarray(x)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"`{name}` must be 0/1 answers (an integer or an array); got {_show(x)}.") from exc
-    if not (arr.dtype == bool or np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise TypeError(
-            f"`{name}` must be 0/1 answers (an integer or an array); got {_show(x)} (dtype {arr.dtype})."
-        )
-    if arr.size == 0:
-        raise ValueError(f"`{name}` must not be empty; got shape {arr.shape}.")
-    arr_f = arr.astype(float)
-    bad = (arr_f != 0.0) & (arr_f != 1.0)
+        if np.asarray(x).dtype == bool:
+            arr = np.asarray(x).astype(np.int8)
+    except (TypeError, ValueError):  # ragged input: _data_array names the argument
+        pass
+    arr = _data_array(arr, name, dtype_rule="0/1 answers (an integer or an array)")
+    bad = (arr != 0.0) & (arr != 1.0)
     if bad.any():
-        raise ValueError(f"`{name}` must contain only 0 and 1 (no and yes); got {arr_f[bad].flat[0]!r}.")
+        raise ValueError(f"`{name}` must contain only 0 and 1 (no and yes); {_position(bad)} is not.")
     return arr.astype(np.int8)
 
 
@@ -124,7 +119,7 @@ class RandomizedResponseReleaser:
         f = float(special.expit(-self.epsilon))  # 1 - t without cancellation at large epsilon
         return np.array([[t, f], [f, t]])
 
-    def release(self, x, *, rng=None, secure=False):
+    def release(self, x, *, rng=None, secure=None, budget=None):
         """Privatize 0/1 answers ``x`` (any shape; one entry per respondent).
 
         Parameters
@@ -132,36 +127,35 @@ class RandomizedResponseReleaser:
         x : int or array_like of {0, 1}
             True answers (1 = yes).
         rng : None, int, SeedSequence or numpy.random.Generator
-        secure : bool, default False
-            Draw from the hardened path: the operating system's cryptographic
-            source and an exact Bernoulli(1 / (1 + e^epsilon')) lie for each
-            answer; ``rng`` is then ignored (with a :class:`~dpinfer.PrivacyWarning`
-            if given).  A short Python loop per draw: for real releases.
+            ``None`` (the default): the hardened path, random bits from the
+            operating system's cryptographic source.  A seed or generator: the
+            seeded research path (reproducible, hence predictable: never for a
+            real release).  Both paths draw exactly the same law, in integers.
+        secure : bool or None, default None
+            ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
+            hardened path (an ``rng`` given with it warns and is ignored).
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
         Release
             ``value``: 0/1 reports of the same shape as ``x``;
             ``mechanism='randomized_response'``, ``kind='reports'``,
-            ``n = x.size``, ``sensitivity=1``, ``delta=0``, ``secure``.  On the
-            hardened path the recorded ``epsilon`` is the level actually used,
-            ``epsilon' <= epsilon`` (a dyadic rational at most ``2^-19`` below it
-            relatively), so that inference uses the exact channel.
+            ``n = x.size``, ``sensitivity=1``, ``delta=0``, ``secure``.  Each
+            lie is an exact Bernoulli(1 / (1 + e^epsilon)) draw (random bits
+            compared with the certified binary expansion of the probability).
         """
         x = _check_binary(x)
-        secure = _check_secure(secure, rng)
-        if secure:
-            eps = _rational_below(self.epsilon)
-            lie = _secure_rare_flags(x.shape, eps)
-            return Release(x ^ lie.astype(np.int8), "randomized_response", float(eps), 0.0, 1.0, int(x.size),
-                           "reports", secure=True)
-        gen = _check_rng(rng)
-        # draw the (rarer) lie event: the 2^-53 grid of the uniforms rounds its
-        # probability up, so the realised channel is never less private than recorded
-        # (kept above 0 so that an underflowed probability still gives P(lie) = 2^-53)
-        lie = gen.random(x.shape) < max(float(special.expit(-self.epsilon)), _TINY)
+        bits = _bit_source(secure, rng)
+        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        lie = _bernoulli(bits, _digit_probability(self.epsilon, 0), x.size).reshape(x.shape)
         reports = x ^ lie.astype(np.int8)
-        return Release(reports, "randomized_response", self.epsilon, 0.0, 1.0, int(x.size), "reports")
+        return Release(reports, "randomized_response", self.epsilon, 0.0, 1.0, int(x.size), "reports",
+                       secure=bits.hardened)
 
 
 @dataclass(frozen=True)
@@ -269,7 +263,7 @@ class TwoCoinRRReleaser:
         a0, a1 = self.yes_prob
         return np.array([[1.0 - a0, 1.0 - a1], [a0, a1]])
 
-    def release(self, x, *, rng=None, secure=False):
+    def release(self, x, *, rng=None, secure=None, budget=None):
         """Privatize 0/1 answers ``x`` (any shape; one entry per respondent).
 
         Parameters
@@ -277,10 +271,18 @@ class TwoCoinRRReleaser:
         x : int or array_like of {0, 1}
             True answers (1 = yes).
         rng : None, int, SeedSequence or numpy.random.Generator
-        secure : bool, default False
-            Toss both coins with the operating system's cryptographic source,
-            exactly (a float ``p`` is a dyadic rational, so Bernoulli(p) is exact);
-            ``rng`` is then ignored (with a :class:`~dpinfer.PrivacyWarning` if given).
+            ``None`` (the default): the hardened path, random bits from the
+            operating system's cryptographic source.  A seed or generator: the
+            seeded research path (reproducible, hence predictable: never for a
+            real release).  Both paths draw exactly the same law, in integers.
+        secure : bool or None, default None
+            ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
+            hardened path (an ``rng`` given with it warns and is ignored).
+        budget : PrivacyBudget or budget handle, optional
+            Charged once (each report depends on its own respondent only) before any
+            noise is drawn; a release that does not fit raises
+            :class:`~dpinfer.BudgetExceededError` and draws nothing.  None (the
+            default) charges nothing.
 
         Returns
         -------
@@ -292,21 +294,10 @@ class TwoCoinRRReleaser:
             the inference functions (they check them against the recorded epsilon).
         """
         x = _check_binary(x)
-        secure = _check_secure(secure, rng)
-        if secure:
-            source = _SecureSource()
-            p1, p2 = Fraction(self.p1), Fraction(self.p2)
-            flat = x.ravel()
-            reports = np.array([
-                (1 if source.bernoulli(p2) else 0) if source.bernoulli(p1) else int(answer) for answer in flat
-            ], dtype=np.int8).reshape(x.shape)
-            return Release(reports, "two_coin_rr", self.epsilon, 0.0, 1.0, int(x.size), "reports", secure=True)
-        gen = _check_rng(rng)
-        # each comparison is made against the probability whose rounding up (on the
-        # 2^-53 grid of the uniforms) makes the realised channel more private:
-        # more forced answers, and a second coin closer to 1/2
-        forced = gen.random(x.shape) < self.p1
-        u2 = gen.random(x.shape)
-        forced_yes = u2 < self.p2 if self.p2 <= 0.5 else ~(u2 < 1.0 - self.p2)
+        bits = _bit_source(secure, rng)
+        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        forced = _bernoulli(bits, _float_probability(self.p1), x.size).reshape(x.shape)
+        forced_yes = _bernoulli(bits, _float_probability(self.p2), x.size).reshape(x.shape)
         reports = np.where(forced, forced_yes.astype(np.int8), x)
-        return Release(reports, "two_coin_rr", self.epsilon, 0.0, 1.0, int(x.size), "reports")
+        return Release(reports, "two_coin_rr", self.epsilon, 0.0, 1.0, int(x.size), "reports",
+                       secure=bits.hardened)

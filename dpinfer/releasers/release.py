@@ -31,7 +31,10 @@ class Release:
     mechanism : str
         ``'tulap'`` or ``'laplace'`` (and the local-DP mechanisms' names).
     epsilon, delta : float
-        The privacy budget spent by this release.
+        The privacy parameters of the mechanism, per released element: what a
+        scalar release spends.  An array of ``k`` separate statistics of one data
+        set spends ``k`` times this; a :class:`~dpinfer.PrivacyBudget` passed to
+        the releaser charges accordingly (its ``array=`` argument).
     sensitivity : float
         Largest change of the true statistic between neighbouring datasets.
     n : int or None
@@ -40,8 +43,10 @@ class Release:
         ``'count'`` (a count out of n), ``'proportion'`` (count / n), ``'value'``,
         or ``'reports'`` (one privatized report per respondent, local DP).
     secure : bool
-        True when the hardened path drew the noise (OS cryptographic source, exact
-        integer sampling); False for numpy's seedable floating-point generator.
+        True when the hardened path drew the noise (random bits from the operating
+        system's cryptographic source); False for the seeded research path (bits
+        from a numpy Generator: reproducible, hence predictable).  Both paths
+        build the output in integers and release exactly the same law.
 
     Notes
     -----
@@ -121,5 +126,5 @@ _KINDS = ("count", "proportion", "value", "reports")
 
 _SAMPLING = {
     True: "hardened (OS cryptographic source, exact integer noise)",
-    False: "numpy generator (floating point; reproducible research only if seeded)",
+    False: "seeded numpy generator (exact integer noise; predictable: research only)",
 }

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._secure import _secure_tulap
-from .._validation import _check_counts, _check_delta, _check_epsilon, _check_int, _check_rng
-from ..distributions.tulap import Tulap, _sample
-from ._secure_path import _check_secure
+import numpy as np
+
+from .._validation import _check_counts, _check_delta, _check_epsilon, _check_int
+from ..distributions._tulap_grid import _release_tulap
+from ..budget import _charge_release
+from ..distributions.tulap import Tulap
+from ._secure_path import _bit_source
 from .release import Release
 
 __all__ = ["TulapReleaser"]
@@ -58,7 +61,7 @@ class TulapReleaser:
         """The noise law, ``Tulap.from_privacy(epsilon, delta)``."""
         return Tulap.from_privacy(self.epsilon, self.delta)
 
-    def release(self, x, n, *, rng=None, secure=False):
+    def release(self, x, n, *, rng=None, secure=None, budget=None, array=None):
         """Privatize the count ``x`` out of ``n`` (or an array of counts sharing ``n``).
 
         Parameters
@@ -68,30 +71,56 @@ class TulapReleaser:
         n : int
             Number of records, >= 1 (public).
         rng : None, int, SeedSequence or numpy.random.Generator
-            Source of randomness for the default path.  A seed makes the release
-            reproducible and therefore predictable: research only.
-        secure : bool, default False
-            Hardened path for a real release: the integer part of the noise is an
-            exact discrete-Laplace draw (integer arithmetic, Canonne, Kamath &
-            Steinke 2020) from the OS's cryptographic source, with ``epsilon``
-            rounded *down* to a multiple of 2**-20 (to 20 significant bits below
-            1/2; at least 1e-12) and, when ``delta > 0``, the truncation computed
-            for that rounded epsilon; the fractional part is uniform on a grid of
-            2**-53.  Passing ``rng`` with ``secure=True`` warns
-            (:class:`~dpinfer.PrivacyWarning`) and the ``rng`` is ignored.
+            ``None`` (the default): the hardened path, whose random bits come from
+            the operating system's cryptographic source.  A seed or generator: the
+            seeded research path, reproducible and therefore predictable: never
+            for a real release.
+        secure : bool or None, default None
+            ``None``: hardened exactly when ``rng`` is None.  ``True`` forces the
+            hardened path (an ``rng`` given with it warns,
+            :class:`~dpinfer.PrivacyWarning`, and is ignored); ``False`` with no
+            ``rng`` draws from a fresh unseeded numpy generator.
+        budget : PrivacyBudget or budget handle, optional
+            Charged before any noise is drawn (see :class:`~dpinfer.PrivacyBudget`);
+            a release that does not fit raises :class:`~dpinfer.BudgetExceededError`
+            and draws nothing.  None (the default) charges nothing.
+        array : {None, 'separate', 'disjoint'}
+            Required with a budget when more than one count is released: ``'separate'``
+            statistics of the same records are charged once each; ``'disjoint'`` counts
+            (each person's record moves at most one of them, e.g. counts of disjoint
+            groups) are charged once in all.  Ignored without a budget.
 
         Returns
         -------
         Release
-            ``value`` = x + Tulap noise, ``mechanism='tulap'``, ``kind='count'``,
-            ``sensitivity=1``, and this releaser's epsilon and delta.
+            ``value`` = x + grid-Tulap noise (an odd multiple of ``2**-(k+1)``, see
+            Notes), ``mechanism='tulap'``, ``kind='count'``, ``sensitivity=1``, this
+            releaser's epsilon and delta, and ``secure`` saying which path drew it.
+
+        Raises
+        ------
+        ValueError
+            If ``n`` plus the noise range (about ``764 / epsilon``) reaches
+            ``2**51``, or ``epsilon < 1e-12``: decided from these public numbers.
+
+        Notes
+        -----
+        Both paths release exactly the same law, built in integers: ``x + D + U``
+        with ``D`` discrete Laplace (ratio ``exp(-epsilon)``, drawn digit by digit
+        from random bits) and ``U`` uniform on the midpoints of the grid of step
+        ``2**-k`` in ``(-1/2, 1/2)``, ``k = min(40, 52 - bit_length(n + C + 1))``
+        (``k = 40`` for ``n = 30``, ``epsilon = 1``); the result is converted to a
+        double once, exactly.  No floating-point addition touches the count, so
+        the output's bits cannot reveal it.  With ``delta > 0`` the noise is
+        truncated at a grid boundary at or beyond the Tulap support end (sampled
+        exactly with acceptance at least 1/4, whatever ``q``).  The inference
+        functions use this grid law exactly; see
+        :mod:`dpinfer.distributions._tulap_grid`.
         """
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
-        law = self.noise
-        secure = _check_secure(secure, rng)
-        if secure:
-            value = x + _secure_tulap(x.shape, self.epsilon, self.delta)
-        else:
-            value = x + _sample(_check_rng(rng), x.shape, 0.0, law._log_b, law.q)
-        return Release(value, "tulap", self.epsilon, self.delta, 1.0, n, "count", secure=secure)
+        bits = _bit_source(secure, rng, self.epsilon)
+        _charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
+                        secure=bits.hardened)
+        value = _release_tulap(bits, np.asarray(x), n, self.epsilon, self.delta)
+        return Release(value, "tulap", self.epsilon, self.delta, 1.0, n, "count", secure=bits.hardened)

@@ -51,6 +51,7 @@ def _quiet(func, *args, **kwargs):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # subject: the numbers, not the coverage warning
 def test_statistic_and_pvalue_by_hand():
     # pi_hat = 0.42, n = 50, p0 = 0.3, epsilon = 1:
     # sd0^2 = 0.3 * 0.7 / 50 + 2 / 50^2 = 0.0042 + 0.0008 = 0.005, so
@@ -70,6 +71,7 @@ def test_statistic_and_pvalue_by_hand():
     assert ci.high == pytest.approx(0.42 + z975 * math.sqrt(0.005672), abs=1e-14)
 
 
+@pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # subject: the numbers, not the coverage warning
 @pytest.mark.parametrize("case", REF["one_sample"], ids=lambda c: f"{c['pi_hat']}-{c['alternative']}-{c['confidence_level']}")
 def test_one_sample_against_mpmath(case):
     args = (case["pi_hat"], case["n"])
@@ -89,6 +91,7 @@ def test_one_sample_against_mpmath(case):
     assert res.estimate == min(max(case["pi_hat"], 0.0), 1.0)
 
 
+@pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # subject: the numbers, not the coverage warning
 @pytest.mark.parametrize("case", REF["two_sample"], ids=lambda c: f"{c['pi1']}-{c['pi2']}-{c['alternative']}")
 def test_two_sample_against_mpmath(case):
     res = binom2_normal_test(case["pi1"], case["n1"], case["pi2"], case["n2"],
@@ -337,6 +340,7 @@ def test_score_interval_is_inversion_of_test(pi_hat, alternative):
         assert _quiet(binom_normal_test, pi_hat, n, p0, epsilon=eps, alternative=alternative).pvalue < 0.1
 
 
+@pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # subject: the numbers, not the coverage warning
 @pytest.mark.parametrize("x, n", [(11, 30), (3, 40), (57, 60), (250, 1000)])
 @pytest.mark.parametrize("level", [0.95, 0.8])
 def test_large_epsilon_gives_wald_and_wilson(x, n, level):
@@ -369,6 +373,7 @@ def test_two_sample_large_epsilon_matches_statsmodels(x1, n1, x2, n2):
     assert [res.conf_int.low, res.conf_int.high] == pytest.approx([lo, hi], abs=1e-9)
 
 
+@pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # subject: the numbers, not the coverage warning
 @pytest.mark.parametrize("method", ["wald", "score"])
 def test_implausible_release_collapses_to_boundary(method):
     # pi_hat = -0.3 at n = 30, epsilon = 1 (noise sd 0.047): every p in [0, 1] is rejected
@@ -399,6 +404,7 @@ def test_clipping_and_estimate():
     assert res2.conf_int.low >= -1.0
 
 
+@pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # subject: the numbers, not the coverage warning
 def test_array_paths():
     pis = np.array([[0.1, 0.3, 0.5], [0.6, 0.8, 1.02]])
     pv = binom_normal_test(pis, 50, 0.4, epsilon=2.0)

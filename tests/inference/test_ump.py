@@ -560,3 +560,41 @@ def test_outside_window_is_at_most_the_documented_width():
         for alpha in (0.5, 0.05, 1e-6, 1e-15):
             width = _outside_window(np.array([0.0]), -eps, np.log(alpha))[0]
             assert 0 < width < 2.5 * np.log(40 / alpha) / min(eps, 1.0)
+
+
+# -- the released grid law: the p-value test's size -----------------------------------------
+
+@pytest.mark.parametrize("n,p0,epsilon,delta,alternative", [
+    (30, 0.2, 1.0, 0.0, "greater"), (30, 0.6, 1.0, 0.01, "less"),
+    (100, 0.5, 3.0, 0.0, "greater"), (1000, 0.1, 0.5, 1e-6, "less")])
+def test_pvalue_test_size_on_the_release_grid(n, p0, epsilon, delta, alternative):
+    """P_p0(p(Z) <= alpha) for Z on the release grid lies in [alpha - h, alpha].
+
+    The rejection region is {Z >= c} ('greater') for the first grid point c whose
+    p-value is <= alpha; its probability is the grid law's tail at c, computed here
+    as a plain full sum with the continuous cdf at c - h/2 (the identity the
+    reference script checks by counting grid points).  h = 2**-40 at these n, so the
+    size equals alpha to 1e-12.
+    """
+    from dpinfer.distributions._tulap_grid import _tulap_grid
+
+    alpha = 0.05
+    grid = _tulap_grid(n, epsilon, delta)
+    h = grid.step
+    sign = 1 if alternative == "greater" else -1
+
+    def pvalue(j):
+        return binom_ump_test(sign * (j + 0.5) * h, n, p0, epsilon=epsilon, delta=delta,
+                              alternative=alternative).pvalue
+
+    lo, hi = -int(5 * n / h), int(5 * n / h)
+    while hi - lo > 1:  # p is monotone in j: find the first j with p <= alpha
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if pvalue(mid) > alpha else (lo, mid)
+    c = sign * (hi + 0.5) * h
+    x = np.arange(n + 1)
+    law = Tulap(0.0, np.exp(-epsilon), grid.q)
+    shifted = x - c + h / 2 if sign > 0 else c + h / 2 - x  # P(Z >= c) or P(Z <= c)
+    size = float(np.sum(stats.binom.pmf(x, n, p0) * law.cdf(shifted)))
+    assert alpha - h - 1e-15 <= size <= alpha + 1e-15
+    assert abs(size - alpha) <= 1e-12

@@ -25,6 +25,13 @@ two-sided for z inside [0, n] from the two-sided p-value on each side of z / n; 
 outside [0, n], the hull of the accepted theta and the estimate clip(z / n, 0, 1), located
 on a dense grid by a float64 plain full sum and bisected in mpmath (``ci_reference``).
 
+**The law is the released grid law** (see ``Law``): every z is snapped to the grid of
+the release at its (n, epsilon, delta), and the one-sided p-values are the exact tails
+P(Z >= z), P(Z <= z) of that law, written as the continuous sums at z -/+ h/2; for n <= 30
+and delta = 0 the script checks that identity against a direct count of the grid law's
+points (``Law.tail_ge``, 30 digits), and that the two-sided rule (continuous p-value at z
+moved towards n p0 by h/2) lies between the exact two-sided tail and one atom above it.
+
 Grid: n in {1, 10, 30, 100, 1000} x p0 in {0.05, 0.1, 0.5, 0.9} x epsilon in
 {0.05, 0.5, 1, 3, 10} x delta in {0, 1e-6, 0.01} x four z (below 0, inside, near n p0, above
 n); n = 1e5 is subsampled (p0 in {0.1, 0.5}, epsilon in {0.5, 3}, delta in {0, 0.01}, z near
@@ -50,22 +57,73 @@ OUT = Path(__file__).with_name("ump_values.json")
 
 
 class Law:
-    def __init__(self, eps, delta):
+    """The Tulap law TulapReleaser actually releases at (n, epsilon, delta): a grid law.
+
+    Rebuilt here from its definition, independently of the package: the grid step is
+    ``h = 2**-k`` with ``k = min(40, 52 - bit_length(n + C + 1))``, ``C`` the noise bound
+    (``ceil(764 / epsilon) + 1``, or ``ceil(c) + 1`` for a truncation point ``c`` below it);
+    the truncation point ``c`` (``P(|N0| > c) = q``) is solved by bisection in mpmath and
+    rounded out to ``cut / 2**k``, ``cut = ceil(c 2**k (1 + 2**-45)) + 1``; the truncated
+    mass is then ``q_h = P(|N0| > cut / 2**k)``.
+    """
+
+    def __init__(self, eps, delta, n):
         self.b = mp.exp(-mp.mpf(eps))
         delta = mp.mpf(delta)
-        self.q = 2 * delta * self.b / (1 - self.b + 2 * delta * self.b)
+        q = 2 * delta * self.b / (1 - self.b + 2 * delta * self.b)
+        pure = int(mp.ceil(764 / mp.mpf(eps))) + 1
+        c = None
+        if q > 0:
+            c = bisect(lambda t: 2 * self.cdf0(-t) - q, 0, pure + 1, False)
+            if c >= pure:
+                c = None
+        bound = pure if c is None else int(mp.ceil(c)) + 1
+        self.k = min(40, 52 - (n + bound + 1).bit_length())
+        self.half = mp.mpf(2) ** -(self.k + 1)
+        if c is None:
+            self.q = mp.mpf(0)
+        else:
+            cut = int(mp.ceil(c * 2**self.k * (1 + mp.mpf(2) ** -45))) + 1
+            self.q = 2 * self.cdf0(-mp.mpf(cut) / 2**self.k)
 
-    def cdf(self, t):
+    def cdf0(self, t):
         t = mp.mpf(t)
         b = self.b
         s = -abs(t)
         k = mp.nint(s)
         low = b ** (-k) / (1 + b) * (b + (s - k + mp.mpf(1) / 2) * (1 - b))
-        f0 = low if t <= 0 else 1 - low
+        return low if t <= 0 else 1 - low
+
+    def cdf(self, t):
+        f0 = self.cdf0(t)
         if self.q == 0:
             return f0
         f = (f0 - self.q / 2) / (1 - self.q)
         return min(max(f, mp.mpf(0)), mp.mpf(1))
+
+    def snap(self, z):
+        """The grid point (an odd multiple of h/2) nearest to z: what a release can be."""
+        units = int(mp.floor(mp.mpf(z) * 2 ** (self.k + 1)))
+        if units % 2 == 0:
+            units += 1
+        return float(mp.mpf(units) / 2 ** (self.k + 1))
+
+    def tail_ge(self, s):
+        """P(N_h >= s) for a grid point s, by counting the grid law (no cdf shift used).
+
+        ``N_h = D + U_h``: ``D`` discrete Laplace, ``U_h`` uniform on the 2**k midpoints
+        ``(j + 1/2) h - 1/2``; untruncated only (``q = 0``).
+        """
+        s = mp.mpf(s)
+        b = self.b
+        m0 = int(mp.nint(s))  # the unit cell holding s
+        p_d = lambda m: (1 - b) / (1 + b) * b ** abs(m)  # noqa: E731
+        above = b ** (m0 + 1) / (1 + b) if m0 + 1 > 0 else 1 - b ** (-m0) / (1 + b)
+        u = s - m0  # U_h >= u: count the midpoints at or above u
+        h = mp.mpf(2) ** -self.k
+        first = int(mp.ceil((u + mp.mpf(1) / 2) / h - mp.mpf(1) / 2))
+        share = mp.mpf(max(0, min(2**self.k, 2**self.k - first))) / 2**self.k
+        return above + p_d(m0) * share
 
 
 def pmf_vector(n, p0):
@@ -80,19 +138,45 @@ def pmf_vector(n, p0):
 
 
 def greater(pmf, law, z):
-    z = mp.mpf(z)
+    """P(Z >= z) for a grid point z: the continuous sum at z - h/2 (checked by counting)."""
+    z = mp.mpf(z) - law.half
     return mp.fsum(w * law.cdf(x - z) for x, w in enumerate(pmf))
 
 
 def less(pmf, law, z):
-    z = mp.mpf(z)
+    """P(Z <= z) for a grid point z: the continuous sum at z + h/2."""
+    z = mp.mpf(z) + law.half
     return mp.fsum(w * law.cdf(z - x) for x, w in enumerate(pmf))
 
 
 def two_sided(pmf, law, z, n, p0):
+    """The package's rule: the continuous two-sided p-value at z moved towards n p0 by h/2."""
+    centre = n * mp.mpf(p0)
+    z = mp.mpf(z)
+    z = z - mp.sign(z - centre) * min(law.half, abs(z - centre))
+    t = abs(z - centre)
+    return min(continuous_greater(pmf, law, centre + t) + continuous_less(pmf, law, centre - t),
+               mp.mpf(1))
+
+
+def exact_two_sided(pmf, law, z, n, p0):
+    """P(|Z - n p0| >= |z - n p0|) of the grid law (q = 0), by counting grid points."""
     centre = n * mp.mpf(p0)
     t = abs(mp.mpf(z) - centre)
-    return min(greater(pmf, law, centre + t) + less(pmf, law, centre - t), mp.mpf(1))
+    up = law.snap(centre + t) if law.snap(centre + t) >= centre + t else law.snap(centre + t) + 2 * law.half
+    down = law.snap(centre - t)
+    down = down if down <= centre - t else down - 2 * law.half
+    ge = mp.fsum(w * law.tail_ge(up - x) for x, w in enumerate(pmf))
+    le = mp.fsum(w * law.tail_ge(x - down) for x, w in enumerate(pmf))  # symmetric law
+    return min(ge + le, mp.mpf(1))
+
+
+def continuous_greater(pmf, law, z):
+    return mp.fsum(w * law.cdf(x - z) for x, w in enumerate(pmf))
+
+
+def continuous_less(pmf, law, z):
+    return mp.fsum(w * law.cdf(z - x) for x, w in enumerate(pmf))
 
 
 def z_values(n, p0):
@@ -106,8 +190,9 @@ def pvalue_cases():
             pmf = pmf_vector(n, p0)
             for eps in EPSILONS:
                 for delta in DELTAS:
-                    law = Law(eps, delta)
-                    for z in z_values(n, p0):
+                    law = Law(eps, delta, n)
+                    for z in map(law.snap, z_values(n, p0)):
+                        check_counting(pmf, law, z, n, p0)
                         cases.append(dict(
                             n=n, p0=p0, epsilon=eps, delta=delta, z=z,
                             greater=mp.nstr(greater(pmf, law, z), 25),
@@ -117,7 +202,8 @@ def pvalue_cases():
     for n, p0, eps, z in ((30, 0.05, 3.0, 200.3), (10, 0.5, 10.0, 75.2), (1000, 0.1, 1.0, 1500.5),
                           (30, 0.5, 2.5, -250.7), (100, 0.9, 1.0, -560.25)):
         pmf = pmf_vector(n, p0)
-        law = Law(eps, 0.0)
+        law = Law(eps, 0.0, n)
+        z = law.snap(z)
         cases.append(dict(
             n=n, p0=p0, epsilon=eps, delta=0.0, z=z,
             greater=mp.nstr(greater(pmf, law, z), 25),
@@ -128,19 +214,32 @@ def pvalue_cases():
         pmf = pmf_vector(n, p0)
         for eps in (0.5, 3.0):
             for delta in (0.0, 0.01):
-                law = Law(eps, delta)
+                law = Law(eps, delta, n)
                 sd = (n * p0 * (1 - p0)) ** 0.5
                 for z in (round(n * p0 + 0.5 * sd + 0.3, 6), round(n * p0 + 30 * sd + 0.3, 6)):
+                    z = law.snap(z)
                     centre = n * p0
-                    t = abs(z - centre)
-                    g = pruned_sum(pmf, lambda x, z=z: law.cdf(x - z))
-                    l_ = pruned_sum(pmf, lambda x, z=z: law.cdf(z - x))
+                    t = abs(z - centre) - float(law.half)  # moved towards the centre (exact)
+                    g = pruned_sum(pmf, lambda x, z=z: law.cdf(x - (z - law.half)))
+                    l_ = pruned_sum(pmf, lambda x, z=z: law.cdf(z + law.half - x))
                     two = min(pruned_sum(pmf, lambda x: law.cdf(x - centre - t))
                               + pruned_sum(pmf, lambda x: law.cdf(centre - t - x)), mp.mpf(1))
                     cases.append(dict(n=n, p0=p0, epsilon=eps, delta=delta, z=z,
                                       greater=mp.nstr(g, 25), less=mp.nstr(l_, 25),
                                       two_sided=mp.nstr(two, 25)))
     return cases
+
+
+def check_counting(pmf, law, z, n, p0):
+    """The cdf-shift identity against direct counting of the grid law (q = 0, n <= 30)."""
+    if law.q != 0 or n > 30:
+        return
+    counted = mp.fsum(w * law.tail_ge(z - x) for x, w in enumerate(pmf))
+    shifted = greater(pmf, law, z)
+    assert abs(counted - shifted) <= mp.mpf(10) ** -30 * max(shifted, mp.mpf(10) ** -300), (n, z)
+    rule, exact = two_sided(pmf, law, z, n, p0), exact_two_sided(pmf, law, z, n, p0)
+    # the rule is conservative by at most one atom (mass below h)
+    assert exact - mp.mpf(10) ** -30 <= rule <= exact + 2 * law.half + mp.mpf(10) ** -30, (n, z)
 
 
 def pruned_sum(pmf, cdf):
@@ -187,6 +286,8 @@ def ci_reference(n, law, z, level, alternative):
     def p_two(theta):
         return two_sided(pmf_vector(n, theta), law, z, n, theta)
 
+    half = float(law.half)
+
     if alternative == "greater":
         if p_greater(0) > alpha:
             return 0, 1
@@ -212,7 +313,8 @@ def ci_reference(n, law, z, level, alternative):
     # the far side; the end is then bisected in mpmath inside the grid cell found, after the
     # cell's two ends are confirmed in mpmath to straddle the level.
     grid = theta_scan_grid()
-    accepted = np.flatnonzero(float_two_sided(z, n, law, grid) > float(alpha))
+    accepted = np.flatnonzero(float_two_sided(z - half if z > n else z + half, n, law, grid)
+                              > float(alpha))
     if z > n:
         if accepted.size == 0 or accepted[0] == 0:
             return (0 if accepted.size else 1), 1
@@ -258,8 +360,8 @@ def ci_cases():
     cases = []
     for n in (1, 10, 30, 100):
         for eps, delta in ((0.5, 0.0), (1.0, 0.0), (3.0, 0.01), (1.0, 1e-6)):
-            law = Law(eps, delta)
-            for z in (-1.3, round(0.4 * n + 0.2, 6), n + 1.7):
+            law = Law(eps, delta, n)
+            for z in map(law.snap, (-1.3, round(0.4 * n + 0.2, 6), n + 1.7)):
                 for alternative in ("greater", "less", "two-sided"):
                     low, high = ci_reference(n, law, z, 0.95, alternative)
                     cases.append(dict(n=n, epsilon=eps, delta=delta, z=z, level=0.95,
@@ -267,7 +369,9 @@ def ci_cases():
                                       low=mp.nstr(mp.mpf(low), 25), high=mp.nstr(mp.mpf(high), 25)))
     # two-sided, outside [0, n], where the p-value peaks away from the edge (multimodal cases)
     for n, z, eps, delta, level in OUTSIDE_TWO_SIDED:
-        low, high = ci_reference(n, Law(eps, delta), z, level, "two-sided")
+        law = Law(eps, delta, n)
+        z = law.snap(z)
+        low, high = ci_reference(n, law, z, level, "two-sided")
         cases.append(dict(n=n, epsilon=eps, delta=delta, z=z, level=level, alternative="two-sided",
                           low=mp.nstr(mp.mpf(low), 25), high=mp.nstr(mp.mpf(high), 25)))
     return cases

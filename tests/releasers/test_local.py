@@ -181,7 +181,7 @@ def test_ldp_histogram_sampler_and_bins():
         (lambda: UnaryEncodingReleaser(1.0, 3).release([-1]), ValueError, "`categories` must contain labels"),
         (lambda: UnaryEncodingReleaser(1.0, 3).release([]), ValueError, "`categories` must not be empty"),
         (lambda: UnaryEncodingReleaser(1.0, 3).release([True]), TypeError, "`categories` must be an integer"),
-        (lambda: UnaryEncodingReleaser(1.0, 3).release([np.nan]), ValueError, "`categories` must contain whole"),
+        (lambda: UnaryEncodingReleaser(1.0, 3).release([np.nan]), ValueError, "`categories` must contain only finite"),
         (lambda: UnaryEncodingReleaser(1.0, 17).channel(), ValueError, "`d` must be <= 16"),
         (lambda: UnaryEncodingReleaser(1.0, 3).release([1], rng=1.5), TypeError, "`rng` must be None"),
         (lambda: LocalLaplaceReleaser(1.0, 0.0), ValueError, "`bound` must be a positive finite number"),

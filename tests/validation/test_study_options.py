@@ -23,6 +23,8 @@ STUDIES = {
     "ldp_coverage": (10_000, 400, "in either mode", False),
     "ldp_gof_size": (10_000, 1000, "in either mode", False),
     "robust_study": (20, 3, "contaminated data sets per cell", False),
+    "jimi_size_epsilon": (1, 1, "never used", False),
+    "jimi_two_sample_ties": (4000, 300, "release pairs simulated per cell", True),
 }
 
 
