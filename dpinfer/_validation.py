@@ -319,3 +319,35 @@ def _scalar_or_array(arr):
     """Return a Python float for a 0-d result, else the array itself."""
     arr = np.asarray(arr)
     return float(arr) if arr.ndim == 0 else arr
+
+
+#: Laplace noise scales beyond [0, 1] at which a "proportion" is taken for a count:
+#: P(|Laplace| > 50 scales) = exp(-50) ~ 2e-22, so a true noisy proportion never trips it.
+_SCALE_GUARD = 50.0
+
+
+def _check_proportion_scale(pi_hat, n, epsilon, name, *, count_fix):
+    """Refuse a released "proportion" that only a count could be (a count-for-proportion slip).
+
+    A Laplace-noised proportion lies within ``50 / (epsilon n)`` of [0, 1] except
+    with probability exp(-50); a value beyond that is not a noisy proportion, and
+    testing it as one gives p < 2.2e-16 with a zero-width interval.  The decision
+    uses only the released value (public) and the public n and epsilon.
+    ``count_fix`` says how to pass a count instead.  Only a single value is
+    checked: arrays are the vectorised path of simulation and exact-size grids,
+    which evaluate the test at every possible release, however far out.
+    """
+    arr = np.asarray(pi_hat, dtype=float)
+    if arr.ndim:
+        return
+    margin = _SCALE_GUARD / (epsilon * n)
+    bad = (arr < -margin) | (arr > 1.0 + margin)
+    if not np.any(bad):
+        return
+    value = float(arr)
+    raise ValueError(
+        f"`{name}` = {value:.6g} cannot be a Laplace-noised proportion with n = {n} and "
+        f"epsilon = {epsilon:g}: it lies more than {_SCALE_GUARD:g} noise scales outside [0, 1] "
+        f"(probability below 1e-21). It looks like a count: give the proportion "
+        f"({value:.6g} / {n} = {value / n:.4g}), or {count_fix}."
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import importlib
 import io
 import json
@@ -37,8 +38,14 @@ confidential count.  Methods:
   jimi    DP-JIMI fiducial matching for a Laplace-noised proportion or count
           (exact infinite-draw limit by default, or --n-sim draws)
 
+Defaults are the same here, in the Python functions and in prop_test: test and
+ci are two-sided, power and sample-size one-sided (greater); the normal
+approximation's interval is the score interval; DP-JIMI is its exact limit
+unless --n-sim is given.
+
 Each subcommand has its own --help.  Output is R-style text; --format json or
---format csv gives machine-readable output (one tidy row per result)."""
+--format csv gives machine-readable output (one tidy row per result, keyed as
+HTestResult.to_dict()); 'test --format htest-json' gives R's htest fields."""
 
 _EPILOG = """\
 examples:
@@ -156,16 +163,20 @@ def _count_rows(reader, path, column):
     return x, n
 
 
-def _release_from_json(path):
-    """A Release from the JSON written by ``dpinfer release --format json``."""
-    from ._validation import _check_delta, _check_epsilon, _check_int, _check_positive, _check_real
-    from .releasers.release import Release
+_RELEASE_FIELDS = ("value", "mechanism", "epsilon", "delta", "sensitivity", "n", "kind")
 
+
+def _releases_from_file(path):
+    """The Releases in a file written by ``dpinfer release --format json`` or ``--format csv``.
+
+    JSON holds one release (an object) or several (a list of objects); CSV holds one
+    release per row under the header ``value,mechanism,epsilon,...``.
+    """
     try:
         if path == "-":
             text = sys.stdin.read(_MAX_RELEASE_CHARS + 1)
         else:
-            with open(path, encoding="utf-8") as handle:
+            with open(path, encoding="utf-8-sig") as handle:
                 text = handle.read(_MAX_RELEASE_CHARS + 1)
     except OSError as exc:
         raise _UsageError(f"cannot read release file {path!r}: {exc.strerror}.") from exc
@@ -176,21 +187,60 @@ def _release_from_json(path):
             f"release file {path!r} is longer than {_MAX_RELEASE_CHARS:_} characters; a release "
             "written by 'dpinfer release --format json' is a few hundred."
         )
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _UsageError(f"release file {path!r} is not JSON ({exc.msg}, line {exc.lineno}).") from exc
-    except RecursionError as exc:
-        raise _UsageError(f"release file {path!r} nests JSON too deeply to be a release.") from exc
-    needed = ("value", "mechanism", "epsilon", "delta", "sensitivity", "n", "kind")
-    missing = [k for k in needed if not isinstance(data, dict) or k not in data]
+    if text.lstrip().startswith(("{", "[")):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise _UsageError(f"release file {path!r} is not JSON ({exc.msg}, line {exc.lineno}).") from exc
+        except RecursionError as exc:
+            raise _UsageError(f"release file {path!r} nests JSON too deeply to be a release.") from exc
+        rows = data if isinstance(data, list) and data else [data]
+    else:
+        reader = csv.DictReader(io.StringIO(text))
+        try:
+            if reader.fieldnames is None or "value" not in reader.fieldnames:
+                raise _UsageError(
+                    f"release file {path!r} is neither JSON nor the CSV that 'dpinfer release "
+                    "--format csv' writes (a header starting value,mechanism,epsilon,...)."
+                )
+            rows = [_typed_csv_row(row, path, i) for i, row in enumerate(reader, start=1)]
+        except csv.Error as exc:
+            raise _UsageError(f"release file {path!r} cannot be read as CSV: {exc}.") from exc
+        if not rows:
+            raise _UsageError(f"release file {path!r} has a header but no releases.")
+    return [_release_from_record(row, path) for row in rows]
+
+
+def _typed_csv_row(row, path, line):
+    """A CSV row of a release with its numbers and flags converted from text."""
+    out = dict(row)
+    for key, kind in (("value", float), ("epsilon", float), ("delta", float),
+                      ("sensitivity", float), ("n", int)):
+        if out.get(key) not in (None, ""):
+            try:
+                out[key] = kind(out[key])
+            except ValueError as exc:
+                raise _UsageError(
+                    f"release file {path!r}, release {line}: {key} must be a number; got {out[key]!r}."
+                ) from exc
+    if "secure" in out:
+        out["secure"] = str(out["secure"]).strip().lower() == "true"
+    return {k: v for k, v in out.items() if v != ""}
+
+
+def _release_from_record(data, path):
+    """A Release from one JSON object / CSV row written by ``dpinfer release``."""
+    from ._validation import _check_delta, _check_epsilon, _check_int, _check_positive, _check_real
+    from .releasers.release import Release
+
+    missing = [k for k in _RELEASE_FIELDS if not isinstance(data, dict) or k not in data]
     if missing:
         raise _UsageError(
             f"release file {path!r} lacks {', '.join(missing)}; write it with "
-            "'dpinfer release --format json'."
+            "'dpinfer release --format json' (or --format csv)."
         )
     if not isinstance(data["value"], (int, float)) or isinstance(data["value"], bool):
-        raise _UsageError(f"release file {path!r} must hold one numeric value; got {data['value']!r}.")
+        raise _UsageError(f"release file {path!r} must hold one numeric value per release; got {data['value']!r}.")
     if not isinstance(data["mechanism"], str) or not isinstance(data["kind"], str):
         raise _UsageError(f"release file {path!r}: mechanism and kind must be strings.")
     where = f"in release file {path}"
@@ -203,8 +253,8 @@ def _release_from_json(path):
     )
 
 
-def _release_from_args(args):
-    """The release a test/ci command is about: --release FILE, or --value/--n/--epsilon."""
+def _releases_from_args(args):
+    """The releases a test/ci command is about: --release FILE, or --value V [V ...] --n --epsilon."""
     from .inference.prop import _release_from_numbers
 
     typed = {"--value": args.value, "--n": args.n, "--epsilon": args.epsilon}
@@ -217,12 +267,85 @@ def _release_from_args(args):
                 f"{', '.join(repeated)} must not be given with --release: the release file "
                 "records its value, n, epsilon and delta."
             )
-        return _release_from_json(args.release)
-    missing = [k for k, v in typed.items() if v is None]
-    if missing:
-        raise _UsageError(f"give --release FILE, or all of --value, --n and --epsilon (missing {', '.join(missing)}).")
-    return _release_from_numbers(args.value, args.n, method=args.method, epsilon=args.epsilon,
-                                 delta=0.0 if args.delta is None else args.delta)
+        releases = _releases_from_file(args.release)
+        for release in releases:
+            if release.kind == "proportion" and args.method in ("normal", "jimi"):
+                _check_file_scale(release, args.release, args.method)
+    else:
+        missing = [k for k, v in typed.items() if v is None]
+        if missing:
+            raise _UsageError(
+                f"give --release FILE, or all of --value, --n and --epsilon (missing {', '.join(missing)})."
+            )
+        for value in args.value:
+            _check_typed_scale(value, args.n, args.epsilon, args.method)
+        releases = [_release_from_numbers(v, args.n, method=args.method, epsilon=args.epsilon,
+                                          delta=0.0 if args.delta is None else args.delta)
+                    for v in args.value]
+    for release in releases:
+        _check_cli_release(release, args.method)
+    return releases
+
+
+def _check_typed_scale(value, n, epsilon, method):
+    """Catch a count typed where a proportion belongs, or (a warning) the reverse."""
+    from ._validation import _SCALE_GUARD
+
+    if not (math.isfinite(value) and isinstance(n, int) and n >= 1 and epsilon and epsilon > 0):
+        return  # the method's own checks name the bad argument
+    if method in ("normal", "jimi"):
+        margin = _SCALE_GUARD / (epsilon * n)
+        if value < -margin or value > 1.0 + margin:
+            raise _UsageError(
+                f"--value {value:g} cannot be a Laplace-noised proportion with --n {n} and "
+                f"--epsilon {epsilon:g} (it lies more than {_SCALE_GUARD:g} noise scales outside "
+                f"[0, 1]); --method {method} reads --value as a proportion: for a count of about "
+                f"{value:g}, give --value {value / n:.4g} (the count divided by --n)."
+            )
+    elif 0.0 < value < 1.0 and n >= 5:
+        warnings.warn(
+            f"--value {value:g} is read as a noisy count (--method ump takes the Tulap-noised "
+            f"count, about {value:g} of {n} records); if {value:g} is a proportion, give "
+            f"--value {value * n:.4g} (the proportion times --n).", stacklevel=2)
+
+
+def _check_file_scale(release, path, method):
+    """A release file whose 'proportion' could only be a count is refused (see _check_typed_scale)."""
+    from ._validation import _SCALE_GUARD
+
+    value, n, epsilon = release.value, release.n, release.epsilon
+    margin = _SCALE_GUARD / (epsilon * n)
+    if value < -margin or value > 1.0 + margin:
+        raise _UsageError(
+            f"release file {path!r} records a proportion of {value:g} with n = {n} and epsilon = "
+            f"{epsilon:g}, more than {_SCALE_GUARD:g} noise scales outside [0, 1]: it cannot be a "
+            f"Laplace-noised proportion (--method {method}). If it is a noisy count, release it "
+            "with 'dpinfer release --mechanism laplace --kind count'."
+        )
+
+
+_NEEDS = {
+    "ump": "a Tulap-noised count ('dpinfer release --mechanism tulap')",
+    "normal": "a Laplace-noised proportion or count ('dpinfer release --mechanism laplace')",
+    "jimi": "a Laplace-noised proportion or count ('dpinfer release --mechanism laplace')",
+}
+
+
+def _check_cli_release(release, method):
+    """The release fits --method; otherwise say which --method fits it, in command terms."""
+    from .inference.prop import _METHODS
+
+    pair = (release.mechanism, release.kind)
+    if pair in _METHODS[method][0]:
+        return
+    fits = [m for m, (accepted, _) in _METHODS.items() if pair in accepted]
+    hint = (" Use " + " or ".join(f"--method {m}" for m in fits) + " for this release."
+            if fits else "")
+    raise _UsageError(
+        f"--method {method} needs {_NEEDS[method]}; the release is a {release.mechanism} "
+        f"{release.kind}: each method inverts one noise law, any other gives p-values of the "
+        f"wrong size.{hint}"
+    )
 
 
 # --------------------------------------------------------------------------- output
@@ -234,7 +357,7 @@ def _emit(fmt, text, records, *, as_list=False):
     """
     if fmt == "text":
         print(text)
-    elif fmt == "json":
+    elif fmt in ("json", "htest-json"):
         print(json.dumps(records[0] if len(records) == 1 and not as_list else records, indent=2))
     else:
         buffer = io.StringIO()
@@ -320,10 +443,20 @@ def _cmd_budget(args):
 def _cmd_test(args):
     from .inference.prop import prop_test
 
-    release = _release_from_args(args)
-    result = prop_test(release, args.p0, method=args.method, alternative=args.alternative,
-                       confidence_level=args.confidence_level, **_method_options(args))
-    _emit(args.format, str(result).strip("\n"), [result._tidy_row()])
+    releases = _releases_from_args(args)
+    options = _method_options(args)
+    results = [prop_test(rel, args.p0, method=args.method, alternative=args.alternative,
+                         confidence_level=args.confidence_level, **options)
+               for rel in releases]
+    if args.release is None:
+        # Typed numbers are not a Release: as in Python, no sampling path or unit is claimed.
+        results = [dataclasses.replace(r, secure=None, privacy_unit="") for r in results]
+    text = "\n\n".join(str(r).strip("\n") for r in results)
+    if args.format == "htest-json":
+        records = [r.to_htest() for r in results]
+    else:
+        records = [r.to_dict() for r in results]
+    _emit(args.format, text, records, as_list=len(records) > 1)
     return EXIT_OK
 
 
@@ -349,10 +482,10 @@ _METHOD_NAMES = {
 
 
 def _cmd_ci(args):
-    from .inference.prop import _check_release_for_method
-
-    release = _release_from_args(args)
-    _check_release_for_method(release, args.method)
+    if args.format == "htest-json":
+        raise _UsageError("--format htest-json applies to 'dpinfer test' (an interval alone is "
+                          "not an htest); use --format json.")
+    releases = _releases_from_args(args)
     options = dict(confidence_level=args.confidence_level, alternative=args.alternative)
     if args.interval is not None and args.method != "normal":
         raise _UsageError(f"--interval applies to --method normal only; got --method {args.method}.")
@@ -363,24 +496,27 @@ def _cmd_ci(args):
     elif args.method == "normal":
         from .inference.normal import binom_normal_ci as ci_func
 
-        options["method"] = args.interval or "wald"
+        options["method"] = args.interval or "score"
     else:
         from .inference.jimi import binom_jimi_ci as ci_func
 
         options.update(_method_options(args))
-    ci = ci_func(release, **options)
     name = _METHOD_NAMES[args.method]
     if args.method == "normal":
         name = name.replace("Normal-approximation", f"Normal-approximation ({options['method']})")
-    record = {
-        "method": name, "alternative": args.alternative,
-        **ci.to_dict(), "value": release.value, "n": release.n,
-        "epsilon": release.epsilon, "delta": release.delta, "mechanism": release.mechanism,
-    }
-    text = (f"{name}, {args.alternative}\n"
-            f"data:  released value = {_fmt(release.value)}, n = {release.n}\n{ci}\n"
-            f"privacy: epsilon = {_fmt(release.epsilon)}, delta = {_fmt(release.delta)}")
-    _emit(args.format, text, [record])
+    records, texts = [], []
+    for release in releases:
+        ci = ci_func(release, **options)
+        records.append({
+            "method": name, "alternative": args.alternative,
+            **ci.to_dict(), "value": release.value, "n": release.n,
+            "epsilon": release.epsilon, "delta": release.delta, "mechanism": release.mechanism,
+            "secure": release.secure,
+        })
+        texts.append(f"{name}, {args.alternative}\n"
+                     f"data:  released value = {_fmt(release.value)}, n = {release.n}\n{ci}\n"
+                     f"privacy: epsilon = {_fmt(release.epsilon)}, delta = {_fmt(release.delta)}")
+    _emit(args.format, "\n\n".join(texts), records, as_list=len(records) > 1)
     return EXIT_OK
 
 
@@ -467,6 +603,8 @@ def _cmd_validate(args):
         return EXIT_OK
     if args.study is None:
         raise _UsageError(f"name a study to run; available: {', '.join(studies) or 'none'}.")
+    if args.study not in studies and f"{args.study}_study" in studies:
+        args.study = f"{args.study}_study"  # the README's study NAME (robust -> robust_study.py)
     if args.study not in studies:
         raise _UsageError(f"unknown study {args.study!r}; available: {', '.join(studies) or 'none'}.")
     root = str(folder.parent)
@@ -502,34 +640,38 @@ def _cmd_demo(args):
     laplace = LaplaceReleaser(args.epsilon).proportion(trial.responders, trial.n, rng=laplace_seed,
                                                        budget=budget)
     level = args.confidence_level
+    # The trial's question is one-sided (does the response rate beat the historical
+    # 20%?), so every test is H0: theta <= p0 against theta > p0.
+    alt = "greater"
     results = [
-        binom_ump_test(tulap, p0=trial.p0, confidence_level=level),
-        binom_normal_test(laplace, p0=trial.p0, confidence_level=level),
-        binom_jimi_test(laplace, p0=trial.p0, confidence_level=level, n_sim=None),
+        binom_ump_test(tulap, trial.p0, alternative=alt, confidence_level=level),
+        binom_normal_test(laplace, trial.p0, alternative=alt, confidence_level=level),
+        binom_jimi_test(laplace, trial.p0, alternative=alt, confidence_level=level),
     ]
     labels = [("DP-UMP", "Tulap", f"z = {_fmt(tulap.value, 4)}"),
               ("Normal approximation", "Laplace", f"pi_hat = {_fmt(laplace.value, 4)}"),
               ("DP-JIMI (exact limit)", "Laplace", f"pi_hat = {_fmt(laplace.value, 4)}")]
     if args.format != "text":
-        records = [{"label": lab, **r._tidy_row()} for (lab, _, _), r in zip(labels, results)]
+        records = [{"label": lab, **r.to_dict()} for (lab, _, _), r in zip(labels, results)]
         _emit(args.format, "", records, as_list=True)
         return EXIT_OK
     pct = _fmt(100 * level)
     out = [
         *textwrap.wrap(trial.description, width=88),
         f"Confidential data: {trial.responders} responders out of n = {trial.n}; "
-        f"H0: response rate = {_fmt(trial.p0)}.",
+        f"Question: does the response rate exceed the historical {_fmt(trial.p0)}? "
+        f"H0: rate <= {_fmt(trial.p0)} against H1: rate > {_fmt(trial.p0)} (one-sided).",
         f"Noise seeded with {args.seed} because the data are synthetic; never seed a real release.",
         "",
         f"== 1. Tulap release of the count (epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}) ==",
         str(tulap), str(results[0]).rstrip("\n"), "",
         f"== 2. Laplace release of the proportion (epsilon = {_fmt(args.epsilon)}) ==",
         str(laplace), str(results[1]).rstrip("\n"), str(results[2]).rstrip("\n"), "",
-        f"== Side by side: two-sided tests of p0 = {_fmt(trial.p0)}, {pct}% intervals ==",
+        f"== Side by side: one-sided tests of H0: rate <= {_fmt(trial.p0)}, {pct}% lower bounds ==",
     ]
     rows = [(lab, rel, _fmt(r.pvalue, 4), f"[{r.conf_int.low:.4f}, {r.conf_int.high:.4f}]")
             for (lab, _, rel), r in zip(labels, results)]
-    header = ("method", "release", "p-value", f"{pct}% CI")
+    header = ("method", "release", "p-value", f"{pct}% CI (one-sided)")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
     for row in [header, *rows]:
         out.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
@@ -577,6 +719,11 @@ def _build_parser():
     fmt = _Parser(add_help=False)
     fmt.add_argument("--format", choices=("text", "json", "csv"), default="text",
                      help="output: R-style text (default), JSON, or CSV with a header row")
+    fmt_test = _Parser(add_help=False)
+    fmt_test.add_argument("--format", choices=("text", "json", "csv", "htest-json"), default="text",
+                          help="output: R-style text (default), JSON, CSV with a header row, or "
+                               "htest-json (R's htest field names, see docs/from_r.rst); several "
+                               "values give a JSON list")
 
     def add(name, help_text, description, parents=(fmt,)):
         return sub.add_parser(name, help=help_text, description=description, parents=list(parents),
@@ -616,15 +763,20 @@ def _build_parser():
 
     def add_release_input(p):
         g = p.add_argument_group("released input (one of)")
-        g.add_argument("--release", metavar="FILE", help="JSON from 'dpinfer release --format json' ('-' for stdin)")
-        g.add_argument("--value", type=real, help="the released value: a noisy count (ump) or proportion (normal, jimi)")
+        g.add_argument("--release", metavar="FILE",
+                       help="JSON or CSV from 'dpinfer release --format json|csv' ('-' for stdin); "
+                            "one result per release in the file")
+        g.add_argument("--value", type=real, nargs="+", metavar="VALUE",
+                       help="released value(s): a noisy count (ump) or proportion (normal, jimi); "
+                            "several values give one result each")
         g.add_argument("--n", type=whole, help="number of records")
         g.add_argument("--epsilon", type=real, help="epsilon of the release")
         g.add_argument("--delta", type=real, help="delta of a Tulap release (default 0)")
         p.add_argument("--method", choices=("ump", "normal", "jimi"), default="ump",
                        help="ump (Tulap count, default), normal or jimi (Laplace proportion)")
         p.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
-                       help="alternative hypothesis (default two-sided)")
+                       help="alternative hypothesis (default two-sided, as in Python and R's "
+                            "binom.test)")
         p.add_argument("--confidence-level", type=real, default=0.95, help="interval level (default 0.95)")
         p.add_argument("--two-sided-method", choices=("asymptotically-unbiased", "equal-tailed"),
                        help="ump only: two-sided p-value (default asymptotically-unbiased)")
@@ -632,17 +784,21 @@ def _build_parser():
         p.add_argument("--seed", type=whole, help="jimi with --n-sim only: seed of the draws")
 
     test = add("test", "test a proportion from a released value",
-               "Test H0 about the proportion theta from one released value; prints R's htest layout.\n"
-               "--alternative greater tests H0: theta <= p0 against theta > p0.")
+               "Test H0 about the proportion theta from a released value; prints R's htest layout.\n"
+               "--alternative greater tests H0: theta <= p0 against theta > p0 (default: two-sided).\n"
+               "Defaults are those of the Python functions: DP-JIMI uses its exact limit unless\n"
+               "--n-sim is given.", parents=(fmt_test,))
     add_release_input(test)
     test.add_argument("--p0", type=real, default=0.5, help="null proportion (default 0.5)")
     test.set_defaults(func=_cmd_test)
 
     ci = add("ci", "confidence interval for a proportion from a released value",
-             "Confidence interval for the proportion from one released value.")
+             "Confidence interval for the proportion from a released value (default two-sided;\n"
+             "the same interval 'dpinfer test' prints for the same options).")
     add_release_input(ci)
-    ci.add_argument("--interval", choices=("wald", "score"),
-                    help="normal only: Wald (default) or score interval")
+    ci.add_argument("--interval", choices=("score", "wald"),
+                    help="normal only: score (default: the interval of the normal test and of "
+                         "binom_normal_ci) or Wald interval")
     ci.set_defaults(func=_cmd_ci)
 
     power = add("power", "exact power of the DP-UMP or normal-approximation test",
@@ -655,7 +811,8 @@ def _build_parser():
     power.add_argument("--delta", type=real, default=0.0, help="approximate-DP slack, ump only (default 0)")
     power.add_argument("--alpha", type=real, default=0.05, help="significance level (default 0.05)")
     power.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="greater",
-                       help="alternative hypothesis (default greater)")
+                       help="alternative hypothesis (default greater: a one-sided trial question, "
+                            "as binom_ump_power)")
     power.add_argument("--method", choices=("ump", "normal"), default="ump", help="test (default ump)")
     power.set_defaults(func=_cmd_power)
 
@@ -669,7 +826,8 @@ def _build_parser():
     size.add_argument("--alpha", type=real, default=0.05, help="significance level (default 0.05)")
     size.add_argument("--power", type=real, default=0.8, help="target power (default 0.8)")
     size.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="greater",
-                      help="alternative hypothesis (default greater)")
+                      help="alternative hypothesis (default greater: a one-sided trial question, "
+                           "as binom_ump_sample_size)")
     size.set_defaults(func=_cmd_sample_size)
 
     val = add("validate", "run a validation study (source checkout)",
@@ -713,7 +871,7 @@ def main(argv=None):
         print(f"{prog}: error: {_cli_message(exc)}", file=sys.stderr)
         return EXIT_USAGE
     for w in caught:
-        print(f"{prog}: warning: {' '.join(str(w.message).split())}", file=sys.stderr)
+        print(f"{prog}: warning: {_cli_message(w.message)}", file=sys.stderr)
     return code
 
 
@@ -725,7 +883,18 @@ def _cli_message(exc):
                          ("`alpha`", "--alpha"), ("`theta1`", "--theta1"), ("`theta`", "--theta"),
                          ("`power`", "--power"), ("`n`", "--n"), ("`x`", "--x"), ("`value`", "--value")):
         text = text.replace(name, option)
+    for pattern, replacement in _CLI_NAMES:
+        text = re.sub(pattern, replacement, text)
     return re.sub(r"method='(\w+)'", r"--method \1", text)
+
+
+#: Python names in library messages -> what a command user types instead
+_CLI_NAMES = (
+    (r"binom_normal_power\([^)]*\)", "'dpinfer power --method normal' with --theta equal to --p0"),
+    (r"binom_ump_power\([^)]*\)", "'dpinfer power' with --theta equal to --p0"),
+    (r"\bbinom_(ump|normal|jimi)_(test|ci)\b(\s*/\s*binom_\w+)?", r"--method \1"),
+    (r"alternative ?= ?'([\w-]+)'", r"--alternative \1"),
+)
 
 
 if __name__ == "__main__":  # pragma: no cover

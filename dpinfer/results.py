@@ -26,6 +26,20 @@ from ._validation import (
 __all__ = ["ConfidenceInterval", "HTestResult", "results_to_frame"]
 
 _ALT_TEXT = {"two-sided": "not equal to", "less": "less than", "greater": "greater than"}
+_R_ALTERNATIVE = {"two-sided": "two.sided", "less": "less", "greater": "greater"}
+#: printed names of the mechanism codes a Release records
+_MECHANISM_NAMES = {
+    "tulap": "Tulap", "laplace": "Laplace", "krr": "k-ary randomized response",
+    "unary_encoding": "unary encoding", "randomized_response": "randomized response",
+    "two_coin_rr": "two-coin randomized response", "local_laplace": "local Laplace",
+    "ldp_histogram": "local-DP histogram",
+}
+#: the same, read back: a result stores the code, as its Release does
+_MECHANISM_CODES = {name: code for code, name in _MECHANISM_NAMES.items()}
+_PATH_TEXT = {
+    True: "hardened path (OS source)",
+    False: "seeded path (research only)",
+}
 _DOUBLE_EPS = 2.220446049250313e-16  # R's .Machine$double.eps, the floor of format.pval
 
 
@@ -113,6 +127,13 @@ def _strwrap(text, prefix="", width=72):
             stop += 1
         start = stop
     return lines
+
+
+def _hanging(label, text):
+    """``label`` + ``text`` wrapped at R's width 72, continuation lines indented under the text."""
+    indent = " " * len(label)
+    lines = _strwrap(text, prefix=indent)
+    return [label + lines[0][len(indent):], *lines[1:]]
 
 
 def _json_float(value):
@@ -224,6 +245,23 @@ class HTestResult:
         reported parameter (a proportion clipped to [0, 1], a difference of two
         proportions to [-1, 1]), and the print says so in a line of its own
         when the two differ.
+    secure : bool or None
+        The sampling path of the release behind the result: True for the
+        hardened path (OS cryptographic source), False for the seeded numpy
+        path (research only), None when the test was given bare numbers.
+        Copied from :attr:`Release.secure <dpinfer.Release.secure>` when the
+        input is a Release.
+    privacy_unit : str
+        What the release's guarantee protects, e.g. ``'one record (replace-one,
+        n public)'``; empty when the test was given bare numbers.
+    note : str
+        A one-line remark of the method printed under the result (e.g. why an
+        interval is a hull).  A zero-width interval adds its own note.
+
+    ``mechanism`` is stored as the Release names it (``'tulap'``,
+    ``'laplace'``, ``'krr'``, ...); the print shows its display name.
+    ``repr(result)`` is the printed layout (as at R's prompt), and notebooks
+    show it through ``_repr_html_``.
 
     Examples
     --------
@@ -244,10 +282,10 @@ class HTestResult:
     probability of success 
                      0.243 
     <BLANKLINE>
-    privacy: epsilon = 1, delta = 0 (Tulap mechanism)
+    privacy: epsilon = 1, delta = 0, Tulap mechanism
     <BLANKLINE>
-    >>> r.to_dict()['pvalue']
-    0.0412
+    >>> r.to_dict()['pvalue'], r.mechanism
+    (0.0412, 'tulap')
     """
 
     statistic: float
@@ -268,6 +306,9 @@ class HTestResult:
     parameter: float | None = None
     parameter_name: str = "parameter"
     estimate_raw: float | None = None
+    secure: bool | None = None
+    privacy_unit: str = ""
+    note: str = ""
 
     def __post_init__(self):
         for name in ("statistic", "null_value"):
@@ -279,9 +320,15 @@ class HTestResult:
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, _check_real(getattr(self, name), name, finite=False))
         for name in ("method", "data_name", "statistic_name", "estimate_name", "null_name",
-                     "mechanism", "parameter_name"):
+                     "mechanism", "parameter_name", "privacy_unit", "note"):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"`{name}` must be a string; got {getattr(self, name)!r}.")
+        # One vocabulary: the result names its mechanism as the Release does ('tulap').
+        object.__setattr__(self, "mechanism", _MECHANISM_CODES.get(self.mechanism, self.mechanism))
+        if self.secure is not None:
+            if not isinstance(self.secure, bool) and type(self.secure).__name__ != "bool_":
+                raise TypeError(f"`secure` must be True, False or None; got {self.secure!r}.")
+            object.__setattr__(self, "secure", bool(self.secure))
         if self.n_sim is not None:
             object.__setattr__(self, "n_sim", _check_int(self.n_sim, "n_sim", minimum=1))
         _check_alternative(self.alternative)
@@ -324,71 +371,142 @@ class HTestResult:
             if self.estimate_raw is not None and self.estimate_raw != self.estimate:
                 raw = _r_format([self.estimate_raw], 7)[0].strip()
                 lines.append(f"(projected onto the parameter space; the unbiased estimate is {raw})")
-        lines += ["", self._privacy_line(), ""]
+        for text in self._notes():
+            lines += _hanging("note: ", text)
+        lines += ["", *self._privacy_lines(), ""]
         return "\n".join(lines)
 
-    def _privacy_line(self):
+    def __repr__(self):
+        # What a prompt (Python, IPython, reticulate) shows: the htest layout, as R does.
+        return str(self)
+
+    def _repr_html_(self):
+        """The htest layout in a ``<pre>`` block, for Jupyter."""
+        import html
+
+        return f"<pre>{html.escape(str(self).strip(chr(10)))}</pre>"
+
+    def _notes(self):
+        """One-line notes printed under the result: the method's own, then a zero-width interval."""
+        notes = [self.note] if self.note else []
+        ci = self.conf_int
+        if ci is not None and ci.low == ci.high:
+            point = _r_format([ci.low], 7)[0].strip()
+            notes.append(
+                f"the interval [{point}, {point}] has zero width: the release lies so far "
+                "beyond the possible range that every other value is rejected at this level. "
+                "Check the value's scale: DP-UMP takes a noisy count, the normal "
+                "approximation and DP-JIMI a noisy proportion."
+            )
+        return notes
+
+    def _privacy_lines(self):
+        """``privacy:`` (budget, mechanism, sampling path, draws) and ``unit of privacy:``."""
         eps = _r_format([self.epsilon], 7)[0]
         delta = _r_format([self.delta], 7)[0]
-        text = f"privacy: epsilon = {eps}, delta = {delta}"
-        details = [f"{self.mechanism} mechanism"] if self.mechanism else []
+        text = f"epsilon = {eps}, delta = {delta}"
+        details = []
+        if self.mechanism:
+            details.append(f"{_MECHANISM_NAMES.get(self.mechanism, self.mechanism)} mechanism")
+        if self.secure is not None:
+            details.append(_PATH_TEXT[self.secure])
         if self.n_sim is not None:
             details.append(f"{self.n_sim} Monte Carlo draws")
-        return text + (f" ({'; '.join(details)})" if details else "")
+        if details:
+            text += ", " + ", ".join(details)
+        lines = [f"privacy: {text}"]  # one line each, so that grep and R's readLines find it
+        if self.privacy_unit:
+            lines.append(f"unit of privacy: {self.privacy_unit}")
+        return lines
 
     def to_dict(self):
-        """A flat, JSON-safe dict of every field; the interval becomes ``conf_low``,
-        ``conf_high``, ``conf_level`` (None when absent); non-finite numbers become None."""
+        """A flat, JSON-safe dict of every field, keyed as in the table of the user guide.
+
+        The keys are those of :meth:`to_frame`, the command's ``--format json`` and
+        ``--format csv`` (see ``docs/results.rst``): the interval becomes
+        ``conf_low``, ``conf_high``, ``conf_level`` (None when absent), ``note``
+        joins the printed notes, and non-finite numbers become None.
+        """
         ci = self.conf_int.to_dict() if self.conf_int is not None else {
             "conf_low": None, "conf_high": None, "conf_level": None}
         return {
+            "estimate": _json_float(self.estimate),
             "statistic": _json_float(self.statistic),
             "pvalue": _json_float(self.pvalue),
-            "null_value": _json_float(self.null_value),
-            "alternative": self.alternative,
-            "method": self.method,
-            "estimate": _json_float(self.estimate),
+            "parameter": _json_float(self.parameter),
             **ci,
+            "null_value": _json_float(self.null_value),
+            "method": self.method,
+            "alternative": self.alternative,
             "epsilon": self.epsilon,
             "delta": self.delta,
+            "mechanism": self.mechanism,
+            "secure": self.secure,
+            "privacy_unit": self.privacy_unit,
+            "n_sim": self.n_sim,
             "data_name": self.data_name,
             "statistic_name": self.statistic_name,
+            "parameter_name": self.parameter_name,
             "estimate_name": self.estimate_name,
             "null_name": self.null_name,
-            "mechanism": self.mechanism,
-            "n_sim": self.n_sim,
-            "parameter": _json_float(self.parameter),
-            "parameter_name": self.parameter_name,
             "estimate_raw": _json_float(self.estimate_raw),
+            "note": " ".join(self._notes()),
         }
 
     def to_frame(self):
-        """One-row tidy :class:`pandas.DataFrame` with broom-style columns.
+        """One-row tidy :class:`pandas.DataFrame` whose columns are the keys of :meth:`to_dict`.
 
-        Columns: ``estimate``, ``statistic``, ``p_value``, ``parameter``, ``conf_low``,
-        ``conf_high``, ``conf_level``, ``null_value``, ``method``, ``alternative``,
-        ``epsilon``, ``delta``, ``mechanism``, ``n_sim``, ``data_name``.
+        The first columns follow broom's ``tidy()`` (``estimate``, ``statistic``,
+        ``pvalue``, ``parameter``, ``conf_low``, ``conf_high``, ...); the names
+        are the package's one vocabulary, the same in ``to_dict()``, JSON and CSV.
         """
         return results_to_frame([self])
 
-    def _tidy_row(self):
-        d = self.to_dict()
+    def to_htest(self):
+        """A dict shaped like R's ``htest`` object, plus the privacy fields.
+
+        Keys: ``statistic``, ``parameter``, ``estimate`` and ``null.value`` as
+        one-entry dicts ``{name: value}`` (R's named vectors; ``parameter`` is
+        None when the test has none); ``p.value``; ``conf.int`` as ``[low,
+        high]`` with ``conf.level`` beside it (R keeps the level as an attribute
+        of ``conf.int``); ``alternative`` spelled as R does (``'two.sided'``,
+        ``'less'``, ``'greater'``); ``method``; ``data.name``.  Privacy and
+        provenance: ``epsilon``, ``delta``, ``mechanism``, ``secure``,
+        ``privacy.unit``, ``n.sim``, ``estimate.raw`` and ``note``.  JSON-safe (non-finite -> None).
+
+        ``docs/from_r.rst`` gives the R function that turns this (read with
+        ``jsonlite::fromJSON(simplifyVector = FALSE)``) into a real ``htest``.
+
+        Examples
+        --------
+        >>> r = HTestResult(statistic=7.3, pvalue=0.0412, null_value=0.5, alternative='two-sided',
+        ...                 method='Example test', estimate=0.243, epsilon=1.0,
+        ...                 conf_int=ConfidenceInterval(0.1, 0.48, 0.95), statistic_name='Z')
+        >>> h = r.to_htest()
+        >>> h['statistic'], h['p.value'], h['alternative'], h['conf.int'], h['conf.level']
+        ({'Z': 7.3}, 0.0412, 'two.sided', [0.1, 0.48], 0.95)
+        """
+        ci = self.conf_int
         return {
-            "estimate": d["estimate"],
-            "statistic": d["statistic"],
-            "p_value": d["pvalue"],
-            "parameter": d["parameter"],
-            "conf_low": d["conf_low"],
-            "conf_high": d["conf_high"],
-            "conf_level": d["conf_level"],
-            "null_value": d["null_value"],
-            "method": d["method"],
-            "alternative": d["alternative"],
-            "epsilon": d["epsilon"],
-            "delta": d["delta"],
-            "mechanism": d["mechanism"],
-            "n_sim": d["n_sim"],
-            "data_name": d["data_name"],
+            "statistic": {self.statistic_name: _json_float(self.statistic)},
+            "parameter": (None if self.parameter is None
+                          else {self.parameter_name: _json_float(self.parameter)}),
+            "p.value": _json_float(self.pvalue),
+            "conf.int": None if ci is None else [_json_float(ci.low), _json_float(ci.high)],
+            "conf.level": None if ci is None else ci.level,
+            "estimate": None if self.estimate is None else {self.estimate_name: _json_float(self.estimate)},
+            "null.value": {self.null_name: _json_float(self.null_value)},
+            "alternative": _R_ALTERNATIVE[self.alternative],
+            "method": self.method,
+            "data.name": self.data_name,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "mechanism": self.mechanism,
+            "secure": self.secure,
+            "privacy.unit": self.privacy_unit,
+            "n.sim": self.n_sim,
+            "estimate.raw": _json_float(self.estimate_raw),
+            "note": " ".join(self._notes()),
         }
 
 
@@ -427,11 +545,13 @@ def results_to_frame(results):
     for i, r in enumerate(results):
         if not isinstance(r, HTestResult):
             raise TypeError(f"`results` must contain HTestResult objects; element {i} is {type(r).__name__}.")
-        rows.append(r._tidy_row())
+        rows.append(r.to_dict())
     return pd.DataFrame(rows, columns=_TIDY_COLUMNS)
 
 
 _TIDY_COLUMNS = [
-    "estimate", "statistic", "p_value", "parameter", "conf_low", "conf_high", "conf_level", "null_value",
-    "method", "alternative", "epsilon", "delta", "mechanism", "n_sim", "data_name",
+    "estimate", "statistic", "pvalue", "parameter", "conf_low", "conf_high", "conf_level", "null_value",
+    "method", "alternative", "epsilon", "delta", "mechanism", "secure", "privacy_unit", "n_sim",
+    "data_name", "statistic_name", "parameter_name", "estimate_name", "null_name", "estimate_raw",
+    "note",
 ]

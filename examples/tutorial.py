@@ -64,7 +64,7 @@ def main():
     n_needed = binom_ump_sample_size(0.4, trial.p0, epsilon=1.0, alpha=0.05, power=0.8,
                                      alternative="greater")
     print(f"Power at theta = 0.4 with n = {trial.n}: {power:.3f}; n for 80% power: {n_needed}")
-    print(frame[["p_value", "conf_low", "conf_high"]].round(4).to_string())
+    print(frame[["pvalue", "conf_low", "conf_high"]].round(4).to_string())
 
     return {
         "z": release.value,

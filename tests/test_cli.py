@@ -84,7 +84,8 @@ def test_test_text_prints_r_layout():
     assert lines[0].startswith("\t")  # strwrap(method, prefix = "\t")
     assert "alternative hypothesis: true probability of success is greater than 0.2" in lines
     assert "95 percent confidence interval:" in lines
-    assert lines[-1].startswith("privacy: epsilon = 1, delta = 0")
+    # typed numbers, not a Release: the privacy line claims no sampling path (as in Python)
+    assert lines[-1] == "privacy: epsilon = 1, delta = 0, Tulap mechanism"
     pval = f"{_ump_pvalue(12.7, 30, 0.2, 1.0, 'greater'):.4g}"
     assert f"p-value = {pval}" in out.stdout
 
@@ -95,7 +96,7 @@ def test_test_json_matches_the_direct_sum():
               "--format", "json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert data["p_value"] == pytest.approx(_ump_pvalue(12.7, 30, 0.2, 1.0, "less"), rel=1e-12)
+    assert data["pvalue"] == pytest.approx(_ump_pvalue(12.7, 30, 0.2, 1.0, "less"), rel=1e-12)
     assert data["alternative"] == "less" and data["null_value"] == 0.2
     assert data["conf_high"] <= 1.0 and data["conf_low"] == 0.0
 
@@ -107,7 +108,7 @@ def test_test_csv_is_one_tidy_row():
     assert out.returncode == 0, out.stderr
     rows = list(csv.DictReader(io.StringIO(out.stdout)))
     assert len(rows) == 1
-    assert list(rows[0])[:6] == ["estimate", "statistic", "p_value", "parameter", "conf_low", "conf_high"]
+    assert list(rows[0])[:6] == ["estimate", "statistic", "pvalue", "parameter", "conf_low", "conf_high"]
     # Vu & Slavkovic's z score with the null variance plus the Laplace variance
     z = (0.41 - 0.2) / np.sqrt(0.2 * 0.8 / 30 + 2 / 30**2)
     assert float(rows[0]["statistic"]) == pytest.approx(z, rel=1e-12)
@@ -148,7 +149,7 @@ def test_pipeline_release_file_then_test_and_ci(tmp_path, trial_csv):
     z = json.loads(rel.stdout)["value"]
     out = run("test", "--release", path, "--p0", 0.2, "--alternative", "greater", "--format", "json")
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["p_value"] == pytest.approx(_ump_pvalue(z, 30, 0.2, 1.0, "greater"), rel=1e-12)
+    assert json.loads(out.stdout)["pvalue"] == pytest.approx(_ump_pvalue(z, 30, 0.2, 1.0, "greater"), rel=1e-12)
     piped = run("ci", "--release", "-", "--format", "json", stdin=rel.stdout)
     assert piped.returncode == 0, piped.stderr
     ci = json.loads(piped.stdout)
@@ -189,7 +190,7 @@ def test_demo_shows_three_methods_side_by_side():
     assert len([line for line in table if line.startswith(("DP-UMP", "Normal", "DP-JIMI"))]) == 3
     data = json.loads(run("demo", "--format", "json").stdout)
     assert [d["label"] for d in data] == ["DP-UMP", "Normal approximation", "DP-JIMI (exact limit)"]
-    assert all(0.0 <= d["p_value"] <= 1.0 for d in data)
+    assert all(0.0 <= d["pvalue"] <= 1.0 for d in data)
 
 
 @pytest.mark.parametrize(
@@ -382,6 +383,6 @@ def test_warnings_go_to_stderr_on_one_line(capsys):
     # still answers (status 0) and forwards the warning.
     code, out, err = call(capsys, "test", "--value", 0.1, "--n", 10, "--epsilon", 0.5, "--p0", 0.05,
                           "--method", "normal", "--format", "json")
-    assert code == 0 and json.loads(out)["p_value"] > 0
+    assert code == 0 and json.loads(out)["pvalue"] > 0
     assert err.startswith("dpinfer test: warning: The normal approximation is poor here")
     assert len(err.strip().splitlines()) == 1

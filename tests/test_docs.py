@@ -115,4 +115,4 @@ def test_example_script_main_returns_the_tutorial_numbers():
     assert numbers["n_needed"] == 38
     assert round(numbers["pvalue"], 4) == 0.117
     assert [round(p, 4) for p in numbers["pvalues"]] == [0.117, 0.0238, 0.0279]
-    assert list(numbers["frame"]["p_value"]) == numbers["pvalues"]
+    assert list(numbers["frame"]["pvalue"]) == numbers["pvalues"]

@@ -115,7 +115,7 @@ def test_golden_dp_layout_with_privacy_line_and_tiny_pvalue():
         "probability of success \n"
         "             0.9436667 \n"
         "\n"
-        "privacy: epsilon = 0.5, delta = 1e-06 (Tulap mechanism)\n"
+        "privacy: epsilon = 0.5, delta = 1e-06, Tulap mechanism\n"
     )
     assert str(r) == expected
 
@@ -124,7 +124,7 @@ def test_golden_monte_carlo_privacy_line():
     r = HTestResult(statistic=0.31, pvalue=0.0421, null_value=0.5, alternative="less",
                     method="DP-JIMI", estimate=0.31, conf_int=None, epsilon=1.0,
                     mechanism="Laplace", n_sim=10000, statistic_name="pi_hat")
-    assert str(r).splitlines()[-1] == "privacy: epsilon = 1, delta = 0 (Laplace mechanism; 10000 Monte Carlo draws)"
+    assert str(r).splitlines()[-1] == "privacy: epsilon = 1, delta = 0, Laplace mechanism, 10000 Monte Carlo draws"
     assert "confidence interval" not in str(r)
 
 
@@ -211,10 +211,10 @@ def test_to_dict_is_flat_and_json_safe():
 
 def test_to_frame_has_broom_columns():
     frame = _binom_result(7, 24).to_frame()
-    assert list(frame.columns[:6]) == ["estimate", "statistic", "p_value", "parameter", "conf_low", "conf_high"]
+    assert list(frame.columns[:6]) == ["estimate", "statistic", "pvalue", "parameter", "conf_low", "conf_high"]
     assert {"method", "alternative", "conf_level", "epsilon", "delta", "mechanism", "n_sim"} <= set(frame.columns)
     row = frame.iloc[0]
-    assert row["p_value"] == pytest.approx(stats.binomtest(7, 24).pvalue, rel=1e-15)
+    assert row["pvalue"] == pytest.approx(stats.binomtest(7, 24).pvalue, rel=1e-15)
     assert row["method"] == "Exact binomial test" and row["alternative"] == "two-sided"
 
 
@@ -223,7 +223,7 @@ def test_results_to_frame_stacks_in_order():
     frame = results_to_frame(results)
     assert frame.shape[0] == 3
     assert list(frame["statistic"]) == [3.0, 7.0, 12.0]
-    assert list(frame["p_value"]) == [r.pvalue for r in results]
+    assert list(frame["pvalue"]) == [r.pvalue for r in results]
     assert list(frame.columns) == list(results[0].to_frame().columns)
     assert results_to_frame(iter(results)).shape == (3, frame.shape[1])
 

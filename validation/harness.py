@@ -350,7 +350,7 @@ def _dask_executor(scheduler, max_workers):
         n_workers=max_workers or os.cpu_count() or 1,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address=":0",  # any free port: never the fixed 8787
     )
     client = Client(cluster)
 

@@ -31,6 +31,7 @@ from .._validation import (
     _check_epsilon,
     _check_int,
     _check_n_sim,
+    _check_proportion_scale,
     _check_real,
     _check_rng,
     _show,
@@ -38,6 +39,7 @@ from .._validation import (
 from ..budget import _check_two_sample_composition, _two_sample_privacy
 from .._warnings import ApproximationWarning
 from ..results import ConfidenceInterval, HTestResult, _r_format
+from ._release_args import _STACKLEVEL, _release_first
 from . import _jimi_kernels as _k
 from .normal import _rejection_prob
 
@@ -133,6 +135,9 @@ def _resolve(value, n, epsilon, kind, *, value_name, n_name, epsilon_name, kind_
             f"1/(epsilon n), would swamp any data); got epsilon = {epsilon!r} with n = {n}."
         )
     arr = _as_real_array(raw, value_name)
+    if kind == "proportion":
+        _check_proportion_scale(arr, n, epsilon, value_name,
+                                count_fix=f"pass the noisy count with `{kind_name}`='count'")
     pi_hat = arr / n if kind == "count" else arr
     return pi_hat, n, epsilon, kind, arr.ndim == 0, arr
 
@@ -395,8 +400,9 @@ def _stack(lo, hi, shape):
 
 
 # --------------------------------------------------------------------------- one sample: public
+@_release_first(("pi_hat",), skip=("n",))
 def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0.95,
-                  alternative="two-sided", n_sim=10_000, rng=None):
+                  alternative="two-sided", n_sim=None, rng=None):
     """DP-JIMI (fiducial matching) confidence interval for a binomial proportion.
 
     Parameters
@@ -426,9 +432,11 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
         confidence_level``; ``'greater'``: lower bound ``[q(a), 1]``; ``'less'``:
         upper bound ``[0, q(1 - a)]`` (the interval matching the test of the same
         alternative).
-    n_sim : int or None, default 10_000
-        Number of fiducial draws per release; None computes the exact limit of
-        infinitely many draws (deterministic; ``rng`` is then unused).
+    n_sim : int or None, default None
+        None (the default, as in :func:`prop_test` and the command) computes the
+        exact limit of infinitely many draws: deterministic, no Monte Carlo
+        error, ``rng`` unused.  An integer draws that many fiducial samples per
+        release, as the original method does.
     rng : None, int, SeedSequence or numpy.random.Generator
         Source of the fiducial draws (numpy's PCG64 by default).  The same seed
         gives the same answer; a vector of releases consumes one stream in order,
@@ -547,9 +555,9 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     --------
     >>> from dpinfer import LaplaceReleaser, binom_jimi_ci
     >>> rel = LaplaceReleaser(epsilon=1.0).proportion(11, 30, rng=7)
-    >>> print(binom_jimi_ci(rel, n_sim=None))          # exact limit
+    >>> print(binom_jimi_ci(rel))                      # exact limit (the default)
     95 percent confidence interval: [0.1866554, 0.5617828]
-    >>> ci = binom_jimi_ci(rel, rng=1)                 # 10 000 fiducial draws
+    >>> ci = binom_jimi_ci(rel, n_sim=10_000, rng=1)   # 10 000 fiducial draws
     >>> round(ci.low, 2), round(ci.high, 2)
     (0.19, 0.56)
 
@@ -571,14 +579,15 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     lo, hi, _ = _one_sample(pi_hat.ravel(), n, epsilon, tails, None, n_sim, gen)
     message = _coverage_message(lo, hi, n, epsilon, confidence_level, alternative)
     if message is not None:
-        warnings.warn(message, ApproximationWarning, stacklevel=2)
+        warnings.warn(message, ApproximationWarning, stacklevel=_STACKLEVEL)
     if scalar:
         return ConfidenceInterval(float(lo[0]), float(hi[0]), confidence_level)
     return _stack(lo, hi, pi_hat.shape)
 
 
+@_release_first(("pi_hat",), skip=("n",))
 def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternative="two-sided",
-                    confidence_level=0.95, n_sim=10_000, rng=None):
+                    confidence_level=0.95, n_sim=None, rng=None):
     """DP-JIMI (fiducial matching) test of a binomial proportion from a Laplace release.
 
     Parameters
@@ -593,8 +602,10 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
         smaller of the two, capped at 1.
     confidence_level : float, default 0.95
         Level of the interval reported with the test (same alternative).
-    n_sim : int or None, default 10_000
-        Number of fiducial draws; None for the exact limit.
+    n_sim : int or None, default None
+        None (the default, as in :func:`prop_test` and the command) computes the
+        exact infinite-draw limit, deterministic; an integer draws that many
+        fiducial samples.
     rng : None, int, SeedSequence or numpy.random.Generator
         Source of the draws (unused when ``n_sim`` is None).
 
@@ -675,7 +686,7 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
     --------
     >>> from dpinfer import LaplaceReleaser, binom_jimi_test
     >>> rel = LaplaceReleaser(epsilon=1.0).proportion(11, 30, rng=7)
-    >>> res = binom_jimi_test(rel, p0=0.2, alternative='greater', n_sim=None)
+    >>> res = binom_jimi_test(rel, 0.2, alternative='greater')   # exact limit
     >>> print(res)
     <BLANKLINE>
     	DP-JIMI fiducial test for one proportion (exact limit)
@@ -689,7 +700,8 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
     probability of success
                  0.3607155
     <BLANKLINE>
-    privacy: epsilon = 1, delta = 0 (Laplace mechanism)
+    privacy: epsilon = 1, delta = 0, Laplace mechanism, seeded path (research only)
+    unit of privacy: one record (replace-one, n public)
     <BLANKLINE>
 
     A plain noisy count needs ``kind='count'``:
@@ -710,7 +722,7 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
     gen = _check_rng(rng)  # checked even when unused (exact limit): a bad seed is an error
     message = _size_message(n, epsilon, p0, 1.0 - confidence_level, alternative)
     if message is not None:
-        warnings.warn(message, ApproximationWarning, stacklevel=2)
+        warnings.warn(message, ApproximationWarning, stacklevel=_STACKLEVEL)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
     lo, hi, (le, ge) = _one_sample(pi_hat.ravel(), n, epsilon, tails, p0, n_sim, gen)
     pvalue = np.clip(_pvalue(le, ge, alternative), 0.0, 1.0)
@@ -788,6 +800,7 @@ def _check_n_sim_two(n_sim):
     return _check_jimi_n_sim(n_sim, allow_none=False)
 
 
+@_release_first(("pi1", "pi2"), skip=("n1", "n2"))
 def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=None,
                    kind1=None, kind2=None, confidence_level=0.95, alternative="two-sided",
                    n_sim=10_000, rng=None):
@@ -873,6 +886,7 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=N
     return _stack(lo, hi, p1.shape)
 
 
+@_release_first(("pi1", "pi2"), skip=("n1", "n2"))
 def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
                      epsilon2=None, kind1=None, kind2=None, alternative="two-sided",
                      confidence_level=0.95, n_sim=10_000, rng=None, composition="sequential"):

@@ -48,6 +48,7 @@ from ..releasers.randomized_response import _check_binary, _two_coin_epsilon
 from ..releasers.release import Release
 from .._warnings import ApproximationWarning
 from ..results import ConfidenceInterval, HTestResult
+from ._release_args import _release_first
 
 __all__ = [
     "krr_frequency_ci",
@@ -517,6 +518,7 @@ def rr_proportion_ci(reports=None, *, yes_count=None, n=None, epsilon=None, p1=N
     return _ci_out(low, high, level, scalar)
 
 
+@_release_first(("reports",))
 def rr_proportion_test(reports=None, p0=0.5, *, yes_count=None, n=None, epsilon=None, p1=None, p2=None,
                        alternative="two-sided", confidence_level=0.95):
     """Exact binomial test of ``H0: p = p0`` from randomized-response reports.
@@ -596,6 +598,7 @@ def rr_proportion_test(reports=None, p0=0.5, *, yes_count=None, n=None, epsilon=
     )
 
 
+@_release_first(("reports1", "reports2"))
 def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None, yes_count2=None, n2=None,
                        epsilon=None, p1=None, p2=None, alternative="two-sided", confidence_level=0.95,
                        composition="sequential"):
@@ -995,6 +998,7 @@ def _check_p0_vector(p0, name="p0"):
     return arr
 
 
+@_release_first(("reports",))
 def krr_gof_test(reports=None, p0=None, *, counts=None, epsilon=None, k=None):
     """Chi-square goodness-of-fit test of ``H0: pi = p0`` from k-RR reports.
 
@@ -1282,6 +1286,7 @@ _fill_doc(krr_frequency_ci, sim=_SIM_NOTES)
 _fill_doc(unary_frequency_ci, sim=_SIM_NOTES)
 
 
+@_release_first(("reports",))
 def unary_gof_test(reports=None, p0=None, *, bit_counts=None, n=None, epsilon=None, projected=True):
     """Chi-square goodness-of-fit test of ``H0: pi = p0`` from unary-encoding reports.
 

@@ -33,6 +33,7 @@ from .._validation import (
     _check_epsilon,
     _check_int,
     _check_probability,
+    _check_proportion_scale,
     _scalar_or_array,
     _show,
 )
@@ -40,6 +41,7 @@ from .._warnings import ApproximationWarning
 from ..budget import _check_two_sample_composition, _two_sample_privacy
 from ..releasers.release import Release
 from ..results import ConfidenceInterval, HTestResult
+from ._release_args import _STACKLEVEL, _release_first
 
 __all__ = ["binom2_normal_test", "binom_normal_ci", "binom_normal_power", "binom_normal_test"]
 
@@ -113,6 +115,8 @@ def _from_release_or_numbers(pi_hat, n, epsilon, *, func, value_name="pi_hat",
         value = _as_real_array(rel.value, value_name)
         if rel.kind == "count":
             value = value / n_rel
+        else:
+            _check_proportion_scale(value, n_rel, eps_rel, value_name, count_fix=_COUNT_FIX)
         return _check_value_range(value, value_name), n_rel, eps_rel, float(rel.delta), True
     if n is None:
         raise TypeError(
@@ -128,7 +132,11 @@ def _from_release_or_numbers(pi_hat, n, epsilon, *, func, value_name="pi_hat",
     n = _check_int(n, n_name, minimum=1)
     epsilon = _check_epsilon(epsilon, eps_name)
     _check_noise_scale(n, epsilon, eps_name)
+    _check_proportion_scale(value, n, epsilon, value_name, count_fix=_COUNT_FIX)
     return _check_value_range(value, value_name), n, epsilon, 0.0, False
+
+
+_COUNT_FIX = "for a Laplace-noised count release it with LaplaceReleaser(epsilon).count(x, n)"
 
 
 def _check_value_range(value, value_name):
@@ -496,6 +504,7 @@ def _data_name(value, n, from_release, what="pi_hat"):
 # ---------------------------------------------------------------------------
 
 
+@_release_first(("pi_hat",), skip=("n",))
 def binom_normal_test(pi_hat, n=None, p0=0.5, *, epsilon=None, alternative="two-sided",
                       confidence_level=0.95):
     """Normal-approximation test for a Laplace-noised binomial proportion.
@@ -621,7 +630,7 @@ def binom_normal_test(pi_hat, n=None, p0=0.5, *, epsilon=None, alternative="two-
 
     message = _size_warning(n, p0, epsilon, 1.0 - confidence_level, alternative)
     if message is not None:
-        warnings.warn(message, ApproximationWarning, stacklevel=2)
+        warnings.warn(message, ApproximationWarning, stacklevel=_STACKLEVEL)
 
     sd0 = math.sqrt(p0 * (1.0 - p0) / n + _noise_var(n, epsilon))
     z = (value - p0) / sd0
@@ -642,10 +651,21 @@ def binom_normal_test(pi_hat, n=None, p0=0.5, *, epsilon=None, alternative="two-
         delta=delta,
         data_name=_data_name(value, n, from_release),
         statistic_name="z",
-        mechanism="Laplace",
+        mechanism="laplace",
+        note=_hull_note(float(value), n, epsilon, alternative),
     )
 
 
+def _hull_note(x, n, epsilon, alternative):
+    """The printed note of a one-sided score interval that is a hull (see binom_normal_ci)."""
+    c2n = 2.0 * n * _noise_var(n, epsilon)
+    if (alternative == "greater" and x > 1.0 + c2n) or (alternative == "less" and x < -c2n):
+        return ("the release lies so far outside [0, 1] that the accepted proportions need not "
+                "reach the parameter's bound: the interval is their hull with that bound.")
+    return ""
+
+
+@_release_first(("pi_hat",), skip=("n",))
 def binom_normal_ci(pi_hat, n=None, *, epsilon=None, confidence_level=0.95,
                     alternative="two-sided", method="score"):
     """Wald or score confidence interval for a Laplace-noised binomial proportion.
@@ -773,12 +793,13 @@ def binom_normal_ci(pi_hat, n=None, *, epsilon=None, confidence_level=0.95,
     low, high = kernel(value, n, epsilon, confidence_level, alternative)
     message = _ci_coverage_message(low, high, n, epsilon, confidence_level, alternative, method)
     if message is not None:
-        warnings.warn(message, ApproximationWarning, stacklevel=2)
+        warnings.warn(message, ApproximationWarning, stacklevel=_STACKLEVEL)
     if value.ndim == 0:
         return ConfidenceInterval(float(low), float(high), confidence_level)
     return np.stack([low, high], axis=-1)
 
 
+@_release_first(("pi1", "pi2"), skip=("n1", "n2"))
 def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=None,
                        alternative="two-sided", confidence_level=0.95, composition="sequential"):
     """Normal-approximation test of ``theta1 = theta2`` for two Laplace-noised proportions.

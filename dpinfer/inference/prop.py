@@ -120,7 +120,8 @@ def prop_test(release, p0=0.5, *, method="ump", alternative="two-sided",
         None uses that function's default, the asymptotically unbiased p-value
         of Awan & Slavkovic (2020).
     n_sim : int or None, default None
-        DP-JIMI only.  ``None`` (the default here) computes the exact
+        DP-JIMI only.  ``None`` (the default, as in binom_jimi_test and the
+        command) computes the exact
         infinite-draw limit, with no Monte Carlo error; an integer draws that
         many fiducial samples, as the original method does.
     rng : None, int, SeedSequence or numpy.random.Generator

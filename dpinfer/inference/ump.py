@@ -43,6 +43,7 @@ from ..distributions._tulap_grid import _tulap_grid
 from ..distributions.tulap import Tulap, _log_tails
 from ..releasers.release import Release
 from ..results import ConfidenceInterval, HTestResult
+from ._release_args import _release_first
 from ._ump_intervals import _ci_array
 from ._ump_kernels import (
     _brentq,
@@ -177,6 +178,7 @@ def _check_two_sided_method(method, allowed, name="two_sided_method"):
 
 # -- public functions ----------------------------------------------------------------------
 
+@_release_first(("z",), skip=("n",))
 def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="two-sided",
                    confidence_level=0.95, two_sided_method="asymptotically-unbiased"):
     """Exact DP-UMP test for a binomial proportion from a Tulap-noised count.
@@ -310,10 +312,21 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
         statistic_name="Z",
         parameter=n,
         parameter_name="number of trials",
-        mechanism="Tulap",
+        mechanism="tulap",
+        note=_hull_note(z_val, n, alternative, two_sided_method),
     )
 
 
+def _hull_note(z, n, alternative, two_sided_method):
+    """The printed note of a two-sided interval for a release outside [0, n] (a hull)."""
+    if alternative != "two-sided" or two_sided_method != "asymptotically-unbiased" or 0.0 <= z <= n:
+        return ""
+    return (f"the release lies outside [0, n] = [0, {n}]: the interval is the hull of the "
+            "accepted proportions and the estimate clip(Z / n, 0, 1), so it holds every "
+            "proportion the test accepts.")
+
+
+@_release_first(("z",), skip=("n",))
 def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
                  alternative="two-sided", two_sided_method="asymptotically-unbiased"):
     """Exact confidence interval for a binomial proportion from a Tulap-noised count.

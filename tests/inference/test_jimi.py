@@ -299,7 +299,7 @@ def test_release_array_input():
 def test_result_fields():
     res = binom_jimi_test(0.37, 30, p0=0.2, epsilon=1.0, alternative="greater", n_sim=1000, rng=1)
     assert isinstance(res, HTestResult)
-    assert res.n_sim == 1000 and res.mechanism == "Laplace" and res.delta == 0.0
+    assert res.n_sim == 1000 and res.mechanism == "laplace" and res.delta == 0.0
     assert res.conf_int.high == 1.0 and res.conf_int.level == 0.95
     assert res.estimate == 0.37 and res.null_value == 0.2
     assert "1000 Monte Carlo draws" in str(res)
@@ -311,15 +311,24 @@ def test_result_fields():
 
 
 def test_same_seed_same_output_and_generator_accepted():
-    a = binom_jimi_ci(np.array([0.1, 0.5]), 30, epsilon=1.0, rng=42)
-    b = binom_jimi_ci(np.array([0.1, 0.5]), 30, epsilon=1.0, rng=42)
-    c = binom_jimi_ci(np.array([0.1, 0.5]), 30, epsilon=1.0, rng=43)
+    sim = dict(epsilon=1.0, n_sim=10_000)
+    a = binom_jimi_ci(np.array([0.1, 0.5]), 30, **sim, rng=42)
+    b = binom_jimi_ci(np.array([0.1, 0.5]), 30, **sim, rng=42)
+    c = binom_jimi_ci(np.array([0.1, 0.5]), 30, **sim, rng=43)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
-    p1 = binom_jimi_test(0.3, 30, epsilon=1.0, rng=np.random.default_rng(9)).pvalue
-    p2 = binom_jimi_test(0.3, 30, epsilon=1.0, rng=np.random.default_rng(9)).pvalue
+    p1 = binom_jimi_test(0.3, 30, **sim, rng=np.random.default_rng(9)).pvalue
+    p2 = binom_jimi_test(0.3, 30, **sim, rng=np.random.default_rng(9)).pvalue
     assert p1 == p2
     ss = np.random.SeedSequence(5)
-    assert binom_jimi_ci(0.3, 30, epsilon=1.0, rng=ss) == binom_jimi_ci(0.3, 30, epsilon=1.0, rng=5)
+    assert binom_jimi_ci(0.3, 30, **sim, rng=ss) == binom_jimi_ci(0.3, 30, **sim, rng=5)
+
+
+def test_default_is_the_exact_limit_whatever_the_seed():
+    # One default for every door: n_sim=None (exact, deterministic) unless n_sim is given.
+    a = binom_jimi_test(0.3, 30, 0.2, epsilon=1.0, rng=1)
+    b = binom_jimi_test(0.3, 30, 0.2, epsilon=1.0, rng=2)
+    assert a.n_sim is None and a.pvalue == b.pvalue and "exact limit" in a.method
+    assert binom_jimi_ci(0.3, 30, epsilon=1.0) == binom_jimi_ci(0.3, 30, epsilon=1.0, n_sim=None)
 
 
 ERRORS = [
@@ -357,6 +366,8 @@ def test_bad_p0(p0):
 def test_release_errors():
     rel = LaplaceReleaser(epsilon=1.0).proportion(11, 30, rng=7)
     with pytest.raises(ValueError, match=r"`n` must not be given with a Release"):
+        binom_jimi_ci(rel, n=30)
+    with pytest.raises(TypeError, match=r"at most 1 positional arguments after a Release"):
         binom_jimi_ci(rel, 30)
     with pytest.raises(ValueError, match=r"`epsilon` must not be given with a Release"):
         binom_jimi_test(rel, epsilon=1.0)
@@ -383,8 +394,11 @@ def test_release_far_outside_the_unit_interval_gives_the_point_masses():
     # is the point 1 (before the fix the quadrature nodes overflowed to NaN).
     pv = binom_jimi_test(np.array([1e308, -1e308]), 30, epsilon=1.0, alternative="greater", n_sim=None)
     assert pv.tolist() == [0.0, 1.0]
-    ci = binom_jimi_ci(1e308, 30, epsilon=1.0, n_sim=None)
-    assert (ci.low, ci.high) == (1.0, 1.0)
+    ci = binom_jimi_ci(np.array([1e308]), 30, epsilon=1.0, n_sim=None)[0]
+    assert tuple(ci) == (1.0, 1.0)
+    # a single value that far out is not a noisy proportion: refused with the fix
+    with pytest.raises(ValueError, match=r"`pi_hat` = 1e\+308 cannot be a Laplace-noised proportion.*kind"):
+        binom_jimi_ci(1e308, 30, epsilon=1.0)
 
 
 def test_exact_path_in_blocks_equals_one_block(monkeypatch):

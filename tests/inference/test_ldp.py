@@ -580,7 +580,7 @@ def test_results_print_and_mechanisms():
     assert res.alternative == "greater" and res.estimate is None and "X-squared" in str(res)
     assert res.parameter == 2 and "df = 2" in str(res)
     res = unary_gof_test(bit_counts=[30, 50, 20, 10], n=100, p0=[0.25] * 4, epsilon=1.0)
-    assert res.parameter == 3 and res.to_dict()["mechanism"] == "unary encoding"
+    assert res.parameter == 3 and res.to_dict()["mechanism"] == "unary_encoding"
 
 
 _RR = RandomizedResponseReleaser(1.0).release([0, 1, 1], rng=0)

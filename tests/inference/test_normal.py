@@ -426,9 +426,9 @@ def test_array_paths():
 def test_result_type_and_printing():
     res = binom_normal_test(0.42, 50, 0.3, epsilon=1.0)
     assert isinstance(res, HTestResult) and isinstance(res.conf_int, ConfidenceInterval)
-    assert res.statistic_name == "z" and res.mechanism == "Laplace" and res.n_sim is None
+    assert res.statistic_name == "z" and res.mechanism == "laplace" and res.n_sim is None
     text = str(res)
-    assert "z = 1.6971" in text and "privacy: epsilon = 1, delta = 0 (Laplace mechanism)" in text
+    assert "z = 1.6971" in text and "privacy: epsilon = 1, delta = 0, Laplace mechanism" in text
     assert res.data_name == "pi_hat = 0.42, n = 50"
 
 
@@ -483,7 +483,7 @@ _BAD_ONE = [
     ((_VALUE,), dict(), ValueError, "kind 'value'"),
     ((_RR,), dict(), ValueError, "mechanism 'randomized_response'"),
     ((_BAD_SENS,), dict(), ValueError, "sensitivity"),
-    ((_LAP, 30), dict(), ValueError, "`n` must not be given when `pi_hat` is a Release"),
+    ((_LAP,), dict(n=30), ValueError, "`n` must not be given when `pi_hat` is a Release"),
     ((_LAP,), dict(epsilon=1.0), ValueError, "`epsilon` must not be given when `pi_hat` is a Release"),
 ]
 
@@ -571,7 +571,7 @@ def test_power_requires_keywords():
     ((0.4, 30, 0.5, 30), dict(epsilon1=1.0, epsilon2=1.0, confidence_level=95), ValueError,
      "not 95"),
     ((_TULAP,), dict(pi2=0.5, n2=30, epsilon2=1.0), ValueError, "`pi1` is a Tulap release"),
-    ((_LAP, 30), dict(pi2=0.5, n2=30, epsilon2=1.0), ValueError, "`n1` must not be given"),
+    ((_LAP,), dict(n1=30, pi2=0.5, n2=30, epsilon2=1.0), ValueError, "`n1` must not be given"),
     ((0.4, 30, _LAP), dict(epsilon1=1.0, epsilon2=1.0), ValueError, "`epsilon2` must not be given"),
 ])
 def test_bad_two_sample_inputs(args, kwargs, exc, match):

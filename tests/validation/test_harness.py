@@ -64,7 +64,7 @@ def test_process_pool_matches_local():
 def test_dask_client_matches_local():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(processes=False, n_workers=2, threads_per_worker=1,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         with distributed.Client(cluster) as client:
             out = run_cells(_draw, CELLS, seed=5, executor="dask", scheduler=client)
     assert out == run_cells(_draw, CELLS, seed=5)

@@ -296,7 +296,7 @@ def test_dask_sweep_gives_byte_identical_rows(tmp_path):
     distributed = pytest.importorskip("distributed")
     _run(power, tmp_path / "local", *SMALL_SIM)
     with distributed.LocalCluster(processes=False, n_workers=2, threads_per_worker=1,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         meta, _ = _run(power, tmp_path / "dask", *SMALL_SIM, "--executor", "dask",
                        "--scheduler", cluster.scheduler_address)
     assert meta["executor"] == "dask"

@@ -1,0 +1,100 @@
+"""The "From R" page (docs/from_r.rst): its recipes run, its R function reads fields that exist.
+
+With R installed (``Rscript`` on PATH, with jsonlite) the page's ``as_htest()``
+runs on the command's ``--format htest-json`` output and R's own ``print.htest``
+is compared with dpinfer's print; without R that test is skipped and says so.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from dpinfer import binom_ump_test
+from dpinfer.cli import main
+
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "from_r.rst"
+ARGS = ["test", "--value", "12.7", "--n", "30", "--epsilon", "1", "--p0", "0.2",
+        "--alternative", "greater", "--format", "htest-json"]
+
+
+def _r_blocks():
+    """The ``.. code-block:: r`` bodies of the page, dedented."""
+    text = PAGE.read_text()
+    blocks = []
+    for match in re.finditer(r"\.\. code-block:: r\n((?:   :.*\n)*)\n((?:(?:   .*)?\n)+)", text):
+        blocks.append("\n".join(line[3:] for line in match.group(2).splitlines()))
+    return blocks
+
+
+def _as_htest_source():
+    (source,) = [b for b in _r_blocks() if "as_htest <- function" in b]
+    return source
+
+
+def _htest_json(capsys, args=ARGS):
+    assert main(args) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_page_has_the_three_recipes():
+    blocks = _r_blocks()
+    assert len(blocks) == 3
+    assert any("library(jsonlite)" in b and "htest-json" in b for b in blocks)
+    assert any("library(reticulate)" in b and "to_htest()" in b for b in blocks)
+
+
+def test_as_htest_reads_only_fields_the_command_writes(capsys):
+    source = _as_htest_source()
+    read = set(re.findall(r"h\$([A-Za-z.]+)", source))
+    read |= set(re.findall(r'"([a-z.]+)"', source.split("h[c(")[1].split(")]")[0]))
+    record = _htest_json(capsys)
+    assert read <= set(record), read - set(record)
+    assert {"statistic", "p.value", "conf.int", "estimate", "null.value", "alternative",
+            "method", "data.name", "epsilon", "delta", "mechanism", "secure"} <= read
+
+
+def test_jsonlite_recipe_call_matches_python(capsys):
+    # the jsonlite recipe's exact arguments; the reticulate recipe's call in Python
+    blocks = [b for b in _r_blocks() if "library(jsonlite)" in b]
+    recipe_args = re.findall(r'"([^"]+)"', blocks[0].split("c(", 1)[1].split(")", 1)[0])
+    assert recipe_args == ARGS
+    record = _htest_json(capsys)
+    python = binom_ump_test(12.7, 30, 0.2, epsilon=1.0, alternative="greater").to_htest()
+    assert record == json.loads(json.dumps(python))
+
+
+def _r_with_jsonlite():
+    rscript = shutil.which("Rscript")
+    if rscript is None:
+        return None, "R is not installed on this machine (no Rscript on PATH)"
+    probe = subprocess.run([rscript, "-e", "quit(status = !requireNamespace('jsonlite', quietly = TRUE))"],
+                           capture_output=True, text=True, timeout=120)
+    if probe.returncode != 0:
+        return None, "R is installed but the jsonlite package is not"
+    return rscript, ""
+
+
+def test_r_snippet_builds_a_real_htest(tmp_path, capsys):
+    rscript, reason = _r_with_jsonlite()
+    if rscript is None:
+        pytest.skip(reason)
+    record = _htest_json(capsys)
+    (tmp_path / "h.json").write_text(json.dumps(record))
+    script = _as_htest_source() + (
+        '\nh <- jsonlite::fromJSON("h.json", simplifyVector = FALSE)\n'
+        "res <- as_htest(h)\n"
+        'stopifnot(inherits(res, "htest"), is.numeric(res$p.value))\n'
+        "print(res)\n"
+    )
+    (tmp_path / "run.R").write_text(script)
+    out = subprocess.run([rscript, "run.R"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    ours = str(binom_ump_test(12.7, 30, 0.2, epsilon=1.0, alternative="greater"))
+    # R prints the htest block; ours adds the privacy lines after it
+    r_lines = [line.rstrip() for line in out.stdout.splitlines()]
+    our_lines = [line.rstrip() for line in ours.split("\nprivacy:")[0].splitlines()]
+    assert r_lines[:len(our_lines)] == our_lines, (out.stdout, ours)
