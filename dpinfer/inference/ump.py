@@ -305,6 +305,7 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
         alternative=alternative,
         method=method,
         estimate=float(np.clip(z_val / n, 0.0, 1.0)),
+        estimate_raw=z_val / n,
         conf_int=ConfidenceInterval(float(ci[0]), float(ci[1]), confidence_level),
         epsilon=epsilon,
         delta=delta,
