@@ -131,7 +131,10 @@ def _log_pmf(x, n, p):
     st = _stirlerr(np.stack([xs, nx]))
     bd = _bd0(np.stack([xs, nx]), np.stack([mp, mq]))
     lc = float(_stirlerr(n)) - st[0] - st[1] - bd[0] - bd[1]
-    lf = _LOG_2PI + np.log(xs) + np.log1p(-xs / ns)
+    # log(x (n - x) / n) from the smaller of x and n - x: x / n rounds to 1e-16 absolute,
+    # so log1p(-x / n) would lose n / (n - x) ulps next to x = n (R's dbinom_raw does that)
+    small = np.minimum(xs, nx)
+    lf = _LOG_2PI + np.log(small) + np.log1p(-small / ns)
     general = lc - 0.5 * lf
     if inner.all():
         return general
@@ -195,11 +198,16 @@ def _log_sum_greater(z, n, p, log_b, q, xmin=0):
 
     z real, 0 <= p <= 1, xmin integer-valued; n >= 0 an int; F = Tulap(0, exp(log_b), q) cdf.
     """
-    z, p, xmin = np.broadcast_arrays(np.asarray(z, float), np.asarray(p, float),
-                                     np.asarray(xmin, float))
-    shape = z.shape
-    # copies: broadcast views are not plain writeable arrays (numba warns on them)
-    z, p, xmin = z.ravel().copy(), p.ravel().copy(), np.maximum(xmin.ravel(), 0.0)
+    z, p, xmin = np.asarray(z, float), np.asarray(p, float), np.asarray(xmin, float)
+    if z.ndim == 1 and p.shape == z.shape and xmin.ndim == 0:
+        # the common call (one p per z, one xmin): no broadcast views to copy
+        shape = z.shape
+        xmin = np.full(z.shape, max(float(xmin), 0.0))
+    else:
+        z, p, xmin = np.broadcast_arrays(z, p, xmin)
+        shape = z.shape
+        # copies: broadcast views are not plain writeable arrays (numba warns on them)
+        z, p, xmin = z.ravel().copy(), p.ravel().copy(), np.maximum(xmin.ravel(), 0.0)
     out = np.full(z.shape, -np.inf)
     # Degenerate laws (interval end points): X = 0 or X = n surely.
     point = np.where(p <= 0.0, 0.0, float(n))
@@ -385,11 +393,11 @@ def _log_pvalue_two_sided(z, n, p0, log_b, q, method):
     """Two-sided log p-value: 'asymptotically-unbiased' or 'equal-tailed'."""
     z = np.asarray(z, float)
     p0 = np.asarray(p0, float)
-    z, p0 = np.broadcast_arrays(z, p0)
+    if z.shape != p0.shape:
+        z, p0 = (a.copy() for a in np.broadcast_arrays(z, p0))
     if (method != "equal-tailed" and n <= _FULL_N and z.size * (n + 1) <= _FULL_BLOCK
             and np.all((p0 > 0.0) & (p0 < 1.0))):
-        return _log_two_sided_full(z.ravel().copy(), n, p0.ravel().copy(), log_b,
-                                   q).reshape(z.shape)
+        return _log_two_sided_full(z.ravel(), n, p0.ravel(), log_b, q).reshape(z.shape)
     if method == "equal-tailed":
         both = _log_sum_greater(np.concatenate([z.ravel(), n - z.ravel()]), n,
                                 np.concatenate([p0.ravel(), 1.0 - p0.ravel()]),
