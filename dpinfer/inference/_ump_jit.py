@@ -95,18 +95,24 @@ def _log1mexp(x):
 
 
 @njit(cache=True, error_model="numpy")
-def _log_cdf(t, log_b, b, inner_scale, log1p_b, log_q_half, log1m_q):
+def _log_cdf(t, log_b, b, inner_scale, log1p_b, log_q_half, log1m_q, memo):
     """log F(t) of Tulap(0, b, q) (the formulas of ``tulap._log_cdf``); log_q_half = -inf
-    for q = 0."""
+    for q = 0.  ``memo`` = [f, log(b + (1 - b) f)] of the previous call: along a sum the
+    offset f of x - z is the same for every x, so the logarithm is taken once per row (the
+    value is reused only for an identical f, so results are unchanged)."""
     s = -abs(t)
     k = np.rint(s)
     f = s - k + 0.5
-    if log_b > -700.0:
+    if f == memo[0]:
+        inner = memo[1]
+    elif log_b > -700.0:
         inner = math.log(b + inner_scale * f)
     else:
         lf = math.log(f) if f > 0.0 else -math.inf
         a2 = math.log1p(-b) + lf
         inner = max(log_b, a2) + math.log1p(math.exp(-abs(log_b - a2)))
+    memo[0] = f
+    memo[1] = inner
     small = inner - k * log_b - log1p_b
     if small > 0.0:
         small = 0.0
@@ -167,6 +173,7 @@ def log_sum_interior(z, n, p, log_b, q, xmin, c_q, upper, hi):
     else:
         log_q_half = -math.inf
         log1m_q = 0.0
+    memo = np.array([math.nan, 0.0])
     st_n = _stirlerr(nf)
     buf = np.empty(64)
     for i in range(size):
@@ -213,7 +220,7 @@ def log_sum_interior(z, n, p, log_b, q, xmin, c_q, upper, hi):
                 prod *= (nf - x + 1.0) / x
                 lpmf = anchor + (k * log_odds + math.log(prod))
             buf[j] = lpmf + _log_cdf(x - zi, log_b, b, inner_scale, log1p_b, log_q_half,
-                                     log1m_q)
+                                     log1m_q, memo)
         h = hi[i]
         if h <= 0.0:
             log_right = 0.0
@@ -241,6 +248,7 @@ def log_sum_full(z, n, p, log_b, q, xmin, log_c):
     else:
         log_q_half = -math.inf
         log1m_q = 0.0
+    memo = np.array([math.nan, 0.0])
     buf = np.empty(n + 1)
     for i in range(size):
         lp, lq = math.log(p[i]), math.log1p(-p[i])
@@ -250,7 +258,7 @@ def log_sum_full(z, n, p, log_b, q, xmin, log_c):
                 continue
             xf = float(x)
             buf[count] = (_log_cdf(xf - z[i], log_b, b, inner_scale, log1p_b, log_q_half,
-                                   log1m_q)
+                                   log1m_q, memo)
                           + log_c[x] + xf * lp + (n - xf) * lq)
             count += 1
         out[i] = _lse_row(buf, count)
@@ -272,6 +280,7 @@ def log_two_sided_full(z, n, p0, log_b, q, log_c):
     else:
         log_q_half = -math.inf
         log1m_q = 0.0
+    memo = np.array([math.nan, 0.0])
     up = np.empty(n + 1)
     down = np.empty(n + 1)
     for i in range(size):
@@ -282,9 +291,9 @@ def log_two_sided_full(z, n, p0, log_b, q, log_c):
             xf = float(x)
             lb = log_c[x] + xf * lp + (n - xf) * lq
             up[x] = lb + _log_cdf(xf - (centre + t), log_b, b, inner_scale, log1p_b,
-                                  log_q_half, log1m_q)
+                                  log_q_half, log1m_q, memo)
             down[x] = lb + _log_cdf((centre - t) - xf, log_b, b, inner_scale, log1p_b,
-                                    log_q_half, log1m_q)
+                                    log_q_half, log1m_q, memo)
         a1 = _lse_row(up, n + 1)
         a2 = _lse_row(down, n + 1)
         if a1 == -math.inf and a2 == -math.inf:
