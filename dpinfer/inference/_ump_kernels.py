@@ -58,7 +58,9 @@ def _jit():
     """
     try:
         from . import _ump_jit
-    except ImportError:
+
+        _ump_jit.smoke()
+    except Exception:  # no numba, or numba present but unusable here (e.g. no cache dir)
         return None
     return _ump_jit
 
