@@ -1,6 +1,7 @@
 """Speed of the exact DP-UMP binomial inference against the goals of issue 16.
 
-Run: ``python benchmarks/bench_ump.py`` (about a minute; ``--quick`` for a shorter run).
+Run: ``python benchmarks/bench_ump.py`` (about a minute; ``--quick`` for a shorter run;
+``DPINFER_NO_NUMBA=1`` times the numpy path instead of the compiled kernels).
 
 Every goal is a ratio against a baseline measured in the same run, on the same machine:
 the plain full-sum p-value ``scipy.stats.binom.pmf(x, n, p0) @ tulap.cdf(x - z)`` over all
@@ -68,6 +69,12 @@ def startup(code):
 
 
 def main(quick=False):
+    from dpinfer.inference import _ump_kernels
+
+    binom_ump_test(np.array([1.0, 500.0]), 1000, P0, epsilon=EPSILON)  # compile or load once
+    binom_ump_ci(np.array([10.3, 60.0]), 50, epsilon=EPSILON)
+    print("kernels: " + ("compiled (numba)" if _ump_kernels._compiled() is not None
+                         else "numpy (numba not importable or DPINFER_NO_NUMBA=1)"))
     base50 = baseline(50)
     base1000 = baseline(1000)
     print(f"baseline: plain full-sum p-value, epsilon = {EPSILON}, p0 = {P0}: "

@@ -66,7 +66,13 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
-from ._ump_kernels import _log_pvalue, _log_pvalue_greater, _log_pvalue_less, _noise_sd
+from ._ump_kernels import (
+    _compiled,
+    _log_pvalue,
+    _log_pvalue_greater,
+    _log_pvalue_less,
+    _noise_sd,
+)
 
 _LAMBDA_STAR = 1.2564312086261697  # root of exp(lam) = 1 + 2 lam
 _LAMBDA_FRACTIONS = np.linspace(0.04, 0.96, 24)
@@ -114,44 +120,65 @@ def _illinois(logp, z, inside, outside, g_in, g_out, log_alpha):
     two points (None: evaluated here).
     """
     a, b = np.array(inside, dtype=float), np.array(outside, dtype=float)
+    z = np.asarray(z, dtype=float)
     if g_in is None or g_out is None:
         both = logp(np.concatenate([z, z]), np.concatenate([a, b]))
         g_in, g_out = both[:a.size], both[a.size:]
-    ga, gb = _gauge(g_in, log_alpha), _gauge(g_out, log_alpha)
+    jit = _compiled()
+    gauge = _gauge if jit is None else (lambda lp, la: jit.gauge(np.asarray(lp, float), la))
+    propose = _illinois_propose if jit is None else jit.illinois_propose
+    update = _illinois_update if jit is None else jit.illinois_update
+    ga, gb = gauge(g_in, log_alpha), gauge(g_out, log_alpha)
     ga = np.where(ga > 0.0, ga, 1e-300)  # assumptions of the caller, kept safe
     gb = np.minimum(gb, 0.0)
     out = 0.5 * (a + b)
     side = np.zeros(a.size, dtype=np.int8)  # +1: last step moved a, -1: moved b
     width0 = np.abs(b - a)
-    active = np.arange(a.size)
+    rows = np.arange(a.size)  # the rows still moving; a, b, ... hold only those
     for step in range(200):
-        if active.size == 0:
+        if rows.size == 0:
             break
-        aa, bb, gaa, gbb = a[active], b[active], ga[active], gb[active]
-        x = (aa * gbb - bb * gaa) / (gbb - gaa)
-        lo_end, hi_end = np.minimum(aa, bb), np.maximum(aa, bb)
-        mid = 0.5 * (aa + bb)
-        slow = (step % 6 == 5) & (np.abs(bb - aa) > 0.5 * width0[active])
-        bad = ~((x > lo_end) & (x < hi_end)) | slow
-        x = np.where(bad, mid, x)
-        if step % 6 == 5:
-            width0[active] = np.abs(bb - aa)
-        gx = _gauge(logp(z[active], x), log_alpha)
-        into_a = gx > 0.0
-        # Illinois: halve the stale end's g when the same end moves twice running
-        sd = side[active]
-        gb_new = np.where(into_a & (sd == 1), 0.5 * gbb, gbb)
-        ga_new = np.where(~into_a & (sd == -1), 0.5 * gaa, gaa)
-        a[active] = np.where(into_a, x, aa)
-        ga[active] = np.where(into_a, gx, ga_new)
-        b[active] = np.where(into_a, bb, x)
-        gb[active] = np.where(into_a, gb_new, gx)
-        side[active] = np.where(into_a, 1, -1)
-        width = np.abs(b[active] - a[active])
-        done = (width <= 4e-16 * np.maximum(np.abs(x), 1e-300)) | (np.abs(gx) <= 1e-14)
-        out[active] = np.where(np.abs(gx) <= 1e-14, x, 0.5 * (a[active] + b[active]))
-        active = active[~done]
+        x = propose(a, b, ga, gb, width0, step)
+        gx = gauge(logp(z, x), log_alpha)
+        done, value = update(a, b, ga, gb, side, x, gx)
+        out[rows] = value
+        if done.any():
+            keep = ~done
+            rows, z, a, b, ga, gb, side, width0 = (
+                rows[keep], z[keep], a[keep], b[keep], ga[keep], gb[keep], side[keep],
+                width0[keep])
     return out
+
+
+def _illinois_propose(a, b, ga, gb, width0, step):
+    """False-position point per row, bisection where it leaves the bracket or the bracket
+    shrank by less than half over the last six steps (``width0`` updated in place)."""
+    x = (a * gb - b * ga) / (gb - ga)
+    lo_end, hi_end = np.minimum(a, b), np.maximum(a, b)
+    slow = (step % 6 == 5) & (np.abs(b - a) > 0.5 * width0)
+    with np.errstate(invalid="ignore"):
+        bad = ~((x > lo_end) & (x < hi_end)) | slow
+    x = np.where(bad, 0.5 * (a + b), x)
+    if step % 6 == 5:
+        width0[:] = np.abs(b - a)
+    return x
+
+
+def _illinois_update(a, b, ga, gb, side, x, gx):
+    """Move one end of each bracket to x (in place; Illinois: halve the stale end's g when
+    the same end moves twice running); returns (done, current estimate) per row."""
+    into_a = gx > 0.0
+    gb[:] = np.where(into_a & (side == 1), 0.5 * gb, gb)
+    ga[:] = np.where(~into_a & (side == -1), 0.5 * ga, ga)
+    a[:] = np.where(into_a, x, a)
+    ga[:] = np.where(into_a, gx, ga)
+    b[:] = np.where(into_a, b, x)
+    gb[:] = np.where(into_a, gb, gx)
+    side[:] = np.where(into_a, 1, -1)
+    width = np.abs(b - a)
+    exact = np.abs(gx) <= 1e-14
+    done = (width <= 4e-16 * np.maximum(np.abs(x), 1e-300)) | exact
+    return done, np.where(exact, x, 0.5 * (a + b))
 
 
 def _end(logp, z, centre, log_alpha, lower, guess=None):

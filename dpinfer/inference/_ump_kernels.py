@@ -32,10 +32,11 @@ binomial tails.  Checked against 40-digit mpmath full sums in ``tests/reference`
 
 from __future__ import annotations
 
+import functools
+import os
+
 import numpy as np
 from scipy import special
-
-import functools
 
 from ..distributions.tulap import _log_cdf, _log_tails, _quantile
 
@@ -45,6 +46,27 @@ _CHUNK = 1 << 21  # elements per 2-D block
 _LOG_2PI = float(np.log(2.0 * np.pi))
 _FULL_N = 256  # up to this n every sum runs over all of x = 0..n in one 2-D pass
 _FULL_BLOCK = 1 << 15  # terms per block of that pass (cache-sized; measured best of 2**12..2**18)
+_USE_JIT = os.environ.get("DPINFER_NO_NUMBA", "") in ("", "0")
+
+
+@functools.lru_cache(maxsize=1)
+def _jit():
+    """The compiled kernels (``_ump_jit``) when numba is importable, else None (numpy path).
+
+    Imported on the first sum, never by ``import dpinfer``; ``DPINFER_NO_NUMBA=1`` (or
+    ``_USE_JIT = False``) forces the numpy path, which gives the same sums to rounding.
+    """
+    try:
+        from . import _ump_jit
+
+        _ump_jit.smoke()
+    except Exception:  # no numba, or numba present but unusable here (e.g. no cache dir)
+        return None
+    return _ump_jit
+
+
+def _compiled():
+    return _jit() if _USE_JIT else None
 
 # stirlerr(k) = log k! - (k + 1/2) log k + k - log sqrt(2 pi), k = 0..15 (mpmath, 40 digits)
 _STIRLERR = np.array([
@@ -111,7 +133,10 @@ def _log_pmf(x, n, p):
     st = _stirlerr(np.stack([xs, nx]))
     bd = _bd0(np.stack([xs, nx]), np.stack([mp, mq]))
     lc = float(_stirlerr(n)) - st[0] - st[1] - bd[0] - bd[1]
-    lf = _LOG_2PI + np.log(xs) + np.log1p(-xs / ns)
+    # log(x (n - x) / n) from the smaller of x and n - x: x / n rounds to 1e-16 absolute,
+    # so log1p(-x / n) would lose n / (n - x) ulps next to x = n (R's dbinom_raw does that)
+    small = np.minimum(xs, nx)
+    lf = _LOG_2PI + np.log(small) + np.log1p(-small / ns)
     general = lc - 0.5 * lf
     if inner.all():
         return general
@@ -140,6 +165,7 @@ def _log_binom_upper(k, n, p):
     return np.where(k <= 0.0, 0.0, np.where(k > n, -np.inf, val))
 
 
+@functools.lru_cache(maxsize=256)
 def _tail_width(log_b, q):
     """K: for t >= K, 1 - F(t) <= 1e-17 (exactly 0 beyond the truncation point)."""
     eps = -log_b
@@ -150,6 +176,7 @@ def _tail_width(log_b, q):
     return float(k)
 
 
+@functools.lru_cache(maxsize=256)
 def _truncation_half_width(log_b, q):
     return -float(_quantile(0.0, log_b, q)) if q > 0.0 else np.inf
 
@@ -173,10 +200,16 @@ def _log_sum_greater(z, n, p, log_b, q, xmin=0):
 
     z real, 0 <= p <= 1, xmin integer-valued; n >= 0 an int; F = Tulap(0, exp(log_b), q) cdf.
     """
-    z, p, xmin = np.broadcast_arrays(np.asarray(z, float), np.asarray(p, float),
-                                     np.asarray(xmin, float))
-    shape = z.shape
-    z, p, xmin = z.ravel(), p.ravel(), np.maximum(xmin.ravel(), 0.0)
+    z, p, xmin = np.asarray(z, float), np.asarray(p, float), np.asarray(xmin, float)
+    if z.ndim == 1 and p.shape == z.shape and xmin.ndim == 0:
+        # the common call (one p per z, one xmin): no broadcast views to copy
+        shape = z.shape
+        xmin = np.full(z.shape, max(float(xmin), 0.0))
+    else:
+        z, p, xmin = np.broadcast_arrays(z, p, xmin)
+        shape = z.shape
+        # copies: broadcast views are not plain writeable arrays (numba warns on them)
+        z, p, xmin = z.ravel().copy(), p.ravel().copy(), np.maximum(xmin.ravel(), 0.0)
     out = np.full(z.shape, -np.inf)
     # Degenerate laws (interval end points): X = 0 or X = n surely.
     point = np.where(p <= 0.0, 0.0, float(n))
@@ -211,6 +244,9 @@ def _log_sum_full(z, n, p, log_b, q, xmin):
     in blocks of about 2**15 terms, so the temporaries stay in cache.
     """
     x, log_c = _log_choose(n)
+    jit = _compiled()
+    if jit is not None:
+        return jit.log_sum_full(z, int(n), p, float(log_b), float(q), xmin, log_c)
     rows = max(1, _FULL_BLOCK // (n + 1))
     if z.size <= rows:
         return _log_sum_full_block(z, n, p, log_b, q, xmin, x, log_c)
@@ -226,6 +262,9 @@ def _log_two_sided_full(z, n, p0, log_b, q):
     log(sum_x Binom(x; n, p0) (F(x - c - t) + F(c - t - x))), c = n p0, t = |z - c|, the
     binomial part computed once for both tails (the same sums as the general path)."""
     x, log_c = _log_choose(n)
+    jit = _compiled()
+    if jit is not None:
+        return jit.log_two_sided_full(z, int(n), p0, float(log_b), float(q), log_c)
     centre = n * p0
     t = np.abs(z - centre)
     log_binom = log_c + x * np.log(p0)[:, None] + (n - x) * np.log1p(-p0)[:, None]
@@ -253,6 +292,17 @@ def _log_sum_interior(z, n, p, log_b, q, xmin):
     nf = float(n)
     big_k = _tail_width(log_b, q)
     c_q = _truncation_half_width(log_b, q)
+    jit = _compiled()
+    if jit is not None:
+        # the same regions in one compiled pass; P(X >= hi) from scipy's betainc in between
+        hi, ks = jit.right_start(z, nf, xmin, big_k)
+        upper = special.betainc(ks, nf - ks + 1.0, p)
+        out, closed, m = jit.log_sum_interior(z, int(n), p, float(log_b), float(q), xmin,
+                                              float(c_q), upper, hi)
+        if closed.any():
+            out[closed] = np.logaddexp(out[closed], _log_left_closed(
+                z[closed], n, p[closed], log_b, q, xmin[closed], m[closed]))
+        return out
     # Right region: x >= hi, F = 1 to 1e-17.
     hi = np.maximum(np.ceil(z + big_k), xmin)
     hi = np.clip(hi, 0.0, nf + 1.0)
@@ -276,18 +326,22 @@ def _log_sum_interior(z, n, p, log_b, q, xmin):
     closed = (~geometric_ok) & has_left & (q == 0.0) & (m - floor_x + 1.0 > _WCAP)
     log_left = np.full(z.shape, -np.inf)
     if closed.any():
-        mc, pc, zc = m[closed], p[closed], z[closed]
-        p_tilt = p[closed] / (pc + (1.0 - pc) * np.exp(log_b))
-        log_f_m = _log_tails(mc - zc, log_b, q)[0]
-        log_left[closed] = (log_f_m + _log_pmf(mc, n, pc)
-                            + _log_binom_range(n, p_tilt, xmin[closed], mc)
-                            - _log_pmf(mc, n, p_tilt))
+        log_left[closed] = _log_left_closed(z[closed], n, p[closed], log_b, q, xmin[closed],
+                                            m[closed])
         lo = np.where(closed, m + 1.0, lo)
     lo = np.clip(lo, 0.0, nf + 1.0)
     # Direct window [lo, hi - 1].
     width = np.maximum(hi - lo, 0.0)
     log_mid = _log_window_sum(z, n, p, log_b, q, lo, width)
     return _lse(np.stack([log_mid, log_left, log_right]), axis=0)
+
+
+def _log_left_closed(z, n, p, log_b, q, xmin, m):
+    """Closed form of sum_{xmin <= x <= m} Binom(x; n, p) F(x - z) for q = 0 (module notes)."""
+    p_tilt = p / (p + (1.0 - p) * np.exp(log_b))
+    log_f_m = _log_tails(m - z, log_b, q)[0]
+    return (log_f_m + _log_pmf(m, n, p) + _log_binom_range(n, p_tilt, xmin, m)
+            - _log_pmf(m, n, p_tilt))
 
 
 def _log_window_sum(z, n, p, log_b, q, lo, width):
@@ -341,7 +395,8 @@ def _log_pvalue_two_sided(z, n, p0, log_b, q, method):
     """Two-sided log p-value: 'asymptotically-unbiased' or 'equal-tailed'."""
     z = np.asarray(z, float)
     p0 = np.asarray(p0, float)
-    z, p0 = np.broadcast_arrays(z, p0)
+    if z.shape != p0.shape:
+        z, p0 = (a.copy() for a in np.broadcast_arrays(z, p0))
     if (method != "equal-tailed" and n <= _FULL_N and z.size * (n + 1) <= _FULL_BLOCK
             and np.all((p0 > 0.0) & (p0 < 1.0))):
         return _log_two_sided_full(z.ravel(), n, p0.ravel(), log_b, q).reshape(z.shape)
