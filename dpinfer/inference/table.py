@@ -126,7 +126,7 @@ def _result(stat, pvalue, method, release, n, statistic_name, n_sim):
         method=method, estimate=None, conf_int=None, epsilon=release.epsilon, delta=release.delta,
         data_name=f"noisy {r} x {c} table ({total}, Laplace scale {release.sensitivity / release.epsilon:.4g} per cell)",
         statistic_name=statistic_name, null_name="association between rows and columns",
-        mechanism="Laplace", n_sim=n_sim, parameter=(r - 1) * (c - 1), parameter_name="df",
+        mechanism="Laplace", n_sim=n_sim
     )
 
 
@@ -151,9 +151,9 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None):
     -------
     HTestResult
         ``statistic`` the clamped chi-square ``X^2`` of the released table (named
-        ``'X-squared (noisy, clamped)'``), ``pvalue``, ``parameter`` the
-        degrees of freedom ``(r-1)(c-1)`` (for reference only: the p-value is
-        not from a chi-square law), ``method``, ``epsilon``, ``delta``,
+        ``'X-squared (noisy, clamped)'``), ``pvalue`` (simulated, never from a
+        chi-square law, so no degrees of freedom are reported), ``method``,
+        ``epsilon``, ``delta``,
         ``mechanism='Laplace'``, ``n_sim``; ``alternative='greater'`` (larger
         statistics are evidence of association), ``estimate=None``.
 
