@@ -173,8 +173,8 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None):
     **Statistic.**  ``T(Z)`` = Pearson's ``X^2`` of ``max(Z, 0) + 1/2`` computed
     with that table's own margins and total, as in ``fima_chi2``.
 
-    **Algorithm** (Romanus, Boulaguiem & Molinari 2025, Sec. on the chi-square
-    test; ``fima_chi2``, read in the ``fima`` R package source).  For each of the
+    **Algorithm** (Romanus, Boulaguiem & Molinari 2025, the chi-square test;
+    ``fima_chi2`` and ``fima_count`` as read in the ``fima`` R package source).  For each of the
     ``n_sim`` draws, with fresh noise every time:
 
     1. the total: the public ``n``, or (``n`` private) ``n* = round(sum Z -
@@ -204,7 +204,7 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None):
     than asked for.  The fiducial draws of the margins follow ``fima_count``
     (including the values just inside 0 and 1).  The per-cell noise of the
     release is the exact grid version of Laplace; the simulation uses
-    continuous Laplace, within ``epsilon / 2**(g+2)`` in cdf (``g = 20`` at
+    continuous Laplace, within ``epsilon / 2**(g+2)`` in cdf (``g >= 20`` at
     ``epsilon = 1``).
 
     **Validity.**  Not exact: the fiducial margins make it approximately valid,
@@ -270,8 +270,8 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None):
 
     Notes
     -----
-    The Monte Carlo independence test of Gaboardi, Lim, Rogers & Vadhan (2016,
-    Sec. 5, "MC" tests with Laplace noise), a parametric bootstrap:
+    The Monte Carlo independence test of Gaboardi, Lim, Rogers & Vadhan (2016;
+    their "MC" tests, here with Laplace noise), a parametric bootstrap:
 
     1. plug-in margins from the released table: ``p_i`` proportional to
        ``max(R_i, 1/2)``, ``q_j`` to ``max(C_j, 1/2)`` (noisy row and column

@@ -65,8 +65,8 @@ class ContingencyTableReleaser:
     the sum of the per-cell privacy losses is at most ``epsilon`` by the L1
     bound.  The noisy units are multiplied back by the sensitivity once.  The
     per-cell noise is the grid version of ``Laplace(0, sensitivity /
-    epsilon)`` (cdf within ``epsilon / 2**(g+2)`` of it, ``g = 20`` at
-    ``epsilon = 1``).  Cells are first clipped to the public bound ``2**40``
+    epsilon)`` (cdf within ``epsilon / 2**(g+2)`` of it; at ``epsilon = 1``,
+    ``g = 21`` under replace-one and ``20`` under add/remove).  Cells are first clipped to the public bound ``2**40``
     (1-Lipschitz per cell: the sensitivity is unchanged; nothing is refused
     on account of the data).  ``rng=None`` draws the bits from the operating
     system's cryptographic source; a seeded ``rng`` gives the same law
