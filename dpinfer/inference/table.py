@@ -124,7 +124,8 @@ def _result(stat, pvalue, method, release, n, statistic_name, n_sim):
     return HTestResult(
         statistic=float(stat), pvalue=float(pvalue), null_value=0.0, alternative="greater",
         method=method, estimate=None, conf_int=None, epsilon=release.epsilon, delta=release.delta,
-        data_name=f"noisy {r} x {c} table ({total}, Laplace scale {release.sensitivity / release.epsilon:.4g} per cell)",
+        data_name=(f"noisy {r} x {c} table ({total}, Laplace scale "
+                   f"{release.sensitivity / release.epsilon:.4g} per cell)"),
         statistic_name=statistic_name, null_name="association between rows and columns",
         mechanism="Laplace", n_sim=n_sim
     )

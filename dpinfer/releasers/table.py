@@ -66,8 +66,9 @@ class ContingencyTableReleaser:
     bound.  The noisy units are multiplied back by the sensitivity once.  The
     per-cell noise is the grid version of ``Laplace(0, sensitivity /
     epsilon)`` (cdf within ``epsilon / 2**(g+2)`` of it; at ``epsilon = 1``,
-    ``g = 21`` under replace-one and ``20`` under add/remove).  Cells are first clipped to the public bound ``2**40``
-    (1-Lipschitz per cell: the sensitivity is unchanged; nothing is refused
+    ``g = 21`` under replace-one and ``20`` under add/remove).  Cells are
+    first clipped to the public bound ``2**40`` (1-Lipschitz per cell: the
+    sensitivity is unchanged; nothing is refused
     on account of the data).  ``rng=None`` draws the bits from the operating
     system's cryptographic source; a seeded ``rng`` gives the same law
     reproducibly (research only).
@@ -147,7 +148,8 @@ class ContingencyTableReleaser:
         arr = _data_array(table, "table", dtype_rule="an array of counts (whole numbers) of shape (r, c)")
         if arr.ndim < 2 or arr.shape[-2] < 2 or arr.shape[-1] < 2:
             raise ValueError(
-                f"`table` must have at least 2 rows and 2 columns (shape (r, c) or (..., r, c)); got shape {arr.shape}.")
+                "`table` must have at least 2 rows and 2 columns (shape (r, c) or (..., r, c)); "
+                f"got shape {arr.shape}.")
         bad = arr != np.floor(arr)
         if bad.any():
             raise ValueError(f"`table` must contain whole numbers (counts); {_position(bad)} is not.")

@@ -80,7 +80,8 @@ def make_pdf2(pi_hat, n, eps):
     def g2(t):
         def f(u):
             a, c = n * u + 0.5, n * (1 - u) + 0.5
-            return mp.exp((a - 1) * mp.log(t) + (c - 1) * mp.log1p(-t) - mp.log(mp.beta(a, c))) * laplace_pdf(u, pi_hat, b)
+            log_beta_pdf = (a - 1) * mp.log(t) + (c - 1) * mp.log1p(-t) - mp.log(mp.beta(a, c))
+            return mp.exp(log_beta_pdf) * laplace_pdf(u, pi_hat, b)
         return mp.quad(f, u_points(pi_hat, b, t))
 
     return g2
