@@ -62,6 +62,7 @@ _API_GROUPS = [
     ("DP-UMP inference for Tulap releases", ("dpinfer.inference.ump",)),
     ("Normal approximation for Laplace releases", ("dpinfer.inference.normal",)),
     ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi",)),
+    ("Contingency tables", ("dpinfer.inference.table", "dpinfer.releasers.table")),
     ("Local differential privacy", ("dpinfer.inference.ldp", "dpinfer.releasers.local",
                                     "dpinfer.releasers.randomized_response")),
     ("Robust and other inference", ("dpinfer.inference",)),

@@ -943,6 +943,7 @@ def _charge_release(budget, releaser, method, *, shape=None, array=None, n=None,
 _MECHANISMS = {
     "TulapReleaser": "tulap",
     "LaplaceReleaser": "laplace",
+    "ContingencyTableReleaser": "laplace",
     "RandomizedResponseReleaser": "randomized_response",
     "TwoCoinRRReleaser": "two_coin_rr",
     "KRRReleaser": "krr",

@@ -32,6 +32,7 @@ import dpinfer
 from dpinfer import (
     AuditResult,
     KRRReleaser,
+    ContingencyTableReleaser,
     LaplaceReleaser,
     LDPHistogramReleaser,
     LocalLaplaceReleaser,
@@ -73,6 +74,13 @@ CASES = [
     ("LaplaceReleaser.count", LaplaceReleaser(0.5).count, 4, 5, (30,), N, 0.3),
     ("LaplaceReleaser.proportion", LaplaceReleaser(1.0).proportion, 30, 29, (30,), N, 0.7),
     ("LaplaceReleaser-secure", _secure(LaplaceReleaser(1.0).count), 4, 5, (30,), 10_000, 0.6),
+    # a replace-one neighbour moves two cells by 1 (noise 2 / epsilon each); add/remove one cell
+    ("ContingencyTableReleaser", ContingencyTableReleaser(1.0).release, np.array([[3, 4], [5, 6]]),
+     np.array([[2, 4], [5, 7]]), (), N, 0.4),
+    ("ContingencyTableReleaser-add-remove", ContingencyTableReleaser(1.0, "add-remove", "private").release,
+     np.array([[3, 4], [5, 6]]), np.array([[3, 4], [5, 7]]), (), N, 0.6),
+    ("ContingencyTableReleaser-secure", _secure(ContingencyTableReleaser(1.0).release), np.array([[3, 4], [5, 6]]),
+     np.array([[2, 4], [5, 7]]), (), 10_000, 0.2),
     ("RandomizedResponseReleaser", RandomizedResponseReleaser(1.0), 0, 1, (), N, 0.85),
     ("TwoCoinRRReleaser", TwoCoinRRReleaser(0.3, 0.7), 0, 1, (), N, 1.8),
     ("TwoCoinRRReleaser-fair", TwoCoinRRReleaser(0.5, 0.5), 1, 0, (), N, 0.9),

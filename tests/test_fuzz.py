@@ -39,6 +39,7 @@ from dpinfer import (
     DPInferWarning,
     HTestResult,
     KRRReleaser,
+    ContingencyTableReleaser,
     LaplaceReleaser,
     LDPHistogramReleaser,
     LocalLaplaceReleaser,
@@ -89,6 +90,10 @@ def _laplace_release():
     return LaplaceReleaser(1.0).proportion(11, 30, rng=1)
 
 
+def _table_release():
+    return ContingencyTableReleaser(1.0).release([[12, 8], [5, 15]], rng=1)
+
+
 def _unary_reports():
     return UnaryEncodingReleaser(2.0, 3).release(np.random.default_rng(0).integers(0, 3, size=(12, 10)), rng=1)
 
@@ -119,6 +124,15 @@ SPECS = {
     "LaplaceReleaser.count": (
         lambda a: LaplaceReleaser(a["epsilon"]).count(a["x"], a["n"], rng=a["rng"], secure=a["secure"]),
         dict(epsilon=1.0, x=3, n=10, rng=1, secure=False), "release"),
+    "ContingencyTableReleaser": (
+        lambda a: ContingencyTableReleaser(a["epsilon"], a["neighbours"], a["margins"]).release(
+            a["table"], rng=a["rng"], secure=a["secure"]),
+        dict(epsilon=1.0, neighbours="replace-one", margins="total", table=[[3, 4], [5, 6]], rng=1, secure=False),
+        "release"),
+    "independence_jimi_test": (
+        lambda a: dpinfer.independence_jimi_test(**a), dict(release=_table_release(), n_sim=200, rng=1), "htest"),
+    "independence_mc_test": (
+        lambda a: dpinfer.independence_mc_test(**a), dict(release=_table_release(), n_sim=200, rng=1), "htest"),
     "RandomizedResponseReleaser": (
         lambda a: RandomizedResponseReleaser(a["epsilon"]).release(a["x"], rng=a["rng"], secure=a["secure"]),
         dict(epsilon=1.0, x=[0, 1, 1], rng=1, secure=False), "release"),

@@ -262,3 +262,78 @@ def _sample_bounds(draws, lo_tail, hi_tail):
 def _tail_shares(draws, p0):
     """(share of draws <= p0, share of draws >= p0) per row."""
     return np.mean(draws <= p0, axis=1), np.mean(draws >= p0, axis=1)
+
+
+# --------------------------------------------------------------------------- two samples: exact limit
+# Levels whose fiducial quantiles split the two-sample integral into panels (both groups).
+_TWO_LEVELS = np.array([1e-10, 1e-7, 1e-4, 1e-2, 0.05, 0.15, 0.3, 0.5, 0.7, 0.85, 0.95, 0.99,
+                        1 - 1e-4, 1 - 1e-7, 1 - 1e-10])
+_TWO_UNIFORM = np.linspace(0.0, 1.0, 9)  # extra panels, uniform in the angle s
+# Panels graded geometrically towards t = 0 and t = 1, where g2 behaves like
+# t^(-1/2) / log(1/t) (Beta(n u + 1/2, .) mixed over u near 0).
+_TWO_GRADED = np.concatenate([10.0 ** -np.arange(1, 17), 1.0 - 10.0 ** -np.arange(1, 17)])
+
+
+def _two_exact(pi1, n1, eps1, pi2, n2, eps2, d):
+    """Exact-limit ``(P(D < d), P(D = d), P(D > d))`` for ``D = theta1* - theta2*`` (scalars).
+
+    With ``G1`` the fiducial cdf of group 1, ``S1(x) = P(theta1* > x)`` and group 2's
+    law made of point masses ``m0``, ``m1`` at 0 and 1 and a density ``g2`` on (0, 1):
+
+        P(D <= d) = m0 G1(d) + m1 G1(1 + d) + int_0^1 G1(t + d) g2(t) dt,
+        P(D > d)  = m0 S1(d) + m1 S1(1 + d) + int_0^1 S1(t + d) g2(t) dt,
+
+    (each upper tail is integrated directly, so small p-values keep their relative
+    accuracy).  ``P(D = d)`` is the product of point masses that meet at ``d``.
+    The integral is taken in the angle ``s``, ``t = (1 - cos(pi s)) / 2``, which
+    removes the ``t^(-1/2)`` end behaviour of ``g2``; panels split at ``-d`` and
+    ``1 - d`` (the jumps of ``G1(t + d)``), at the fiducial quantiles of both groups
+    (``_TWO_LEVELS``, group 1 shifted by ``-d``), geometrically towards 0 and 1
+    (``_TWO_GRADED``) and uniformly in ``s``, with a 10-point Gauss-Legendre rule
+    on each.  ``G1``, ``S1`` and ``g2`` are the
+    one-sample quadratures (about 1e-12).
+    """
+    s1, s2 = 1.0 / (eps1 * n1), 1.0 / (eps2 * n2)
+    m01, m11 = float(_mass_zero(pi1, s1)), float(_mass_one(pi1, s1))
+    m02, m12 = float(_mass_zero(pi2, s2)), float(_mass_one(pi2, s2))
+    q1 = _exact_quantile(_TWO_LEVELS, pi1, n1, eps1) - d
+    q2 = _exact_quantile(_TWO_LEVELS, pi2, n2, eps2)
+    t_breaks = np.clip(np.concatenate([q1, q2, [-d, 1.0 - d], _TWO_GRADED]), 0.0, 1.0)
+    s_breaks = np.unique(np.concatenate([np.arccos(1.0 - 2.0 * t_breaks) / np.pi, _TWO_UNIFORM]))
+    lo, hi = s_breaks[:-1], s_breaks[1:]
+    s = (lo[:, None] + (hi - lo)[:, None] * _GL_X[None, :]).ravel()
+    ws = ((hi - lo)[:, None] * _GL_W[None, :]).ravel()
+    t = 0.5 * (1.0 - np.cos(np.pi * s))
+    jac = 0.5 * np.pi * np.sin(np.pi * s)
+    _, g2 = _cdf_and_pdf(t, np.full(t.size, float(pi2)), n2, s2, want_pdf=True)
+    w = ws * jac * g2
+    x = t + d
+    cdf1 = _exact_cdf(x, pi1, n1, eps1)
+    sf1 = _exact_upper(x, pi1, n1, eps1)  # P(theta1* >= x) = P(> x): no node sits on 0 or 1
+
+    def atom1(v):
+        return m01 if v == 0.0 else (m11 if v == 1.0 else 0.0)
+
+    def sf1_at(v):
+        return float(_exact_upper(v, pi1, n1, eps1)) - atom1(v)
+
+    tie = m02 * atom1(d) + m12 * atom1(1.0 + d)
+    le = m02 * float(_exact_cdf(d, pi1, n1, eps1)) + m12 * float(_exact_cdf(1.0 + d, pi1, n1, eps1)) \
+        + float(np.sum(w * cdf1))
+    gt = m02 * sf1_at(d) + m12 * sf1_at(1.0 + d) + float(np.sum(w * sf1))
+    return min(max(le - tie, 0.0), 1.0), tie, min(max(gt, 0.0), 1.0)
+
+
+def _two_exact_quantile(level, pi1, n1, eps1, pi2, n2, eps2, *, xtol=1e-12):
+    """``inf{d in [-1, 1] : P(D <= d) >= level}`` by bracketing root search (scalars)."""
+    from scipy.optimize import brentq
+
+    def f(d):
+        lt, tie, _ = _two_exact(pi1, n1, eps1, pi2, n2, eps2, d)
+        return lt + tie - level
+
+    if f(-1.0) >= 0.0:
+        return -1.0
+    if f(1.0) < 0.0:  # cannot happen (P(D <= 1) = 1) but for rounding
+        return 1.0
+    return brentq(f, -1.0, 1.0, xtol=xtol, rtol=4 * np.finfo(float).eps)

@@ -41,7 +41,9 @@ class Release:
         Number of records (public), when the statistic is a count or proportion.
     kind : str
         ``'count'`` (a count out of n), ``'proportion'`` (count / n), ``'value'``,
-        or ``'reports'`` (one privatized report per respondent, local DP).
+        ``'reports'`` (one privatized report per respondent, local DP), or
+        ``'table'`` (an r x c table of noisy counts, see
+        :class:`~dpinfer.ContingencyTableReleaser`).
     secure : bool
         True when the hardened path drew the noise (random bits from the operating
         system's cryptographic source); False for the seeded research path (bits
@@ -94,7 +96,8 @@ class Release:
         else:
             shown = f"array of {value.size} values, shape {value.shape}"
         what = {"count": "noisy count", "proportion": "noisy proportion",
-                "reports": "privatized reports"}.get(self.kind, "noisy value")
+                "reports": "privatized reports",
+                "table": "noisy contingency table"}.get(self.kind, "noisy value")
         n_part = f" out of n = {self.n}" if self.n is not None else ""
         eps = _r_format([self.epsilon], 7)[0]
         delta = _r_format([self.delta], 7)[0]
@@ -122,7 +125,7 @@ class Release:
         }
 
 
-_KINDS = ("count", "proportion", "value", "reports")
+_KINDS = ("count", "proportion", "value", "reports", "table")
 
 _SAMPLING = {
     True: "hardened (OS cryptographic source, exact integer noise)",

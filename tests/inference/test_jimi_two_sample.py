@@ -105,8 +105,6 @@ ERRORS = [
     (dict(pi1=0.3, n1=30, pi2=0.2, n2=30, epsilon1=1.0, epsilon2=0.0), ValueError, "`epsilon2` must be"),
     (dict(pi1=[0.3, 0.2], n1=30, pi2=[0.2, 0.1, 0.4], n2=30, epsilon1=1.0, epsilon2=1.0),
      ValueError, "broadcastable"),
-    (dict(pi1=0.3, n1=30, pi2=0.2, n2=30, epsilon1=1.0, epsilon2=1.0, n_sim=None),
-     ValueError, "exact infinite-draw limit is available for one proportion"),
     (dict(pi1=0.3, n1=30, pi2=0.2, n2=30, epsilon1=1.0, epsilon2=1.0, kind2="counts"),
      ValueError, "`kind2` must be"),
 ]
@@ -128,3 +126,53 @@ def test_bad_null_and_releases():
     rel = LaplaceReleaser(epsilon=1.0).proportion(5, 30, rng=1)
     with pytest.raises(ValueError, match="`n2` must not be given with a Release"):
         binom2_jimi_ci(0.3, 30, rel, 30, epsilon1=1.0)
+
+
+# --------------------------------------------------------------------------- exact limit (n_sim=None)
+def _reference_cases():
+    import json
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "reference" / "jimi2_values.json"
+    return json.loads(path.read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", _reference_cases(), ids=lambda c: str(c["args"]))
+def test_exact_two_sample_law_against_mpmath(case):
+    # tests/reference/make_jimi2.py: nested mpmath tanh-sinh quadrature at 20 digits.
+    # The Gauss-Legendre panels (one-sample parts ~1e-12, the outer panels graded
+    # towards 0 and 1) must agree to 1e-8 absolute (the requirement).
+    from dpinfer.inference import _jimi_kernels as k
+
+    lt, tie, gt = k._two_exact(*case["args"])
+    assert abs(lt - case["lt"]) < 1e-8
+    assert abs(tie - case["tie"]) < 1e-12
+    assert abs(gt - case["gt"]) < 1e-8
+
+
+def test_exact_two_sample_pvalue_is_the_limit_of_the_draws():
+    # p-value (two-sided, mid-p ties) from the exact law vs 2_000_000 draws per group:
+    # within 4 SE of the simulated share (SE = 2 sqrt(s (1 - s) / N) for p = 2 s).
+    exact = binom2_jimi_test(0.02, 30, -0.01, 40, p0=0.0, epsilon1=0.5, epsilon2=0.5, n_sim=None)
+    sim = binom2_jimi_test(0.02, 30, -0.01, 40, p0=0.0, epsilon1=0.5, epsilon2=0.5, n_sim=2_000_000, rng=8)
+    share = exact.pvalue / 2
+    assert abs(exact.pvalue - sim.pvalue) < 4 * 2 * np.sqrt(share * (1 - share) / 2_000_000)
+    assert exact.n_sim is None and "exact limit" in exact.method
+
+
+def test_exact_two_sample_interval_endpoints_are_quantiles():
+    # The bounds of the exact interval are the 2.5% and 97.5% quantiles of the exact law:
+    # P(D <= low) >= 0.025 > P(D < low) up to the root finder's 1e-12 in d.
+    from dpinfer.inference import _jimi_kernels as k
+
+    args = (0.4, 30, 1.0, 0.3, 40, 1.0)
+    ci = binom2_jimi_ci(args[0], args[1], args[3], args[4], epsilon1=1.0, epsilon2=1.0, n_sim=None)
+    for bound, level in ((ci.low, 0.025), (ci.high, 0.975)):
+        lt, tie, _ = k._two_exact(*args, bound + 1e-9)
+        assert lt + tie >= level
+        lt, tie, _ = k._two_exact(*args, bound - 1e-9)
+        assert lt + tie < level
+    # symmetry: swapping the groups mirrors the interval
+    swapped = binom2_jimi_ci(args[3], args[4], args[0], args[1], epsilon1=1.0, epsilon2=1.0, n_sim=None)
+    assert swapped.low == pytest.approx(-ci.high, abs=1e-9)
+    assert swapped.high == pytest.approx(-ci.low, abs=1e-9)

@@ -25,6 +25,7 @@ STUDIES = {
     "robust_study": (20, 3, "contaminated data sets per cell", False),
     "jimi_size_epsilon": (1, 1, "never used", False),
     "jimi_two_sample_ties": (4000, 300, "release pairs simulated per cell", True),
+    "table_size": (2000, 200, "data sets simulated per point", True),
 }
 
 
