@@ -23,6 +23,7 @@ import numpy as np
 
 from .._validation import _check_n_sim, _check_rng, _show
 from ..results import HTestResult
+from ._release_args import _with_provenance
 
 __all__ = ["independence_jimi_test", "independence_mc_test"]
 
@@ -121,7 +122,7 @@ def _fiducial_total(gen, z, n, b, n_sim):
 def _result(stat, pvalue, method, release, n, statistic_name, n_sim):
     r, c = release.value.shape
     total = f"n = {n}" if release.n is not None else "n private"
-    return HTestResult(
+    result = HTestResult(
         statistic=float(stat), pvalue=float(pvalue), null_value=0.0, alternative="greater",
         method=method, estimate=None, conf_int=None, epsilon=release.epsilon, delta=release.delta,
         data_name=(f"noisy {r} x {c} table ({total}, Laplace scale "
@@ -129,6 +130,7 @@ def _result(stat, pvalue, method, release, n, statistic_name, n_sim):
         statistic_name=statistic_name, null_name="association between rows and columns",
         mechanism="Laplace", n_sim=n_sim
     )
+    return _with_provenance(result, [release])  # hardened or seeded path, unit of privacy
 
 
 def independence_jimi_test(release, *, n_sim=10_000, rng=None):

@@ -21,7 +21,7 @@ def test_result_fields(test):
     res = test(rel, n_sim=500, rng=2)
     assert isinstance(res, HTestResult)
     assert res.alternative == "greater" and res.parameter is None  # simulated p-value: no df shown
-    assert res.epsilon == 1.0 and res.delta == 0.0 and res.n_sim == 500 and res.mechanism == "Laplace"
+    assert res.epsilon == 1.0 and res.delta == 0.0 and res.n_sim == 500 and res.mechanism == "laplace"
     assert "X-squared" in res.statistic_name or "Q-squared" in res.statistic_name
     assert 1 / 501 <= res.pvalue <= 1.0
     assert res.pvalue == test(rel, n_sim=500, rng=2).pvalue  # seeded: reproducible
