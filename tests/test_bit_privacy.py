@@ -37,6 +37,7 @@ import numpy as np
 import pytest
 
 from dpinfer import (
+    ContingencyTableReleaser,
     KRRReleaser,
     LaplaceReleaser,
     LDPHistogramReleaser,
@@ -94,6 +95,9 @@ RELEASERS = [
     ("UnaryEncodingReleaser", lambda v, **kw: UnaryEncodingReleaser(1.0, 3).release(v, **kw), 0, 1),
     ("LocalLaplaceReleaser", lambda v, **kw: LocalLaplaceReleaser(1.0, 1.0).release(v, **kw), 0.0, 1.0),
     ("LDPHistogramReleaser", lambda v, **kw: LDPHistogramReleaser(1.0, 2).release(v, **kw), 0.0, 1.0),
+    # a 2 x 2 table; its neighbour moves one record from cell (0, 0) to cell (1, 1) (replace-one)
+    ("ContingencyTableReleaser", lambda v, **kw: ContingencyTableReleaser(1.0).release(
+        np.where(np.asarray(v)[:, None, None] == 0, [[5, 3], [2, 7]], [[4, 3], [2, 8]]), **kw), 0, 1),
 ]
 CASES = [
     pytest.param(release, x, x_next, path, id=f"{name}-{path}")

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from dpinfer import (
+    ContingencyTableReleaser,
     KRRReleaser,
     LaplaceReleaser,
     LDPHistogramReleaser,
@@ -46,6 +47,9 @@ BAD_CALLS = [
     lambda: UnaryEncodingReleaser(1.0, 4).release(SECRET_TEXT),
     lambda: LocalLaplaceReleaser(1.0, 1.0).release([0.2, SECRET_FLOAT]),
     lambda: LDPHistogramReleaser(1.0, 5).release([0.5, SECRET_FLOAT]),
+    lambda: ContingencyTableReleaser(1.0).release([[1, SECRET_FLOAT], [2, 3]]),
+    lambda: ContingencyTableReleaser(1.0).release([[1, -SECRET_INT], [2, 3]]),
+    lambda: ContingencyTableReleaser(1.0).release([[1, SECRET_TEXT], [2, 3]]),
 ]
 
 

@@ -44,6 +44,15 @@ _STIRLERR = np.array([
 
 
 @njit(cache=True, error_model="numpy")
+def _law_constants(log_b, q):
+    """The Tulap law's constants that ``_log_cdf`` takes: b, 1 - b, log(1 + b), log(q/2), log(1 - q)."""
+    b = math.exp(log_b)
+    if q > 0.0:
+        return b, -math.expm1(log_b), math.log1p(b), math.log(q) - math.log(2.0), math.log1p(-q)
+    return b, -math.expm1(log_b), math.log1p(b), -math.inf, 0.0
+
+
+@njit(cache=True, error_model="numpy")
 def _stirlerr(k):
     if k > 15.0:
         kk = k * k
@@ -164,15 +173,7 @@ def log_sum_interior(z, n, p, log_b, q, xmin, c_q, upper, hi):
     closed = np.zeros(size, dtype=np.bool_)
     m_out = np.empty(size)
     nf = float(n)
-    b = math.exp(log_b)
-    inner_scale = -math.expm1(log_b)
-    log1p_b = math.log1p(b)
-    if q > 0.0:
-        log_q_half = math.log(q) - math.log(2.0)
-        log1m_q = math.log1p(-q)
-    else:
-        log_q_half = -math.inf
-        log1m_q = 0.0
+    b, inner_scale, log1p_b, log_q_half, log1m_q = _law_constants(log_b, q)
     memo = np.array([math.nan, 0.0])
     st_n = _stirlerr(nf)
     buf = np.empty(64)
@@ -239,15 +240,7 @@ def log_sum_full(z, n, p, log_b, q, xmin, log_c):
     """``_ump_kernels._log_sum_full``: every x = 0..n, log Binom from log C(n, x)."""
     size = z.size
     out = np.empty(size)
-    b = math.exp(log_b)
-    inner_scale = -math.expm1(log_b)
-    log1p_b = math.log1p(b)
-    if q > 0.0:
-        log_q_half = math.log(q) - math.log(2.0)
-        log1m_q = math.log1p(-q)
-    else:
-        log_q_half = -math.inf
-        log1m_q = 0.0
+    b, inner_scale, log1p_b, log_q_half, log1m_q = _law_constants(log_b, q)
     memo = np.array([math.nan, 0.0])
     buf = np.empty(n + 1)
     for i in range(size):
@@ -271,15 +264,7 @@ def log_two_sided_full(z, n, p0, log_b, q, log_c):
     two-sided p-value in one pass over x = 0..n."""
     size = z.size
     out = np.empty(size)
-    b = math.exp(log_b)
-    inner_scale = -math.expm1(log_b)
-    log1p_b = math.log1p(b)
-    if q > 0.0:
-        log_q_half = math.log(q) - math.log(2.0)
-        log1m_q = math.log1p(-q)
-    else:
-        log_q_half = -math.inf
-        log1m_q = 0.0
+    b, inner_scale, log1p_b, log_q_half, log1m_q = _law_constants(log_b, q)
     memo = np.array([math.nan, 0.0])
     up = np.empty(n + 1)
     down = np.empty(n + 1)
