@@ -63,7 +63,7 @@ _API_GROUPS = [
     ("Normal approximation for Laplace releases", ("dpinfer.inference.normal",)),
     ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi",)),
     ("Contingency tables", ("dpinfer.inference.table", "dpinfer.releasers.table")),
-    ("Local differential privacy", ("dpinfer.inference.ldp", "dpinfer.releasers.local",
+    ("Local differential privacy", ("dpinfer.inference.local", "dpinfer.releasers.local",
                                     "dpinfer.releasers.randomized_response")),
     ("Robust and other inference", ("dpinfer.inference",)),
     ("Auditing a mechanism", ("dpinfer.audit",)),
