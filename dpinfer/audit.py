@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import betaincinv
 
+from ._printing import _r_format
 from ._validation import (
     _check_confidence_level,
     _check_delta,
@@ -36,9 +37,8 @@ from ._validation import (
     _check_rng,
     _show,
 )
-from .budget import _MECHANISMS, _check_budget
+from .budget._charging import MECHANISMS, check_budget
 from .releasers.release import Release
-from .results import _r_format
 
 __all__ = ["AuditResult", "audit_releaser"]
 
@@ -340,7 +340,7 @@ def audit_releaser(
 
 def _charge_audit(budget, mechanism, epsilon, delta, n_samples):
     """Charge ``budget`` (if any) for the audit's ``2 n_samples`` releases, before any draw."""
-    budget = _check_budget(budget)
+    budget = check_budget(budget)
     if budget is None:
         return
     owner = mechanism if not inspect.isroutine(mechanism) else getattr(mechanism, "__self__", None)
@@ -352,7 +352,7 @@ def _charge_audit(budget, mechanism, epsilon, delta, n_samples):
     if delta is None:
         delta = getattr(owner, "delta", 0.0)
     name = type(owner).__name__ if owner is not None else "mechanism"
-    budget.charge(epsilon, delta, mechanism=_MECHANISMS.get(name, "audited mechanism"), count=2 * n_samples,
+    budget.charge(epsilon, delta, mechanism=MECHANISMS.get(name, "audited mechanism"), count=2 * n_samples,
                   label=f"audit_releaser of {name}: 2 x {n_samples} releases")
 
 

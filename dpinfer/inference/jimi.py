@@ -24,6 +24,8 @@ import warnings
 
 import numpy as np
 
+from . import _jimi_kernels as _k
+from .._printing import _r_format
 from .._validation import (
     _as_real_array,
     _check_alternative,
@@ -36,11 +38,10 @@ from .._validation import (
     _check_rng,
     _show,
 )
-from ..budget import _check_two_sample_composition, _two_sample_privacy
 from .._warnings import ApproximationWarning
-from ..results import ConfidenceInterval, HTestResult, _r_format
+from ..budget._charging import check_two_sample_composition, two_sample_privacy
+from ..results import ConfidenceInterval, HTestResult
 from ._release_args import _STACKLEVEL, _release_first
-from . import _jimi_kernels as _k
 from .normal import _rejection_prob
 
 __all__ = ["binom2_jimi_ci", "binom2_jimi_test", "binom_jimi_ci", "binom_jimi_test"]
@@ -1000,7 +1001,7 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = _check_n_sim_two(n_sim)
-    composition = _check_two_sample_composition(composition)
+    composition = check_two_sample_composition(composition)
     gen = _check_rng(rng)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
     lo, hi, (le, ge) = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, p0, n_sim, gen)
@@ -1021,7 +1022,7 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
         estimate=est,
         estimate_raw=v1 - v2,
         conf_int=ConfidenceInterval(float(lo[0]), float(hi[0]), confidence_level),
-        epsilon=_two_sample_privacy(e1, 0.0, e2, 0.0, composition)[0],
+        epsilon=two_sample_privacy(e1, 0.0, e2, 0.0, composition)[0],
         delta=0.0,
         data_name=f"group 1: {name1}; group 2: {name2}",
         statistic_name="pi1 - pi2",

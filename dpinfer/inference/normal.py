@@ -38,7 +38,7 @@ from .._validation import (
     _show,
 )
 from .._warnings import ApproximationWarning
-from ..budget import _check_two_sample_composition, _two_sample_privacy
+from ..budget._charging import check_two_sample_composition, two_sample_privacy
 from ..releasers.release import Release
 from ..results import ConfidenceInterval, HTestResult
 from ._release_args import _STACKLEVEL, _release_first
@@ -899,7 +899,7 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     _check_one_sided_level(confidence_level, alternative)
-    composition = _check_two_sample_composition(composition)
+    composition = check_two_sample_composition(composition)
     try:
         v1, v2 = np.broadcast_arrays(v1, v2)
     except ValueError as exc:
@@ -930,7 +930,7 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
         data_name = f"Laplace releases: pi1 = {float(v1):.4g}, n1 = {n1}; pi2 = {float(v2):.4g}, n2 = {n2}"
     else:
         data_name = f"pi1 = {float(v1):.4g}, n1 = {n1}; pi2 = {float(v2):.4g}, n2 = {n2}"
-    epsilon, delta = _two_sample_privacy(e1, d1, e2, d2, composition)
+    epsilon, delta = two_sample_privacy(e1, d1, e2, d2, composition)
     return HTestResult(
         statistic=float(z),
         pvalue=float(pvalue),

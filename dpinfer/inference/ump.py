@@ -39,8 +39,8 @@ from .._validation import (
     _check_probability,
     _scalar_or_array,
 )
-from ..distributions._tulap_grid import _tulap_grid
-from ..distributions.tulap import Tulap, _log_tails
+from ..distributions._tulap_law import log_tails, tulap_grid
+from ..distributions.tulap import Tulap
 from ..releasers.release import Release
 from ..results import ConfidenceInterval, HTestResult
 from ._release_args import _release_first
@@ -99,7 +99,7 @@ def _noise(epsilon, delta, n=None):
 def _release_grid(n, epsilon, delta):
     """The grid law TulapReleaser uses at these public numbers, or None where it cannot release."""
     try:
-        return _tulap_grid(n, epsilon, delta)
+        return tulap_grid(n, epsilon, delta)
     except ValueError:  # no release of ours has these numbers: the law is the continuous one
         return None
 
@@ -546,16 +546,16 @@ class _Rule:
     def phi(self, x):
         log_b, q = self.log_b, self.q
         if self.kind == "greater":
-            return np.exp(_log_tails(x - self.m, log_b, q)[0])
+            return np.exp(log_tails(x - self.m, log_b, q)[0])
         if self.kind == "less":
-            return np.exp(_log_tails(self.m - x, log_b, q)[0])
+            return np.exp(log_tails(self.m - x, log_b, q)[0])
         if self.kind == "equal-tailed":
-            return np.minimum(np.exp(_log_tails(x - self.m_hi, log_b, q)[0])
-                              + np.exp(_log_tails(self.m_lo - x, log_b, q)[0]), 1.0)
+            return np.minimum(np.exp(log_tails(x - self.m_hi, log_b, q)[0])
+                              + np.exp(log_tails(self.m_lo - x, log_b, q)[0]), 1.0)
         if self.kind == "asymptotically-unbiased":
-            return np.minimum(np.exp(_log_tails(x - self.centre - self.t, log_b, q)[0])
-                              + np.exp(_log_tails(self.centre - self.t - x, log_b, q)[0]), 1.0)
-        return np.exp(_log_tails(np.abs(x - self.k) - self.s, log_b, q)[0])
+            return np.minimum(np.exp(log_tails(x - self.centre - self.t, log_b, q)[0])
+                              + np.exp(log_tails(self.centre - self.t - x, log_b, q)[0]), 1.0)
+        return np.exp(log_tails(np.abs(x - self.k) - self.s, log_b, q)[0])
 
 
 def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater",

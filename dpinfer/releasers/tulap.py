@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import _check_counts, _check_delta, _check_epsilon, _check_int
-from ..distributions._tulap_grid import _release_tulap
-from ..budget import _charge_release
+from ..distributions._tulap_law import release_tulap
+from ..budget._charging import charge_release
 from ..distributions.tulap import Tulap
 from ._secure_path import _bit_source
 from .release import Release
@@ -120,7 +120,7 @@ class TulapReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         bits = _bit_source(secure, rng, self.epsilon)
-        _charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
+        charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
                         secure=bits.hardened)
-        value = _release_tulap(bits, np.asarray(x), n, self.epsilon, self.delta)
+        value = release_tulap(bits, np.asarray(x), n, self.epsilon, self.delta)
         return Release(value, "tulap", self.epsilon, self.delta, 1.0, n, "count", secure=bits.hardened)
