@@ -1,20 +1,12 @@
-"""Tests of the validation harness: seeded cells, executors, resume cache, CSV, figures."""
+"""Tests of the validation harness: seeded cells, executors, resume cache, study arguments."""
 
 import concurrent.futures as cf
-import json
 
 import numpy as np
 import pytest
 
 from validation import harness
-from validation.harness import (
-    new_figure,
-    read_csv,
-    run_cells,
-    save_figure,
-    study_parser,
-    write_csv,
-)
+from validation.harness import run_cells, study_parser
 
 
 def _draw(cell, seed_sequence):
@@ -111,43 +103,6 @@ def test_run_cells_rejects_bad_arguments(kwargs, exc, match):
         run_cells(_draw, CELLS, **kwargs)
 
 
-def test_csv_round_trip(tmp_path):
-    rows = [
-        {"method": "dp_ump", "n": 30, "size": 0.05000000000000001, "ok": True, "se": None},
-        {"method": "wald", "n": 8, "size": np.float64(1 / 3), "extra": "x,y"},
-    ]
-    path = write_csv(tmp_path / "sub" / "s.csv", rows, {"study": "size", "seed": 1,
-                                                        "grid": {"p0": [0.1, 0.2]}})
-    text = path.read_text()
-    assert text.startswith("# study: size\n# seed: 1\n# grid: {\"p0\": [0.1, 0.2]}\n")
-    meta, back = read_csv(path)
-    assert meta["study"] == "size" and meta["seed"] == "1"
-    assert json.loads(meta["grid"]) == {"p0": [0.1, 0.2]}
-    assert meta["numpy_version"] == np.__version__
-    for key in ("dpinfer_version", "scipy_version", "python_version", "date"):
-        assert meta[key]
-    assert back[0] == {"method": "dp_ump", "n": 30, "size": 0.05000000000000001, "ok": True,
-                       "se": None, "extra": None}
-    assert back[1]["size"] == 1 / 3  # repr round-trips floats exactly
-    assert back[1]["extra"] == "x,y"
-    assert not list(tmp_path.glob("sub/*.tmp"))
-
-
-@pytest.mark.parametrize(
-    "metadata, match",
-    [({"bad key": 1}, "metadata keys must be identifiers"),
-     ({"note": "two\nlines"}, "metadata values must fit on one line")],
-)
-def test_write_csv_rejects_bad_metadata(tmp_path, metadata, match):
-    with pytest.raises(ValueError, match=match):
-        write_csv(tmp_path / "s.csv", [{"a": 1}], metadata)
-
-
-def test_write_csv_rejects_unwritable_field(tmp_path):
-    with pytest.raises(TypeError, match="CSV fields must be numbers, strings or None"):
-        write_csv(tmp_path / "s.csv", [{"a": {"nested": 1}}], {})
-
-
 def test_study_parser_options(tmp_path):
     parser = study_parser("demo")
     args = parser.parse_args(["--quick", "--seed", "9", "--reps", "100", "--n-sim", "50",
@@ -193,19 +148,6 @@ def test_study_stem(argv, tags, stem):
 
 
 @pytest.mark.parametrize(
-    "rows, label",
-    [([{"computed": "exact", "reps": None}] * 2, "exact"),
-     ([{"computed": "simulated", "reps": 10_000}] * 2, "simulated, 10,000 data sets"),
-     ([{"computed": "simulated", "reps": 400}, {"computed": "simulated", "reps": 2000}],
-      "simulated, 400/2,000 data sets"),
-     ([{"computed": "simulated", "reps": 400}, {"computed": "exact", "reps": None}],
-      "exact and simulated")],
-)
-def test_computed_label(rows, label):
-    assert harness.computed_label(rows) == label
-
-
-@pytest.mark.parametrize(
     "argv, message",
     [(["--reps", "0"], "argument --reps: must be an integer >= 1; got 0"),
      (["--n-sim", "x"], "argument --n-sim: must be an integer; got 'x'"),
@@ -234,28 +176,6 @@ def test_argument_types_reject_bad_values(parse, text, message):
     with pytest.raises(argparse.ArgumentTypeError, match=message):
         parse(text)
     assert harness.positive_float("0.5") == 0.5 and harness.open_unit_float("0.05") == 0.05
-
-
-@pytest.mark.parametrize("suffix", ["png", "svg"])
-def test_figures_are_reproducible(tmp_path, suffix):
-    def draw(path):
-        fig, axes = new_figure(2)
-        assert axes.shape == (2,)
-        for ax in axes:
-            ax.plot([0, 1], [0.04, 0.05], **harness.method_style("dp_ump"))
-            harness.plot_nominal(ax, 0.05)
-            harness.plot_band(ax, [0, 1], [0.03, 0.04], [0.05, 0.06], color="C0")
-            harness.finish_axes(ax, title="t", xlabel="x", ylabel="y")
-        harness.add_legend(fig)
-        return save_figure(fig, path)
-
-    a = draw(tmp_path / f"a.{suffix}").read_bytes()
-    b = draw(tmp_path / f"b.{suffix}").read_bytes()
-    assert a == b and len(a) > 1000
-
-
-def test_mc_se():
-    np.testing.assert_allclose(harness.mc_se([0.05, 0.5], 10_000), [np.sqrt(0.0475) / 100, 0.005])
 
 
 def test_progress_bar_is_shown_for_the_sweep(capsys):
