@@ -135,10 +135,15 @@ def _log_cdf(t, log_b, b, inner_scale, log1p_b, log_q_half, log1m_q, memo):
     return -math.inf
 
 
-#: The linear-space window sum runs for b = e^-epsilon above this (epsilon < 30): between
-#: anchors a term moves by at most (pmf ratio) * b^-1 per step, so 7 steps stay far from
-#: overflow relative to the running reference.
+#: The linear-space window sum runs for b = e^-epsilon above this (epsilon < 30); a row whose
+#: linear sum overflows all the same (extreme n p / (1 - p)) is summed in logs instead.
 _LINEAR_MIN_LOG_B = -30.0
+#: Anchor spacing of the linear-space sum: 15 ratio steps of 4 roundings each keep a term
+#: within 60 * 2**-53 < 7e-15 relative of its exact value.
+_LINEAR_ANCHOR = 16
+#: An anchor this far (in logs) below the running reference is followed by exact terms:
+#: ratios from it could underflow to zero terms that later grow large.
+_LINEAR_TINY = -600.0
 
 
 @njit(cache=True, error_model="numpy")
@@ -160,16 +165,16 @@ def _log_tail_parts(t, log_b, b, inner_scale, log1p_b):
 def _window_log_sum_linear(lo, width, zi, nf, pi, st_n, log_b, b, inner_scale, log1p_b,
                            log_right):
     """log(sum_{j < width} Binom(lo + j) F(lo + j - z) + e^log_right) for q = 0, in linear
-    space.
+    space; NaN when the linear sum overflows (the caller then sums in logs).
 
-    Every _ANCHOR-th term (and the first term right of z, and x = n) is computed exactly in
-    logs as the log-space loop does; in between, a term is the previous one times the
-    binomial ratio (n - x + 1) / x * p / (1 - p) and the Tulap ratio, which is exactly 1/b
-    left of z (F(t + 1) = F(t) / b for t + 1 <= 0) and (1 - u b) / (1 - u) right of it
-    (1 - F(t + 1) = b (1 - F(t)) for t > 0).  At most 7 steps of a few roundings each
-    separate a term from its anchor (< 3e-15 relative), as in the log-space loop; the sum
-    is kept relative to the largest anchor so far (rescaled when a larger one comes), so
-    no transcendental function runs between anchors.
+    Every _LINEAR_ANCHOR-th term (and the first term right of z, x = n, and every term
+    after one below e^_LINEAR_TINY of the running reference) is computed exactly in logs,
+    as the log-space loop does.  In between, a term is the previous one times the binomial
+    ratio (n - x + 1) / x * p / (1 - p) and the Tulap ratio, which is exactly 1/b left of z
+    (F(t + 1) = F(t) / b for t + 1 <= 0) and (1 - u b) / (1 - u) right of it
+    (1 - F(t + 1) = b (1 - F(t)) for t > 0).  The sum is kept relative to the largest
+    anchor so far (rescaled when a larger one comes), so no transcendental function runs
+    between anchors.
     """
     ref = log_right
     acc = 1.0 if log_right > -math.inf else 0.0
@@ -178,10 +183,12 @@ def _window_log_sum_linear(lo, width, zi, nf, pi, st_n, log_b, b, inner_scale, l
     term = 0.0
     u = 0.0
     right_side = False
+    exact_next = False
     for j in range(width):
         x = lo + j
         t = x - zi
-        if j % _ANCHOR == 0 or x >= nf or (t > 0.0 and not right_side):
+        if (exact_next or j % _LINEAR_ANCHOR == 0 or x >= nf
+                or (t > 0.0 and not right_side)):
             lc, u = _log_tail_parts(t, log_b, b, inner_scale, log1p_b)
             right_side = t > 0.0
             la = _log_pmf(x, nf, pi, st_n) + lc
@@ -189,6 +196,7 @@ def _window_log_sum_linear(lo, width, zi, nf, pi, st_n, log_b, b, inner_scale, l
                 acc = acc * math.exp(ref - la) if ref > -math.inf else 0.0
                 ref = la
             term = math.exp(la - ref) if la > -math.inf else 0.0
+            exact_next = la - ref < _LINEAR_TINY
         elif right_side:
             u_next = u * b
             term = term * ((nf - x + 1.0) / x * odds) * ((1.0 - u_next) / (1.0 - u))
@@ -196,10 +204,11 @@ def _window_log_sum_linear(lo, width, zi, nf, pi, st_n, log_b, b, inner_scale, l
         else:
             term = term * ((nf - x + 1.0) / x * odds) * inv_b
         acc += term
+    if not math.isfinite(acc):
+        return math.nan
     if acc == 0.0:
         return -math.inf
     return ref + math.log(acc)
-
 
 @njit(cache=True, error_model="numpy")
 def _lse_row(buf, count):
@@ -284,7 +293,8 @@ def log_sum_interior(z, n, p, log_b, q, xmin, c_q, upper, hi):
         if q == 0.0 and log_b > _LINEAR_MIN_LOG_B:
             out[i] = _window_log_sum_linear(lo, width, zi, nf, pi, st_n, log_b, b, inner_scale,
                                             log1p_b, log_right)
-            continue
+            if not math.isnan(out[i]):
+                continue
         log_odds = math.log(pi) - math.log1p(-pi)
         anchor = 0.0
         prod = 1.0
