@@ -7,7 +7,8 @@ numba is importable (the optional extra ``dpinfer[fast]``); otherwise the numpy 
 the same windows and truncation rules), written as scalar loops so that one call does a
 whole sum per row instead of a chain of small numpy calls.  The results agree with the
 numpy path to rounding (the sums run in a different order; checked to 1e-13 relative in
-``tests/inference/test_ump_jit.py``).
+``tests/inference/test_ump_jit.py``).  For q = 0 the window sums run in linear space between
+exact anchors (``_window_log_sum_linear``), which makes a window term a few multiplications.
 
 Compiled code is cached on disk (``cache=True``): the first run compiles (a few seconds),
 later processes load it.
