@@ -19,6 +19,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from .._validation import (
     _as_real_array,
@@ -28,6 +29,7 @@ from .._validation import (
     _check_int,
     _check_n_sim,
     _check_rng,
+    _position,
     _show,
 )
 from .._warnings import ApproximationWarning
@@ -45,6 +47,8 @@ _MAX_ITER = 100
 #: Convergence: largest Newton step, on the scale of the coefficients (log-odds).
 _STEP_TOL = 1e-10
 _TINY = np.finfo(float).tiny
+_MAX_CELL = 2.0**53
+_MAX_STEP = 5.0
 #: Cell log-odds are held within +/- this in the main-effects fit (probabilities within
 #: about 1e-13 of 0 or 1), where the weights y (1 - y) would underflow.  Only draws with
 #: a cell's fiducial probability that extreme change (P(Beta(1/2, m + 1/2) < 1e-13) is
@@ -252,11 +256,11 @@ def _check_design(design, k):
         if not isinstance(name, str) or not name:
             raise TypeError(f"`design` keys must be non-empty strings (predictor names); got {_show(name)}.")
         if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__"):
-            raise TypeError(f"`design[{name!r}]` must be a list of level labels; got {_show(labels)}.")
+            raise TypeError(f"`design` entry {name!r} must be a list of level labels; got {_show(labels)}.")
         labels = tuple(str(v) for v in labels)
         if len(labels) < 2 or len(set(labels)) != len(labels):
             raise ValueError(
-                f"`design[{name!r}]` must list at least 2 distinct levels; got {list(labels)!r}.")
+                f"`design` entry {name!r} must list at least 2 distinct levels; got {list(labels)!r}.")
         names.append(name)
         levels.append(labels)
     cells = math.prod(len(v) for v in levels)
@@ -343,12 +347,12 @@ def _fit_main_effects(logit, weights, x):
     size.  Strictly concave with ``0 < y < 1``, so the maximiser exists and is
     unique.  Start: weighted least squares of the log-odds (empirical-logit
     regression, weights ``w y (1 - y)``).  Each iteration solves all the
-    ``p x p`` Newton systems in one call and halves the step of any draw whose
-    log-likelihood would fall.  Returns ``(beta (h, p), converged (h,))``;
+    ``p x p`` Newton systems in one call, caps a step at 5 in log-odds and
+    halves the step of any draw whose log-likelihood would fall.  Returns ``(beta (h, p), converged (h,))``;
     private: assumes valid input.
     """
     logit = np.clip(logit, -_LOGIT_BOUND, _LOGIT_BOUND)
-    y = 1.0 / (1.0 + np.exp(-logit))
+    y = special.expit(logit)
     xx = np.einsum("ki,kj->kij", x, x)
     v = weights * y * (1.0 - y)
     beta = _solve(np.einsum("hk,kij->hij", v, xx), np.einsum("hk,ki->hi", v * logit, x))
@@ -360,15 +364,17 @@ def _fit_main_effects(logit, weights, x):
         if not active.any():
             break
         ya, wa, ea, ba, la = y[active], weights[active], eta[active], beta[active], ll[active]
-        p = 1.0 / (1.0 + np.exp(-ea))
+        p = special.expit(ea)
         grad = np.einsum("hk,ki->hi", wa * (ya - p), x)
-        hess = np.einsum("hk,kij->hij", wa * p * (1.0 - p), xx)
+        hess = np.einsum("hk,kij->hij", wa * p * special.expit(-ea), xx)
         step = _solve(hess, grad)
-        t = np.ones(len(ba))
+        # at most _MAX_STEP in log-odds per iteration: far from the optimum (weights that
+        # underflowed) a full step could overflow; near it the cap is inactive
+        t = _MAX_STEP / np.maximum(np.max(np.abs(step), axis=1), _MAX_STEP)
         for _ in range(40):
             new_eta = (ba + t[:, None] * step) @ x.T
             new_ll = _loglik(new_eta, ya, wa)
-            worse = new_ll < la - 1e-12 * np.abs(la)
+            worse = ~(new_ll >= la - 1e-12 * np.abs(la))  # NaN counts as worse
             if not worse.any():
                 break
             t[worse] *= 0.5
@@ -428,6 +434,11 @@ def _resolve(table, epsilon, neighbours):
         raise ValueError(
             "`table` must hold one k x 2 table (k >= 2 rows: the cells of the predictors; columns: outcome "
             f"0 and outcome 1); got shape {z.shape}.")
+    bad = np.abs(z) > _MAX_CELL
+    if bad.any():
+        raise ValueError(
+            f"`table` must hold noisy counts of absolute value at most 2**53; {_position(bad)} is not "
+            "(a count that large is beyond exact floating-point integers).")
     return z, b, eps, delta, secure, unit, n
 
 
