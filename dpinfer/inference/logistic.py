@@ -136,6 +136,17 @@ class LogisticJimiResult:
     columns of ``confint()`` (``'2.5 %'``, ``'97.5 %'``) and the privacy lines
     of :class:`~dpinfer.HTestResult`; :meth:`to_frame` is broom's ``tidy(fit,
     conf.int = TRUE)`` shape, one row per coefficient.
+
+    Examples
+    --------
+    >>> from dpinfer import logistic_jimi
+    >>> fit = logistic_jimi([[41.2, 9.7], [18.3, 30.9]], epsilon=1.0, n_sim=2000, rng=3)
+    >>> fit.terms, fit.formula
+    (('(Intercept)', 'x2'), 'y ~ x')
+    >>> [round(v, 2) for v in fit.conf_low], [round(v, 2) for v in fit.conf_high]
+    ([-2.72, 0.86], [-0.62, 3.39])
+    >>> fit.to_dict()["coefficients"][1]["term"]
+    'x2'
     """
 
     terms: tuple
@@ -462,8 +473,10 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
         ``{predictor name: [level labels, reference level first]}``; the rows
         of ``table`` are the cells in the order of
         ``itertools.product(*levels)`` (the last predictor varying fastest:
-        ``a1 b1, a1 b2, a2 b1, a2 b2``).  None: one predictor ``x`` whose
-        levels ``'1'`` ... ``'k'`` are the rows.
+        ``a1 b1, a1 b2, a2 b1, a2 b2``; R's ``expand.grid`` varies the first
+        one fastest, so list the predictors in reverse order, or reorder the
+        rows).  None: one predictor ``x`` whose levels ``'1'`` ... ``'k'`` are
+        the rows.
     model : {'main-effects', 'saturated'}, default 'main-effects'
         ``'main-effects'``: R's ``y ~ a + b``; ``'saturated'``: ``y ~ a * b``
         (every interaction; the coefficients are log-odds contrasts of the
@@ -534,6 +547,10 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
        Newton-Raphson with step halving, all draws at once, to a step below
        ``1e-10`` (draws that do not converge within 100 iterations are
        reported by a warning).
+
+    The public total ``n`` of a release, when there is one, is not used: the
+    coefficients are conditional on the predictors, and each cell's size is
+    drawn from its own noisy counts.
 
     The estimate is the median of ``beta*``, the interval its equal-tailed
     order statistics (the ``k``-th from each end, ``k = ceil(n_sim (1 -
