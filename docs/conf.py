@@ -63,6 +63,7 @@ _API_GROUPS = [
     ("Normal approximation for Laplace releases", ("dpinfer.inference.normal",)),
     ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi",)),
     ("Contingency tables", ("dpinfer.inference.table", "dpinfer.releasers.table")),
+    ("Logistic regression from a private table", ("dpinfer.inference.logistic",)),
     ("Local differential privacy", ("dpinfer.inference.ldp", "dpinfer.releasers.local",
                                     "dpinfer.releasers.randomized_response")),
     ("Robust and other inference", ("dpinfer.inference",)),

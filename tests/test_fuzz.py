@@ -133,6 +133,11 @@ SPECS = {
         lambda a: dpinfer.independence_jimi_test(**a), dict(release=_table_release(), n_sim=200, rng=1), "htest"),
     "independence_mc_test": (
         lambda a: dpinfer.independence_mc_test(**a), dict(release=_table_release(), n_sim=200, rng=1), "htest"),
+    "logistic_jimi": (
+        lambda a: np.array([getattr(dpinfer.logistic_jimi(**a), f) for f in ("estimate", "conf_low", "conf_high")]),
+        dict(table=[[12.3, 7.9], [4.2, 15.1], [9.7, 9.0], [3.1, 18.4]], design={"a": ["1", "2"], "b": ["1", "2"]},
+             model="main-effects", epsilon=1.0, neighbours="replace-one", n_sim=200, confidence_level=0.95,
+             draws=False, rng=1), "finite"),
     "RandomizedResponseReleaser": (
         lambda a: RandomizedResponseReleaser(a["epsilon"]).release(a["x"], rng=a["rng"], secure=a["secure"]),
         dict(epsilon=1.0, x=[0, 1, 1], rng=1, secure=False), "release"),
@@ -343,6 +348,7 @@ NOT_FUZZED = {
     "BudgetExceededError": "exception class",
     "RobustEstimate": "record returned by robust_frequency_estimate",
     "ExampleTrial": "record returned by load_example_trial",
+    "LogisticJimiResult": "record returned by logistic_jimi",
     "ApproximationWarning": "warning class",
     "DPInferWarning": "warning class",
     "PrivacyWarning": "warning class",
