@@ -64,7 +64,7 @@ _API_GROUPS = [
     ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi",)),
     ("Contingency tables", ("dpinfer.inference.table", "dpinfer.releasers.table")),
     ("Logistic regression from a private table", ("dpinfer.inference.logistic",)),
-    ("Local differential privacy", ("dpinfer.inference.ldp", "dpinfer.releasers.local",
+    ("Local differential privacy", ("dpinfer.inference.local", "dpinfer.releasers.local",
                                     "dpinfer.releasers.randomized_response")),
     ("Robust and other inference", ("dpinfer.inference",)),
     ("Auditing a mechanism", ("dpinfer.audit",)),

@@ -414,7 +414,7 @@ FIXED_BUGS = [
     ("binom_ump_phi", _big("epsilon"), dict(epsilon=2.247116418577895e307),
      "ump.py: epsilon ~ 2e307 -> RuntimeWarning overflow in multiply", False),
     ("project_to_simplex", _has_big("v"), dict(v=[0.0, 0.0, 8.98846567431158e307]),
-     "inference/ldp.py project_to_simplex: entries ~ 9e307 -> RuntimeWarning overflow in cumsum", False),
+     "inference/local/_common.py project_to_simplex: entries ~ 9e307 -> RuntimeWarning overflow in cumsum", False),
     ("binom_normal_test", _big("epsilon"), dict(epsilon=1e300), _NORMAL_BIG, False),
     ("binom_normal_test", _big("pi_hat"), dict(pi_hat=1e300), _NORMAL_BIG, False),
     ("binom_normal_ci", _big("epsilon"), dict(epsilon=1e300), _NORMAL_BIG, False),
@@ -422,9 +422,9 @@ FIXED_BUGS = [
     ("binom_normal_power", _big("epsilon"), dict(epsilon=1e300), _NORMAL_BIG, False),
     ("binom2_normal_test", _big("epsilon1"), dict(epsilon1=1e300), _NORMAL_BIG, False),
     ("binom2_normal_test", _big("epsilon2"), dict(epsilon2=1e300), _NORMAL_BIG, False),
-    ("rr_proportion_ci-two-coin", _tiny("p1", 1e-150), dict(p1=5e-324), "inference/ldp.py: subnormal p1 -> "
+    ("rr_proportion_ci-two-coin", _tiny("p1", 1e-150), dict(p1=5e-324), "inference/local/_randomized_response.py: subnormal p1 -> "
      "RuntimeWarning divide by zero", False),
-    ("rr_proportion_ci-two-coin", _tiny("p2", 1e-150), dict(p2=5e-324), "inference/ldp.py: subnormal p2 -> "
+    ("rr_proportion_ci-two-coin", _tiny("p2", 1e-150), dict(p2=5e-324), "inference/local/_randomized_response.py: subnormal p2 -> "
      "RuntimeWarning divide by zero", False),
 ]
 def test_every_public_name_is_fuzzed():

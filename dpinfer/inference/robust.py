@@ -28,7 +28,7 @@ from .._validation import (
     _check_real,
 )
 from ..releasers.release import Release
-from .ldp import _project_simplex, _unary_debias, _unary_noise_var
+from .local._common import _project_simplex, _unary_debias, _unary_noise_var
 
 __all__ = ["RobustEstimate", "robust_frequency_estimate"]
 

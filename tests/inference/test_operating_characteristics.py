@@ -147,7 +147,7 @@ def test_rr_wald_coverage_by_direct_sum_and_warning():
     covered = (np.clip(est - z * se, 0, 1) <= p) & (p <= np.clip(est + z * se, 0, 1))
     direct = stats.binom.pmf(y, n, a0 + (a1 - a0) * p)[covered].sum()
     b = np.tanh(eps / 2)
-    assert dpinfer.inference.ldp._rr_wald_coverage(p, n, a0, a1, b, 0.95, "two-sided") == pytest.approx(direct, abs=1e-12)
+    assert dpinfer.inference.local._randomized_response._rr_wald_coverage(p, n, a0, a1, b, 0.95, "two-sided") == pytest.approx(direct, abs=1e-12)
     assert direct < 0.75
     with pytest.warns(ApproximationWarning, match="Wald interval covers too little"):
         dpinfer.rr_proportion_ci(yes_count=19, n=20, epsilon=3.0, method="wald")

@@ -99,7 +99,7 @@ def test_expected_covariance_matches_exact_enumeration(eps):
     exact = second - np.outer(mean, mean)
     np.testing.assert_allclose(mean, p, atol=1e-12)
     k = 7  # a batch mean of k iid reports has covariance exact / k
-    np.testing.assert_allclose(_expected_covariance(p, dpinfer.inference.ldp._unary_noise_var(eps), k),
+    np.testing.assert_allclose(_expected_covariance(p, dpinfer.inference.local._common._unary_noise_var(eps), k),
                                exact / k, rtol=1e-12, atol=1e-15)
 
 
@@ -358,7 +358,7 @@ def test_private_kernel_weights_and_estimate_on_simplex():
     np.testing.assert_allclose(res.weighted_mean, res.weights @ debias(sums / 30, 2.0) / res.weights.sum(),
                                atol=1e-12)
     weights, n_iter, excess, threshold, reason = _spectral_filter(
-        debias(sums / 30, 2.0), dpinfer.inference.ldp._unary_noise_var(2.0), 30, 0.2, 1.0)
+        debias(sums / 30, 2.0), dpinfer.inference.local._common._unary_noise_var(2.0), 30, 0.2, 1.0)
     np.testing.assert_allclose(weights, res.weights, atol=1e-12)
     assert (n_iter, reason) == (res.n_iter, res.stop_reason)
     assert (excess, threshold) == pytest.approx((res.excess, res.threshold), rel=1e-9)
