@@ -71,7 +71,7 @@ _API_GROUPS = [
     ("Releasing a statistic", ("dpinfer.releasers",)),
     ("Privacy budgets", ("dpinfer.budget",)),
     ("Noise distributions", ("dpinfer.distributions",)),
-    ("Results", ("dpinfer.results",)),
+    ("Results", ("dpinfer.results", "dpinfer.point_estimate")),
     ("Example data", ("dpinfer.datasets",)),
     ("Warnings", ("dpinfer._warnings",)),
 ]
