@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import _check_counts, _check_delta, _check_epsilon, _check_int
-from ..distributions._tulap_grid import _release_tulap
+from ..distributions._tulap_grid import _release_tulap, _unit_privacy
 from ..budget import _charge_release
 from ..distributions.tulap import Tulap
 from ._secure_path import _bit_source
@@ -18,15 +18,20 @@ __all__ = ["TulapReleaser"]
 
 @dataclass(frozen=True)
 class TulapReleaser:
-    """Release a count with Tulap noise: ``Z = x + N``, ``N ~ Tulap(0, exp(-epsilon), q)``.
+    """Release a count with Tulap noise: ``Z = x + N``, ``N ~ Tulap(0, exp(-epsilon / k), q)``.
 
     Parameters
     ----------
     epsilon : float
-        Privacy-loss parameter, > 0.
+        Privacy-loss parameter, > 0 (what the release spends, whatever the sensitivity).
     delta : float, default 0.0
         Approximate-DP slack in [0, 1); it sets the truncation
-        ``q = 2 delta b / (1 - b + 2 delta b)``.
+        ``q = 2 delta_1 b / (1 - b + 2 delta_1 b)`` (``delta_1 = delta`` when ``k = 1``).
+    sensitivity : int, default 1
+        ``k``: the most one person can move the count (e.g. a person who may own up
+        to ``k`` of the ``n`` trials).  ``k > 1`` releases the Tulap law of
+        ``(epsilon / k, delta_1)`` (see Notes); the inference functions read ``k``
+        from the :class:`~dpinfer.Release`.
 
     Notes
     -----
@@ -47,19 +52,24 @@ class TulapReleaser:
     >>> rel = TulapReleaser(epsilon=1.0).release(11, 30, rng=7)
     >>> rel.mechanism, rel.n, rel.epsilon
     ('tulap', 30, 1.0)
+    >>> wide = TulapReleaser(epsilon=1.0, sensitivity=2).release(11, 30, rng=7)
+    >>> wide.epsilon, wide.sensitivity
+    (1.0, 2.0)
     """
 
     epsilon: float
     delta: float = 0.0
+    sensitivity: int = 1
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", _check_epsilon(self.epsilon))
         object.__setattr__(self, "delta", _check_delta(self.delta))
+        object.__setattr__(self, "sensitivity", _check_sensitivity(self.sensitivity))
 
     @property
     def noise(self):
-        """The noise law, ``Tulap.from_privacy(epsilon, delta)``."""
-        return Tulap.from_privacy(self.epsilon, self.delta)
+        """The continuous noise law, ``Tulap.from_privacy(epsilon_1, delta_1)`` (``epsilon / k``, see Notes)."""
+        return Tulap.from_privacy(*_unit_privacy(self.epsilon, self.delta, self.sensitivity))
 
     def release(self, x, n, *, rng=None, secure=None, budget=None, array=None):
         """Privatize the count ``x`` out of ``n`` (or an array of counts sharing ``n``).
@@ -94,8 +104,8 @@ class TulapReleaser:
         -------
         Release
             ``value`` = x + grid-Tulap noise (an odd multiple of ``2**-(k+1)``, see
-            Notes), ``mechanism='tulap'``, ``kind='count'``, ``sensitivity=1``, this
-            releaser's epsilon and delta, and ``secure`` saying which path drew it.
+            Notes), ``mechanism='tulap'``, ``kind='count'``, this releaser's
+            ``sensitivity``, epsilon and delta (what the release spends), and ``secure`` saying which path drew it.
 
         Raises
         ------
@@ -119,8 +129,15 @@ class TulapReleaser:
         """
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
-        bits = _bit_source(secure, rng, self.epsilon)
+        unit_epsilon, unit_delta = _unit_privacy(self.epsilon, self.delta, self.sensitivity)
+        bits = _bit_source(secure, rng, unit_epsilon)
         _charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
                         secure=bits.hardened)
-        value = _release_tulap(bits, np.asarray(x), n, self.epsilon, self.delta)
-        return Release(value, "tulap", self.epsilon, self.delta, 1.0, n, "count", secure=bits.hardened)
+        value = _release_tulap(bits, np.asarray(x), n, unit_epsilon, unit_delta)
+        return Release(value, "tulap", self.epsilon, self.delta, float(self.sensitivity), n, "count",
+                       secure=bits.hardened)
+
+
+def _check_sensitivity(sensitivity):
+    """A count's sensitivity: a whole number >= 1 (a count moves by whole units)."""
+    return _check_int(sensitivity, "sensitivity", minimum=1, maximum=2**40)
