@@ -263,6 +263,12 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     underflow and the relative error grows, e.g. 1.6e-6 at 1e-292); the cost does not grow with ``n`` (``n = 1e9`` takes about a
     millisecond).  They are the UMP epsilon-DP (or (epsilon, delta)-DP) tests.
 
+    **Sensitivity k > 1.**  The sums above use the Tulap law of ``epsilon / k`` (and the
+    per-unit ``delta_1``) that :class:`~dpinfer.TulapReleaser` releases for a count of
+    sensitivity ``k``; size and coverage stay exact for that law (checked against mpmath,
+    ``tests/reference/make_ump_sensitivity.py``).  The UMP property among
+    epsilon-DP tests is proved by Awan & Slavkovic (2018) for ``k = 1`` only.
+
     **The law actually released.**  :class:`~dpinfer.TulapReleaser` releases on a
     dyadic grid of step ``h`` fixed by the public ``n``, ``epsilon`` and ``delta``
     (``h = 2**-40`` for n up to a few thousand at ``epsilon = 1``; see
@@ -303,6 +309,13 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     0.2229
     >>> binom_ump_test([3.0, 11.2], 30, p0=0.2, epsilon=1.0).round(4)
     array([0.2434, 0.0464])
+
+    A count one person can move by up to 2 (``TulapReleaser(1.0, sensitivity=2)``) carries
+    the noise of epsilon / 2, and the same value is weaker evidence:
+
+    >>> res = binom_ump_test(11.2, 30, p0=0.2, epsilon=1.0, alternative='greater', sensitivity=2)
+    >>> round(res.pvalue, 4), res.method
+    (0.0687, 'DP-UMP test for a binomial proportion (Tulap release, sensitivity 2)')
     """
     z_arr, n, epsilon, delta, sensitivity = _resolve_release(z, n, epsilon, delta, sensitivity)
     p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
