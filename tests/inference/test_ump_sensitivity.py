@@ -243,3 +243,21 @@ def test_bad_sensitivity_is_refused_everywhere(bad, error, match):
 def test_epsilon_per_unit_too_small_is_refused():
     with pytest.raises(ValueError, match=r"`epsilon` must be at least 0.0001 \(per unit of count"):
         binom_ump_test(3.0, 10, 0.5, epsilon=0.01, sensitivity=1000)
+
+
+def test_releases_drawn_by_the_releaser_give_uniform_pvalues_end_to_end():
+    """Releaser and inference agree on the law: under H0 the one-sided p-value of the grid
+    law, P(Z >= z), is uniform up to one grid atom (2**-40), so the share of p <= 0.05 is
+    0.05 within 4 SE (SE = sqrt(0.05 * 0.95 / N) = 6.9e-4 for N = 100,000) and KS against
+    U(0, 1) passes at level 1e-6.  Analysing the same releases as if k were 1 (too little
+    noise) rejects far too often: the check has teeth."""
+    n_rel, n, p0, k = 100_000, 30, 0.3, 3
+    gen = np.random.default_rng(2028)
+    x = gen.binomial(n, p0, size=n_rel)
+    rel = TulapReleaser(1.0, sensitivity=k).release(x, n, rng=gen)
+    p = binom_ump_test(rel, p0, alternative="greater")
+    se = math.sqrt(0.05 * 0.95 / n_rel)
+    assert abs(np.mean(p <= 0.05) - 0.05) <= 4 * se
+    assert stats.kstest(p, "uniform").pvalue > 1e-6
+    wrong = binom_ump_test(rel.value, n, p0, epsilon=1.0, alternative="greater")
+    assert np.mean(wrong <= 0.05) > 0.05 + 20 * se
