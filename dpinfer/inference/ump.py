@@ -21,6 +21,15 @@ therefore report, as Awan & Slavkovic (2020) do, the *asymptotically unbiased*
 p-value ``P_p0(|X + N - n p0| >= |Z - n p0|)``, a post-processing of ``Z`` with exact
 size.  The UMPU test is available as a decision rule (:func:`binom_ump_phi`) and for
 power and sample-size planning (:func:`binom_ump_power`, :func:`binom_ump_sample_size`).
+
+Count sensitivity ``k > 1`` (``sensitivity=k``; a person may move the count by up to
+``k``).  The model stays ``X ~ Binomial(n, theta)``; the release is
+``Z = X + N`` with the Tulap law of ``(epsilon / k, delta_1)`` that
+:class:`~dpinfer.TulapReleaser` uses (its Notes give the privacy proof and compare
+OpenDP's scaled law).  Every function here then computes exactly as for ``k = 1``
+with that unit law (``_unit_privacy``) in place of ``(epsilon, delta)``, on the
+release grid of the same public numbers: the sums, sizes and coverages stay exact
+for the law actually released.  A Release carries ``k``; given again, it must agree.
 """
 
 from __future__ import annotations
@@ -39,9 +48,10 @@ from .._validation import (
     _check_probability,
     _scalar_or_array,
 )
-from ..distributions._tulap_grid import _tulap_grid
+from ..distributions._tulap_grid import _tulap_grid, _unit_privacy
 from ..distributions.tulap import Tulap, _log_tails
 from ..releasers.release import Release
+from ..releasers.tulap import _check_sensitivity
 from ..results import ConfidenceInterval, HTestResult
 from ._release_args import _release_first
 from ._ump_intervals import _ci_array
@@ -86,8 +96,9 @@ def _noise(epsilon, delta, n=None):
     """
     if epsilon < _MIN_EPSILON:
         # the exact sums span about 40 / epsilon counts of x around z
-        raise ValueError(f"`epsilon` must be at least {_MIN_EPSILON:g} for the exact DP-UMP sums "
-                         f"(their window spans about 40 / epsilon counts); got {epsilon!r}.")
+        raise ValueError(f"`epsilon` must be at least {_MIN_EPSILON:g} (per unit of count, i.e. "
+                         "epsilon / sensitivity) for the exact DP-UMP sums (their window spans about "
+                         f"40 / epsilon counts); got {epsilon!r} per unit.")
     if n is not None:
         grid = _release_grid(n, epsilon, delta)
         if grid is not None:
@@ -140,8 +151,10 @@ def _cell_ci(flat, n, log_b, q, half, confidence_level, alternative, method):
                      z_high=flat + half)
 
 
-def _resolve_release(z, n, epsilon, delta):
-    """Return (z array, n, epsilon, delta) from a Release or from the explicit numbers."""
+def _resolve_release(z, n, epsilon, delta, sensitivity=None):
+    """Return (z array, n, epsilon, delta, sensitivity) from a Release or the explicit numbers."""
+    if sensitivity is not None:
+        sensitivity = _check_sensitivity(sensitivity)
     if isinstance(z, Release):
         given = [name for name, value in (("n", n), ("epsilon", epsilon), ("delta", delta))
                  if value is not None]
@@ -155,7 +168,11 @@ def _resolve_release(z, n, epsilon, delta):
                 "`z` must be a Tulap release of a count (TulapReleaser); got a release with "
                 f"mechanism {z.mechanism!r} and kind {z.kind!r}."
             )
-        return _as_real_array(z.value, "z"), int(z.n), float(z.epsilon), float(z.delta)
+        k = _check_sensitivity(z.sensitivity)
+        if sensitivity is not None and sensitivity != k:
+            raise ValueError(f"`sensitivity` = {sensitivity} conflicts with the release's sensitivity "
+                             f"{k}; leave `sensitivity` out to use the release's.")
+        return _as_real_array(z.value, "z"), int(z.n), float(z.epsilon), float(z.delta), k
     if n is None:
         raise TypeError("`n` is required when `z` is a number (or pass a Release as `z`).")
     if epsilon is None:
@@ -164,7 +181,12 @@ def _resolve_release(z, n, epsilon, delta):
     n = _check_int(n, "n", minimum=1)
     epsilon = _check_epsilon(epsilon)
     delta = _check_delta(0.0 if delta is None else delta)
-    return z_arr, n, epsilon, delta
+    return z_arr, n, epsilon, delta, 1 if sensitivity is None else sensitivity
+
+
+def _sensitivity_text(sensitivity):
+    """The method-name suffix that records a count sensitivity other than 1."""
+    return "" if sensitivity == 1 else f", sensitivity {sensitivity}"
 
 
 def _check_two_sided_method(method, allowed, name="two_sided_method"):
@@ -180,7 +202,8 @@ def _check_two_sided_method(method, allowed, name="two_sided_method"):
 
 @_release_first(("z",), skip=("n",))
 def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="two-sided",
-                   confidence_level=0.95, two_sided_method="asymptotically-unbiased"):
+                   confidence_level=0.95, two_sided_method="asymptotically-unbiased",
+                   sensitivity=None):
     """Exact DP-UMP test for a binomial proportion from a Tulap-noised count.
 
     Parameters
@@ -203,6 +226,10 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     two_sided_method : {'asymptotically-unbiased', 'equal-tailed'}
         Two-sided p-value: ``P_p0(|X + N - n p0| >= |z - n p0|)`` (Awan & Slavkovic
         2020; default) or ``min(1, 2 min(p_less, p_greater))``.
+    sensitivity : int, default 1
+        Count sensitivity ``k`` of the release (the most one person moves the count;
+        see :class:`~dpinfer.TulapReleaser`).  Taken from a Release; given together
+        with one, it must agree.
 
     Returns
     -------
@@ -235,6 +262,12 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     to about 1e-290 (below that the binomial tails from ``scipy.special.betainc``
     underflow and the relative error grows, e.g. 1.6e-6 at 1e-292); the cost does not grow with ``n`` (``n = 1e9`` takes about a
     millisecond).  They are the UMP epsilon-DP (or (epsilon, delta)-DP) tests.
+
+    **Sensitivity k > 1.**  The sums above use the Tulap law of ``epsilon / k`` (and the
+    per-unit ``delta_1``) that :class:`~dpinfer.TulapReleaser` releases for a count of
+    sensitivity ``k``; size and coverage stay exact for that law (checked against mpmath,
+    ``tests/reference/make_ump_sensitivity.py``).  The UMP property among
+    epsilon-DP tests is proved by Awan & Slavkovic (2018) for ``k = 1`` only.
 
     **The law actually released.**  :class:`~dpinfer.TulapReleaser` releases on a
     dyadic grid of step ``h`` fixed by the public ``n``, ``epsilon`` and ``delta``
@@ -276,14 +309,22 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     0.2229
     >>> binom_ump_test([3.0, 11.2], 30, p0=0.2, epsilon=1.0).round(4)
     array([0.2434, 0.0464])
+
+    A count one person can move by up to 2 (``TulapReleaser(1.0, sensitivity=2)``) carries
+    the noise of epsilon / 2, and the same value is weaker evidence:
+
+    >>> res = binom_ump_test(11.2, 30, p0=0.2, epsilon=1.0, alternative='greater', sensitivity=2)
+    >>> round(res.pvalue, 4), res.method
+    (0.0687, 'DP-UMP test for a binomial proportion (Tulap release, sensitivity 2)')
     """
-    z_arr, n, epsilon, delta = _resolve_release(z, n, epsilon, delta)
+    z_arr, n, epsilon, delta, sensitivity = _resolve_release(z, n, epsilon, delta, sensitivity)
     p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_TEST_METHODS)
-    log_b, q = _noise(epsilon, delta, n)
-    half = _half_step(n, epsilon, delta)
+    unit_epsilon, unit_delta = _unit_privacy(epsilon, delta, sensitivity)
+    log_b, q = _noise(unit_epsilon, unit_delta, n)
+    half = _half_step(n, unit_epsilon, unit_delta)
     log_p = _cell_log_pvalue(z_arr, n, p0, log_b, q, half, alternative, two_sided_method)
     pvalue = np.clip(np.exp(log_p), 0.0, 1.0)
     if z_arr.ndim > 0:
@@ -298,6 +339,8 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
                   }[two_sided_method]
     else:
         method = "DP-UMP test for a binomial proportion (Tulap release)"
+    if sensitivity != 1:
+        method = method[:-1] + _sensitivity_text(sensitivity) + ")"
     return HTestResult(
         statistic=z_val,
         pvalue=float(pvalue),
@@ -329,7 +372,8 @@ def _hull_note(z, n, alternative, two_sided_method):
 
 @_release_first(("z",), skip=("n",))
 def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
-                 alternative="two-sided", two_sided_method="asymptotically-unbiased"):
+                 alternative="two-sided", two_sided_method="asymptotically-unbiased",
+                 sensitivity=None):
     """Exact confidence interval for a binomial proportion from a Tulap-noised count.
 
     The interval is the set of theta not rejected by the matching test: all theta whose
@@ -350,6 +394,10 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     two_sided_method : {'asymptotically-unbiased', 'equal-tailed'}
         Which two-sided test is inverted; 'equal-tailed' intersects the two one-sided
         intervals at level ``1 - (1 - confidence_level) / 2``.
+    sensitivity : int, default 1
+        Count sensitivity ``k`` of the release (the most one person moves the count;
+        see :class:`~dpinfer.TulapReleaser`).  Taken from a Release; given together
+        with one, it must agree.
 
     Returns
     -------
@@ -416,10 +464,11 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     array([[0., 1.],
            [1., 1.]])
     """
-    z_arr, n, epsilon, delta = _resolve_release(z, n, epsilon, delta)
+    z_arr, n, epsilon, delta, sensitivity = _resolve_release(z, n, epsilon, delta, sensitivity)
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
     two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_TEST_METHODS)
+    epsilon, delta = _unit_privacy(epsilon, delta, sensitivity)
     log_b, q = _noise(epsilon, delta, n)
     flat = z_arr.reshape(-1)
     out = _cell_ci(flat, n, log_b, q, _half_step(n, epsilon, delta), confidence_level, alternative,
@@ -429,7 +478,8 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     return out.reshape(z_arr.shape + (2,))
 
 
-def _check_power_args(n, p0, epsilon, delta, alpha, alternative, two_sided_method):
+def _check_power_args(n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity=1):
+    """Validated arguments, with ``(epsilon, delta)`` replaced by the unit law's (``_unit_privacy``)."""
     n = _check_int(n, "n", minimum=1)
     p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
     epsilon = _check_epsilon(epsilon)
@@ -437,6 +487,7 @@ def _check_power_args(n, p0, epsilon, delta, alpha, alternative, two_sided_metho
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
     two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_POWER_METHODS)
+    epsilon, delta = _unit_privacy(epsilon, delta, _check_sensitivity(sensitivity))
     return n, p0, epsilon, delta, alpha, alternative, two_sided_method
 
 
@@ -559,7 +610,7 @@ class _Rule:
 
 
 def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater",
-                    two_sided_method="asymptotically-unbiased"):
+                    two_sided_method="asymptotically-unbiased", sensitivity=1):
     """Exact power of the DP-UMP tests (a finite sum), vectorised over theta.
 
     Parameters
@@ -581,6 +632,10 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
         decision about the count, see :func:`binom_ump_phi`), the test that rejects when
         the asymptotically unbiased p-value of :func:`binom_ump_test` is at most alpha,
         or the equal-tailed test (``2 min(p_less, p_greater) <= alpha``).
+    sensitivity : int, default 1
+        Count sensitivity ``k`` of the release the test will analyse (see
+        :class:`~dpinfer.TulapReleaser`): the power is that of the Tulap law of
+        ``epsilon / k``.
 
     Returns
     -------
@@ -621,7 +676,7 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
     array([0.7053, 0.9932])
     """
     n, p0, epsilon, delta, alpha, alternative, two_sided_method = _check_power_args(
-        n, p0, epsilon, delta, alpha, alternative, two_sided_method)
+        n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity)
     theta = _as_probability_array(theta, "theta")
     log_b, q = _noise(epsilon, delta, n)
     rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)
@@ -629,7 +684,7 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
 
 
 def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater",
-                  two_sided_method="asymptotically-unbiased", x=None):
+                  two_sided_method="asymptotically-unbiased", x=None, sensitivity=1):
     """The test function phi(x): the probability that the DP test rejects given count x.
 
     Parameters
@@ -647,6 +702,9 @@ def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater
     x : array_like of int, optional
         Counts at which to evaluate phi; default ``0, 1, ..., n`` (only for
         ``n <= 1e7``; give ``x`` for larger ``n``).
+    sensitivity : int, default 1
+        Count sensitivity ``k``: phi is built on the Tulap law of ``epsilon / k``, so
+        the decision ``1{N' <= x - m}`` is epsilon-DP for counts up to ``k`` apart.
 
     Returns
     -------
@@ -678,7 +736,7 @@ def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater
     ((11,), True)
     """
     n, p0, epsilon, delta, alpha, alternative, two_sided_method = _check_power_args(
-        n, p0, epsilon, delta, alpha, alternative, two_sided_method)
+        n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity)
     if x is None:
         if n > _PHI_ARRAY_LIMIT:
             raise ValueError(f"`x` must be given when `n` > {_PHI_ARRAY_LIMIT}; got n={n}.")
@@ -693,7 +751,8 @@ def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater
 
 
 def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0.8,
-                          alternative="greater", two_sided_method="asymptotically-unbiased"):
+                          alternative="greater", two_sided_method="asymptotically-unbiased",
+                          sensitivity=1):
     """Smallest number of trials n for which the DP-UMP test reaches the target power.
 
     Parameters
@@ -710,6 +769,8 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
         Target power in (alpha, 1).
     alternative : {'greater', 'less', 'two-sided'}, default 'greater'
     two_sided_method : {'umpu', 'asymptotically-unbiased', 'equal-tailed'}, default 'asymptotically-unbiased'
+    sensitivity : int, default 1
+        Count sensitivity ``k`` of the planned release (Tulap law of ``epsilon / k``).
 
     Returns
     -------
@@ -768,7 +829,7 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
         rule = {"greater": "> p0", "less": "< p0", "two-sided": "!= p0"}[alternative]
         raise ValueError(f"`theta1` must be {rule} for alternative={alternative!r}; "
                          f"got theta1={theta1!r}, p0={p0!r}.")
-    log_b, q = _noise(epsilon, delta)
+    log_b, q = _noise(*_unit_privacy(epsilon, delta, _check_sensitivity(sensitivity)))
 
     def pw(n):
         rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)
