@@ -60,8 +60,9 @@ def _add_validation_gallery(app, docname, source):
 _API_GROUPS = [
     ("One entry point", ("dpinfer.inference.prop",)),
     ("DP-UMP inference for Tulap releases", ("dpinfer.inference.ump",)),
-    ("Normal approximation for Laplace releases", ("dpinfer.inference.normal",)),
-    ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi",)),
+    ("Normal approximation for Laplace releases", ("dpinfer.inference.normal",
+                                                  "dpinfer.inference._normal_two_sample")),
+    ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi", "dpinfer.inference._jimi_two_sample")),
     ("Contingency tables", ("dpinfer.inference.table", "dpinfer.releasers.table")),
     ("Logistic regression from a private table", ("dpinfer.inference.logistic",)),
     ("Local differential privacy", ("dpinfer.inference.local", "dpinfer.releasers.local",

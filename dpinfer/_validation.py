@@ -183,6 +183,11 @@ def _check_int(value, name, *, minimum=0, maximum=2**53):
     return out
 
 
+
+def _check_sensitivity(sensitivity):
+    """A count's sensitivity: a whole number >= 1 (a count moves by whole units)."""
+    return _check_int(sensitivity, "sensitivity", minimum=1, maximum=2**40)
+
 def _check_n_sim(n_sim, name="n_sim", *, allow_none=True):
     """Number of Monte Carlo draws: a positive integer, or None for the exact limit."""
     if n_sim is None and allow_none:
@@ -351,3 +356,36 @@ def _check_proportion_scale(pi_hat, n, epsilon, name, *, count_fix):
         f"(probability below 1e-21). It looks like a count: give the proportion "
         f"({value:.6g} / {n} = {value / n:.4g}), or {count_fix}."
     )
+
+
+def _check_binary(x, name="x"):
+    """0/1 answers of any shape (scalar allowed, booleans too); returns an int8 array.
+
+    The answers are confidential: a message gives the position, never an answer.
+    """
+    arr = x
+    try:
+        if np.asarray(x).dtype == bool:
+            arr = np.asarray(x).astype(np.int8)
+    except (TypeError, ValueError):  # ragged input: _data_array names the argument
+        pass
+    arr = _data_array(arr, name, dtype_rule="0/1 answers (an integer or an array)")
+    bad = (arr != 0.0) & (arr != 1.0)
+    if bad.any():
+        raise ValueError(f"`{name}` must contain only 0 and 1 (no and yes); {_position(bad)} is not.")
+    return arr.astype(np.int8)
+
+
+def _check_categories(categories, d, name="categories"):
+    """Integer category labels in {0, ..., d-1}, any shape (scalar allowed); int64 array.
+
+    The labels are confidential answers: a message gives the position, never a label.
+    """
+    arr = _data_array(categories, name, dtype_rule="an integer or an array of integers")
+    bad = arr != np.floor(arr)
+    if bad.any():
+        raise ValueError(f"`{name}` must contain whole numbers (category labels); {_position(bad)} is not.")
+    bad = (arr < 0) | (arr > d - 1)
+    if bad.any():
+        raise ValueError(f"`{name}` must contain labels in {{0, ..., {d - 1}}} (d = {d}); {_position(bad)} is not.")
+    return arr.astype(np.int64)

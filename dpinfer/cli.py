@@ -255,7 +255,7 @@ def _release_from_record(data, path):
 
 def _releases_from_args(args):
     """The releases a test/ci command is about: --release FILE, or --value V [V ...] --n --epsilon."""
-    from .inference.prop import _release_from_numbers
+    from .inference._command import release_from_numbers as _release_from_numbers
 
     typed = {"--value": args.value, "--n": args.n, "--epsilon": args.epsilon}
     if args.release is not None:
@@ -339,7 +339,7 @@ _NEEDS = {
 
 def _check_cli_release(release, method):
     """The release fits --method; otherwise say which --method fits it, in command terms."""
-    from .inference.prop import _METHODS
+    from .inference._command import METHODS as _METHODS
 
     pair = (release.mechanism, release.kind)
     if pair in _METHODS[method][0]:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import _check_epsilon, _check_int
-from .results import _MECHANISM_CODES, _MECHANISM_NAMES, _json_float, _r_format, _strwrap
+from ._printing import _MECHANISM_CODES, _format_point_estimate
+from .results import _json_float
 
 __all__ = ["PointEstimate"]
 
@@ -131,31 +132,7 @@ class PointEstimate:
 
     # -- printing and export ----------------------------------------------------------------
     def __str__(self):
-        lines = ["", *_strwrap(self.method, prefix="\t"), ""]
-        facts = []
-        if self.n is not None:
-            facts.append(f"n = {self.n}")
-        shape = np.shape(self.estimate)
-        if len(shape) > self._unit_ndim():
-            facts.append(f"{int(np.prod(shape[:len(shape) - self._unit_ndim()]))} data sets")
-        if facts:
-            lines += [f"data:  {', '.join(facts)}"]
-        if self.projected:
-            lines.append(f"{self.estimate_name} (the unbiased estimate projected onto "
-                         f"{self.parameter_space}):")
-            lines += self._values(self.estimate)
-            lines.append("unbiased estimate (estimate_raw; outside the parameter space):")
-            lines += self._values(self.estimate_raw)
-        else:
-            lines.append(f"{self.estimate_name} (unbiased; in {self.parameter_space}, so "
-                         "estimate_raw = estimate):")
-            lines += self._values(self.estimate)
-        eps = _r_format([self.epsilon], 7)[0]
-        text = f"privacy: epsilon = {eps} (local)"
-        if self.mechanism:
-            text += f", {_MECHANISM_NAMES.get(self.mechanism, self.mechanism)} mechanism"
-        lines += ["", text, ""]
-        return "\n".join(lines)
+        return _format_point_estimate(self)
 
     def __repr__(self):
         return str(self)
@@ -163,15 +140,6 @@ class PointEstimate:
     def _unit_ndim(self):
         """Dimensions of one estimate: 0 for a proportion or mean, 1 for a vector."""
         return 0 if self.estimate_name in _SCALAR_ESTIMANDS else 1
-
-    @staticmethod
-    def _values(values):
-        """R's print of a numeric vector ([1] ...) for one estimate; numpy's for a batch."""
-        arr = np.asarray(values, dtype=float)
-        if arr.ndim <= 1:
-            cells = _r_format(np.atleast_1d(arr).tolist(), 7)
-            return _strwrap(" ".join(cells), prefix="[1] ")
-        return np.array2string(arr, precision=7, threshold=40).splitlines()
 
     def to_dict(self):
         """A JSON-safe dict: the two estimates (numbers or nested lists, non-finite -> None)

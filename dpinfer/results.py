@@ -11,9 +11,10 @@ and :func:`results_to_frame` stacks many results into one frame.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
+from ._printing import _MECHANISM_CODES, _format_htest, _format_interval, _htest_notes, _htest_privacy_lines
+from ._printing import _r_format  # noqa: F401 (the command's number formatting imports it from here)
 from ._validation import (
     _check_alternative,
     _check_confidence_level,
@@ -25,115 +26,7 @@ from ._validation import (
 
 __all__ = ["ConfidenceInterval", "HTestResult", "results_to_frame"]
 
-_ALT_TEXT = {"two-sided": "not equal to", "less": "less than", "greater": "greater than"}
 _R_ALTERNATIVE = {"two-sided": "two.sided", "less": "less", "greater": "greater"}
-#: printed names of the mechanism codes a Release records
-_MECHANISM_NAMES = {
-    "tulap": "Tulap", "laplace": "Laplace", "krr": "k-ary randomized response",
-    "unary_encoding": "unary encoding", "randomized_response": "randomized response",
-    "two_coin_rr": "two-coin randomized response", "local_laplace": "local Laplace",
-    "ldp_histogram": "local-DP histogram",
-}
-#: the same, read back: a result stores the code, as its Release does
-_MECHANISM_CODES = {name: code for code, name in _MECHANISM_NAMES.items()}
-_PATH_TEXT = {
-    True: "hardened path (OS source)",
-    False: "seeded path (research only)",
-}
-_DOUBLE_EPS = 2.220446049250313e-16  # R's .Machine$double.eps, the floor of format.pval
-
-
-def _sig_and_exponent(value, digits):
-    """Significant digits R would show for ``value`` at ``digits``, and its decimal exponent."""
-    if value == 0.0:
-        return 1, 0
-    mantissa, exponent = f"{abs(value):.{digits - 1}e}".split("e")
-    return max(1, len(mantissa.replace(".", "").rstrip("0"))), int(exponent)
-
-
-def _r_format(values, digits=7):
-    """Format numbers the way R's ``format(x, digits=)`` does for a numeric vector.
-
-    All elements share one notation and one number of decimals (R's formatReal):
-    fixed notation unless it would be wider than scientific notation.  Non-finite
-    values print as ``NaN``, ``Inf`` and ``-Inf``; results are padded to a common width.
-    """
-    values = [float(v) for v in values]
-    finite = [v for v in values if math.isfinite(v)]
-    out = []
-    if finite:
-        pairs = [_sig_and_exponent(v, digits) for v in finite]
-        neg = int(any(v < 0 for v in finite))
-        left = max(e + 1 if e >= 0 else 1 for _, e in pairs)
-        right = max(max(0, s - e - 1) for s, e in pairs)
-        fixed_width = neg + left + (right + 1 if right > 0 else 0)
-        max_sig = max(s for s, _ in pairs)
-        exp_width = 5 if any(abs(e) >= 100 for _, e in pairs) else 4
-        sci_width = neg + (max_sig + 1 if max_sig > 1 else max_sig) + exp_width
-        use_fixed = fixed_width <= sci_width
-    for v in values:
-        if math.isnan(v):
-            out.append("NaN")
-        elif math.isinf(v):
-            out.append("Inf" if v > 0 else "-Inf")
-        elif use_fixed:
-            out.append(f"{v:.{right}f}")
-        else:
-            out.append(f"{v:.{max_sig - 1}e}")
-    width = max(len(s) for s in out)
-    return [s.rjust(width) for s in out]
-
-
-def _r_format_pval(pvalue, digits=4):
-    """R's ``format.pval(pv, digits = 4)`` as used by ``print.htest``."""
-    if pvalue < _DOUBLE_EPS:
-        return "< " + _r_format([_DOUBLE_EPS], max(1, digits - 2))[0]
-    return _r_format([pvalue], digits)[0]
-
-
-def _strwrap(text, prefix="", width=72):
-    """R's ``strwrap(text, prefix = prefix)`` at its default width 0.9 * 80 = 72.
-
-    Follows base R's algorithm: the text is split at single blanks; empty words
-    (from repeated blanks) are dropped except after a sentence end, which keeps
-    R's double space there; words are never broken (so ``p-value`` stays whole);
-    a line takes the most words whose ``cumsum(nchar + 1)`` is at most
-    ``width - nchar(prefix)`` (``nchar("\t", type = "w")`` is 1), i.e. a line
-    is at most ``width - nchar(prefix) - 1`` characters long.
-    """
-    raw = re.split(r"[ \t\n]", text)
-    words = [w for i, w in enumerate(raw)
-             if w or (i > 0 and re.search(r"[.?!][)\"']*$", raw[i - 1]) and raw[i - 1])]
-    while words and not words[-1]:
-        words.pop()
-    if not words:
-        return [prefix]
-    max_length = width - len(prefix)
-    lines, start = [], 0
-    while start < len(words):
-        total, k = 0, 0
-        for word in words[start:]:
-            if total + len(word) + 1 > max_length:
-                break
-            total += len(word) + 1
-            k += 1
-        k = max(k, 1)
-        stop = start + k
-        line_words = words[start:stop]
-        if not line_words[-1]:  # sitting on a space: drop it
-            line_words = line_words[:-1]
-        lines.append(prefix + " ".join(line_words))
-        if stop < len(words) and not words[stop]:  # next line would start with a space
-            stop += 1
-        start = stop
-    return lines
-
-
-def _hanging(label, text):
-    """``label`` + ``text`` wrapped at R's width 72, continuation lines indented under the text."""
-    indent = " " * len(label)
-    lines = _strwrap(text, prefix=indent)
-    return [label + lines[0][len(indent):], *lines[1:]]
 
 
 def _json_float(value):
@@ -197,9 +90,7 @@ class ConfidenceInterval:
         }
 
     def __str__(self):
-        level = _r_format([100 * self.level], 7)[0].strip()
-        low, high = (s.strip() for s in _r_format([self.low, self.high], 7))
-        return f"{level} percent confidence interval: [{low}, {high}]"
+        return _format_interval(self)
 
 
 @dataclass(frozen=True)
@@ -338,43 +229,7 @@ class HTestResult:
             raise TypeError(f"`conf_int` must be a ConfidenceInterval or None; got {self.conf_int!r}.")
 
     def __str__(self):
-        # stats:::print.htest with getOption("digits") = 7: the method strwrap()ed
-        # with a tab prefix, statistic and parameter at digits - 2 = 5 significant
-        # digits, format.pval(digits = digits - 3 = 4), the null value as cat()
-        # shows it (7 digits), interval and estimate at 7 digits.
-        lines = ["", *_strwrap(self.method, prefix="\t"), "", f"data:  {self.data_name}"]
-        out = [f"{self.statistic_name} = {_r_format([self.statistic], 5)[0]}"]
-        if self.parameter is not None:
-            out.append(f"{self.parameter_name} = {_r_format([self.parameter], 5)[0]}")
-        if self.n_sim is not None and self.pvalue == 0.0:
-            # No draw fell on the null side: the estimate is 0, the truth is below 1/n_sim.
-            pval = "< " + _r_format([1.0 / self.n_sim], 4)[0]
-        else:
-            pval = _r_format_pval(self.pvalue)
-        out.append(f"p-value {pval}" if pval.startswith("<") else f"p-value = {pval}")
-        lines += _strwrap(", ".join(out))
-        null = _r_format([self.null_value], 7)[0]
-        lines.append(
-            f"alternative hypothesis: true {self.null_name} is "
-            f"{_ALT_TEXT[self.alternative]} {null}"
-        )
-        if self.conf_int is not None:
-            level = _r_format([100 * self.conf_int.level], 7)[0].strip()
-            low, high = _r_format([self.conf_int.low, self.conf_int.high], 7)
-            lines += [f"{level} percent confidence interval:", f" {low} {high}"]
-        if self.estimate is not None:
-            # print() of a named vector: name and value right-justified to a
-            # common width, each followed by one space (R_print.gap).
-            value = _r_format([self.estimate], 7)[0]
-            width = max(len(self.estimate_name), len(value))
-            lines += ["sample estimates:", self.estimate_name.rjust(width) + " ", value.rjust(width) + " "]
-            if self.estimate_raw is not None and self.estimate_raw != self.estimate:
-                raw = _r_format([self.estimate_raw], 7)[0].strip()
-                lines.append(f"(projected onto the parameter space; the unbiased estimate is {raw})")
-        for text in self._notes():
-            lines += _hanging("note: ", text)
-        lines += ["", *self._privacy_lines(), ""]
-        return "\n".join(lines)
+        return _format_htest(self)
 
     def __repr__(self):
         # What a prompt (Python, IPython, reticulate) shows: the htest layout, as R does.
@@ -388,36 +243,11 @@ class HTestResult:
 
     def _notes(self):
         """One-line notes printed under the result: the method's own, then a zero-width interval."""
-        notes = [self.note] if self.note else []
-        ci = self.conf_int
-        if ci is not None and ci.low == ci.high:
-            point = _r_format([ci.low], 7)[0].strip()
-            notes.append(
-                f"the interval [{point}, {point}] has zero width: the release lies so far "
-                "beyond the possible range that every other value is rejected at this level. "
-                "Check the value's scale: DP-UMP takes a noisy count, the normal "
-                "approximation and DP-JIMI a noisy proportion."
-            )
-        return notes
+        return _htest_notes(self)
 
     def _privacy_lines(self):
         """``privacy:`` (budget, mechanism, sampling path, draws) and ``unit of privacy:``."""
-        eps = _r_format([self.epsilon], 7)[0]
-        delta = _r_format([self.delta], 7)[0]
-        text = f"epsilon = {eps}, delta = {delta}"
-        details = []
-        if self.mechanism:
-            details.append(f"{_MECHANISM_NAMES.get(self.mechanism, self.mechanism)} mechanism")
-        if self.secure is not None:
-            details.append(_PATH_TEXT[self.secure])
-        if self.n_sim is not None:
-            details.append(f"{self.n_sim} Monte Carlo draws")
-        if details:
-            text += ", " + ", ".join(details)
-        lines = [f"privacy: {text}"]  # one line each, so that grep and R's readLines find it
-        if self.privacy_unit:
-            lines.append(f"unit of privacy: {self.privacy_unit}")
-        return lines
+        return _htest_privacy_lines(self)
 
     def to_dict(self):
         """A flat, JSON-safe dict of every field, keyed as in the table of the user guide.

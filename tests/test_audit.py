@@ -44,7 +44,7 @@ from dpinfer import (
     audit_releaser,
 )
 from dpinfer._exact_noise import _GeneratorBits
-from dpinfer.audit import _cp_lower, _cp_upper
+from dpinfer.audit._bounds import _cp_lower, _cp_upper
 from dpinfer.releasers import _secure_path
 
 N = 40_000

@@ -5,7 +5,7 @@ For every releaser and both paths (hardened: ``secure=True``; seeded:
 (the neighbouring input appropriate to the releaser: the next count, or a count up
 to k away for a Tulap count of sensitivity k, a value one sensitivity away, the other answer or category, a value in the other bin) are
 mapped to the bit cell of each output coordinate, ``(floor(z) clipped to
-[-8, 8], exponent of the lowest set bit of z)`` (``dpinfer.audit._bit_cells``,
+[-8, 8], exponent of the lowest set bit of z)`` (``dpinfer.audit._bits._bit_cells``,
 the feature the audit uses).  The check: no cell is seen 300 or more times under
 one input and never under the other.
 
@@ -48,7 +48,7 @@ from dpinfer import (
     UnaryEncodingReleaser,
 )
 from dpinfer._exact_noise import _GeneratorBits
-from dpinfer.audit import _bit_cells
+from dpinfer.audit._bits import _bit_cells
 from dpinfer.releasers import _secure_path
 
 

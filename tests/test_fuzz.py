@@ -398,9 +398,9 @@ FIXED_BUGS = [
      "distributions/tulap.py _sample0: subnormal epsilon divides by lam -> RuntimeWarning overflow", False),
     ("Tulap", _tiny("q"), dict(q=5e-324), "distributions/tulap.py _log_tails: log(q / 2) of a subnormal q "
      "-> RuntimeWarning divide by zero", False),
-    ("TwoCoinRRReleaser", _tiny("p1", 1e-150), dict(p1=5e-324), "randomized_response.py _two_coin_epsilon: "
+    ("TwoCoinRRReleaser", _tiny("p1", 1e-150), dict(p1=5e-324), "_ldp_channels.py _two_coin_epsilon: "
      "subnormal p1 -> RuntimeWarning divide by zero", False),
-    ("TwoCoinRRReleaser", _tiny("p2", 1e-150), dict(p2=5e-324), "randomized_response.py _two_coin_epsilon: "
+    ("TwoCoinRRReleaser", _tiny("p2", 1e-150), dict(p2=5e-324), "_ldp_channels.py _two_coin_epsilon: "
      "subnormal p2 -> RuntimeWarning divide by zero", False),
     ("binom_ump_test", _tiny("p0"), dict(p0=5e-324), _UMP_TINY, False),
     ("binom_ump_power", _tiny("p0"), dict(p0=5e-324), _UMP_TINY, False),

@@ -25,7 +25,7 @@ import pytest
 from scipy import stats
 
 from dpinfer import ConfidenceInterval, HTestResult, results_to_frame
-from dpinfer.results import _r_format, _r_format_pval
+from dpinfer._printing import _r_format, _r_format_pval
 
 pd = pytest.importorskip("pandas")
 
@@ -148,7 +148,7 @@ def test_strwrap_boundaries_follow_r():
     # base R strwrap: a line holds the words whose cumsum(nchar + 1) <= 72 - nchar(prefix),
     # and nchar("\t", type = "w") is 1, so the method line (prefix "\t") holds at most 70
     # characters and the statistic line (no prefix) 71.
-    from dpinfer.results import _strwrap
+    from dpinfer._printing import _strwrap
 
     seventy_one = "x" * 60 + " " + "y" * 10
     assert _strwrap(seventy_one) == [seventy_one]

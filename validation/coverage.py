@@ -27,7 +27,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make `validation` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from validation import _methods as M  # noqa: E402
+from validation import _intervals  # noqa: E402
 from validation import harness  # noqa: E402
 
 STUDY = "coverage"
@@ -110,7 +110,7 @@ def main(argv=None):
     parser = build_parser()
     args = harness.resolve_common(parser.parse_args(argv))
     cells = build_cells(args)
-    stem, cache, rows = harness.run_study_cells(STUDY, args, M.interval_cell, cells)
+    stem, cache, rows = harness.run_study_cells(STUDY, args, _intervals.interval_cell, cells)
     meta = harness.study_metadata(
         STUDY, args, confidence_level=args.level, epsilon=args.epsilon,
         thetas=THETAS_QUICK if args.quick else THETAS, n_theta_panel=N_FIXED,

@@ -19,24 +19,39 @@ Figures use matplotlib's object-oriented API with the Agg/SVG canvases (no pyplo
 no global state): one panel per question, a legend naming each method, the nominal
 level as a dashed line, and +/- 2 Monte Carlo standard-error bands where a curve is
 simulated.
+
+Layout: the CSV files are written and read in ``_csv``, the figures drawn in
+``_figures``; both are re-exported here, the one module the studies import.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
-import csv
-import datetime as _dt
 import hashlib
-import io
 import json
 import multiprocessing
 import os
-import platform
-import re
 from pathlib import Path
 
 import numpy as np
+
+from ._csv import _to_builtin, read_csv, write_csv
+from ._figures import (
+    METHOD_STYLES,
+    add_legend,
+    computed_label,
+    finish_axes,
+    log_axis,
+    mc_se,
+    method_style,
+    new_figure,
+    plot_band,
+    plot_curves,
+    plot_nominal,
+    save_figure,
+)
+
 
 __all__ = [
     "METHOD_STYLES",
@@ -71,7 +86,6 @@ DEFAULT_OUT = Path(__file__).resolve().parent / "out"
 EXECUTORS = ("local", "processes", "dask")
 
 
-# --------------------------------------------------------------------------- arguments
 def _int_at_least(minimum):
     def parse(text):
         try:
@@ -262,24 +276,6 @@ def study_metadata(study, args, **settings):
     return meta
 
 
-# --------------------------------------------------------------------------- cells
-def _to_builtin(value):
-    """numpy scalars/arrays and tuples -> plain Python objects (JSON round-trip exact)."""
-    if isinstance(value, dict):
-        return {str(k): _to_builtin(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_to_builtin(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _to_builtin(value.tolist())
-    if isinstance(value, (np.bool_,)):
-        return bool(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    return value
-
-
 def _cell_seed(seed, index):
     # Identical to SeedSequence(seed).spawn(k)[index] for any k > index.
     return np.random.SeedSequence(entropy=seed, spawn_key=(index,))
@@ -463,277 +459,3 @@ def _run_pool(pool, func, cells, seed, pending, record):
         for future in futures:
             future.cancel()
         raise
-
-
-# --------------------------------------------------------------------------- CSV
-_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
-_INT_RE = re.compile(r"^[+-]?\d+$")
-
-
-def _versions():
-    import scipy
-
-    try:
-        from dpinfer import __version__ as dpinfer_version
-    except ImportError:  # pragma: no cover
-        dpinfer_version = "unknown"
-    return {
-        "dpinfer_version": dpinfer_version,
-        "numpy_version": np.__version__,
-        "scipy_version": scipy.__version__,
-        "python_version": platform.python_version(),
-    }
-
-
-def _format_meta(value):
-    text = value if isinstance(value, str) else json.dumps(_to_builtin(value))
-    if "\n" in text or "\r" in text:
-        raise ValueError(f"metadata values must fit on one line; got {text!r}.")
-    return text
-
-
-def _format_field(value):
-    value = _to_builtin(value)
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, (int, str)):
-        return str(value)
-    raise TypeError(f"CSV fields must be numbers, strings or None; got {value!r}.")
-
-
-def write_csv(path, rows, metadata):
-    """Write ``rows`` (a list of dicts) as CSV after ``# key: value`` metadata lines.
-
-    The versions of dpinfer, numpy, scipy and Python and the date (UTC, ISO 8601)
-    are added unless ``metadata`` gives them.  Columns are the union of the rows'
-    keys in first-seen order; floats are written with ``repr``.  Returns the path.
-    """
-    path = Path(path)
-    meta = dict(metadata)
-    for key, value in _versions().items():
-        meta.setdefault(key, value)
-    meta.setdefault("date", _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
-    columns = []
-    for row in rows:
-        for key in row:
-            if key not in columns:
-                columns.append(key)
-    buf = io.StringIO()
-    for key, value in meta.items():
-        if not _KEY_RE.match(str(key)):
-            raise ValueError(f"metadata keys must be identifiers; got {key!r}.")
-        buf.write(f"# {key}: {_format_meta(value)}\n")
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow([_format_field(row.get(col)) for col in columns])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(buf.getvalue(), encoding="utf-8")
-    os.replace(tmp, path)  # never leave a half-written CSV behind
-    return path
-
-
-def _parse_field(text):
-    if text == "":
-        return None
-    if text in ("true", "false"):
-        return text == "true"
-    if _INT_RE.match(text):
-        return int(text)
-    try:
-        return float(text)
-    except ValueError:
-        return text
-
-
-def read_csv(path):
-    """Read a file written by :func:`write_csv`: ``(metadata, rows)``.
-
-    ``metadata`` maps each key to its value as a string (non-strings were written
-    as JSON); ``rows`` is a list of dicts with ints, floats, booleans, strings and
-    None (an empty field) restored.
-    """
-    metadata = {}
-    data_lines = []
-    with open(path, encoding="utf-8", newline="") as fh:
-        for line in fh:
-            if not data_lines and line.startswith("# "):
-                key, _, value = line[2:].rstrip("\n").partition(": ")
-                metadata[key] = value
-            else:
-                data_lines.append(line)
-    reader = csv.DictReader(data_lines)
-    rows = [{k: _parse_field(v) for k, v in row.items()} for row in reader]
-    return metadata, rows
-
-
-# --------------------------------------------------------------------------- figures
-# Okabe-Ito colours (readable in greyscale and by colour-blind readers); the
-# non-private yardsticks are grey so the private methods stand out.
-METHOD_STYLES = {
-    "dp_ump": {"label": "DP-UMP (Tulap)", "color": "#0072B2", "marker": "o", "linestyle": "-"},
-    "dp_ump_umpu": {"label": "DP-UMPU (Tulap)", "color": "#0072B2", "marker": "o",
-                    "linestyle": "-"},
-    "dp_ump_naive": {"label": "Naive equal-tailed (Tulap)", "color": "#E69F00", "marker": "s",
-                     "linestyle": "--"},
-    "normal": {"label": "Normal approx. (Laplace)", "color": "#D55E00", "marker": "s",
-               "linestyle": "-"},
-    "dp_jimi": {"label": "DP-JIMI (Laplace)", "color": "#009E73", "marker": "^", "linestyle": "-"},
-    "dp_jimi_draws": {"label": "DP-JIMI, finite draws", "color": "#56B4E9", "marker": "v",
-                      "linestyle": ":"},
-    "dp_ump_unbiased": {"label": "Asymptotically unbiased p-value (Tulap)", "color": "#CC79A7",
-                        "marker": "d", "linestyle": "-."},
-    "nonprivate_equal_tailed": {"label": "Non-private randomised equal-tailed", "color": "0.25",
-                                "marker": "", "linestyle": "--"},
-    "ump_nonprivate": {"label": "Non-private randomised UMP", "color": "0.25", "marker": "",
-                       "linestyle": "--"},
-    "exact_binomial": {"label": "Non-private exact binomial", "color": "0.55", "marker": "",
-                       "linestyle": ":"},
-    "clopper_pearson": {"label": "Clopper-Pearson (non-private)", "color": "0.25", "marker": "",
-                        "linestyle": "--"},
-    "wald": {"label": "Wald (non-private)", "color": "0.55", "marker": "", "linestyle": ":"},
-}
-
-
-def method_style(method):
-    """Plot keywords (label, color, marker, linestyle) for a method name; a neutral default."""
-    style = dict(METHOD_STYLES.get(method, {"label": method, "color": "#CC79A7", "marker": "d",
-                                            "linestyle": "-"}))
-    style.setdefault("markersize", 3.5)
-    style.setdefault("linewidth", 1.4)
-    return style
-
-
-def new_figure(ncols=1, nrows=1, *, panel_width=3.4, panel_height=2.8, sharex=False, sharey=False):
-    """A figure of ``nrows x ncols`` panels in the house style: ``(fig, axes)``.
-
-    ``axes`` is always a flat 1-d array of Axes.  The figure is a bare
-    ``matplotlib.figure.Figure`` (no pyplot, so no global backend state); save it
-    with :func:`save_figure`.
-    """
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(panel_width * ncols, panel_height * nrows), layout="constrained")
-    axes = fig.subplots(nrows, ncols, sharex=sharex, sharey=sharey, squeeze=False).ravel()
-    for ax in axes:
-        ax.tick_params(labelsize=8, direction="out", length=3)
-        ax.grid(True, linewidth=0.4, alpha=0.35)
-        ax.spines["top"].set_visible(False)
-        ax.spines["right"].set_visible(False)
-    return fig, axes
-
-
-def finish_axes(ax, *, title=None, xlabel=None, ylabel=None):
-    """Title and axis labels at the house font sizes."""
-    if title:
-        ax.set_title(title, fontsize=9)
-    if xlabel:
-        ax.set_xlabel(xlabel, fontsize=8.5)
-    if ylabel:
-        ax.set_ylabel(ylabel, fontsize=8.5)
-
-
-def log_axis(ax, ticks, *, base=10, labels=None):
-    """A logarithmic x axis with major ticks exactly at ``ticks`` and no minor labels."""
-    from matplotlib.ticker import NullFormatter, NullLocator
-
-    ax.set_xscale("log", base=base)
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xticks(list(ticks))
-    ax.set_xticklabels(labels if labels is not None else [f"{t:g}" for t in ticks])
-
-
-def plot_nominal(ax, level, *, label="nominal level"):
-    """The nominal level (alpha, or the confidence level) as a thin dashed black line."""
-    ax.axhline(level, color="black", linewidth=0.8, linestyle=(0, (4, 3)), label=label, zorder=1)
-
-
-def mc_se(p, reps):
-    """Monte Carlo standard error sqrt(p (1 - p) / reps) of a simulated proportion."""
-    p = np.asarray(p, dtype=float)
-    return np.sqrt(np.clip(p * (1.0 - p), 0.0, None) / reps)
-
-
-def plot_band(ax, x, low, high, *, color, alpha=0.18):
-    """A shaded band (a +/- 2 Monte Carlo SE band around a simulated curve)."""
-    ax.fill_between(np.asarray(x, float), np.asarray(low, float), np.asarray(high, float),
-                    color=color, alpha=alpha, linewidth=0, zorder=0)
-
-
-def plot_curves(ax, rows, x, y, *, key="method", se="mc_se", style_key=None):
-    """One line per distinct ``row[key]`` of ``y`` against ``x``, in the house style.
-
-    Rows are sorted by ``x``.  Where rows carry a Monte Carlo standard error in the
-    column ``se`` the curve gets a +/- 2 SE band.  ``style_key(row)`` may map a row
-    to a :data:`METHOD_STYLES` name (default: ``row[key]``).
-    """
-    groups = {}
-    for row in rows:
-        groups.setdefault(row[key], []).append(row)
-    for name, group in groups.items():
-        group = sorted(group, key=lambda r: r[x])
-        xs = np.array([r[x] for r in group], dtype=float)
-        ys = np.array([r[y] for r in group], dtype=float)
-        style = method_style(style_key(group[0]) if style_key else name)
-        if xs.size > 15:  # dense grids: a marker every ~12 points keeps lines readable
-            style["markevery"] = max(1, xs.size // 12)
-        ax.plot(xs, ys, **style)
-        errs = [r.get(se) for r in group]
-        if all(e is not None for e in errs):
-            errs = np.array(errs, dtype=float)
-            plot_band(ax, xs, ys - 2 * errs, ys + 2 * errs, color=style["color"])
-
-
-def computed_label(rows, unit="data sets"):
-    """How the rows' numbers were obtained, for a panel title: from their ``computed`` column.
-
-    ``'exact'``, ``'simulated, N <unit>'`` (N from the ``reps`` column) or ``'exact and
-    simulated'``.
-    """
-    how = {r["computed"] for r in rows}
-    if how == {"simulated"}:
-        reps = sorted({r["reps"] for r in rows})
-        return f"simulated, {'/'.join(f'{n:,}' for n in reps)} {unit}"
-    return " and ".join(sorted(how))
-
-
-def add_legend(fig_or_ax, *, ncol=None, loc=None, **kwargs):
-    """A legend with the methods (deduplicated labels); below the panels for a figure."""
-    from matplotlib.figure import Figure
-
-    if isinstance(fig_or_ax, Figure):
-        handles, labels = [], []
-        for ax in fig_or_ax.axes:
-            for h, lab in zip(*ax.get_legend_handles_labels()):
-                if lab not in labels and not lab.startswith("_"):
-                    handles.append(h)
-                    labels.append(lab)
-        ncol = ncol or min(len(labels), 3) or 1
-        return fig_or_ax.legend(handles, labels, loc=loc or "outside lower center", ncol=ncol,
-                                fontsize=7.5, frameon=False, **kwargs)
-    return fig_or_ax.legend(fontsize=7, frameon=False, ncol=ncol or 1, loc=loc or "best", **kwargs)
-
-
-def save_figure(fig, path, *, dpi=200):
-    """Save ``fig`` to ``path`` (format from the suffix) without volatile metadata; return the path.
-
-    PNG and SVG files carry no software version or date, so reruns give identical bytes.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fmt = path.suffix.lstrip(".").lower() or "png"
-    metadata = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
-                "pdf": {"CreationDate": None, "Producer": None, "Creator": None}}.get(fmt)
-    import matplotlib
-
-    # A fixed hash salt makes the SVG element ids identical from run to run.
-    with matplotlib.rc_context({"svg.hashsalt": "dpinfer"}):
-        fig.savefig(path, format=fmt, dpi=dpi, metadata=metadata)
-    return path
-

@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 
 import dpinfer  # noqa: E402
 from dpinfer.inference import _jimi_kernels as K  # noqa: E402
-from dpinfer.inference import jimi  # noqa: E402
+from dpinfer.inference import _jimi_common, _jimi_exact  # noqa: E402
 from validation import harness  # noqa: E402
 
 STUDY = "jimi_two_sample_ties"
@@ -76,8 +76,8 @@ def ties_cell(cell, seed_sequence):
     p0 = np.round(np.arange(1, 100) / 100.0, 2)
     rows = []
     for alt in ALTERNATIVES:
-        lo, hi = jimi._tails(1.0 - ALPHA, alt)
-        one = float(np.max(jimi._exact_rejection(p0, lo, hi, n, eps)))
+        lo, hi = _jimi_common._tails(1.0 - ALPHA, alt)
+        one = float(np.max(_jimi_exact._exact_rejection(p0, lo, hi, n, eps)))
         for rule in RULES:
             size = counts[(rule, alt)] / reps
             rows.append({"epsilon": eps, "theta": theta, "alternative": alt, "rule": rule,

@@ -292,9 +292,9 @@ def _kink_offsets(log_b, q):
 
 
 def _truncation_half_width(log_b, q):
-    from ..distributions.tulap import _quantile
+    from ..distributions._tulap_law import quantile
 
-    return -float(_quantile(0.0, log_b, q))
+    return -float(quantile(0.0, log_b, q))
 
 
 def _scan(z, n, template, window, sizes, d, kinks, log_b, q, log_alpha):

@@ -38,7 +38,7 @@ import os
 import numpy as np
 from scipy import special
 
-from ..distributions.tulap import _log_cdf, _log_tails, _quantile
+from ..distributions._tulap_law import log_cdf, log_tails, quantile
 
 _LOG_TOL = 39.2  # -log(1e-17)
 _WCAP = 32768  # largest direct left window before the closed form is used
@@ -171,14 +171,14 @@ def _tail_width(log_b, q):
     eps = -log_b
     k = np.ceil(_LOG_TOL / eps + 0.5) + 1.0
     if q > 0.0:
-        half_width = -float(_quantile(0.0, log_b, q))
+        half_width = -float(quantile(0.0, log_b, q))
         k = min(k, np.ceil(half_width) + 1.0)
     return float(k)
 
 
 @functools.lru_cache(maxsize=256)
 def _truncation_half_width(log_b, q):
-    return -float(_quantile(0.0, log_b, q)) if q > 0.0 else np.inf
+    return -float(quantile(0.0, log_b, q)) if q > 0.0 else np.inf
 
 
 def _log_binom_range(n, p, lo, hi):
@@ -215,7 +215,7 @@ def _log_sum_greater(z, n, p, log_b, q, xmin=0):
     point = np.where(p <= 0.0, 0.0, float(n))
     deg = (p <= 0.0) | (p >= 1.0) | (n == 0)
     if deg.any():
-        lf = _log_tails(point[deg] - z[deg], log_b, q)[0]
+        lf = log_tails(point[deg] - z[deg], log_b, q)[0]
         out[deg] = np.where(xmin[deg] <= point[deg], lf, -np.inf)
     if not deg.any():
         kernel = _log_sum_full if n <= _FULL_N else _log_sum_interior
@@ -270,7 +270,7 @@ def _log_two_sided_full(z, n, p0, log_b, q):
     log_binom = log_c + x * np.log(p0)[:, None] + (n - x) * np.log1p(-p0)[:, None]
     args = np.concatenate([x[None, :] - (centre + t)[:, None], (centre - t)[:, None] - x[None, :]])
     with np.errstate(divide="ignore"):
-        terms = _log_cdf(args, log_b, q)
+        terms = log_cdf(args, log_b, q)
     terms += np.concatenate([log_binom, log_binom])
     both = _lse(terms, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -279,7 +279,7 @@ def _log_two_sided_full(z, n, p0, log_b, q):
 
 def _log_sum_full_block(z, n, p, log_b, q, xmin, x, log_c):
     with np.errstate(divide="ignore"):
-        terms = _log_cdf(x[None, :] - z[:, None], log_b, q)
+        terms = log_cdf(x[None, :] - z[:, None], log_b, q)
     terms += log_c
     terms += x * np.log(p)[:, None]
     terms += (n - x) * np.log1p(-p)[:, None]
@@ -339,7 +339,7 @@ def _log_sum_interior(z, n, p, log_b, q, xmin):
 def _log_left_closed(z, n, p, log_b, q, xmin, m):
     """Closed form of sum_{xmin <= x <= m} Binom(x; n, p) F(x - z) for q = 0 (module notes)."""
     p_tilt = p / (p + (1.0 - p) * np.exp(log_b))
-    log_f_m = _log_tails(m - z, log_b, q)[0]
+    log_f_m = log_tails(m - z, log_b, q)[0]
     return (log_f_m + _log_pmf(m, n, p) + _log_binom_range(n, p_tilt, xmin, m)
             - _log_pmf(m, n, p_tilt))
 
@@ -350,7 +350,7 @@ def _log_window_sum(z, n, p, log_b, q, lo, width):
     if z.size == 1 and width[0] > 0:
         j = np.arange(float(width[0]))
         x = lo[0] + j
-        terms = _log_pmf(x, n, p[0]) + _log_cdf(x - z[0], log_b, q)
+        terms = _log_pmf(x, n, p[0]) + log_cdf(x - z[0], log_b, q)
         out[0] = _lse(terms, axis=0)
         return out
     order = np.argsort(width, kind="stable")
@@ -373,7 +373,7 @@ def _log_window_sum(z, n, p, log_b, q, lo, width):
         x = lo[sel, None] + j[None, :]
         valid = j[None, :] < width[sel, None]
         x = np.where(valid, x, lo[sel, None])
-        terms = _log_pmf(x, n, p[sel, None]) + _log_cdf(x - z[sel, None], log_b, q)
+        terms = _log_pmf(x, n, p[sel, None]) + log_cdf(x - z[sel, None], log_b, q)
         terms = np.where(valid, terms, -np.inf)
         out[sel] = _lse(terms, axis=1)
     return out

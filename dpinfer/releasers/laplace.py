@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import _check_counts, _check_epsilon, _check_int, _check_positive, _data_array
-from ..budget import _charge_release
+from ..budget._charging import charge_release
 from ._secure_path import _VALUE_BOUND, _bit_source, _laplace_on_grid
 from .release import Release
 
@@ -101,7 +101,7 @@ class LaplaceReleaser:
         """
         value = _data_array(value, "value")
         bits = _bit_source(secure, rng, self.epsilon)
-        _charge_release(budget, self, "release", shape=value.shape, array=array, rng=rng,
+        charge_release(budget, self, "release", shape=value.shape, array=array, rng=rng,
                         secure=bits.hardened)
         # value / sensitivity is clipped to the public bound +-2**40 (see Notes): the
         # clip is decided by public numbers, never a refusal that depends on the data
@@ -130,7 +130,7 @@ class LaplaceReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         bits = _bit_source(secure, rng, self.epsilon)
-        _charge_release(budget, self, "proportion", shape=x.shape, array=array, n=n, rng=rng,
+        charge_release(budget, self, "proportion", shape=x.shape, array=array, n=n, rng=rng,
                         secure=bits.hardened)
         noisy = _laplace_on_grid(bits, x, self.epsilon, bound=n, exact=True) / n
         return Release(noisy, "laplace", self.epsilon, 0.0, 1.0 / n, n, "proportion", secure=bits.hardened)
@@ -151,7 +151,7 @@ class LaplaceReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         bits = _bit_source(secure, rng, self.epsilon)
-        _charge_release(budget, self, "count", shape=x.shape, array=array, n=n, rng=rng,
+        charge_release(budget, self, "count", shape=x.shape, array=array, n=n, rng=rng,
                         secure=bits.hardened)
         noisy = _laplace_on_grid(bits, x, self.epsilon, bound=n, exact=True)
         return Release(noisy, "laplace", self.epsilon, 0.0, 1.0, n, "count", secure=bits.hardened)

@@ -27,18 +27,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
-
 
 from .._exact_noise import _bernoulli, _digit_probability, _krr_lie_probability, _uniform_below
+from .._ldp_channels import _unary_keep_prob
 from .._validation import (
+    _check_categories,
     _check_epsilon,
     _check_int,
     _check_positive,
     _data_array,
     _position,
 )
-from ..budget import _charge_release
+from ..budget._charging import charge_release
 from ._secure_path import _bit_source, _laplace_on_grid
 from .release import Release
 
@@ -63,31 +63,6 @@ def _check_report_size(n_items, width, what):
             f"({what} = {width}); at most {_MAX_REPORT_ENTRIES:_} are built in one call. "
             "Release the respondents in batches, or use fewer categories."
         )
-
-
-def _unary_keep_prob(epsilon):
-    """Probability that unary encoding keeps a bit: ``e^(eps/2) / (1 + e^(eps/2))``.
-
-    Computed as ``expit(eps/2)``, which neither overflows nor warns for any
-    ``eps`` (``_unary_keep_prob(-eps)`` is the flip probability ``1 - q``).
-    Private: assumes ``epsilon`` is a valid float (or array).
-    """
-    return special.expit(0.5 * np.asarray(epsilon, dtype=float))
-
-
-def _check_categories(categories, d, name="categories"):
-    """Integer category labels in {0, ..., d-1}, any shape (scalar allowed); int64 array.
-
-    The labels are confidential answers: a message gives the position, never a label.
-    """
-    arr = _data_array(categories, name, dtype_rule="an integer or an array of integers")
-    bad = arr != np.floor(arr)
-    if bad.any():
-        raise ValueError(f"`{name}` must contain whole numbers (category labels); {_position(bad)} is not.")
-    bad = (arr < 0) | (arr > d - 1)
-    if bad.any():
-        raise ValueError(f"`{name}` must contain labels in {{0, ..., {d - 1}}} (d = {d}); {_position(bad)} is not.")
-    return arr.astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -223,7 +198,7 @@ class UnaryEncodingReleaser:
         cats = _check_categories(categories, self.d)
         _check_report_size(cats.size, self.d, "d")
         bits = _bit_source(secure, rng)
-        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         onehot = (cats[..., None] == np.arange(self.d)).astype(np.int8)
         flip = _bernoulli(bits, _digit_probability(self.epsilon / 2.0, 0), onehot.size).reshape(onehot.shape)
         reports = onehot ^ flip.astype(np.int8)
@@ -322,7 +297,7 @@ class KRRReleaser:
         """
         cats = _check_categories(categories, self.k)
         bits = _bit_source(secure, rng)
-        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         lie = _bernoulli(bits, _krr_lie_probability(self.epsilon, self.k), cats.size).reshape(cats.shape)
         # a wrong label uniform on the k-1 others: shift by 1..k-1 modulo k
         shift = 1 + _uniform_below(bits, self.k - 1, cats.size).reshape(cats.shape)
@@ -421,7 +396,7 @@ class LocalLaplaceReleaser:
                 f"{_position(outside)} does not. Clip or rescale the data first (this changes the estimand)."
             )
         bits = _bit_source(secure, rng, self.epsilon)
-        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         sens = 2.0 * self.bound
         z = _laplace_on_grid(bits, x / sens, self.epsilon, bound=0.5, exact=False) * sens
         return Release(z, "local_laplace", self.epsilon, 0.0, sens, int(x.size), "reports", secure=bits.hardened)
@@ -514,7 +489,7 @@ class LDPHistogramReleaser:
             raise ValueError(f"`x` must lie in [0, 1]; {_position(outside)} does not. Rescale the data first.")
         _check_report_size(x.size, self.bins, "bins")
         bits = _bit_source(secure, rng, self.epsilon)
-        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         halves = (self.bin_index(x)[..., None] == np.arange(self.bins)).astype(float) / 2.0
         # one-hot halves: neighbours are exactly one unit apart in L1 (exact grid)
         z = _laplace_on_grid(bits, halves, self.epsilon, bound=0.5, exact=True) * 2.0

@@ -13,46 +13,15 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-
 from .._exact_noise import _bernoulli, _digit_probability, _float_probability
-from .._validation import _check_epsilon, _check_probability, _data_array, _position
-from ..budget import _charge_release
+from .._ldp_channels import _two_coin_epsilon
+from .._validation import _check_binary, _check_epsilon, _check_probability
+from ..budget._charging import charge_release
 from ._secure_path import _bit_source
 from .release import Release
 
 __all__ = ["RandomizedResponseReleaser", "TwoCoinRRReleaser"]
 
-
-
-def _check_binary(x, name="x"):
-    """0/1 answers of any shape (scalar allowed, booleans too); returns an int8 array.
-
-    The answers are confidential: a message gives the position, never an answer.
-    """
-    arr = x
-    try:
-        if np.asarray(x).dtype == bool:
-            arr = np.asarray(x).astype(np.int8)
-    except (TypeError, ValueError):  # ragged input: _data_array names the argument
-        pass
-    arr = _data_array(arr, name, dtype_rule="0/1 answers (an integer or an array)")
-    bad = (arr != 0.0) & (arr != 1.0)
-    if bad.any():
-        raise ValueError(f"`{name}` must contain only 0 and 1 (no and yes); {_position(bad)} is not.")
-    return arr.astype(np.int8)
-
-
-def _two_coin_epsilon(p1, p2):
-    """True privacy level of the two-coin protocol (private; valid p1, p2 in (0, 1)).
-
-    ``ln max{(1 - p1 + p1 p2) / (p1 p2), (1 - p1 p2) / (p1 (1 - p2))}``
-    ``= log1p((1 - p1) / (p1 min(p2, 1 - p2)))``, the second form exact in
-    floating point for p1 near 1; evaluated as ``logaddexp(0, log(1 - p1) - log p1
-    - log min(p2, 1 - p2))`` so that tiny coins (p1 p2 below the doubles) stay finite.
-    """
-    p1 = np.asarray(p1, dtype=float)
-    p2 = np.asarray(p2, dtype=float)
-    return np.logaddexp(0.0, np.log1p(-p1) - np.log(p1) - np.log(np.minimum(p2, 1.0 - p2)))
 
 
 @dataclass(frozen=True)
@@ -151,7 +120,7 @@ class RandomizedResponseReleaser:
         """
         x = _check_binary(x)
         bits = _bit_source(secure, rng)
-        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         lie = _bernoulli(bits, _digit_probability(self.epsilon, 0), x.size).reshape(x.shape)
         reports = x ^ lie.astype(np.int8)
         return Release(reports, "randomized_response", self.epsilon, 0.0, 1.0, int(x.size), "reports",
@@ -295,7 +264,7 @@ class TwoCoinRRReleaser:
         """
         x = _check_binary(x)
         bits = _bit_source(secure, rng)
-        _charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         forced = _bernoulli(bits, _float_probability(self.p1), x.size).reshape(x.shape)
         forced_yes = _bernoulli(bits, _float_probability(self.p2), x.size).reshape(x.shape)
         reports = np.where(forced, forced_yes.astype(np.int8), x)

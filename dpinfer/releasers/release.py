@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._printing import _r_format
 from .._validation import (
     _as_real_array,
     _check_delta,
@@ -14,7 +15,6 @@ from .._validation import (
     _check_positive,
     _show,
 )
-from ..results import _r_format
 
 __all__ = ["Release"]
 

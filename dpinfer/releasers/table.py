@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import _check_epsilon, _data_array, _position, _show
-from ..budget import _charge_release
+from ..budget._charging import charge_release
 from ._secure_path import _bit_source, _laplace_on_grid
 from .release import Release
 
@@ -163,7 +163,7 @@ class ContingencyTableReleaser:
             if n < 1:
                 raise ValueError("`table` must hold at least one record when margins='total'; it holds none.")
         bits = _bit_source(secure, rng, self.epsilon)
-        _charge_release(budget, self, "release", shape=arr.shape[:-2], array=array, rng=rng, secure=bits.hardened)
+        charge_release(budget, self, "release", shape=arr.shape[:-2], array=array, rng=rng, secure=bits.hardened)
         s = self.sensitivity
         units = counts / s  # exact: multiples of 1/2 (replace-one) or integers (add/remove)
         noisy = _laplace_on_grid(bits, units, self.epsilon, bound=_CELL_BOUND / s, exact=True) * s

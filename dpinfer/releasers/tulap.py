@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import _check_counts, _check_delta, _check_epsilon, _check_int
-from ..distributions._tulap_grid import _release_tulap, _unit_privacy
-from ..budget import _charge_release
+from .._validation import _check_counts, _check_delta, _check_epsilon, _check_int, _check_sensitivity
+from ..budget._charging import charge_release
+from ..distributions._tulap_law import release_tulap, unit_privacy
 from ..distributions.tulap import Tulap
 from ._secure_path import _bit_source
 from .release import Release
@@ -123,7 +123,7 @@ class TulapReleaser:
     @property
     def noise(self):
         """The continuous noise law, ``Tulap.from_privacy(epsilon_1, delta_1)`` (``epsilon / k``, see Notes)."""
-        return Tulap.from_privacy(*_unit_privacy(self.epsilon, self.delta, self.sensitivity))
+        return Tulap.from_privacy(*unit_privacy(self.epsilon, self.delta, self.sensitivity))
 
     def release(self, x, n, *, rng=None, secure=None, budget=None, array=None):
         """Privatize the count ``x`` out of ``n`` (or an array of counts sharing ``n``).
@@ -183,15 +183,10 @@ class TulapReleaser:
         """
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
-        unit_epsilon, unit_delta = _unit_privacy(self.epsilon, self.delta, self.sensitivity)
+        unit_epsilon, unit_delta = unit_privacy(self.epsilon, self.delta, self.sensitivity)
         bits = _bit_source(secure, rng, unit_epsilon)
-        _charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
-                        secure=bits.hardened)
-        value = _release_tulap(bits, np.asarray(x), n, unit_epsilon, unit_delta)
+        charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
+                       secure=bits.hardened)
+        value = release_tulap(bits, np.asarray(x), n, unit_epsilon, unit_delta)
         return Release(value, "tulap", self.epsilon, self.delta, float(self.sensitivity), n, "count",
                        secure=bits.hardened)
-
-
-def _check_sensitivity(sensitivity):
-    """A count's sensitivity: a whole number >= 1 (a count moves by whole units)."""
-    return _check_int(sensitivity, "sensitivity", minimum=1, maximum=2**40)

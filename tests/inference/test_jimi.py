@@ -403,11 +403,11 @@ def test_release_far_outside_the_unit_interval_gives_the_point_masses():
 
 def test_exact_path_in_blocks_equals_one_block(monkeypatch):
     # The exact path processes releases in blocks; block size must not change answers.
-    from dpinfer.inference import jimi as jimi_module
+    from dpinfer.inference import _jimi_common
 
     pi = np.linspace(-0.2, 1.2, 23)
     whole = binom_jimi_test(pi, 30, p0=0.3, epsilon=1.0, n_sim=None)
     ci_whole = binom_jimi_ci(pi, 30, epsilon=1.0, n_sim=None)
-    monkeypatch.setattr(jimi_module, "_EXACT_BLOCK", 5)
+    monkeypatch.setattr(_jimi_common, "_EXACT_BLOCK", 5)
     assert np.array_equal(binom_jimi_test(pi, 30, p0=0.3, epsilon=1.0, n_sim=None), whole)
     assert np.array_equal(binom_jimi_ci(pi, 30, epsilon=1.0, n_sim=None), ci_whole)

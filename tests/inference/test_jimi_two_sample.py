@@ -5,7 +5,7 @@ import pytest
 
 from dpinfer import HTestResult, LaplaceReleaser, TulapReleaser, binom2_jimi_ci, binom2_jimi_test
 from dpinfer.inference._jimi_kernels import _draw_theta, _exact_cdf, _mass_one, _mass_zero
-from dpinfer.inference.jimi import _spawn_pair
+from dpinfer.inference._jimi_two_sample import _spawn_pair
 
 
 def _difference_cdf(d, pi1, n1, eps1, pi2, n2, eps2, cells=800):

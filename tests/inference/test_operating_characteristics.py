@@ -16,7 +16,9 @@ from scipy import stats
 import dpinfer
 from dpinfer import ApproximationWarning
 from dpinfer.cli import main
-from dpinfer.inference import jimi, normal
+from dpinfer.inference import _jimi_common, _jimi_exact, _jimi_kernels
+from dpinfer.inference import _normal_kernels as normal
+from dpinfer.inference.local import _randomized_response
 
 
 def _no_warning(call):
@@ -42,7 +44,7 @@ def test_jimi_exact_size_against_simulated_releases():
         warnings.simplefilter("ignore", ApproximationWarning)
         p = dpinfer.binom_jimi_test(pi_hat, n, p0=p0, epsilon=eps, alternative="less", n_sim=None)
     simulated = np.mean(p <= 0.05)
-    exact = jimi._exact_size(n, eps, p0, 0.05, "less")
+    exact = _jimi_exact._exact_size(n, eps, p0, 0.05, "less")
     assert abs(simulated - exact) <= 4 * np.sqrt(exact * (1 - exact) / m)
 
 
@@ -51,7 +53,7 @@ def test_jimi_exact_size_against_simulated_releases():
 def test_jimi_exact_size_by_direct_sum(n, eps, p0, alt):
     # The cut solves p-value(cut) = level (its defining property, to the kernel's 1e-11),
     # and the size is sum_x Binom(x) P(x/n + L beyond cut), summed here over every x.
-    lo, hi = jimi._tails(0.95, alt)
+    lo, hi = _jimi_common._tails(0.95, alt)
     total = 0.0
     x = np.arange(n + 1)
     pmf = stats.binom.pmf(x, n, p0)
@@ -59,14 +61,14 @@ def test_jimi_exact_size_by_direct_sum(n, eps, p0, alt):
     for level, upper in ((lo, True), (hi, False)):
         if level is None:
             continue
-        cut = float(jimi._release_cuts(np.array([p0]), level, n, eps, upper)[0])
-        pv = (jimi._k._exact_cdf if upper else jimi._k._exact_upper)(p0, cut, n, eps)
+        cut = float(_jimi_exact._release_cuts(np.array([p0]), level, n, eps, upper)[0])
+        pv = (_jimi_kernels._exact_cdf if upper else _jimi_kernels._exact_upper)(p0, cut, n, eps)
         assert float(pv) == pytest.approx(level, abs=1e-10)
         # P(L >= cut - x/n) or P(L <= cut - x/n), L ~ Laplace(0, scale)
         d = cut - x / n
         tail = stats.laplace.sf(d, scale=scale) if upper else stats.laplace.cdf(d, scale=scale)
         total += float(np.sum(pmf * tail))
-    assert jimi._exact_size(n, eps, p0, 0.05, alt) == pytest.approx(total, abs=1e-12)
+    assert _jimi_exact._exact_size(n, eps, p0, 0.05, alt) == pytest.approx(total, abs=1e-12)
 
 
 def test_jimi_quiet_where_honest():
@@ -86,7 +88,7 @@ def test_jimi_ci_coverage_warning_matches_simulation():
     # n = 30, epsilon = 5 two-sided: exact-limit coverage at theta = 0.97 against 5000
     # simulated releases through binom_jimi_ci (exact limit), within 4 SE.
     n, eps, theta, m = 30, 5.0, 0.97, 5000
-    cover = 1.0 - jimi._exact_rejection(np.array([theta]), 0.025, 0.025, n, eps)[0]
+    cover = 1.0 - _jimi_exact._exact_rejection(np.array([theta]), 0.025, 0.025, n, eps)[0]
     rng = np.random.default_rng(7)
     pi_hat = rng.binomial(n, theta, m) / n + rng.laplace(0.0, 1.0 / (eps * n), m)
     with warnings.catch_warnings():
@@ -147,7 +149,7 @@ def test_rr_wald_coverage_by_direct_sum_and_warning():
     covered = (np.clip(est - z * se, 0, 1) <= p) & (p <= np.clip(est + z * se, 0, 1))
     direct = stats.binom.pmf(y, n, a0 + (a1 - a0) * p)[covered].sum()
     b = np.tanh(eps / 2)
-    assert dpinfer.inference.local._randomized_response._rr_wald_coverage(p, n, a0, a1, b, 0.95, "two-sided") == pytest.approx(direct, abs=1e-12)
+    assert _randomized_response._rr_wald_coverage(p, n, a0, a1, b, 0.95, "two-sided") == pytest.approx(direct, abs=1e-12)
     assert direct < 0.75
     with pytest.warns(ApproximationWarning, match="Wald interval covers too little"):
         dpinfer.rr_proportion_ci(yes_count=19, n=20, epsilon=3.0, method="wald")

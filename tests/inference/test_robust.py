@@ -15,6 +15,7 @@ from scipy import optimize
 
 import dpinfer
 from dpinfer import RobustEstimate, UnaryEncodingReleaser, robust_frequency_estimate
+from dpinfer.inference.local._common import _unary_noise_var
 from dpinfer.inference.robust import (
     _expected_covariance,
     _shorth_centre,
@@ -99,7 +100,7 @@ def test_expected_covariance_matches_exact_enumeration(eps):
     exact = second - np.outer(mean, mean)
     np.testing.assert_allclose(mean, p, atol=1e-12)
     k = 7  # a batch mean of k iid reports has covariance exact / k
-    np.testing.assert_allclose(_expected_covariance(p, dpinfer.inference.local._common._unary_noise_var(eps), k),
+    np.testing.assert_allclose(_expected_covariance(p, _unary_noise_var(eps), k),
                                exact / k, rtol=1e-12, atol=1e-15)
 
 
@@ -358,7 +359,7 @@ def test_private_kernel_weights_and_estimate_on_simplex():
     np.testing.assert_allclose(res.weighted_mean, res.weights @ debias(sums / 30, 2.0) / res.weights.sum(),
                                atol=1e-12)
     weights, n_iter, excess, threshold, reason = _spectral_filter(
-        debias(sums / 30, 2.0), dpinfer.inference.local._common._unary_noise_var(2.0), 30, 0.2, 1.0)
+        debias(sums / 30, 2.0), _unary_noise_var(2.0), 30, 0.2, 1.0)
     np.testing.assert_allclose(weights, res.weights, atol=1e-12)
     assert (n_iter, reason) == (res.n_iter, res.stop_reason)
     assert (excess, threshold) == pytest.approx((res.excess, res.threshold), rel=1e-9)

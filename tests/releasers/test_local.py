@@ -13,7 +13,7 @@ from dpinfer import (
     Release,
     UnaryEncodingReleaser,
 )
-from dpinfer.releasers.local import _unary_keep_prob
+from dpinfer._ldp_channels import _unary_keep_prob
 
 EPSILONS = [1e-3, 0.2, 1.0, np.log(3), 3.0, 12.0]
 

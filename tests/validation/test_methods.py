@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
+from validation import _intervals
 from validation import _methods as M
 
 P0S = [0.05, 0.1, 0.3, 0.5, 0.9]
@@ -146,10 +147,10 @@ def test_solve_increasing_and_bisection():
 
 def test_piecewise_chebyshev_interpolates_smooth_pieces():
     f = lambda t: np.stack([np.abs(t), np.exp(t)], axis=-1)  # noqa: E731 - kink at 0
-    interp = M.piecewise_chebyshev(f, [-1.0, 0.0, 1.0], 20)
+    interp = _intervals.piecewise_chebyshev(f, [-1.0, 0.0, 1.0], 20)
     t = np.linspace(-1, 1, 101)
     np.testing.assert_allclose(interp(t), f(t), atol=1e-13)
-    single = M.piecewise_chebyshev(np.sin, [0.0, 3.0], 24)
+    single = _intervals.piecewise_chebyshev(np.sin, [0.0, 3.0], 24)
     assert single(np.array([0.3, 2.5])).shape == (2,)
     np.testing.assert_allclose(single(np.array([0.3, 2.5])), np.sin([0.3, 2.5]), atol=1e-12)
 

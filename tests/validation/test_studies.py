@@ -184,6 +184,7 @@ def test_coverage_dp_ump_mean_length_against_direct_quadrature():
     # (density constant on unit cells; 16 Gauss-Legendre nodes per cell) and compare
     # with the Pratt-identity value the study uses.  Both rules meet kinks, so they
     # agree to about 1e-5, not to rounding.
+    from validation import _intervals
     from validation import _methods as M
 
     law = M.CountLaw(30, 1.0)
@@ -191,7 +192,7 @@ def test_coverage_dp_ump_mean_length_against_direct_quadrature():
     z, w, neglected = law.quadrature(thetas, nodes=16)
     ci = np.asarray(dpinfer.binom_ump_ci(z, 30, epsilon=1.0))
     direct = w @ (ci[:, 1] - ci[:, 0])
-    pratt, _ = M.ump_mean_length(law, thetas, 0.05)
+    pratt, _ = _intervals.ump_mean_length(law, thetas, 0.05)
     np.testing.assert_allclose(pratt, direct, atol=1e-5)
     assert np.all(neglected < 1e-12)
 
@@ -200,6 +201,7 @@ def test_coverage_dp_ump_mean_length_against_direct_quadrature():
 def test_coverage_dp_jimi_mean_length_against_direct_quadrature():
     # The study interpolates the DP-JIMI endpoints (piecewise Chebyshev); here the
     # exact interval is evaluated at every quadrature node instead.
+    from validation import _intervals
     from validation import _methods as M
 
     law = M.ProportionLaw(30, 1.0)
@@ -207,7 +209,7 @@ def test_coverage_dp_jimi_mean_length_against_direct_quadrature():
     pi, w, _ = law.quadrature(thetas, nodes=8)
     ci = np.asarray(dpinfer.binom_jimi_ci(pi, 30, epsilon=1.0, n_sim=None))
     direct = w @ (ci[:, 1] - ci[:, 0])
-    row = M.interval_cell({"method": "dp_jimi", "n": 30, "epsilon": 1.0,
+    row = _intervals.interval_cell({"method": "dp_jimi", "n": 30, "epsilon": 1.0,
                            "confidence_level": 0.95, "thetas": list(thetas), "mode": "exact",
                            "reps": None, "n_sim": None}, None)
     np.testing.assert_allclose([r["mean_length"] for r in row], direct, atol=2e-6)

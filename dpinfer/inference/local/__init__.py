@@ -38,7 +38,12 @@ from ._randomized_response import (
     rr_proportion_test,
     rr_two_sample_test,
 )
-from ._unary import unary_frequency_ci, unary_frequency_cov, unary_frequency_estimate, unary_gof_test
+from ._unary import (
+    unary_frequency_ci,
+    unary_frequency_cov,
+    unary_frequency_estimate,
+    unary_gof_test,
+)
 
 __all__ = [
     "krr_frequency_ci",

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ..._ldp_channels import _unary_keep_prob
 from ..._validation import _as_real_array, _check_choice, _show
-from ...releasers.local import _unary_keep_prob
 from ...releasers.release import Release
 from ...point_estimate import PointEstimate
 from ...results import ConfidenceInterval

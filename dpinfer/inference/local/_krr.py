@@ -16,16 +16,16 @@ from ..._validation import (
 from ...results import HTestResult
 from .._release_args import _release_first
 from ._common import (
+    _MIN_SIGNAL,
+    _SIM_NOTES,
     _check_cov_size,
     _check_estimand,
     _check_p0_vector,
     _estimate_result,
     _fill_doc,
-    _MIN_SIGNAL,
     _not_again,
     _project_simplex,
     _release_of,
-    _SIM_NOTES,
     _simultaneous,
 )
 
@@ -56,7 +56,7 @@ def _krr_setup(reports, counts, epsilon, k):
         eps = _check_epsilon(epsilon)
         if reports is not None:
             _not_again("counts", counts, "`reports` is given")
-            from ...releasers.local import _check_categories
+            from ..._validation import _check_categories
 
             labels = np.atleast_1d(_check_categories(reports, k, "reports"))
         elif counts is not None:

@@ -7,8 +7,10 @@ import warnings
 import numpy as np
 from scipy import special, stats
 
+from ..._ldp_channels import _two_coin_epsilon
 from ..._validation import (
     _check_alternative,
+    _check_binary,
     _check_choice,
     _check_confidence_level,
     _check_counts,
@@ -18,17 +20,16 @@ from ..._validation import (
     _show,
 )
 from ..._warnings import ApproximationWarning
-from ...budget import _check_two_sample_composition, _two_sample_privacy
-from ...releasers.randomized_response import _check_binary, _two_coin_epsilon
+from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
 from .._release_args import _release_first
 from ._common import (
+    _MIN_SIGNAL,
     _check_estimand,
     _ci_out,
     _estimate_result,
     _fill_doc,
-    _MIN_SIGNAL,
     _not_again,
     _pvalues_one_two,
     _release_of,
@@ -562,7 +563,7 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
     """
     alternative = _check_alternative(alternative)
     level = _check_confidence_level(confidence_level)
-    composition = _check_two_sample_composition(composition)
+    composition = check_two_sample_composition(composition)
     # a Warner Release carries its own channel: the channel arguments then serve the other group
     own = [isinstance(r, Release) and r.mechanism == "randomized_response" for r in (reports1, reports2)]
     if all(own) and not (epsilon is None and p1 is None and p2 is None):
@@ -595,7 +596,7 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
         method="Two-sample z test on randomized-response reports",
         estimate=float(np.clip(diff, -1.0, 1.0)), estimate_raw=float(diff),
         conf_int=ConfidenceInterval(low, high, level),
-        epsilon=_two_sample_privacy(eps1, 0.0, eps2, 0.0, composition)[0], delta=0.0,
+        epsilon=two_sample_privacy(eps1, 0.0, eps2, 0.0, composition)[0], delta=0.0,
         data_name=f"{int(y1)} of {m1} vs {int(y2)} of {m2} yes reports",
         statistic_name="z", estimate_name="difference in proportions",
         null_name="difference in proportions", mechanism=label,

@@ -7,27 +7,27 @@ from scipy import stats
 
 from ..._validation import (
     _as_real_array,
+    _check_binary,
     _check_choice,
     _check_confidence_level,
     _check_epsilon,
     _check_int,
     _show,
 )
-from ...releasers.randomized_response import _check_binary
 from ...results import HTestResult
 from .._release_args import _release_first
 from ._common import (
+    _MIN_SIGNAL,
+    _SIM_NOTES,
     _check_bool,
     _check_cov_size,
     _check_estimand,
     _check_p0_vector,
     _estimate_result,
     _fill_doc,
-    _MIN_SIGNAL,
     _not_again,
     _project_simplex,
     _release_of,
-    _SIM_NOTES,
     _simultaneous,
     _unary_debias,
     _unary_noise_var,

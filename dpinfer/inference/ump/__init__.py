@@ -27,7 +27,7 @@ Count sensitivity ``k > 1`` (``sensitivity=k``; a person may move the count by u
 ``Z = X + N`` with the Tulap law of ``(epsilon / k, delta_1)`` that
 :class:`~dpinfer.TulapReleaser` uses (its Notes give the privacy proof and compare
 OpenDP's scaled law).  Every function here then computes exactly as for ``k = 1``
-with that unit law (``_unit_privacy``) in place of ``(epsilon, delta)``, on the
+with that unit law (``distributions._tulap_law.unit_privacy``) in place of ``(epsilon, delta)``, on the
 release grid of the same public numbers: the sums, sizes and coverages stay exact
 for the law actually released.  A Release carries ``k``; given again, it must agree.
 """

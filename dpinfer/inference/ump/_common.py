@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..._validation import _check_choice
-from ...distributions._tulap_grid import _tulap_grid
+from ...distributions._tulap_law import tulap_grid
 from ...distributions.tulap import Tulap
 
 _MIN_EPSILON = 1e-4
@@ -35,7 +35,7 @@ def _noise(epsilon, delta, n=None):
 def _release_grid(n, epsilon, delta):
     """The grid law TulapReleaser uses at these public numbers, or None where it cannot release."""
     try:
-        return _tulap_grid(n, epsilon, delta)
+        return tulap_grid(n, epsilon, delta)
     except ValueError:  # no release of ours has these numbers: the law is the continuous one
         return None
 

@@ -12,11 +12,10 @@ from ..._validation import (
     _check_epsilon,
     _check_int,
     _check_probability,
+    _check_sensitivity,
     _scalar_or_array,
 )
-from ...distributions._tulap_grid import _unit_privacy
-from ...distributions.tulap import _log_tails
-from ...releasers.tulap import _check_sensitivity
+from ...distributions._tulap_law import log_tails, unit_privacy
 from .._ump_kernels import (
     _brentq,
     _find_bracket,
@@ -39,7 +38,7 @@ _PHI_ARRAY_LIMIT = 10**7
 
 
 def _check_power_args(n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity=1):
-    """Validated arguments, with ``(epsilon, delta)`` replaced by the unit law's (``_unit_privacy``)."""
+    """Validated arguments, with ``(epsilon, delta)`` replaced by the unit law's (``unit_privacy``)."""
     n = _check_int(n, "n", minimum=1)
     p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
     epsilon = _check_epsilon(epsilon)
@@ -47,7 +46,7 @@ def _check_power_args(n, p0, epsilon, delta, alpha, alternative, two_sided_metho
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
     two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_POWER_METHODS)
-    epsilon, delta = _unit_privacy(epsilon, delta, _check_sensitivity(sensitivity))
+    epsilon, delta = unit_privacy(epsilon, delta, _check_sensitivity(sensitivity))
     return n, p0, epsilon, delta, alpha, alternative, two_sided_method
 
 
@@ -157,16 +156,16 @@ class _Rule:
     def phi(self, x):
         log_b, q = self.log_b, self.q
         if self.kind == "greater":
-            return np.exp(_log_tails(x - self.m, log_b, q)[0])
+            return np.exp(log_tails(x - self.m, log_b, q)[0])
         if self.kind == "less":
-            return np.exp(_log_tails(self.m - x, log_b, q)[0])
+            return np.exp(log_tails(self.m - x, log_b, q)[0])
         if self.kind == "equal-tailed":
-            return np.minimum(np.exp(_log_tails(x - self.m_hi, log_b, q)[0])
-                              + np.exp(_log_tails(self.m_lo - x, log_b, q)[0]), 1.0)
+            return np.minimum(np.exp(log_tails(x - self.m_hi, log_b, q)[0])
+                              + np.exp(log_tails(self.m_lo - x, log_b, q)[0]), 1.0)
         if self.kind == "asymptotically-unbiased":
-            return np.minimum(np.exp(_log_tails(x - self.centre - self.t, log_b, q)[0])
-                              + np.exp(_log_tails(self.centre - self.t - x, log_b, q)[0]), 1.0)
-        return np.exp(_log_tails(np.abs(x - self.k) - self.s, log_b, q)[0])
+            return np.minimum(np.exp(log_tails(x - self.centre - self.t, log_b, q)[0])
+                              + np.exp(log_tails(self.centre - self.t - x, log_b, q)[0]), 1.0)
+        return np.exp(log_tails(np.abs(x - self.k) - self.s, log_b, q)[0])
 
 
 def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater",
@@ -389,7 +388,7 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
         rule = {"greater": "> p0", "less": "< p0", "two-sided": "!= p0"}[alternative]
         raise ValueError(f"`theta1` must be {rule} for alternative={alternative!r}; "
                          f"got theta1={theta1!r}, p0={p0!r}.")
-    log_b, q = _noise(*_unit_privacy(epsilon, delta, _check_sensitivity(sensitivity)))
+    log_b, q = _noise(*unit_privacy(epsilon, delta, _check_sensitivity(sensitivity)))
 
     def pw(n):
         rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)

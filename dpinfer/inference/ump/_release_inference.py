@@ -12,10 +12,10 @@ from ..._validation import (
     _check_epsilon,
     _check_int,
     _check_probability,
+    _check_sensitivity,
 )
-from ...distributions._tulap_grid import _unit_privacy
+from ...distributions._tulap_law import unit_privacy
 from ...releasers.release import Release
-from ...releasers.tulap import _check_sensitivity
 from ...results import ConfidenceInterval, HTestResult
 from .._release_args import _release_first
 from .._ump_intervals import _ci_array
@@ -216,7 +216,7 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_TEST_METHODS)
-    unit_epsilon, unit_delta = _unit_privacy(epsilon, delta, sensitivity)
+    unit_epsilon, unit_delta = unit_privacy(epsilon, delta, sensitivity)
     log_b, q = _noise(unit_epsilon, unit_delta, n)
     half = _half_step(n, unit_epsilon, unit_delta)
     log_p = _cell_log_pvalue(z_arr, n, p0, log_b, q, half, alternative, two_sided_method)
@@ -362,7 +362,7 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
     two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_TEST_METHODS)
-    epsilon, delta = _unit_privacy(epsilon, delta, sensitivity)
+    epsilon, delta = unit_privacy(epsilon, delta, sensitivity)
     log_b, q = _noise(epsilon, delta, n)
     flat = z_arr.reshape(-1)
     out = _cell_ci(flat, n, log_b, q, _half_step(n, epsilon, delta), confidence_level, alternative,

@@ -1,0 +1,169 @@
+"""The ledger's parts: the refusal error, one ledger entry, and the checks and bounds every handle shares."""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+
+from .._validation import _check_delta, _check_epsilon, _check_int, _show
+
+__all__ = [
+    "BudgetExceededError",
+    "LedgerEntry",
+]
+
+
+_FORMAT = "dpinfer.PrivacyBudget"
+_VERSION = 1
+_COMPOSITIONS = ("sequential", "parallel", "advanced-reserve", "advanced")
+
+_Remaining = namedtuple("Remaining", ["epsilon", "delta"])
+_Remaining.__doc__ = "What a budget has left: ``(epsilon, delta)``."
+
+
+class BudgetExceededError(ValueError):
+    """A charge would take a :class:`PrivacyBudget` past its total; nothing was drawn or charged.
+
+    Attributes
+    ----------
+    detail : str
+        The message without its leading "`budget` cannot pay for this release: ".
+    requested_epsilon, requested_delta : float
+        What the refused charge would have added to the spent totals.
+    remaining_epsilon, remaining_delta : float
+        What the budget (or the advanced-composition block) had left.
+    """
+
+    def __init__(self, detail, *, requested=(0.0, 0.0), remaining=(0.0, 0.0)):
+        super().__init__(f"`budget` cannot pay for this release: {detail}")
+        self.detail = detail
+        self.requested_epsilon, self.requested_delta = (float(v) for v in requested)
+        self.remaining_epsilon, self.remaining_delta = (float(v) for v in remaining)
+
+
+# A traceback names an exception by its module: keep the public one, where users catch it.
+BudgetExceededError.__module__ = "dpinfer.budget"
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One charge in a :class:`PrivacyBudget`'s ledger.
+
+    Attributes
+    ----------
+    mechanism : str
+        What was released (``'tulap'``, ``'laplace'``, ..., ``'manual'`` for a
+        charge made with :meth:`PrivacyBudget.charge`, ``'advanced composition'``
+        for a block's reservation).
+    epsilon, delta : float
+        The privacy parameters of each release (each element of an array).
+    count : int
+        How many releases at ``(epsilon, delta)`` the entry stands for (an array
+        of ``count`` separate statistics; the planned releases of a block).
+    charged_epsilon, charged_delta : float
+        What this entry added to the budget's spent totals: ``count`` times the
+        parameters under sequential composition, the rise of the group maximum
+        under parallel composition, the bound for the whole block when an
+        advanced block is reserved, 0 for a release inside a reserved block.
+    composition : str
+        ``'sequential'``, ``'parallel'``, ``'advanced-reserve'`` or ``'advanced'``.
+    scope : str
+        The label of the parallel set or advanced block the entry belongs to
+        (empty for a sequential charge).
+    group : str
+        The group of a parallel set (empty otherwise).
+    time : str
+        When the charge was made, ISO 8601 in UTC.
+    label : str
+        Free text: what was released and why (never a confidential value).
+    """
+
+    mechanism: str
+    epsilon: float
+    delta: float
+    count: int
+    charged_epsilon: float
+    charged_delta: float
+    composition: str
+    scope: str
+    group: str
+    time: str
+    label: str
+
+    def to_dict(self):
+        """A flat JSON-safe dict of the attributes."""
+        return asdict(self)
+
+
+def _now():
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _fmt(value):
+    return f"{float(value):.6g}"
+
+
+def _check_text(value, name):
+    if not isinstance(value, str):
+        raise TypeError(f"`{name}` must be a string; got {_show(value)}.")
+    return value
+
+
+def _check_scope_label(label, what):
+    label = _check_text(label, "label")
+    if not label.strip():
+        raise ValueError(f"`label` must name the {what} (a non-empty string); got {label!r}.")
+    return label
+
+
+def _round_up(x, ulps=4):
+    """``x`` moved up by a few units in the last place (a float bound that is never below the true one)."""
+    for _ in range(ulps):
+        x = math.nextafter(x, math.inf)
+    return x
+
+
+def _drv_bound(k, epsilon, delta_slack):
+    """``sqrt(2 k ln(1/delta')) epsilon + k epsilon (e^epsilon - 1)``, rounded up (DRV 2010, Thm. III.3).
+
+    Each of the few operations is correctly rounded or within an ulp (IEEE sqrt,
+    libm log and expm1), so four ulps of headroom make the float an upper bound.
+    """
+    try:
+        bound = math.sqrt(2.0 * k * -math.log(delta_slack)) * epsilon + k * epsilon * math.expm1(epsilon)
+    except OverflowError:  # e^epsilon beyond the doubles: the bound is useless, basic composition wins
+        return math.inf
+    return _round_up(bound)
+
+
+def _parse_slack(label, where):
+    """The ``delta_slack`` an advanced-composition reservation records at the end of its label."""
+    marker = "delta_slack = "
+    at = label.rfind(marker)
+    if at >= 0:
+        try:
+            return float(label[at + len(marker):])
+        except ValueError:
+            pass
+    raise ValueError(f"{where}: an advanced-composition reservation must record its delta_slack in its label.")
+
+
+@dataclass(frozen=True)
+class _Request:
+    mechanism: str
+    epsilon: float
+    delta: float
+    count: int
+    label: str
+
+
+def _request(epsilon, delta, mechanism, count, label):
+    epsilon = _check_epsilon(epsilon)
+    delta = _check_delta(delta)
+    mechanism = _check_text(mechanism, "mechanism")
+    if not mechanism:
+        raise ValueError("`mechanism` must be a non-empty string; got ''.")
+    count = _check_int(count, "count", minimum=1, maximum=10**12)
+    return _Request(mechanism, epsilon, delta, count, _check_text(label, "label"))

@@ -1,0 +1,139 @@
+"""The package's layout rule: no module reaches into another part's private names.
+
+The rule, checked on every module of ``dpinfer/`` by parsing its source with ``ast``
+(every ``import`` statement, at module level or inside a function):
+
+* a *part* of the package is one of its subpackages (``dpinfer.distributions``,
+  ``dpinfer.releasers``, ``dpinfer.inference``, ``dpinfer.budget``, with everything
+  below them, such as ``dpinfer.inference.local``) or, for a module directly in
+  ``dpinfer/``, the top level (``dpinfer.results``, ``dpinfer.audit``,
+  ``dpinfer.cli``, ...);
+* a module may import a name that starts with an underscore (a private function,
+  constant or module) only from a module of its own part, or from one of the
+  top-level private modules ``dpinfer/_*.py`` (``dpinfer._validation``,
+  ``dpinfer._exact_noise``, ...), which hold what several parts share;
+* across parts, only names without a leading underscore are imported: the public
+  API, or the documented package-internal interface of a private module (e.g.
+  ``dpinfer.distributions._tulap_law.log_cdf``, which the DP-UMP kernels call, or
+  ``dpinfer.budget._charging.charge_release``, which every releaser calls).
+
+So the data flow stays one way (releasers -> Release -> inference -> results) with
+each part's internals free to change behind its interface.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "dpinfer"
+
+
+def _module_name(path):
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _part(module):
+    """'dpinfer.inference' for dpinfer.inference.local._krr, 'dpinfer' for dpinfer.results."""
+    parts = module.split(".")
+    if len(parts) >= 2 and (PACKAGE / parts[1]).is_dir():
+        return "dpinfer." + parts[1]
+    return "dpinfer"
+
+
+def _is_shared_private(module):
+    """A top-level private module dpinfer/_*.py (not a subpackage)."""
+    parts = module.split(".")
+    return len(parts) == 2 and parts[1].startswith("_") and (PACKAGE / f"{parts[1]}.py").is_file()
+
+
+def _resolve(importer, is_package, level, target):
+    """Absolute name of ``from <level dots><target> import ...`` written in ``importer``."""
+    if level == 0:
+        return target
+    base = importer.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[:len(base) - (level - 1)]
+    return ".".join(base + ([target] if target else []))
+
+
+def _private_imports(path):
+    """(line, source module, name) for every underscore name ``path`` imports from dpinfer."""
+    importer = _module_name(path)
+    is_package = path.name == "__init__.py"
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.ImportFrom):
+            source = _resolve(importer, is_package, node.level, node.module or "")
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    out.append((node.lineno, source, alias.name))
+                else:
+                    # a private name in the module path: ``from dpinfer.x._y import z`` is fine
+                    # (z is the private module's interface), ``from dpinfer.x import _y`` is not
+                    continue
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parents, _, last = alias.name.rpartition(".")
+                if last.startswith("_") and not last.startswith("__"):
+                    out.append((node.lineno, parents, last))
+    return [(line, source, name) for line, source, name in out
+            if source == "dpinfer" or source.startswith("dpinfer.")]
+
+
+def _violations(path):
+    importer = _module_name(path)
+    bad = []
+    for line, source, name in _private_imports(path):
+        target = f"{source}.{name}"
+        # importing a private module object itself: judge by the module it names
+        if (PACKAGE.parent / Path(*target.split("."))).with_suffix(".py").is_file() \
+                or (PACKAGE.parent / Path(*target.split("."))).is_dir():
+            owner = target
+        else:
+            owner = source
+        if _part(owner) == _part(importer) or _is_shared_private(owner):
+            continue
+        bad.append(f"{path.relative_to(PACKAGE.parent)}:{line}: imports {name} from {source}")
+    return bad
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_the_rule_sees_every_module():
+    assert len(MODULES) > 30
+    assert _part("dpinfer.inference.local._krr") == "dpinfer.inference"
+    assert _part("dpinfer.results") == "dpinfer" and _part("dpinfer.budget._charging") == "dpinfer.budget"
+    assert _is_shared_private("dpinfer._validation") and not _is_shared_private("dpinfer.results")
+    assert _resolve("dpinfer.inference.local._krr", False, 3, "budget") == "dpinfer.budget"
+    assert _resolve("dpinfer.inference.local", True, 1, "_common") == "dpinfer.inference.local._common"
+
+
+def test_the_rule_catches_a_cross_part_private_import(tmp_path, monkeypatch):
+    # a fake package laid out like dpinfer, with one allowed and two forbidden imports
+    fake = tmp_path / "dpinfer"
+    (fake / "inference").mkdir(parents=True)
+    (fake / "distributions").mkdir()
+    for file in ("__init__.py", "_shared.py", "budget.py", "inference/__init__.py",
+                 "distributions/__init__.py", "distributions/law.py"):
+        (fake / file).write_text("")
+    (fake / "inference" / "kernel.py").write_text(
+        "from .._shared import _ok\n"
+        "from ..distributions.law import _tails\n"
+        "def f():\n"
+        "    from ..budget import _charge\n"
+    )
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
+    found = _violations(fake / "inference" / "kernel.py")
+    assert found == ["dpinfer/inference/kernel.py:2: imports _tails from dpinfer.distributions.law",
+                     "dpinfer/inference/kernel.py:4: imports _charge from dpinfer.budget"]
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE.parent)))
+def test_no_module_imports_another_parts_private_names(path):
+    assert _violations(path) == []
