@@ -64,6 +64,7 @@ _API_GROUPS = [
                                                   "dpinfer.inference._normal_two_sample")),
     ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi", "dpinfer.inference._jimi_two_sample")),
     ("Contingency tables", ("dpinfer.inference.table", "dpinfer.releasers.table")),
+    ("Logistic regression from a private table", ("dpinfer.inference.logistic",)),
     ("Local differential privacy", ("dpinfer.inference.local", "dpinfer.releasers.local",
                                     "dpinfer.releasers.randomized_response")),
     ("Robust and other inference", ("dpinfer.inference",)),
@@ -71,7 +72,7 @@ _API_GROUPS = [
     ("Releasing a statistic", ("dpinfer.releasers",)),
     ("Privacy budgets", ("dpinfer.budget",)),
     ("Noise distributions", ("dpinfer.distributions",)),
-    ("Results", ("dpinfer.results",)),
+    ("Results", ("dpinfer.results", "dpinfer.point_estimate")),
     ("Example data", ("dpinfer.datasets",)),
     ("Warnings", ("dpinfer._warnings",)),
 ]

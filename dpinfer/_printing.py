@@ -203,3 +203,46 @@ def _htest_privacy_lines(result):
     if result.privacy_unit:
         lines.append(f"unit of privacy: {result.privacy_unit}")
     return lines
+
+
+# -- point estimates (dpinfer.PointEstimate) ---------------------------------------------------
+
+def _format_point_values(values):
+    """R's print of a numeric vector (``[1] ...``) for one estimate; numpy's for a batch."""
+    import numpy as np
+
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim <= 1:
+        return _strwrap(" ".join(_r_format(np.atleast_1d(arr).tolist(), 7)), prefix="[1] ")
+    return np.array2string(arr, precision=7, threshold=40).splitlines()
+
+
+def _format_point_estimate(result):
+    """The print of a PointEstimate: method, data, the estimate in the parameter space,
+    the unbiased estimate when it differs, and the privacy line."""
+    import numpy as np
+
+    lines = ["", *_strwrap(result.method, prefix="\t"), ""]
+    facts = []
+    if result.n is not None:
+        facts.append(f"n = {result.n}")
+    shape = np.shape(result.estimate)
+    batch = len(shape) - result._unit_ndim()
+    if batch > 0:
+        facts.append(f"{int(np.prod(shape[:batch]))} data sets")
+    if facts:
+        lines.append(f"data:  {', '.join(facts)}")
+    if result.projected:
+        lines.append(f"{result.estimate_name} (the unbiased estimate projected onto "
+                     f"{result.parameter_space}):")
+        lines += _format_point_values(result.estimate)
+        lines.append("unbiased estimate (estimate_raw; outside the parameter space):")
+        lines += _format_point_values(result.estimate_raw)
+    else:
+        lines.append(f"{result.estimate_name} (unbiased; in {result.parameter_space}, so "
+                     "estimate_raw = estimate):")
+        lines += _format_point_values(result.estimate)
+    text = f"privacy: epsilon = {_r_format([result.epsilon], 7)[0]} (local)"
+    if result.mechanism:
+        text += f", {_MECHANISM_NAMES.get(result.mechanism, result.mechanism)} mechanism"
+    return "\n".join(lines + ["", text, ""])

@@ -183,6 +183,11 @@ def _check_int(value, name, *, minimum=0, maximum=2**53):
     return out
 
 
+
+def _check_sensitivity(sensitivity):
+    """A count's sensitivity: a whole number >= 1 (a count moves by whole units)."""
+    return _check_int(sensitivity, "sensitivity", minimum=1, maximum=2**40)
+
 def _check_n_sim(n_sim, name="n_sim", *, allow_none=True):
     """Number of Monte Carlo draws: a positive integer, or None for the exact limit."""
     if n_sim is None and allow_none:

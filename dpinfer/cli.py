@@ -262,10 +262,12 @@ def _releases_from_args(args):
         repeated = [k for k, v in typed.items() if v is not None]
         if args.delta is not None:
             repeated.append("--delta")
+        if args.sensitivity is not None:
+            repeated.append("--sensitivity")
         if repeated:
             raise _UsageError(
                 f"{', '.join(repeated)} must not be given with --release: the release file "
-                "records its value, n, epsilon and delta."
+                "records its value, n, epsilon, delta and sensitivity."
             )
         releases = _releases_from_file(args.release)
         for release in releases:
@@ -279,8 +281,12 @@ def _releases_from_args(args):
             )
         for value in args.value:
             _check_typed_scale(value, args.n, args.epsilon, args.method)
+        if args.sensitivity is not None and args.method != "ump":
+            raise _UsageError(f"--sensitivity applies to --method ump (a Tulap count) only; got "
+                              f"--method {args.method}.")
         releases = [_release_from_numbers(v, args.n, method=args.method, epsilon=args.epsilon,
-                                          delta=0.0 if args.delta is None else args.delta)
+                                          delta=0.0 if args.delta is None else args.delta,
+                                          sensitivity=1 if args.sensitivity is None else args.sensitivity)
                     for v in args.value]
     for release in releases:
         _check_cli_release(release, args.method)
@@ -400,8 +406,11 @@ def _cmd_release(args):
     with _budget_session(args) as ledger:
         budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
         if args.mechanism == "tulap":
-            release = TulapReleaser(args.epsilon, args.delta).release(x, n, rng=rng, secure=secure, budget=budget)
+            release = TulapReleaser(args.epsilon, args.delta, args.sensitivity).release(
+                x, n, rng=rng, secure=secure, budget=budget)
         else:
+            if args.sensitivity != 1:
+                raise _UsageError(f"--sensitivity applies to --mechanism tulap only; got {args.sensitivity}.")
             if args.delta != 0.0:
                 raise _UsageError(f"--delta must be 0 for the Laplace mechanism (pure epsilon-DP); got {args.delta:g}.")
             releaser = LaplaceReleaser(args.epsilon)
@@ -502,6 +511,8 @@ def _cmd_ci(args):
 
         options.update(_method_options(args))
     name = _METHOD_NAMES[args.method]
+    if args.method == "ump" and releases and releases[0].sensitivity != 1:
+        name = name[:-1] + f", sensitivity {releases[0].sensitivity:g})"
     if args.method == "normal":
         name = name.replace("Normal-approximation", f"Normal-approximation ({options['method']})")
     records, texts = [], []
@@ -527,8 +538,11 @@ def _cmd_power(args):
         from .inference.ump import binom_ump_power
 
         power = binom_ump_power(np.asarray(args.theta), args.n, args.p0, epsilon=args.epsilon,
-                                delta=args.delta, alpha=args.alpha, alternative=args.alternative)
+                                delta=args.delta, alpha=args.alpha, alternative=args.alternative,
+                                sensitivity=args.sensitivity)
     else:
+        if args.sensitivity != 1:
+            raise _UsageError(f"--sensitivity applies to --method ump only; got {args.sensitivity}.")
         if args.delta != 0.0:
             raise _UsageError(f"--delta must be 0 for --method normal (Laplace noise); got {args.delta:g}.")
         from .inference.normal import binom_normal_power
@@ -541,13 +555,14 @@ def _cmd_power(args):
     records = [
         {"theta": float(t), "power": float(p), "n": args.n, "p0": args.p0, "alpha": args.alpha,
          "alternative": args.alternative, "epsilon": args.epsilon, "delta": args.delta,
-         "method": args.method}
+         "sensitivity": args.sensitivity, "method": args.method}
         for t, p in zip(args.theta, power)
     ]
     name = {"ump": "DP-UMP test (Tulap release)", "normal": "normal-approximation test (Laplace release)"}
     lines = [f"Exact power of the {name[args.method]}",
              f"n = {args.n}, p0 = {_fmt(args.p0)}, alpha = {_fmt(args.alpha)}, "
-             f"alternative = {args.alternative}, epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}",
+             f"alternative = {args.alternative}, epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}"
+             + (f", sensitivity = {args.sensitivity}" if args.sensitivity != 1 else ""),
              "", f"{'theta':>10} {'power':>10}"]
     lines += [f"{_fmt(r['theta']):>10} {_fmt(r['power'], 4):>10}" for r in records]
     if args.method == "normal":
@@ -568,15 +583,17 @@ def _cmd_sample_size(args):
     from .inference.ump import binom_ump_sample_size
 
     n = binom_ump_sample_size(args.theta1, args.p0, epsilon=args.epsilon, delta=args.delta,
-                              alpha=args.alpha, power=args.power, alternative=args.alternative)
+                              alpha=args.alpha, power=args.power, alternative=args.alternative,
+                              sensitivity=args.sensitivity)
     record = {"n": int(n), "theta1": args.theta1, "p0": args.p0, "alpha": args.alpha,
               "power": args.power, "alternative": args.alternative, "epsilon": args.epsilon,
-              "delta": args.delta, "method": "ump"}
+              "delta": args.delta, "sensitivity": args.sensitivity, "method": "ump"}
     text = (f"Sample size for the DP-UMP test (Tulap release)\n"
             f"p0 = {_fmt(args.p0)}, theta1 = {_fmt(args.theta1)}, alpha = {_fmt(args.alpha)}, "
             f"power = {_fmt(args.power)}, alternative = {args.alternative}, "
-            f"epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}\n\n"
-            f"n = {int(n)}")
+            f"epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}"
+            + (f", sensitivity = {args.sensitivity}" if args.sensitivity != 1 else "")
+            + f"\n\nn = {int(n)}")
     _emit(args.format, text, [record])
     return EXIT_OK
 
@@ -741,6 +758,8 @@ def _build_parser():
     src.add_argument("--column", metavar="NAME", help="the 0/1 (or TRUE/FALSE) column of --csv")
     rel.add_argument("--epsilon", type=real, required=True, help="privacy-loss parameter (> 0)")
     rel.add_argument("--delta", type=real, default=0.0, help="approximate-DP slack, Tulap only (default 0)")
+    rel.add_argument("--sensitivity", type=whole, default=1,
+                     help="Tulap only: the most one person moves the count (default 1)")
     rel.add_argument("--mechanism", choices=("tulap", "laplace"), default="tulap",
                      help="tulap: noisy count for the DP-UMP test (default); laplace: for normal/jimi")
     rel.add_argument("--kind", choices=("proportion", "count"), default="proportion",
@@ -772,6 +791,7 @@ def _build_parser():
         g.add_argument("--n", type=whole, help="number of records")
         g.add_argument("--epsilon", type=real, help="epsilon of the release")
         g.add_argument("--delta", type=real, help="delta of a Tulap release (default 0)")
+        g.add_argument("--sensitivity", type=whole, help="count sensitivity of a Tulap release (default 1)")
         p.add_argument("--method", choices=("ump", "normal", "jimi"), default="ump",
                        help="ump (Tulap count, default), normal or jimi (Laplace proportion)")
         p.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
@@ -809,6 +829,8 @@ def _build_parser():
     power.add_argument("--p0", type=real, required=True, help="null proportion")
     power.add_argument("--epsilon", type=real, required=True, help="privacy-loss parameter")
     power.add_argument("--delta", type=real, default=0.0, help="approximate-DP slack, ump only (default 0)")
+    power.add_argument("--sensitivity", type=whole, default=1,
+                       help="count sensitivity of the Tulap release, ump only (default 1)")
     power.add_argument("--alpha", type=real, default=0.05, help="significance level (default 0.05)")
     power.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="greater",
                        help="alternative hypothesis (default greater: a one-sided trial question, "
@@ -823,6 +845,8 @@ def _build_parser():
     size.add_argument("--p0", type=real, required=True, help="null proportion")
     size.add_argument("--epsilon", type=real, required=True, help="privacy-loss parameter")
     size.add_argument("--delta", type=real, default=0.0, help="approximate-DP slack (default 0)")
+    size.add_argument("--sensitivity", type=whole, default=1,
+                      help="count sensitivity of the Tulap release (default 1)")
     size.add_argument("--alpha", type=real, default=0.05, help="significance level (default 0.05)")
     size.add_argument("--power", type=real, default=0.8, help="target power (default 0.8)")
     size.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="greater",

@@ -68,6 +68,9 @@ def _secure(method, *extra):
 CASES = [
     ("TulapReleaser", TulapReleaser(1.0), 10, 11, (30,), N, 0.8),
     ("TulapReleaser-delta", TulapReleaser(0.7, 0.05), 0, 1, (30,), N, 0.5),
+    # count sensitivity 3: neighbours 3 apart (the widest shift, where the loss is all of epsilon)
+    ("TulapReleaser-sensitivity3", TulapReleaser(1.0, sensitivity=3), 10, 13, (30,), N, 0.8),
+    ("TulapReleaser-sensitivity2-delta", TulapReleaser(0.7, 0.05, sensitivity=2), 0, 2, (30,), N, 0.5),
     ("TulapReleaser-secure", _secure(TulapReleaser(1.0).release), 10, 11, (30,), 10_000, 0.6),
     ("TulapReleaser-secure-zero", _secure(TulapReleaser(1.0).release), 0, 1, (30,), 10_000, 0.6),
     ("LaplaceReleaser", LaplaceReleaser(1.0, 2.0), 0.0, 2.0, (), N, 0.7),

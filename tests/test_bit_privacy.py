@@ -2,8 +2,8 @@
 
 For every releaser and both paths (hardened: ``secure=True``; seeded:
 ``rng=seed``), 20 000 releases of ``x`` and 20 000 of its neighbour ``x + 1``
-(the neighbouring input appropriate to the releaser: the next count, a value one
-sensitivity away, the other answer or category, a value in the other bin) are
+(the neighbouring input appropriate to the releaser: the next count, or a count up
+to k away for a Tulap count of sensitivity k, a value one sensitivity away, the other answer or category, a value in the other bin) are
 mapped to the bit cell of each output coordinate, ``(floor(z) clipped to
 [-8, 8], exponent of the lowest set bit of z)`` (``dpinfer.audit._bits._bit_cells``,
 the feature the audit uses).  The check: no cell is seen 300 or more times under
@@ -86,6 +86,14 @@ RELEASERS = [
     # Slavkovic 2018, Thm. 2.4), cells only one input reaches by design; delta = 0.005 puts about
     # 100 of 20 000 releases there (SE 10), far below 300, so only a bit leak can fail the check
     ("TulapReleaser-delta", lambda v, **kw: TulapReleaser(1.0, 0.005).release(v, 30, **kw), 0, 1),
+    # count sensitivity k = 3: neighbours differ by up to 3, epsilon = 1 in all (the bound below
+    # holds as written); odd k, where a scaled uniform would leave the dyadic grid
+    ("TulapReleaser-sensitivity3", lambda v, **kw: TulapReleaser(1.0, sensitivity=3).release(v, 30, **kw), 0, 3),
+    ("TulapReleaser-sensitivity3-step1",
+     lambda v, **kw: TulapReleaser(1.0, sensitivity=3).release(v, 30, **kw), 7, 8),
+    # delta = 0.005 at k = 2: the edge band one input alone reaches has mass delta (see above)
+    ("TulapReleaser-sensitivity2-delta",
+     lambda v, **kw: TulapReleaser(1.0, 0.005, sensitivity=2).release(v, 30, **kw), 0, 2),
     ("LaplaceReleaser.release", lambda v, **kw: LaplaceReleaser(1.0).release(v, **kw), 0.0, 1.0),
     ("LaplaceReleaser.proportion", lambda v, **kw: LaplaceReleaser(1.0).proportion(v, 30, **kw), 0, 1),
     ("LaplaceReleaser.count", lambda v, **kw: LaplaceReleaser(1.0).count(v, 30, **kw), 0, 1),

@@ -42,9 +42,23 @@ def _htest_json(capsys, args=ARGS):
 
 def test_page_has_the_three_recipes():
     blocks = _r_blocks()
-    assert len(blocks) == 3
+    assert len(blocks) == 4  # the three recipes and the fima_logistic mapping
     assert any("library(jsonlite)" in b and "htest-json" in b for b in blocks)
     assert any("library(reticulate)" in b and "to_htest()" in b for b in blocks)
+
+
+def test_fima_logistic_recipe_calls_what_python_runs():
+    # The R mapping's table (byrow = TRUE) and design are those of the page's Python example.
+    from dpinfer import ContingencyTableReleaser, logistic_jimi
+
+    (block,) = [b for b in _r_blocks() if "logistic_jimi(" in b]
+    cells = [int(v) for v in re.findall(r"(\d+)L", block.split("matrix(c(", 1)[1].split(")", 1)[0])]
+    assert "byrow = TRUE" in block and 'arm = c("placebo", "drug"), sex = c("F", "M")' in block
+    counts = [cells[i:i + 2] for i in range(0, len(cells), 2)]
+    assert counts == [[60, 40], [35, 65], [30, 70], [15, 85]]
+    fit = logistic_jimi(ContingencyTableReleaser(1.0).release(counts, rng=5),
+                        design={"arm": ["placebo", "drug"], "sex": ["F", "M"]}, n_sim=200, rng=1)
+    assert fit.terms == ("(Intercept)", "armdrug", "sexM")
 
 
 def test_as_htest_reads_only_fields_the_command_writes(capsys):

@@ -133,6 +133,11 @@ SPECS = {
         lambda a: dpinfer.independence_jimi_test(**a), dict(release=_table_release(), n_sim=200, rng=1), "htest"),
     "independence_mc_test": (
         lambda a: dpinfer.independence_mc_test(**a), dict(release=_table_release(), n_sim=200, rng=1), "htest"),
+    "logistic_jimi": (
+        lambda a: np.array([getattr(dpinfer.logistic_jimi(**a), f) for f in ("estimate", "conf_low", "conf_high")]),
+        dict(table=[[12.3, 7.9], [4.2, 15.1], [9.7, 9.0], [3.1, 18.4]], design={"a": ["1", "2"], "b": ["1", "2"]},
+             model="main-effects", epsilon=1.0, neighbours="replace-one", n_sim=200, confidence_level=0.95,
+             draws=False, rng=1), "finite"),
     "RandomizedResponseReleaser": (
         lambda a: RandomizedResponseReleaser(a["epsilon"]).release(a["x"], rng=a["rng"], secure=a["secure"]),
         dict(epsilon=1.0, x=[0, 1, 1], rng=1, secure=False), "release"),
@@ -260,7 +265,7 @@ SPECS = {
         dict(yes_count1=330, n1=500, yes_count2=280, n2=500, epsilon=1.0, alternative="two-sided",
              confidence_level=0.95), "htest_diff"),
     "krr_frequency_estimate": (
-        lambda a: dpinfer.krr_frequency_estimate(**a), dict(counts=[50, 30, 20], epsilon=2.0, k=3, project=False),
+        lambda a: dpinfer.krr_frequency_estimate(**a), dict(counts=[50, 30, 20], epsilon=2.0, k=3),
         "finite"),
     "krr_frequency_cov": (
         lambda a: dpinfer.krr_frequency_cov(**a), dict(counts=[50, 30, 20], epsilon=2.0, k=3, estimand="population"),
@@ -274,7 +279,7 @@ SPECS = {
         "htest"),
     "unary_frequency_estimate": (
         lambda a: dpinfer.unary_frequency_estimate(**a),
-        dict(bit_counts=[600, 400, 300], n=1000, epsilon=2.0, project=False), "finite"),
+        dict(bit_counts=[600, 400, 300], n=1000, epsilon=2.0), "finite"),
     "unary_frequency_cov": (
         lambda a: dpinfer.unary_frequency_cov(**a),
         dict(bit_counts=[600, 400, 300], n=1000, epsilon=2.0, estimand="sample"), "finite"),
@@ -299,8 +304,8 @@ SPECS = {
     "ldp_histogram_bins": (lambda a: dpinfer.ldp_histogram_bins(**a), dict(n=10_000, epsilon=1.0, beta=1.0), "count"),
     "ldp_histogram_density": (
         lambda a: dpinfer.ldp_histogram_density(**a),
-        dict(reports=LDPHistogramReleaser(2.0, 4).release(np.linspace(0, 1, 50), rng=1).value, epsilon=2.0,
-             project=False), "finite"),
+        dict(reports=LDPHistogramReleaser(2.0, 4).release(np.linspace(0, 1, 50), rng=1).value, epsilon=2.0),
+        "finite"),
     "robust_frequency_estimate": (
         lambda a: dpinfer.robust_frequency_estimate(**a),
         dict(data=_unary_reports(), contamination=0.1), "any"),
@@ -343,6 +348,8 @@ NOT_FUZZED = {
     "BudgetExceededError": "exception class",
     "RobustEstimate": "record returned by robust_frequency_estimate",
     "ExampleTrial": "record returned by load_example_trial",
+    "LogisticJimiResult": "record returned by logistic_jimi",
+    "PointEstimate": "record returned by the local-DP estimators",
     "ApproximationWarning": "warning class",
     "DPInferWarning": "warning class",
     "PrivacyWarning": "warning class",

@@ -34,6 +34,8 @@ BAD_CALLS = [
     lambda: TulapReleaser(1.0).release([1, SECRET_TEXT], 30),
     lambda: TulapReleaser(1.0).release(SECRET_TEXT, 30),
     lambda: TulapReleaser(1.0).release([1.0, np.nan, -SECRET_FLOAT], 30),
+    lambda: TulapReleaser(1.0, sensitivity=3).release(SECRET_INT, 30),
+    lambda: TulapReleaser(1.0, 0.01, sensitivity=2).release([1, 2, SECRET_FLOAT], 30),
     lambda: LaplaceReleaser(1.0).count(SECRET_INT, 30),
     lambda: LaplaceReleaser(1.0).proportion([SECRET_FLOAT], 30),
     lambda: LaplaceReleaser(1.0).release([SECRET_TEXT]),
@@ -80,6 +82,7 @@ def test_position_is_reported():
     ["release", "--x", SECRET_TEXT, "--n", 30, "--epsilon", 1],
     ["release", "--x", SECRET_FLOAT, "--n", 30, "--epsilon", 1],
     ["release", "--x", SECRET_INT, "--n", 30, "--epsilon", 1, "--mechanism", "laplace"],
+    ["release", "--x", SECRET_INT, "--n", 30, "--epsilon", 1, "--sensitivity", 3],
 ])
 def test_command_errors_do_not_echo_the_count(args, capsys):
     from dpinfer.cli import main

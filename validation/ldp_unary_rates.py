@@ -73,7 +73,7 @@ def rate_cell(cell, seed_sequence):
         q = h / (1 + h)
         nj = rng.multinomial(n, pi, size=reps)
         s = rng.binomial(nj, q) + rng.binomial(n - nj, 1 - q)
-        err = dpinfer.unary_frequency_estimate(bit_counts=s, n=n, epsilon=eps) - pi
+        err = dpinfer.unary_frequency_estimate(bit_counts=s, n=n, epsilon=eps).estimate_raw - pi
         sq = np.sum(err**2, axis=1)
         l1 = np.sum(np.abs(err), axis=1)
         row.update(mse=float(sq.mean()), mse_mc_se=float(sq.std(ddof=1) / np.sqrt(reps)),

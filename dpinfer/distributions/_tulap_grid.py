@@ -43,6 +43,14 @@ Either way ``Z + V``, ``V ~ U(-h/2, h/2)`` independent, has the continuous law, 
 (the union over the cell of the continuous intervals) their coverage, exactly.
 A test that rejects when ``p <= alpha`` has size in ``[alpha - h, alpha]``.
 
+**Count sensitivity k > 1.**  A count that one person can move by up to ``k``
+is released with the law built here for ``(epsilon_1, delta_1)``, the unit-shift
+parameters of :func:`_unit_privacy` (``epsilon_1 = epsilon / k``): the grid
+(``k`` bits, ``C = ceil(764 / epsilon_1) + 1``, the clip range) is this module's
+grid at ``(n, epsilon_1, delta_1)``, all public, and the outputs stay odd
+multiples of ``h / 2`` whatever the count is.  The inference code reads the same
+grid at the same numbers.
+
 **Tiny epsilon with delta > 0.**  ``q = 2 delta b / (1 - b + 2 delta b)`` and
 ``1 - q = (1 - b) / (1 - b + 2 delta b)`` are computed separately with ``expm1``;
 the support end solves ``P(|N| > c) = q`` in whichever form does not cancel
@@ -55,6 +63,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -134,6 +143,31 @@ def _support_end(epsilon, q, one_minus_q):
     kept_before = -math.expm1(-m * epsilon) - b * math.expm1(-(m - 1) * epsilon)
     phi = ((1.0 + b) * one_minus_q - kept_before) / (2.0 * omb * math.exp(-m * epsilon))
     return m - 0.5 + min(max(phi, 0.0), 1.0)
+
+
+def _unit_privacy(epsilon, delta, sensitivity):
+    """``(epsilon_1, delta_1)`` of the unit-shift Tulap law for a count of ``sensitivity`` k.
+
+    A count of sensitivity ``k`` (an integer) is released with the Tulap law built
+    for ``(epsilon_1, delta_1)`` at sensitivity 1, with ``epsilon_1 = epsilon / k``
+    rounded down (so ``k epsilon_1 <= epsilon`` exactly) and, for ``delta > 0``,
+    ``delta_1 = delta / sum_{j<k} exp(j epsilon_1)`` rounded down by a relative
+    ``2**-40`` (far above the few ulps of the float sum).  Group privacy over the
+    ``j <= k`` unit steps between neighbours then gives (epsilon, delta); see
+    :class:`~dpinfer.TulapReleaser`.  ``k = 1`` returns the inputs unchanged.
+    Valid public inputs assumed (``sensitivity`` an int >= 1).
+    """
+    epsilon, delta = float(epsilon), float(delta)
+    if sensitivity == 1:
+        return epsilon, delta
+    unit = epsilon / sensitivity
+    if Fraction(unit) * sensitivity > Fraction(epsilon):
+        unit = math.nextafter(unit, 0.0)
+    if delta == 0.0:
+        return unit, 0.0
+    # sum_{j<k} e^{j eps_1} = (e^{k eps_1} - 1) / (e^{eps_1} - 1), without cancellation
+    total = math.expm1(sensitivity * unit) / math.expm1(unit)
+    return unit, delta / total * (1.0 - 2.0**-40)
 
 
 @lru_cache(maxsize=512)

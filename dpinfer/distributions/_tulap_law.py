@@ -27,6 +27,7 @@ over ``t`` (or ``u``) and, being kernels, assume valid input: finite ``log_b <= 
                           support's end for ``q > 0``
 :func:`tulap_grid`        the dyadic grid a release of ``n`` at (epsilon, delta) lies on
 :func:`release_tulap`     the exact (integer) release on that grid, for the releaser
+:func:`unit_privacy`      the unit-shift ``(epsilon_1, delta_1)`` of a count of sensitivity k
 ========================  ==========================================================
 
 Formulas and sources: the cdf of Awan & Slavkovic (2018, NeurIPS), Def. 2.3, and
@@ -37,7 +38,7 @@ its inverse; see :mod:`dpinfer.distributions.tulap` and
 
 from __future__ import annotations
 
-from ._tulap_grid import _release_tulap, _tulap_grid
+from ._tulap_grid import _release_tulap, _tulap_grid, _unit_privacy
 from .tulap import _log_cdf, _log_tails, _quantile
 
 __all__ = []  # package-internal: the names below are imported explicitly
@@ -91,3 +92,14 @@ def release_tulap(bits_source, x, n, epsilon, delta):
     out of ``n``, already validated.  See :mod:`dpinfer.distributions._tulap_grid`.
     """
     return _release_tulap(bits_source, x, n, epsilon, delta)
+
+
+def unit_privacy(epsilon, delta, sensitivity):
+    """``(epsilon_1, delta_1)`` of the unit-shift Tulap law released for a count of ``sensitivity`` k.
+
+    ``epsilon / k`` rounded down and, for ``delta > 0``, ``delta / sum_{j<k} e^(j epsilon_1)``
+    rounded down (group privacy over the ``k`` unit steps; see
+    :class:`~dpinfer.TulapReleaser`); ``k = 1`` returns the inputs.  Every function of the
+    law above then takes ``epsilon_1`` (``log_b = -epsilon_1``) and ``delta_1``.
+    """
+    return _unit_privacy(epsilon, delta, sensitivity)

@@ -32,6 +32,8 @@ def _privacy_unit(release):
     """The unit of privacy a release's guarantee is stated for (the releasers' Notes)."""
     if release.kind == "reports":
         return _LOCAL_UNIT
+    if release.kind == "count" and release.mechanism == "tulap" and release.sensitivity != 1:
+        return f"one person, moving the count by up to {release.sensitivity:g} (n public)"
     if release.kind in ("count", "proportion"):
         return _CENTRAL_UNIT
     return "one record (the statistic moves by at most its sensitivity)"

@@ -7,7 +7,8 @@ numba is importable (the optional extra ``dpinfer[fast]``); otherwise the numpy 
 the same windows and truncation rules), written as scalar loops so that one call does a
 whole sum per row instead of a chain of small numpy calls.  The results agree with the
 numpy path to rounding (the sums run in a different order; checked to 1e-13 relative in
-``tests/inference/test_ump_jit.py``).
+``tests/inference/test_ump_jit.py``).  For q = 0 the window sums run in linear space between
+exact anchors (``_window_log_sum_linear``), which makes a window term a few multiplications.
 
 Compiled code is cached on disk (``cache=True``): the first run compiles (a few seconds),
 later processes load it.
@@ -135,6 +136,81 @@ def _log_cdf(t, log_b, b, inner_scale, log1p_b, log_q_half, log1m_q, memo):
     return -math.inf
 
 
+#: The linear-space window sum runs for b = e^-epsilon above this (epsilon < 30); a row whose
+#: linear sum overflows all the same (extreme n p / (1 - p)) is summed in logs instead.
+_LINEAR_MIN_LOG_B = -30.0
+#: Anchor spacing of the linear-space sum: 15 ratio steps of 4 roundings each keep a term
+#: within 60 * 2**-53 < 7e-15 relative of its exact value.
+_LINEAR_ANCHOR = 16
+#: An anchor this far (in logs) below the running reference is followed by exact terms:
+#: ratios from it could underflow to zero terms that later grow large.
+_LINEAR_TINY = -600.0
+
+
+@njit(cache=True, error_model="numpy")
+def _log_tail_parts(t, log_b, b, inner_scale, log1p_b):
+    """For q = 0: (log F(t), u), with u = exp(min(small, 0)) the geometric factor of the
+    formula: F(t) = u for t <= 0 and F(t) = 1 - u for t > 0 (``_log_cdf``'s arithmetic)."""
+    s = -abs(t)
+    k = np.rint(s)
+    f = s - k + 0.5
+    small = math.log(b + inner_scale * f) - k * log_b - log1p_b
+    if small > 0.0:
+        small = 0.0
+    if t <= 0.0:
+        return small, math.exp(small)
+    return _log1mexp(small), math.exp(small)
+
+
+@njit(cache=True, error_model="numpy")
+def _window_log_sum_linear(lo, width, zi, nf, pi, st_n, log_b, b, inner_scale, log1p_b,
+                           log_right):
+    """log(sum_{j < width} Binom(lo + j) F(lo + j - z) + e^log_right) for q = 0, in linear
+    space; NaN when the linear sum overflows (the caller then sums in logs).
+
+    Every _LINEAR_ANCHOR-th term (and the first term right of z, x = n, and every term
+    after one below e^_LINEAR_TINY of the running reference) is computed exactly in logs,
+    as the log-space loop does.  In between, a term is the previous one times the binomial
+    ratio (n - x + 1) / x * p / (1 - p) and the Tulap ratio, which is exactly 1/b left of z
+    (F(t + 1) = F(t) / b for t + 1 <= 0) and (1 - u b) / (1 - u) right of it
+    (1 - F(t + 1) = b (1 - F(t)) for t > 0).  The sum is kept relative to the largest
+    anchor so far (rescaled when a larger one comes), so no transcendental function runs
+    between anchors.
+    """
+    ref = log_right
+    acc = 1.0 if log_right > -math.inf else 0.0
+    odds = pi / (1.0 - pi)
+    inv_b = 1.0 / b
+    term = 0.0
+    u = 0.0
+    right_side = False
+    exact_next = False
+    for j in range(width):
+        x = lo + j
+        t = x - zi
+        if (exact_next or j % _LINEAR_ANCHOR == 0 or x >= nf
+                or (t > 0.0 and not right_side)):
+            lc, u = _log_tail_parts(t, log_b, b, inner_scale, log1p_b)
+            right_side = t > 0.0
+            la = _log_pmf(x, nf, pi, st_n) + lc
+            if la > ref:
+                acc = acc * math.exp(ref - la) if ref > -math.inf else 0.0
+                ref = la
+            term = math.exp(la - ref) if la > -math.inf else 0.0
+            exact_next = la - ref < _LINEAR_TINY
+        elif right_side:
+            u_next = u * b
+            term = term * ((nf - x + 1.0) / x * odds) * ((1.0 - u_next) / (1.0 - u))
+            u = u_next
+        else:
+            term = term * ((nf - x + 1.0) / x * odds) * inv_b
+        acc += term
+    if not math.isfinite(acc):
+        return math.nan
+    if acc == 0.0:
+        return -math.inf
+    return ref + math.log(acc)
+
 @njit(cache=True, error_model="numpy")
 def _lse_row(buf, count):
     top = -math.inf
@@ -207,6 +283,19 @@ def log_sum_interior(z, n, p, log_b, q, xmin, c_q, upper, hi):
         width = int(max(hi[i] - lo, 0.0))
         if width + 1 > buf.size:
             buf = np.empty(max(width + 1, 2 * buf.size))
+        h = hi[i]
+        if h <= 0.0:
+            log_right = 0.0
+        elif h > nf:
+            log_right = -math.inf
+        else:
+            u = upper[i]
+            log_right = math.log(u) if u > 0.0 else -math.inf
+        if q == 0.0 and log_b > _LINEAR_MIN_LOG_B:
+            out[i] = _window_log_sum_linear(lo, width, zi, nf, pi, st_n, log_b, b, inner_scale,
+                                            log1p_b, log_right)
+            if not math.isnan(out[i]):
+                continue
         log_odds = math.log(pi) - math.log1p(-pi)
         anchor = 0.0
         prod = 1.0
@@ -222,14 +311,6 @@ def log_sum_interior(z, n, p, log_b, q, xmin, c_q, upper, hi):
                 lpmf = anchor + (k * log_odds + math.log(prod))
             buf[j] = lpmf + _log_cdf(x - zi, log_b, b, inner_scale, log1p_b, log_q_half,
                                      log1m_q, memo)
-        h = hi[i]
-        if h <= 0.0:
-            log_right = 0.0
-        elif h > nf:
-            log_right = -math.inf
-        else:
-            u = upper[i]
-            log_right = math.log(u) if u > 0.0 else -math.inf
         buf[width] = log_right
         out[i] = _lse_row(buf, width + 1)
     return out, closed, m_out

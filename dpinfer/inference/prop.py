@@ -219,7 +219,7 @@ def prop_test(release, p0=0.5, *, method="ump", alternative="two-sided",
     return result
 
 
-def _release_from_numbers(value, n, *, method, epsilon, delta=0.0):
+def _release_from_numbers(value, n, *, method, epsilon, delta=0.0, sensitivity=1):
     """A Release describing numbers typed by a user (the CLI's ``--value``).
 
     ``method='ump'`` reads ``value`` as a Tulap-noised count; the other methods as
@@ -232,5 +232,5 @@ def _release_from_numbers(value, n, *, method, epsilon, delta=0.0):
     if method != "ump" and delta != 0.0:
         raise ValueError(f"`delta` must be 0 for a Laplace release (method={method!r}); got {delta!r}.")
     if method == "ump":
-        return Release(value, "tulap", epsilon, delta, 1.0, n, "count")
+        return Release(value, "tulap", epsilon, delta, float(sensitivity), n, "count")
     return Release(value, "laplace", epsilon, 0.0, 1.0 / n, n, "proportion")

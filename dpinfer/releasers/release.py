@@ -54,7 +54,8 @@ class Release:
     -----
     A Release never carries the confidential input.  Inference functions accept a
     Release in place of ``z`` or ``pi_hat`` and then take ``n``, ``epsilon`` and
-    ``delta`` from it.
+    ``delta`` from it (and, for a Tulap count, its ``sensitivity`` ``k``: the
+    noise is the Tulap law of ``epsilon / k``, see :class:`~dpinfer.TulapReleaser`).
     """
 
     value: float | np.ndarray

@@ -186,8 +186,10 @@ def test_estimates_in_the_parameter_space_with_the_raw_value():
 
 def test_local_laplace_mean_projection():
     z = [3.5, 1.5, 2.0, 5.7]
-    assert dpinfer.local_laplace_mean_estimate(z, epsilon=1.0, bound=1.0) == pytest.approx(3.175)
-    assert dpinfer.local_laplace_mean_estimate(z, epsilon=1.0, bound=1.0, project=True) == 1.0
+    res = dpinfer.local_laplace_mean_estimate(z, epsilon=1.0, bound=1.0)
+    assert res.estimate_raw == pytest.approx(3.175)  # (3.5 + 1.5 + 2.0 + 5.7) / 4
+    assert res.estimate == 1.0 and float(res) == 1.0
+    assert "unbiased estimate (estimate_raw" in str(res)
 
 
 # ----------------------------------------------------------------- item 6: two-sample ties

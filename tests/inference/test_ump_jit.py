@@ -90,3 +90,23 @@ def test_log_pmf_next_to_n_against_mpmath(n, p):
     ref = np.array([float(mpmath.log(mpmath.binomial(n, int(k)) * P ** int(k)
                                      * (1 - P) ** (n - int(k)))) for k in x])
     np.testing.assert_allclose(kernels._log_pmf(x, n, p), ref, rtol=1e-15, atol=1e-13)
+
+
+@pytest.mark.parametrize("n", [257, 5000, 10**9, 2**45])
+@pytest.mark.parametrize("epsilon", [0.02, 1.0, 12.0, 29.9, 30.5])
+def test_linear_window_sums_agree_on_adversarial_rows(n, epsilon):
+    """The compiled window sum for q = 0 runs in linear space between anchors (ratios of
+    consecutive terms, rescaled to the largest anchor so far).  Rows that stress it: p so
+    close to 0 or 1 that the binomial ratio per step is huge (up to n p / (1 - p) ~ 1e28),
+    epsilon just below and above the linear path's limit (30), and releases far in both
+    tails, where the first anchors lie thousands of e-folds below the running reference.
+    Any overflow must fall back to the log-space sum, never give inf or a wrong value."""
+    rng = np.random.default_rng(int(epsilon * 10) + n % 1000)
+    p = np.concatenate([[1e-12, 1e-6, 1 - 1e-6, 1 - 1e-12, 0.5], rng.uniform(1e-4, 1 - 1e-4, 45)])
+    p = np.repeat(p, 4)
+    sd = np.sqrt(n * p * (1 - p)) + 3.0 / epsilon
+    spread = np.tile([-40.0, -3.0, 3.0, 40.0], p.size // 4)
+    z = np.clip(n * p + spread * sd, -50.0, n + 50.0)
+    z[::7] = rng.uniform(-20.0, 20.0, z[::7].size)  # releases near 0 whatever p is
+    fast, slow = _both(lambda: kernels._log_sum_greater(z, n, p, -epsilon, 0.0))
+    _close(fast, slow, 1e-13)

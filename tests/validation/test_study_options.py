@@ -26,6 +26,7 @@ STUDIES = {
     "jimi_size_epsilon": (1, 1, "never used", False),
     "jimi_two_sample_ties": (4000, 300, "release pairs simulated per cell", True),
     "table_size": (2000, 200, "data sets simulated per point", True),
+    "logistic_coverage": (2000, 200, "data sets simulated per point", True),
 }
 
 

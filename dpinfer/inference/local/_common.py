@@ -11,6 +11,7 @@ from scipy import stats
 from ..._ldp_channels import _unary_keep_prob
 from ..._validation import _as_real_array, _check_choice, _show
 from ...releasers.release import Release
+from ...point_estimate import PointEstimate
 from ...results import ConfidenceInterval
 
 __all__ = [
@@ -64,6 +65,17 @@ def _project_simplex(v):
     rho = v.shape[-1] - np.argmax(cond[..., ::-1], axis=-1)  # last index where cond holds, 1-based
     theta = np.take_along_axis(css, (rho - 1)[..., None], axis=-1) / rho[..., None]
     return np.maximum(v - theta, 0.0)
+
+
+def _estimate_result(raw, projected, n, scalar, **fields):
+    """A :class:`~dpinfer.PointEstimate` of ``projected`` (in the parameter space) and ``raw``
+    (unbiased); ``n`` the number of reports per data set (kept when it is one number)."""
+    n_arr = np.asarray(n)
+    one_n = n_arr.size > 0 and bool(np.all(n_arr == n_arr.flat[0]))
+    if scalar:
+        raw, projected = float(np.asarray(raw).reshape(())), float(np.asarray(projected).reshape(()))
+    return PointEstimate(estimate=projected, estimate_raw=raw, n=int(n_arr.flat[0]) if one_n else None,
+                         **fields)
 
 
 def _check_estimand(estimand):

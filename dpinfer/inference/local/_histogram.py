@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..._validation import _as_real_array, _check_epsilon, _check_int, _check_real
-from ._common import _check_bool, _not_again, _project_simplex, _release_of
+from ._common import _estimate_result, _not_again, _project_simplex, _release_of
 
 __all__ = [
     "ldp_histogram_bins",
@@ -104,7 +104,7 @@ def ldp_histogram_bins(n, epsilon, beta=1.0):
     return max(1, round(math.exp(log_k)))
 
 
-def ldp_histogram_density(reports, *, epsilon=None, project=False):
+def ldp_histogram_density(reports, *, epsilon=None):
     """Histogram density estimate on [0, 1] from locally private bin-indicator reports.
 
     Parameters
@@ -113,15 +113,16 @@ def ldp_histogram_density(reports, *, epsilon=None, project=False):
         Reports of shape ``(..., n, K)`` (indicator + Laplace(2/epsilon) noise), or
         the Release of a :class:`~dpinfer.LDPHistogramReleaser`.
     epsilon : float, optional
-        Needed with raw reports (validation only; the estimate does not use it).
-    project : bool, default False
-        Project the bin probabilities onto the simplex first (a proper density).
+        The level; needed with raw reports (the estimate itself does not use it).
 
     Returns
     -------
-    ndarray
-        Shape ``(..., K)``: density heights ``K * mean_i(Z_ij)`` on the bins
-        ``[j/K, (j+1)/K)``.
+    PointEstimate
+        ``estimate_raw``, shape ``(..., K)``: the unbiased density heights
+        ``K * mean_i(Z_ij)`` on the bins ``[j/K, (j+1)/K)`` (they can be negative);
+        ``estimate``: ``K`` times the projection of the bin probabilities
+        ``mean_i(Z_ij)`` onto the simplex (a proper density: heights >= 0,
+        integrating to 1).
 
     Raises
     ------
@@ -143,18 +144,18 @@ def ldp_histogram_density(reports, *, epsilon=None, project=False):
     >>> from dpinfer import LDPHistogramReleaser, ldp_histogram_density
     >>> x = np.random.default_rng(0).beta(2, 2, size=20_000)
     >>> rel = LDPHistogramReleaser(epsilon=2.0, bins=4).release(x, rng=1)
-    >>> ldp_histogram_density(rel).round(1)
+    >>> ldp_histogram_density(rel).estimate.round(1)
     array([0.6, 1.4, 1.4, 0.6])
     """
-    project = _check_bool(project, "project")
     rel = _release_of(reports, ("ldp_histogram",))
     if rel is not None:
         _not_again("epsilon", epsilon, "`reports` is a Release")
         z = np.asarray(rel.value)
+        eps = rel.epsilon
     else:
         if epsilon is None:
             raise ValueError("`epsilon` must be given with raw LDP histogram reports.")
-        _check_epsilon(epsilon)
+        eps = _check_epsilon(epsilon)
         z = _as_real_array(reports, "reports")
     if z.ndim < 2:
         z = z.reshape(1, -1) if rel is not None else z
@@ -162,6 +163,8 @@ def ldp_histogram_density(reports, *, epsilon=None, project=False):
         raise ValueError(f"`reports` must have shape (..., n, K); got shape {z.shape}.")
     k = z.shape[-1]
     probs = z.mean(axis=-2)
-    if project:
-        probs = _project_simplex(probs)
-    return k * probs
+    return _estimate_result(k * probs, k * _project_simplex(probs), z.shape[-2], False,
+                            estimate_name="density",
+                            parameter_space="the densities on the bins (heights >= 0, integral 1)",
+                            method="Local-DP histogram density estimate", epsilon=eps,
+                            mechanism="ldp_histogram")

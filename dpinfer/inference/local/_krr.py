@@ -18,10 +18,10 @@ from .._release_args import _release_first
 from ._common import (
     _MIN_SIGNAL,
     _SIM_NOTES,
-    _check_bool,
     _check_cov_size,
     _check_estimand,
     _check_p0_vector,
+    _estimate_result,
     _fill_doc,
     _not_again,
     _project_simplex,
@@ -101,8 +101,8 @@ def _krr_debias(c, n, eps, k):
     return (c / n[..., None] - q_o) / gap
 
 
-def krr_frequency_estimate(reports=None, *, counts=None, epsilon=None, k=None, project=False):
-    """Unbiased category frequencies from k-RR reports.
+def krr_frequency_estimate(reports=None, *, counts=None, epsilon=None, k=None):
+    """Category frequencies from k-RR reports: on the simplex, with the unbiased estimate beside.
 
     Parameters
     ----------
@@ -115,16 +115,16 @@ def krr_frequency_estimate(reports=None, *, counts=None, epsilon=None, k=None, p
         The k-RR level (taken from a Release when one is given).
     k : int
         Number of categories (always required: a Release does not record it).
-    project : bool, default False
-        Return the Euclidean projection onto the probability simplex (biased but
-        a proper distribution) instead of the unbiased estimate.
 
     Returns
     -------
-    ndarray
-        Shape ``(..., k)``: ``(c / n - q_o) / (q_t - q_o)`` with
-        ``q_t = e^epsilon / (e^epsilon + k - 1)`` and ``q_o = 1 / (e^epsilon + k - 1)``.
-        The unbiased estimates sum to 1 but can be negative.
+    PointEstimate
+        ``estimate_raw``, shape ``(..., k)``: the unbiased
+        ``(c / n - q_o) / (q_t - q_o)`` with ``q_t = e^epsilon / (e^epsilon + k - 1)``
+        and ``q_o = 1 / (e^epsilon + k - 1)``; it sums to 1 but can be negative.
+        ``estimate``: its Euclidean projection onto the probability simplex (a
+        distribution; equal to ``estimate_raw`` when that has no negative entry).
+        ``np.asarray(result)`` is ``estimate``.
 
     Raises
     ------
@@ -138,13 +138,20 @@ def krr_frequency_estimate(reports=None, *, counts=None, epsilon=None, k=None, p
     Examples
     --------
     >>> from dpinfer import krr_frequency_estimate
-    >>> krr_frequency_estimate(counts=[50, 30, 20], epsilon=2.0, k=3).round(4)
+    >>> est = krr_frequency_estimate(counts=[50, 30, 20], epsilon=2.0, k=3)
+    >>> est.estimate.round(4)
     array([0.5783, 0.2843, 0.1374])
+    >>> est = krr_frequency_estimate(counts=[50, 30, 20], epsilon=1.0, k=3)
+    >>> est.estimate_raw.round(4), est.estimate.round(4)
+    (array([ 0.791 ,  0.2418, -0.0328]), array([0.7746, 0.2254, 0.    ]))
     """
-    project = _check_bool(project, "project")
     c, n, eps, k, _ = _krr_setup(reports, counts, epsilon, k)
-    est = _krr_debias(c, n, eps, k)
-    return _project_simplex(est) if project else est
+    raw = _krr_debias(c, n, eps, k)
+    return _estimate_result(raw, _project_simplex(raw), n, False,
+                            estimate_name="category frequencies",
+                            parameter_space="the probability simplex",
+                            method="k-ary randomized response estimate of category frequencies",
+                            epsilon=eps, mechanism="krr")
 
 
 def _krr_cov(c, n, eps, k, estimand):

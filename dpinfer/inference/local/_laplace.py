@@ -12,7 +12,7 @@ from ..._validation import (
     _check_epsilon,
     _check_positive,
 )
-from ._common import _check_bool, _check_estimand, _ci_out, _not_again, _release_of
+from ._common import _check_estimand, _ci_out, _estimate_result, _not_again, _release_of
 
 __all__ = [
     "local_laplace_mean_ci",
@@ -51,8 +51,8 @@ def _laplace_setup(reports, epsilon, bound):
     return z, eps, m, z.ndim == 1
 
 
-def local_laplace_mean_estimate(reports, *, epsilon=None, bound=None, project=False):
-    """Unbiased mean of bounded data from local Laplace reports: the mean of the reports.
+def local_laplace_mean_estimate(reports, *, epsilon=None, bound=None):
+    """Mean of bounded data from local Laplace reports: the mean of the reports, clipped.
 
     Parameters
     ----------
@@ -60,16 +60,15 @@ def local_laplace_mean_estimate(reports, *, epsilon=None, bound=None, project=Fa
         Reports ``Z_i = X_i + (2M/epsilon) W_i`` (respondents on the last axis) or
         the Release of a :class:`~dpinfer.LocalLaplaceReleaser`.
     epsilon, bound : float, optional
-        Needed with raw reports (not with a Release); used for validation only.
-    project : bool, default False
-        Return the projection onto the parameter space ``[-bound, bound]`` (the
-        mean clipped; biased but a possible mean) instead of the unbiased mean,
-        which can lie outside it.  The same switch as ``project`` of
-        :func:`krr_frequency_estimate` and :func:`unary_frequency_estimate`.
+        Needed with raw reports (not with a Release); ``bound`` also gives the
+        parameter space ``[-bound, bound]``.
 
     Returns
     -------
-    float or ndarray
+    PointEstimate
+        ``estimate_raw``: the mean of the reports (unbiased; it can lie outside
+        ``[-bound, bound]``), one per data set; ``estimate``: it clipped to
+        ``[-bound, bound]``.  ``float(result)`` is ``estimate`` for one data set.
 
     Raises
     ------
@@ -83,17 +82,19 @@ def local_laplace_mean_estimate(reports, *, epsilon=None, bound=None, project=Fa
     Examples
     --------
     >>> from dpinfer import local_laplace_mean_estimate
-    >>> local_laplace_mean_estimate([0.5, -1.5, 2.0, 1.0], epsilon=1.0, bound=1.0)
+    >>> float(local_laplace_mean_estimate([0.5, -1.5, 2.0, 1.0], epsilon=1.0, bound=1.0))
     0.5
-    >>> local_laplace_mean_estimate([3.5, 1.5, 2.0, 5.7], epsilon=1.0, bound=1.0, project=True)
-    1.0
+    >>> est = local_laplace_mean_estimate([3.5, 1.5, 2.0, 5.7], epsilon=1.0, bound=1.0)
+    >>> est.estimate, est.estimate_raw
+    (1.0, 3.175)
     """
-    project = _check_bool(project, "project")
-    z, _, m, scalar = _laplace_setup(reports, epsilon, bound)
-    mean = z.mean(axis=-1)
-    if project:
-        mean = np.clip(mean, -m, m)
-    return float(mean) if scalar else mean
+    z, eps, m, scalar = _laplace_setup(reports, epsilon, bound)
+    raw = z.mean(axis=-1)
+    space = f"[-{m:.7g}, {m:.7g}]"
+    return _estimate_result(raw, np.clip(raw, -m, m), z.shape[-1], scalar,
+                            estimate_name="mean", parameter_space=space,
+                            method="Local Laplace estimate of a mean", epsilon=eps,
+                            mechanism="local_laplace")
 
 
 def _laplace_se(z, eps, m, estimand):

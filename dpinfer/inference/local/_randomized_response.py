@@ -28,6 +28,7 @@ from ._common import (
     _MIN_SIGNAL,
     _check_estimand,
     _ci_out,
+    _estimate_result,
     _fill_doc,
     _not_again,
     _pvalues_one_two,
@@ -130,8 +131,13 @@ _RR_PARAMS_DOC = """
         The two coins of the forced-response protocol (instead of ``epsilon``)."""
 
 
+#: the mechanism code of each randomized-response variant's printed name
+_RR_CODES = {"randomized response": "randomized_response",
+             "two-coin randomized response": "two_coin_rr"}
+
+
 def rr_proportion_estimate(reports=None, *, yes_count=None, n=None, epsilon=None, p1=None, p2=None):
-    """Unbiased estimate of the proportion of "yes" answers from randomized-response reports.
+    """Proportion of "yes" answers from randomized-response reports, with the unbiased estimate.
 
     Parameters
     ----------
@@ -139,10 +145,11 @@ def rr_proportion_estimate(reports=None, *, yes_count=None, n=None, epsilon=None
 
     Returns
     -------
-    float or ndarray
-        ``p_hat = (y / n - a0) / (a1 - a0)`` with ``a0 = P(yes | 0)``,
-        ``a1 = P(yes | 1)``; one per data set.  Not clipped to [0, 1] (clipping
-        would bias it).
+    PointEstimate
+        ``estimate_raw``: the unbiased ``p_hat = (y / n - a0) / (a1 - a0)`` with
+        ``a0 = P(yes | 0)``, ``a1 = P(yes | 1)``, one per data set (it can fall
+        outside [0, 1]); ``estimate``: ``p_hat`` clipped to [0, 1].
+        ``float(result)`` is ``estimate`` for one data set.
 
     Raises
     ------
@@ -162,12 +169,18 @@ def rr_proportion_estimate(reports=None, *, yes_count=None, n=None, epsilon=None
     Examples
     --------
     >>> from dpinfer import rr_proportion_estimate
-    >>> round(rr_proportion_estimate(yes_count=620, n=1000, epsilon=1.0), 4)
+    >>> round(float(rr_proportion_estimate(yes_count=620, n=1000, epsilon=1.0)), 4)
     0.7597
+    >>> est = rr_proportion_estimate(yes_count=10, n=100, epsilon=0.5)
+    >>> est.estimate, round(est.estimate_raw, 4)
+    (0.0, -1.1332)
     """
-    yes, n, a0, a1, b, _, _, scalar = _rr_setup(reports, yes_count, n, epsilon, p1, p2)
-    est = (yes / n - a0) / b
-    return float(est) if scalar else est
+    yes, n, a0, a1, b, eps, label, scalar = _rr_setup(reports, yes_count, n, epsilon, p1, p2)
+    raw = (yes / n - a0) / b
+    return _estimate_result(raw, np.clip(raw, 0.0, 1.0), n, scalar, estimate_name="proportion",
+                            parameter_space="[0, 1]",
+                            method=f"{label[0].upper()}{label[1:]} estimate of a proportion",
+                            epsilon=eps, mechanism=_RR_CODES[label])
 
 
 def _rr_se(yes, n, a0, a1, b, estimand):

@@ -23,6 +23,7 @@ from ._common import (
     _check_cov_size,
     _check_estimand,
     _check_p0_vector,
+    _estimate_result,
     _fill_doc,
     _not_again,
     _project_simplex,
@@ -86,8 +87,8 @@ def _unary_setup_raw(reports, bit_counts, n, epsilon):
     return s, n, eps, int(s.shape[-1]), s.ndim == 1
 
 
-def unary_frequency_estimate(reports=None, *, bit_counts=None, n=None, epsilon=None, project=False):
-    """Unbiased category frequencies from unary-encoding (RAPPOR-style) reports.
+def unary_frequency_estimate(reports=None, *, bit_counts=None, n=None, epsilon=None):
+    """Category frequencies from unary-encoding (RAPPOR-style) reports, with the unbiased estimate.
 
     Parameters
     ----------
@@ -99,14 +100,15 @@ def unary_frequency_estimate(reports=None, *, bit_counts=None, n=None, epsilon=N
         out of ``n`` respondents.
     epsilon : float, optional
         The level (taken from a Release when one is given).
-    project : bool, default False
-        Return the Euclidean projection onto the probability simplex instead.
 
     Returns
     -------
-    ndarray
-        Shape ``(..., d)``: ``(s / n - (1 - q)) / (2q - 1)`` with
-        ``q = e^(epsilon/2) / (1 + e^(epsilon/2))``.
+    PointEstimate
+        ``estimate_raw``, shape ``(..., d)``: the unbiased
+        ``(s / n - (1 - q)) / (2q - 1)`` with ``q = e^(epsilon/2) / (1 + e^(epsilon/2))``
+        (entries can be negative, and need not sum to 1).  ``estimate``: its
+        Euclidean projection onto the probability simplex.  ``np.asarray(result)``
+        is ``estimate``.
 
     Raises
     ------
@@ -127,13 +129,19 @@ def unary_frequency_estimate(reports=None, *, bit_counts=None, n=None, epsilon=N
     Examples
     --------
     >>> from dpinfer import unary_frequency_estimate
-    >>> unary_frequency_estimate(bit_counts=[600, 400, 300], n=1000, epsilon=2.0).round(4)
+    >>> est = unary_frequency_estimate(bit_counts=[600, 400, 300], n=1000, epsilon=2.0)
+    >>> est.estimate_raw.round(4)
     array([0.7164, 0.2836, 0.0672])
+    >>> est.estimate.round(4)
+    array([0.694 , 0.2612, 0.0448])
     """
-    project = _check_bool(project, "project")
     s, n, eps, _, _ = _unary_setup(reports, bit_counts, n, epsilon)
-    est = _unary_debias(s / n, eps)
-    return _project_simplex(est) if project else est
+    raw = _unary_debias(s / n, eps)
+    return _estimate_result(raw, _project_simplex(raw), n, False,
+                            estimate_name="category frequencies",
+                            parameter_space="the probability simplex",
+                            method="Unary-encoding (RAPPOR-style) estimate of category frequencies",
+                            epsilon=eps, mechanism="unary_encoding")
 
 
 def _unary_cov(s, n, eps, estimand):

@@ -32,11 +32,11 @@ def test_project_to_simplex_kkt_and_optimum(seed):
 
 def test_extreme_epsilon_is_finite_and_warning_free():
     # pytest turns RuntimeWarnings into errors: overflow in exp would fail here
-    assert rr_proportion_estimate(yes_count=620, n=1000, epsilon=710.0) == pytest.approx(0.62)
-    np.testing.assert_allclose(unary_frequency_estimate(bit_counts=[600, 400, 300], n=1000, epsilon=1420.0),
+    assert rr_proportion_estimate(yes_count=620, n=1000, epsilon=710.0).estimate_raw == pytest.approx(0.62)
+    np.testing.assert_allclose(unary_frequency_estimate(bit_counts=[600, 400, 300], n=1000, epsilon=1420.0).estimate_raw,
                                [0.6, 0.4, 0.3])
     assert np.all(np.isfinite(unary_frequency_ci(bit_counts=[600, 400, 300], n=1000, epsilon=710.0)))
-    np.testing.assert_allclose(krr_frequency_estimate(counts=[6, 4], k=2, epsilon=800.0), [0.6, 0.4])
+    np.testing.assert_allclose(krr_frequency_estimate(counts=[6, 4], k=2, epsilon=800.0).estimate_raw, [0.6, 0.4])
     assert ldp_histogram_bins(10_000, 1e12) == 10_000  # capped at n
 
 

@@ -5,6 +5,7 @@ Monte Carlo assertions state their standard error and allow 4 SE.
 
 import numpy as np
 import pytest
+from _simplex_reference import simplex_shift as _simplex_shift
 from scipy import integrate, stats
 
 from dpinfer import LDPHistogramReleaser, ldp_histogram_bins, ldp_histogram_density
@@ -56,7 +57,7 @@ def test_ldp_histogram_mise_formula_by_simulation():
     reps, n, k, eps = 400, 2000, 5, 1.0
     rng = np.random.default_rng(18)
     x = np.sqrt(rng.random((reps, n)))  # density 2x
-    dens = ldp_histogram_density(LDPHistogramReleaser(eps, k).release(x, rng=rng))
+    dens = ldp_histogram_density(LDPHistogramReleaser(eps, k).release(x, rng=rng)).estimate_raw
     # ISE = int (f_hat - 2x)^2 over each bin [a, b]: closed form of a quadratic.
     a, b = np.arange(k) / k, np.arange(1, k + 1) / k
     ise = np.sum(dens**2 / k - 2 * dens * (b**2 - a**2) + 4 * (b**3 - a**3) / 3, axis=1)
@@ -68,11 +69,16 @@ def test_ldp_histogram_density_unbiased():
     reps, n, k, eps = 2000, 400, 4, 1.0
     rng = np.random.default_rng(1212)
     x = rng.beta(2, 2, size=(reps, n))
-    dens = ldp_histogram_density(LDPHistogramReleaser(eps, k).release(x, rng=rng))
+    dens = ldp_histogram_density(LDPHistogramReleaser(eps, k).release(x, rng=rng)).estimate_raw
     edges = np.linspace(0, 1, k + 1)
     pj = np.diff(stats.beta.cdf(edges, 2, 2))
     sd = k * np.sqrt((pj * (1 - pj) + 2 * (2 / eps) ** 2) / n)
     assert np.all(np.abs(dens.mean(axis=0) - k * pj) <= 4 * sd / np.sqrt(reps))
     assert np.all(np.abs(dens.std(axis=0, ddof=1) - sd) <= 4 * sd / np.sqrt(2 * (reps - 1)))
-    proj = ldp_histogram_density(LDPHistogramReleaser(eps, k).release(x[0], rng=1), project=True)
+    one = ldp_histogram_density(LDPHistogramReleaser(eps, k).release(x[0], rng=1))
+    proj = one.estimate
     assert np.all(proj >= 0) and proj.sum() / k == pytest.approx(1.0)
+    # the projection of the bin probabilities, written out: K (v - tau)_+ with sum 1
+    v = one.estimate_raw / k
+    tau = _simplex_shift(v)
+    np.testing.assert_allclose(proj, k * np.maximum(v - tau, 0.0), atol=1e-12)

@@ -5,6 +5,7 @@ Monte Carlo assertions state their standard error and allow 4 SE.
 
 import numpy as np
 import pytest
+from _simplex_reference import simplex_shift as _simplex_shift
 from scipy import stats
 
 from dpinfer import KRRReleaser, krr_frequency_ci, krr_frequency_cov, krr_frequency_estimate, krr_gof_test
@@ -20,7 +21,7 @@ def test_krr_unbiased_and_covariance(estimand):
     else:
         cats = np.broadcast_to(np.repeat(np.arange(k), (pi * n).astype(int)), (reps, n))
     rel = KRRReleaser(eps, k).release(cats, rng=rng)
-    est = krr_frequency_estimate(rel, k=k)
+    est = krr_frequency_estimate(rel, k=k).estimate_raw
     assert est.shape == (reps, k)
     np.testing.assert_allclose(est.sum(axis=1), 1.0, rtol=1e-12)
     cov_hat = krr_frequency_cov(rel, k=k, estimand=estimand)
@@ -45,12 +46,16 @@ def test_krr_unbiased_and_covariance(estimand):
 
 def test_krr_counts_path_and_projection():
     counts = np.array([120, 40, 5, 35])
-    est = krr_frequency_estimate(counts=counts, epsilon=1.0, k=4)
+    res = krr_frequency_estimate(counts=counts, epsilon=1.0, k=4)
     e = np.exp(1.0)
     expected = (counts / 200 - 1 / (e + 3)) / ((e - 1) / (e + 3))
-    np.testing.assert_allclose(est, expected, rtol=1e-12)
-    proj = krr_frequency_estimate(counts=counts, epsilon=1.0, k=4, project=True)
+    np.testing.assert_allclose(res.estimate_raw, expected, rtol=1e-12)
+    assert expected.min() < 0  # the unbiased estimate leaves the simplex here
+    proj = res.estimate
     assert np.all(proj >= 0) and proj.sum() == pytest.approx(1.0, abs=1e-12)
+    # the Euclidean projection written out: (v - tau)_+ with tau fixing the sum at 1
+    np.testing.assert_allclose(proj, np.maximum(expected - _simplex_shift(expected), 0.0), atol=1e-12)
+    np.testing.assert_array_equal(np.asarray(res), res.estimate)
 
 
 @pytest.mark.parametrize("method", ["bonferroni", "scheffe"])

@@ -27,7 +27,7 @@ def test_local_laplace_mean_variance_coverage(estimand):
         x = np.broadcast_to(np.linspace(-m, m, n), (reps, n))
         target, var_x = 0.0, 0.0
     rel = LocalLaplaceReleaser(eps, m).release(x, rng=rng)
-    est = local_laplace_mean_estimate(rel)
+    est = local_laplace_mean_estimate(rel).estimate_raw
     var_true = (var_x + 2 * (2 * m / eps) ** 2) / n
     assert abs(est.mean() - target) <= 4 * np.sqrt(var_true / reps)
     assert abs(est.var(ddof=1) - var_true) <= 4 * var_true * np.sqrt(2 / (reps - 1))

@@ -33,7 +33,7 @@ def test_rr_estimator_unbiased_and_population_variance(channel, p):
     x = (rng.random((reps, n)) < p).astype(int)
     releaser = RandomizedResponseReleaser(**channel) if "epsilon" in channel else TwoCoinRRReleaser(**channel)
     rel = releaser.release(x, rng=rng)
-    est = rr_proportion_estimate(rel, **({} if "epsilon" in channel else channel))
+    est = rr_proportion_estimate(rel, **({} if "epsilon" in channel else channel)).estimate_raw
     assert est.shape == (reps,)
     a0, a1 = (_warner(1.0) if "epsilon" in channel else (0.18, 1 - 0.6 + 0.18))
     lam = a0 + (a1 - a0) * p
@@ -53,7 +53,7 @@ def test_rr_sample_estimand_variance(pbar):
     x = np.zeros(n, dtype=int)
     x[: int(pbar * n)] = 1
     rel = RandomizedResponseReleaser(eps).release(np.broadcast_to(x, (reps, n)), rng=202)
-    est = rr_proportion_estimate(rel)
+    est = rr_proportion_estimate(rel).estimate_raw
     a0, a1 = _warner(eps)
     var_true = (pbar * a1 * (1 - a1) + (1 - pbar) * a0 * (1 - a0)) / (n * (a1 - a0) ** 2)
     assert abs(est.mean() - pbar) <= 4 * np.sqrt(var_true / reps)
@@ -121,7 +121,8 @@ def test_rr_coverage_simulated_matches_exact(p):
 def test_rr_release_path_equals_count_path():
     rel = RandomizedResponseReleaser(1.2).release(np.r_[np.ones(70, int), np.zeros(130, int)], rng=5)
     y = int(rel.value.sum())
-    assert rr_proportion_estimate(rel) == rr_proportion_estimate(yes_count=y, n=200, epsilon=1.2)
+    assert (rr_proportion_estimate(rel).estimate_raw
+            == rr_proportion_estimate(yes_count=y, n=200, epsilon=1.2).estimate_raw)
     assert rr_proportion_ci(rel) == rr_proportion_ci(yes_count=y, n=200, epsilon=1.2)
     assert rr_proportion_ci(rel.value, epsilon=1.2) == rr_proportion_ci(yes_count=y, n=200, epsilon=1.2)
 
@@ -177,7 +178,7 @@ def test_rr_large_epsilon_reduces_to_clopper_pearson():
 def test_two_coin_release_needs_matching_coins():
     tc = TwoCoinRRReleaser(0.4, 0.25)
     rel = tc.release(np.ones(50, int), rng=3)
-    est = rr_proportion_estimate(rel, p1=0.4, p2=0.25)
+    est = rr_proportion_estimate(rel, p1=0.4, p2=0.25).estimate_raw
     a0, a1 = tc.yes_prob
     assert est == pytest.approx((rel.value.mean() - a0) / (a1 - a0), rel=1e-12)
     with pytest.raises(ValueError, match="records epsilon but not the coins"):

@@ -1,0 +1,441 @@
+"""Planning with the DP-UMP tests: exact power, test functions and sample size."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._validation import (
+    _as_probability_array,
+    _check_alpha,
+    _check_alternative,
+    _check_delta,
+    _check_epsilon,
+    _check_int,
+    _check_probability,
+    _check_sensitivity,
+    _scalar_or_array,
+)
+from ...distributions._tulap_law import log_tails, unit_privacy
+from .._ump_kernels import (
+    _brentq,
+    _find_bracket,
+    _noise_sd,
+    _normal_quantile,
+    _critical_greater,
+    _log_expect_umpu,
+    _log_pvalue,
+    _log_pvalue_less,
+    _log_sum_greater,
+    _umpu_parameters,
+)
+from ._common import _check_two_sided_method, _noise
+
+__all__ = ["binom_ump_phi", "binom_ump_power", "binom_ump_sample_size"]
+
+_TWO_SIDED_POWER_METHODS = ("umpu", "asymptotically-unbiased", "equal-tailed")
+_MAX_SAMPLE_SIZE = 10**12
+_PHI_ARRAY_LIMIT = 10**7
+
+
+def _check_power_args(n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity=1):
+    """Validated arguments, with ``(epsilon, delta)`` replaced by the unit law's (``unit_privacy``)."""
+    n = _check_int(n, "n", minimum=1)
+    p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
+    epsilon = _check_epsilon(epsilon)
+    delta = _check_delta(delta)
+    alpha = _check_alpha(alpha)
+    alternative = _check_alternative(alternative)
+    two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_POWER_METHODS)
+    epsilon, delta = unit_privacy(epsilon, delta, _check_sensitivity(sensitivity))
+    return n, p0, epsilon, delta, alpha, alternative, two_sided_method
+
+
+def _ndtri(p):
+    from scipy.special import ndtri
+
+    return float(ndtri(p))
+
+
+def _normal_sample_size(theta1, p0, log_b, alpha, power, alternative):
+    """n from the normal approximation n |theta1 - p0| = z_a sd0(n) + z_b sd1(n), with
+    sd^2 = n theta (1 - theta) + Var(N) (a starting point for the exact search)."""
+    z_a = _normal_quantile(alpha / 2.0 if alternative == "two-sided" else alpha)
+    z_b = _normal_quantile(1.0 - power)  # = Phi^-1(power)
+    var_n = _noise_sd(log_b) ** 2
+    gap = abs(theta1 - p0)
+    n = 1.0
+    for _ in range(60):  # fixed point; converges fast since the noise term is fixed
+        sd0 = np.sqrt(n * p0 * (1.0 - p0) + var_n)
+        sd1 = np.sqrt(n * theta1 * (1.0 - theta1) + var_n)
+        new = max((z_a * sd0 + z_b * sd1) / gap, 1.0)
+        if abs(new - n) < 0.5:
+            n = new
+            break
+        n = new
+    return int(min(max(np.ceil(n), 1), _MAX_SAMPLE_SIZE))
+
+
+def _sample_size_bracket(pw, start, power):
+    """(lo, hi) with pw(hi) >= power and (lo == 0 or pw(lo) < power), from ``start`` by
+    steps of 10% growing geometrically."""
+    hi = start
+    if pw(hi) >= power:
+        step = max(hi // 10, 1)
+        lo = hi - step
+        while lo >= 1 and pw(lo) >= power:
+            hi = lo
+            step *= 2
+            lo = hi - step
+        return max(lo, 0), hi
+    lo = hi
+    step = max(hi // 10, 1)
+    while True:
+        if lo >= _MAX_SAMPLE_SIZE:
+            raise ValueError(f"the target power {power} is not reached for n <= {_MAX_SAMPLE_SIZE}; "
+                             "check theta1, epsilon and power.")
+        hi = min(lo + step, _MAX_SAMPLE_SIZE)
+        if pw(hi) >= power:
+            return lo, hi
+        lo = hi
+        step *= 2
+
+
+class _Rule:
+    """The test function of one of the DP tests, with its exact rejection probability."""
+
+    def __init__(self, n, p0, log_b, q, alpha, alternative, method):
+        self.n, self.log_b, self.q = n, log_b, q
+        self.kind = alternative if alternative != "two-sided" else method
+        if self.kind == "greater":
+            self.m = _critical_greater(n, p0, log_b, q, alpha)
+        elif self.kind == "less":
+            # phi(x) = F(m - x); by reflection x -> n - x it is a 'greater' test at 1 - p0.
+            self.m = n - _critical_greater(n, 1.0 - p0, log_b, q, alpha)
+        elif self.kind == "equal-tailed":
+            self.m_hi = _critical_greater(n, p0, log_b, q, alpha / 2.0)
+            self.m_lo = n - _critical_greater(n, 1.0 - p0, log_b, q, alpha / 2.0)
+        elif self.kind == "asymptotically-unbiased":
+            self.t = self._threshold_two_sided(n, p0, log_b, q, alpha)
+            self.centre = n * p0
+        else:
+            self.k, self.s = _umpu_parameters(n, p0, log_b, q, alpha)
+
+    @staticmethod
+    def _threshold_two_sided(n, p0, log_b, q, alpha):
+        log_alpha = np.log(alpha)
+        centre = n * p0
+
+        def f(t):
+            # P(X + N >= centre + t) + P(X + N <= centre - t): both tails in one kernel call
+            lp = _log_pvalue(np.array([centre + t]), n, p0, log_b, q, "two-sided")
+            return max(float(lp[0]) - log_alpha, -1e3)
+
+        # bracket from the normal approximation t ~ z_(alpha/2) sd, expanded geometrically;
+        # t to 1e-13 sd moves the size by about 1e-14 (the density of X + N is below 1 / sd)
+        sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
+        lo, hi = _find_bracket(f, _normal_quantile(alpha / 2.0) * sd, max(0.05 * sd, 1.0))
+        return _brentq(f, max(lo, 0.0), hi, xtol=1e-13 * max(1.0, sd), rtol=1e-15, maxiter=500)
+
+    def log_power(self, theta):
+        n, log_b, q = self.n, self.log_b, self.q
+        if self.kind == "greater":
+            return _log_sum_greater(self.m, n, theta, log_b, q)
+        if self.kind == "less":
+            return _log_pvalue_less(self.m, n, theta, log_b, q)
+        if self.kind == "equal-tailed":
+            with np.errstate(divide="ignore"):
+                return np.logaddexp(_log_sum_greater(self.m_hi, n, theta, log_b, q),
+                                    _log_pvalue_less(self.m_lo, n, theta, log_b, q))
+        if self.kind == "asymptotically-unbiased":
+            with np.errstate(divide="ignore"):
+                return np.logaddexp(
+                    _log_sum_greater(self.centre + self.t, n, theta, log_b, q),
+                    _log_pvalue_less(self.centre - self.t, n, theta, log_b, q))
+        return _log_expect_umpu(n, theta, self.k, self.s, log_b, q)
+
+    def phi(self, x):
+        log_b, q = self.log_b, self.q
+        if self.kind == "greater":
+            return np.exp(log_tails(x - self.m, log_b, q)[0])
+        if self.kind == "less":
+            return np.exp(log_tails(self.m - x, log_b, q)[0])
+        if self.kind == "equal-tailed":
+            return np.minimum(np.exp(log_tails(x - self.m_hi, log_b, q)[0])
+                              + np.exp(log_tails(self.m_lo - x, log_b, q)[0]), 1.0)
+        if self.kind == "asymptotically-unbiased":
+            return np.minimum(np.exp(log_tails(x - self.centre - self.t, log_b, q)[0])
+                              + np.exp(log_tails(self.centre - self.t - x, log_b, q)[0]), 1.0)
+        return np.exp(log_tails(np.abs(x - self.k) - self.s, log_b, q)[0])
+
+
+def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater",
+                    two_sided_method="asymptotically-unbiased", sensitivity=1):
+    """Exact power of the DP-UMP tests (a finite sum), vectorised over theta.
+
+    Parameters
+    ----------
+    theta : float or array_like
+        True proportion(s) in [0, 1].
+    n : int
+        Number of trials, >= 1.
+    p0 : float
+        Null proportion in (0, 1).
+    epsilon : float
+    delta : float, default 0.0
+    alpha : float, default 0.05
+        Significance level.
+    alternative : {'greater', 'less', 'two-sided'}, default 'greater'
+    two_sided_method : {'umpu', 'asymptotically-unbiased', 'equal-tailed'}, default 'asymptotically-unbiased'
+        The default is the test :func:`binom_ump_test` runs from a release, so power
+        and sample size describe the analysis that will be done.  Which two-sided test: the UMP-unbiased test ``phi(x) = F(|x - k| - s)`` (a
+        decision about the count, see :func:`binom_ump_phi`), the test that rejects when
+        the asymptotically unbiased p-value of :func:`binom_ump_test` is at most alpha,
+        or the equal-tailed test (``2 min(p_less, p_greater) <= alpha``).
+    sensitivity : int, default 1
+        Count sensitivity ``k`` of the release the test will analyse (see
+        :class:`~dpinfer.TulapReleaser`): the power is that of the Tulap law of
+        ``epsilon / k``.
+
+    Returns
+    -------
+    float or ndarray
+        ``E_theta[phi(X)]``; at ``theta = p0`` this is the size, alpha.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For invalid arguments (each named in the message).
+
+    See Also
+    --------
+    binom_ump_phi, binom_ump_sample_size, binom_ump_test
+
+    Notes
+    -----
+    One-sided: ``phi(x) = F(x - m)`` ('greater') with ``m`` solving
+    ``E_p0[phi(X)] = alpha`` (Brent's method on log size, to about 1e-13 in ``m``), and
+    power ``sum_x Binom(x; n, theta) phi(x)`` by the same windowed log-space sum as the
+    p-values, so ``n = 1e9`` works.  The size at ``theta = p0`` is alpha to 1e-12.
+    UMPU: ``(k, s)`` solve ``E_p0[phi] = alpha`` and ``E_p0[(X - n p0) phi] = 0`` (nested
+    Brent searches, to about 1e-12; the second constraint is evaluated through
+    ``x Binom(x; n, p) = n p Binom(x - 1; n - 1, p)``).  binomialDP's ``UMPU`` solves the
+    same equations only to R's ``uniroot`` default tolerance (~1e-4).
+
+    References
+    ----------
+    .. [1] Awan, J. and Slavkovic, A. (2020). Differentially private inference for
+       binomial data. Journal of Privacy and Confidentiality 10(1).
+
+    Examples
+    --------
+    >>> from dpinfer import binom_ump_power
+    >>> round(binom_ump_power(0.2, 30, 0.2, epsilon=1.0), 10)
+    0.05
+    >>> binom_ump_power([0.4, 0.6], 30, 0.2, epsilon=1.0).round(4)
+    array([0.7053, 0.9932])
+    """
+    n, p0, epsilon, delta, alpha, alternative, two_sided_method = _check_power_args(
+        n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity)
+    theta = _as_probability_array(theta, "theta")
+    log_b, q = _noise(epsilon, delta, n)
+    rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)
+    return _scalar_or_array(np.clip(np.exp(rule.log_power(theta)), 0.0, 1.0))
+
+
+def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater",
+                  two_sided_method="asymptotically-unbiased", x=None, sensitivity=1):
+    """The test function phi(x): the probability that the DP test rejects given count x.
+
+    Parameters
+    ----------
+    n : int
+        Number of trials, >= 1.
+    p0 : float
+        Null proportion in (0, 1).
+    epsilon : float
+    delta : float, default 0.0
+    alpha : float, default 0.05
+    alternative : {'greater', 'less', 'two-sided'}, default 'greater'
+    two_sided_method : {'umpu', 'asymptotically-unbiased', 'equal-tailed'}, default 'asymptotically-unbiased'
+        See :func:`binom_ump_power`; 'umpu' gives ``phi(x) = F(|x - k| - s)``.
+    x : array_like of int, optional
+        Counts at which to evaluate phi; default ``0, 1, ..., n`` (only for
+        ``n <= 1e7``; give ``x`` for larger ``n``).
+    sensitivity : int, default 1
+        Count sensitivity ``k``: phi is built on the Tulap law of ``epsilon / k``, so
+        the decision ``1{N' <= x - m}`` is epsilon-DP for counts up to ``k`` apart.
+
+    Returns
+    -------
+    ndarray
+        ``phi(x)``: 'greater' ``F(x - m)``; 'less' ``F(m - x)``; two-sided as chosen.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For invalid arguments; ``x`` outside [0, n] or not whole.
+
+    See Also
+    --------
+    binom_ump_power, binom_ump_test
+
+    Notes
+    -----
+    ``E_p0[phi(X)] = alpha`` exactly (to about 1e-12).  A curator holding ``x`` runs the
+    test with privacy by releasing only the decision ``1{N' <= x - m}`` (one-sided) or
+    ``1{N' <= |x - k| - s}`` (UMPU), ``N'`` fresh Tulap noise: both are epsilon-DP
+    because the statistics have sensitivity 1.  For the one-sided tests this is the same
+    decision as comparing the p-value of a release ``Z = x + N`` with alpha.
+
+    Examples
+    --------
+    >>> from dpinfer import binom_ump_phi
+    >>> phi = binom_ump_phi(10, 0.5, epsilon=1.0)
+    >>> phi.shape, bool(phi[10] > phi[0])
+    ((11,), True)
+    """
+    n, p0, epsilon, delta, alpha, alternative, two_sided_method = _check_power_args(
+        n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity)
+    if x is None:
+        if n > _PHI_ARRAY_LIMIT:
+            raise ValueError(f"`x` must be given when `n` > {_PHI_ARRAY_LIMIT}; got n={n}.")
+        x_arr = np.arange(n + 1, dtype=float)
+    else:
+        from ..._validation import _check_counts
+
+        x_arr = _check_counts(x, n).astype(float)
+    log_b, q = _noise(epsilon, delta, n)
+    rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)
+    return np.asarray(rule.phi(x_arr), dtype=float)
+
+
+def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0.8,
+                          alternative="greater", two_sided_method="asymptotically-unbiased",
+                          sensitivity=1):
+    """Smallest number of trials n for which the DP-UMP test reaches the target power.
+
+    Parameters
+    ----------
+    theta1 : float
+        The proportion under which the power is required; must lie on the alternative
+        side of ``p0`` (above it for 'greater', below for 'less', different for two-sided).
+    p0 : float
+        Null proportion in (0, 1).
+    epsilon : float
+    delta : float, default 0.0
+    alpha : float, default 0.05
+    power : float, default 0.8
+        Target power in (alpha, 1).
+    alternative : {'greater', 'less', 'two-sided'}, default 'greater'
+    two_sided_method : {'umpu', 'asymptotically-unbiased', 'equal-tailed'}, default 'asymptotically-unbiased'
+    sensitivity : int, default 1
+        Count sensitivity ``k`` of the planned release (Tulap law of ``epsilon / k``).
+
+    Returns
+    -------
+    int
+        The smallest ``n >= 1`` with ``binom_ump_power(theta1, n, ...) >= power``.
+
+    Raises
+    ------
+    ValueError
+        If ``theta1`` is not on the alternative side, ``power <= alpha``, or the target is
+        not reached for any n up to 1e12.
+
+    See Also
+    --------
+    binom_ump_power
+
+    Notes
+    -----
+    For the one-sided DP-UMP tests the power at fixed theta1 is nondecreasing in n: the
+    test at n that ignores one record is an epsilon-DP level-alpha test at n + 1, and the
+    UMP test at n + 1 is at least as powerful as it (the same argument holds for UMPU among
+    unbiased tests).  The search starts from the normal-approximation n
+    (``n |theta1 - p0| = z_a sd0 + z_b sd1`` with the Tulap variance in both sds), brackets
+    the answer by steps of 10% growing geometrically, then takes false-position (Illinois)
+    steps on the probit of the exact power against sqrt(n), with bisection as a safeguard;
+    typically five exact power evaluations.  The answer is checked at the end
+    (power(n) >= target > power(n - 1)).  For the
+    asymptotically unbiased and equal-tailed two-sided tests monotonicity is not proved;
+    the same search returns an n that reaches the target and whose predecessor does not.
+
+    Examples
+    --------
+    >>> from dpinfer import binom_ump_sample_size, binom_ump_power
+    >>> n = binom_ump_sample_size(0.4, 0.2, epsilon=1.0)
+    >>> n
+    38
+    >>> bool(binom_ump_power(0.4, n, 0.2, epsilon=1.0) >= 0.8 > binom_ump_power(0.4, n - 1, 0.2, epsilon=1.0))
+    True
+    """
+    from ..._validation import _check_real
+
+    theta1 = _check_probability(theta1, "theta1")
+    p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
+    epsilon = _check_epsilon(epsilon)
+    delta = _check_delta(delta)
+    alpha = _check_alpha(alpha)
+    power = _check_real(power, "power")
+    if not (alpha < power < 1.0):
+        raise ValueError(f"`power` must lie strictly between `alpha` = {alpha} and 1; got {power!r}.")
+    alternative = _check_alternative(alternative)
+    two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_POWER_METHODS)
+    wrong_side = ((alternative == "greater" and theta1 <= p0)
+                  or (alternative == "less" and theta1 >= p0)
+                  or (alternative == "two-sided" and theta1 == p0))
+    if wrong_side:
+        rule = {"greater": "> p0", "less": "< p0", "two-sided": "!= p0"}[alternative]
+        raise ValueError(f"`theta1` must be {rule} for alternative={alternative!r}; "
+                         f"got theta1={theta1!r}, p0={p0!r}.")
+    log_b, q = _noise(*unit_privacy(epsilon, delta, _check_sensitivity(sensitivity)))
+
+    def pw(n):
+        rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)
+        return float(np.exp(rule.log_power(np.asarray(theta1))))
+
+    cache = {}
+
+    def pw_cached(n):
+        if n not in cache:
+            cache[n] = pw(n)
+        return cache[n]
+
+    lo, hi = _sample_size_bracket(pw_cached, _normal_sample_size(theta1, p0, log_b, alpha, power,
+                                                                 alternative), power)
+    # lo == 0 or pw(lo) < power <= pw(hi): Illinois (false position) steps on the probit of
+    # the power against sqrt(n) (nearly linear there), and a bisection step after three
+    # guesses that fail to halve the bracket
+    target = _ndtri(power)
+    def gauge(n):
+        return _ndtri(min(max(pw_cached(n), 1e-300), 1 - 1e-16)) - target
+
+    g_lo = gauge(lo) if lo > 0 else None
+    g_hi = gauge(hi)
+    side, stalls = 0, 0
+    while hi - lo > 1:
+        width = hi - lo
+        mid = (lo + hi) // 2
+        guessed = False
+        if g_lo is not None and stalls < 3 and g_hi > g_lo:
+            r_lo, r_hi = np.sqrt(lo), np.sqrt(hi)
+            guess = (r_lo - g_lo * (r_hi - r_lo) / (g_hi - g_lo)) ** 2
+            mid = int(min(max(np.ceil(guess), lo + 1), hi - 1))
+            guessed = True
+        if pw_cached(mid) >= power:
+            hi, g_hi = mid, gauge(mid)
+            if side == 1 and g_lo is not None:
+                g_lo *= 0.5  # Illinois: the same end moved twice, halve the other's weight
+            side = 1
+        else:
+            lo, g_lo = mid, gauge(mid)
+            if side == -1:
+                g_hi *= 0.5
+            side = -1
+        # three guesses running that fail to halve the bracket: bisect next
+        stalls = stalls + 1 if guessed and (hi - lo) > 0.5 * width else 0
+    # Final check (guards the search against any non-monotone step): step down while
+    # the predecessor also reaches the target.
+    while hi > 1 and pw_cached(hi - 1) >= power:
+        hi -= 1
+    return int(hi)
