@@ -61,7 +61,7 @@ _API_GROUPS = [
     ("One entry point", ("dpinfer.inference.prop",)),
     ("DP-UMP inference for Tulap releases", ("dpinfer.inference.ump",)),
     ("Normal approximation for Laplace releases", ("dpinfer.inference.normal",)),
-    ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi",)),
+    ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi", "dpinfer.inference.jimi_draws")),
     ("Contingency tables", ("dpinfer.inference.table", "dpinfer.releasers.table")),
     ("Logistic regression from a private table", ("dpinfer.inference.logistic",)),
     ("Local differential privacy", ("dpinfer.inference.local", "dpinfer.releasers.local",
