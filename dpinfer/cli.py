@@ -181,8 +181,10 @@ def _table_from_csv(path, *, confidential):
     Layout (R's ``write.csv`` of a matrix, or bare numbers): an optional header
     row and an optional row-name column.  The first row is a header when its
     first cell is empty or not a number and none of its other cells is a number;
-    the first column holds row names when no data row has a number there.
-    Blank lines are skipped.  Every other cell must be a number: a whole number
+    the first column holds row names when no data row has a number there, or when
+    the header has an empty first cell (R's ``write.csv``; the row names must
+    then be labels or 1, 2, ..., r) or one cell fewer than the rows
+    (``write.table``).  Blank lines are skipped.  Every other cell must be a number: a whole number
     >= 0 for counts, a finite real number for a released table.  Errors name the
     line and column of the file, never a cell's content (counts are confidential).
     """
@@ -222,12 +224,29 @@ def _table_from_csv(path, *, confidential):
     data = rows[1:] if header else rows
     if not data:
         raise _UsageError(f"{what} file {path!r} has a header but no rows of numbers.")
-    names = all(not number(row[0]) for _, row in data)
     width = len(data[0][1])
     for line, row in data:
         if len(row) != width:
             raise _UsageError(f"{what} file {path!r}: line {line} has {len(row)} cells and line "
                               f"{data[0][0]} has {width}; every row must have as many (ragged rows).")
+    labels = all(not number(row[0]) for _, row in data)
+    if not header:
+        names = labels
+    elif len(first) == width - 1:  # write.table(m, sep = ","): no header cell above the row names
+        names = True
+    elif len(first) != width:
+        raise _UsageError(f"{what} file {path!r}: the header (line {rows[0][0]}) has {len(first)} cells and "
+                          f"line {data[0][0]} has {width}; they must match (ragged rows).")
+    elif first[0] == "":  # write.csv(m): an empty corner cell above the row names
+        default_names = all(number(row[0]) and float(row[0]) == i for i, (_, row) in enumerate(data, start=1))
+        if not (labels or default_names):
+            raise _UsageError(
+                f"{what} file {path!r}: the header's first cell is empty, as above R's row names, but the "
+                "first column holds numbers other than 1, 2, ...: label that column in the header if it "
+                "holds counts, or give the rows names that are not numbers.")
+        names = True
+    else:
+        names = labels
     start = 1 if names else 0
     values = []
     for line, row in data:

@@ -36,6 +36,10 @@ LAYOUTS = {
     "row names": "A,30,20,12\nB,22,25,18\n",
     "write.csv": '"","yes","maybe","no"\n"A",30,20,12\n"B",22,25,18\n',
     "write.table": "yes maybe no\n".replace(" ", ",") + "A,30,20,12\n\nB, 22 ,25,18\n",
+    # R's write.csv(m) of a matrix without dimnames: row names 1, 2 under an empty corner cell
+    "write.csv default names": '"","V1","V2","V3"\n"1",30,20,12\n"2",22,25,18\n',
+    # write.table(m, sep = ",") with numeric row names: no header cell above them
+    "write.table numeric names": '"V1","V2","V3"\n"1",30,20,12\n"2",22,25,18\n',
 }
 
 
@@ -168,6 +172,9 @@ SECRET = "73919"  # a confidential-looking token: must never appear in a message
     ("\n\n", "is empty"),
     ("1,2\n3," + "9" * 30 + "\n", "more than 15 digits"),
     ("x" * (1 << 21), "longer than 1_048_576 characters"),
+    # an empty corner cell above a column of numbers other than 1, 2: row names or counts? refused
+    (f',a,b\n{SECRET},2,3\n7,8,9\n', "the header's first cell is empty"),
+    ("a,b,c,d\n1,2\n3,4\n", "the header (line 1) has 4 cells and line 2 has 2"),
 ])
 def test_release_bad_table_is_one_line_without_values(capsys, tmp_path, text, message):
     path = _write(tmp_path / "counts.csv", text)
