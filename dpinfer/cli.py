@@ -1065,11 +1065,11 @@ def _build_parser():
         p.add_argument("--confidence-level", type=real, default=0.95, help="interval level (default 0.95)")
         p.add_argument("--two-sided-method", choices=("asymptotically-unbiased", "equal-tailed"),
                        help="ump only: two-sided p-value (default asymptotically-unbiased)")
-        p.add_argument("--n-sim", type=whole, help="jimi only: number of draws (default: exact limit; "
-                       "10000 for a table)")
+        p.add_argument("--n-sim", type=whole, help="jimi, or a table test (jimi, mc): number of draws "
+                       "(default: exact limit; 10000 for a table)")
         p.add_argument("--seed", type=whole, help="jimi with --n-sim, or a table test: seed of the draws")
 
-    test = add("test", "test a proportion from a released value",
+    test = add("test", "test a proportion from a released value, or a table's independence",
                "Test H0 about the proportion theta from a released value; prints R's htest layout.\n"
                "--alternative greater tests H0: theta <= p0 against theta > p0 (default: two-sided).\n"
                "Defaults are those of the Python functions: DP-JIMI uses its exact limit unless\n"
