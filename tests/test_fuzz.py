@@ -249,6 +249,10 @@ SPECS = {
         lambda a: dpinfer.prop_test(**a),
         dict(release=_laplace_release(), p0=0.2, method="jimi", alternative="greater", confidence_level=0.95,
              n_sim=500, rng=1), "htest_prop"),
+    "prop_test-table": (
+        lambda a: dpinfer.prop_test(**a),
+        dict(release=dpinfer.ContingencyTableReleaser(1.0).release([[12, 8], [5, 15]], rng=3), method="mc",
+             alternative="two-sided", confidence_level=0.95, n_sim=200, rng=1), "htest"),
     # local DP
     "rr_proportion_estimate": (
         lambda a: dpinfer.rr_proportion_estimate(**a), dict(yes_count=620, n=1000, epsilon=1.0), "finite"),

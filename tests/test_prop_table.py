@@ -46,10 +46,10 @@ def test_homogeneity_pvalue_is_calibrated_under_the_null():
     ({"method": "ump"}, "method='ump' tests one proportion"),
     ({"method": "normal"}, "method='normal' tests one proportion"),
     ({"method": "exact"}, "`method` must be one of 'jimi', 'mc', 'ump', 'normal'"),
-    ({"p0": 0.3}, "p0=0.3 do not apply to a table"),
-    ({"alternative": "greater"}, "alternative='greater' do not apply"),
-    ({"confidence_level": 0.9}, "confidence_level=0.9 do not apply"),
-    ({"two_sided_method": "equal-tailed"}, "two_sided_method='equal-tailed' do not apply"),
+    ({"p0": 0.3}, "`p0`=0.3 do not apply to a table"),
+    ({"alternative": "greater"}, "`alternative`='greater' do not apply"),
+    ({"confidence_level": 0.9}, "`confidence_level`=0.9 do not apply"),
+    ({"two_sided_method": "equal-tailed"}, "`two_sided_method`='equal-tailed' do not apply"),
 ])
 def test_table_refuses_what_does_not_fit(kwargs, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("'", "'")):
@@ -58,8 +58,10 @@ def test_table_refuses_what_does_not_fit(kwargs, message):
 
 def test_mc_needs_a_table_and_scalars_keep_their_defaults():
     tulap = TulapReleaser(epsilon=1.0).release(11, 30, rng=2024)
-    with pytest.raises(ValueError, match="method='mc'.*needs a release of kind 'table'"):
+    with pytest.raises(ValueError, match="method='mc'.*needs a `release` of kind 'table'"):
         prop_test(tulap, method="mc")
+    with pytest.raises(TypeError, match=r"`release` must be a dpinfer Release of kind 'table'.*got 0.3"):
+        prop_test(0.3, method="mc")
     # p0=None and method=None mean 0.5 and 'ump' for one value, as before
     assert prop_test(tulap) == prop_test(tulap, 0.5, method="ump")
     laplace = LaplaceReleaser(epsilon=1.0).proportion(11, 30, rng=2024)

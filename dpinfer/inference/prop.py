@@ -21,6 +21,7 @@ from .._validation import (
     _check_n_sim,
     _check_probability,
     _check_real,
+    _show,
 )
 from .._warnings import ApproximationWarning
 from ..releasers.release import Release
@@ -64,9 +65,14 @@ def _table_test(release, p0, method, alternative, confidence_level, two_sided_me
             f"method={method!r} tests one proportion; a release of kind 'table' is tested for independence "
             "(homogeneity of proportions) with method='jimi' (DP-JIMI, the default) or method='mc' "
             "(Gaboardi et al. 2016).")
-    ignored = [f"{name}={value!r}" for name, value, default in (
-        ("p0", p0, None), ("alternative", alternative, "two-sided"), ("confidence_level", confidence_level, 0.95),
-        ("two_sided_method", two_sided_method, None)) if not (value is default or value == default)]
+    def is_default(value, default):  # never compares arrays elementwise
+        return value is default or (type(value) in (float, str) and value == default)
+
+    ignored = [f"`{name}`={value!r}" if type(value) in (float, str) else f"`{name}` ({_show(value)})"
+               for name, value, default in (
+                   ("p0", p0, None), ("alternative", alternative, "two-sided"),
+                   ("confidence_level", confidence_level, 0.95), ("two_sided_method", two_sided_method, None))
+               if not is_default(value, default)]
     if ignored:
         raise ValueError(
             f"{', '.join(ignored)} do not apply to a table (a test of independence has no null proportion "
@@ -237,10 +243,12 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     if isinstance(release, Release) and release.kind == "table":
         return _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng)
     if isinstance(method, str) and method == "mc":
+        if not isinstance(release, Release):
+            raise TypeError("`release` must be a dpinfer Release of kind 'table' (ContingencyTableReleaser) "
+                            f"for method='mc'; got {_show(release)}.")
         raise ValueError("method='mc' (Gaboardi et al.'s Monte Carlo test of independence) needs a "
-                         "release of kind 'table' (ContingencyTableReleaser); got a release of kind "
-                         f"{release.kind!r}." if isinstance(release, Release) else
-                         "method='mc' needs a dpinfer Release of kind 'table'.")
+                         "`release` of kind 'table' (ContingencyTableReleaser); got a release of kind "
+                         f"{release.kind!r}.")
     defaulted = method is None
     method = _check_method("ump" if defaulted else method)
     p0 = 0.5 if p0 is None else p0
