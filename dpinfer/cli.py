@@ -61,6 +61,10 @@ examples:
       the same from numbers typed in, one tidy CSV row
   dpinfer ci --value 0.41 --n 30 --epsilon 1 --method jimi
       DP-JIMI 95% interval for a Laplace-noised proportion
+  dpinfer release --table counts.csv --epsilon 1 --format json > table.json
+      release an r x c table of counts with Laplace noise on every cell
+  dpinfer test --release table.json
+      DP-JIMI test of independence for the released table (--method mc: Gaboardi et al.)
   dpinfer power --theta 0.3 0.4 0.5 --n 30 --p0 0.2 --epsilon 1
       exact power of the one-sided DP-UMP test at alpha = 0.05
   dpinfer sample-size --theta1 0.4 --p0 0.2 --epsilon 1 --power 0.8
@@ -163,6 +167,112 @@ def _count_rows(reader, path, column):
     return x, n
 
 
+# --------------------------------------------------------------------------- tables
+#: Largest table CSV file read (characters); a table of counts is a few hundred.
+_MAX_TABLE_CHARS = 1 << 20
+#: Most digits of a confidential count (the releaser clips cells at 2**40, 13 digits).
+_MAX_COUNT_DIGITS = 15
+_WHOLE = re.compile(r"\+?[0-9]+")
+
+
+def _table_from_csv(path, *, confidential):
+    """The r x c table in a CSV file: counts (``confidential``) or released noisy cells.
+
+    Layout (R's ``write.csv`` of a matrix, or bare numbers): an optional header
+    row and an optional row-name column.  The first row is a header when its
+    first cell is empty or not a number and none of its other cells is a number;
+    the first column holds row names when no data row has a number there, or when
+    the header has an empty first cell (R's ``write.csv``; the row names must
+    then be labels or 1, 2, ..., r) or one cell fewer than the rows
+    (``write.table``).  Blank lines are skipped.  Every other cell must be a number: a whole number
+    >= 0 for counts, a finite real number for a released table.  Errors name the
+    line and column of the file, never a cell's content (counts are confidential).
+    """
+    what = "table of counts" if confidential else "released table"
+    try:
+        handle = sys.stdin if path == "-" else open(path, newline="", encoding="utf-8-sig")
+    except OSError as exc:
+        raise _UsageError(f"cannot read {what} file {path!r}: {exc.strerror}.") from exc
+    with handle:
+        try:
+            text = handle.read(_MAX_TABLE_CHARS + 1)
+        except UnicodeDecodeError as exc:
+            raise _UsageError(f"{what} file {path!r} is not UTF-8 text ({exc.reason}).") from exc
+    if len(text) > _MAX_TABLE_CHARS:
+        raise _UsageError(f"{what} file {path!r} is longer than {_MAX_TABLE_CHARS:_} characters; "
+                          "a table of counts is a few hundred.")
+    try:
+        rows = [(line, [cell.strip() for cell in row])
+                for line, row in enumerate(csv.reader(io.StringIO(text, newline="")), start=1)]
+    except csv.Error as exc:
+        raise _UsageError(f"{what} file {path!r} cannot be read as CSV: {exc}.") from exc
+    # line numbers are those of csv.reader's records (one per line unless a quoted cell spans lines)
+    rows = [(line, row) for line, row in rows if any(row)]
+    if not rows:
+        raise _UsageError(f"{what} file {path!r} is empty.")
+
+    def number(cell):
+        if confidential:
+            return _WHOLE.fullmatch(cell) is not None
+        try:
+            return math.isfinite(float(cell))
+        except ValueError:
+            return False
+
+    first = rows[0][1]
+    header = (not first[0] or not number(first[0])) and not any(number(c) for c in first[1:])
+    data = rows[1:] if header else rows
+    if not data:
+        raise _UsageError(f"{what} file {path!r} has a header but no rows of numbers.")
+    width = len(data[0][1])
+    for line, row in data:
+        if len(row) != width:
+            raise _UsageError(f"{what} file {path!r}: line {line} has {len(row)} cells and line "
+                              f"{data[0][0]} has {width}; every row must have as many (ragged rows).")
+    labels = all(not number(row[0]) for _, row in data)
+    if not header:
+        names = labels
+    elif len(first) == width - 1:  # write.table(m, sep = ","): no header cell above the row names
+        names = True
+    elif len(first) != width:
+        raise _UsageError(f"{what} file {path!r}: the header (line {rows[0][0]}) has {len(first)} cells and "
+                          f"line {data[0][0]} has {width}; they must match (ragged rows).")
+    elif first[0] == "":  # write.csv(m): an empty corner cell above the row names
+        default_names = all(number(row[0]) and float(row[0]) == i for i, (_, row) in enumerate(data, start=1))
+        if not (labels or default_names):
+            raise _UsageError(
+                f"{what} file {path!r}: the header's first cell is empty, as above R's row names, but the "
+                "first column holds numbers other than 1, 2, ...: label that column in the header if it "
+                "holds counts, or give the rows names that are not numbers.")
+        names = True
+    else:
+        names = labels
+    start = 1 if names else 0
+    values = []
+    for line, row in data:
+        out = []
+        for col, cell in enumerate(row[start:], start=start + 1):
+            if not number(cell):
+                rule = "a whole number >= 0 (a count)" if confidential else "a finite number"
+                shown = " (the content is not shown: it is confidential)" if confidential else ""
+                raise _UsageError(f"{what} file {path!r}: line {line}, column {col} must hold {rule}; "
+                                  f"it does not{shown}.")
+            if confidential and len(cell.lstrip("+")) > _MAX_COUNT_DIGITS:
+                raise _UsageError(f"{what} file {path!r}: line {line}, column {col} holds a count with "
+                                  f"more than {_MAX_COUNT_DIGITS} digits; no table of records has one.")
+            out.append(int(cell) if confidential else float(cell))
+        values.append(out)
+    r, c = len(values), width - start
+    if r < 2 or c < 2:
+        raise _UsageError(
+            f"{what} file {path!r} holds a {r} x {c} table (after {'a header row' if header else 'no header'}"
+            f"{' and a row-name column' if names else ''}); a test of independence needs at least 2 rows "
+            "and 2 columns.")
+    import numpy as np
+
+    return np.array(values, dtype=np.int64 if confidential else float)
+
+
 _RELEASE_FIELDS = ("value", "mechanism", "epsilon", "delta", "sensitivity", "n", "kind")
 
 
@@ -239,6 +349,8 @@ def _release_from_record(data, path):
             f"release file {path!r} lacks {', '.join(missing)}; write it with "
             "'dpinfer release --format json' (or --format csv)."
         )
+    if isinstance(data, dict) and data.get("kind") == "table":
+        return _table_release_from_record(data, path)
     if not isinstance(data["value"], (int, float)) or isinstance(data["value"], bool):
         raise _UsageError(f"release file {path!r} must hold one numeric value per release; got {data['value']!r}.")
     if not isinstance(data["mechanism"], str) or not isinstance(data["kind"], str):
@@ -253,8 +365,38 @@ def _release_from_record(data, path):
     )
 
 
-def _releases_from_args(args):
-    """The releases a test/ci command is about: --release FILE, or --value V [V ...] --n --epsilon."""
+def _table_release_from_record(data, path):
+    """A Release of kind 'table' from the JSON that 'dpinfer release --table' writes."""
+    import numpy as np
+
+    from ._validation import _check_epsilon, _check_int, _check_positive
+    from .releasers.release import Release
+
+    value = data["value"]
+    rows = value if isinstance(value, list) and all(isinstance(row, list) for row in value) else None
+    ok = (rows is not None and len(rows) >= 2 and len({len(row) for row in rows}) == 1 and len(rows[0]) >= 2
+          and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                  for row in rows for v in row))
+    if not ok:
+        raise _UsageError(f"release file {path!r}: a release of kind 'table' must hold its value as a list "
+                          "of at least 2 rows of at least 2 finite numbers each, all rows as long.")
+    if data["mechanism"] != "laplace" or data["delta"] != 0:
+        raise _UsageError(f"release file {path!r}: a release of kind 'table' must be a Laplace release "
+                          "with delta 0 (as 'dpinfer release --table' writes).")
+    where = f"in release file {path}"
+    return Release(
+        np.array(rows, dtype=float), "laplace", _check_epsilon(data["epsilon"], f"epsilon {where}"), 0.0,
+        _check_positive(data["sensitivity"], f"sensitivity {where}"),
+        None if data["n"] is None else _check_int(data["n"], f"n {where}", minimum=1), "table",
+        secure=bool(data.get("secure", False)),
+    )
+
+
+def _releases_from_args(args, loaded=None):
+    """The releases a test/ci command is about: --release FILE, or --value V [V ...] --n --epsilon.
+
+    ``loaded``: the releases of --release FILE when the caller has read it already.
+    """
     from .inference._command import release_from_numbers as _release_from_numbers
 
     typed = {"--value": args.value, "--n": args.n, "--epsilon": args.epsilon}
@@ -269,7 +411,7 @@ def _releases_from_args(args):
                 f"{', '.join(repeated)} must not be given with --release: the release file "
                 "records its value, n, epsilon, delta and sensitivity."
             )
-        releases = _releases_from_file(args.release)
+        releases = loaded if loaded is not None else _releases_from_file(args.release)
         for release in releases:
             if release.kind == "proportion" and args.method in ("normal", "jimi"):
                 _check_file_scale(release, args.release, args.method)
@@ -341,6 +483,9 @@ def _check_cli_release(release, method):
     """The release fits --method; otherwise say which --method fits it, in command terms."""
     from .inference._command import METHODS as _METHODS
 
+    if release.kind == "table":
+        raise _UsageError("a release of kind 'table' is tested with 'dpinfer test' (a test of "
+                          "independence, --method jimi or mc); it has no interval for a proportion.")
     pair = (release.mechanism, release.kind)
     if pair in _METHODS[method][0]:
         return
@@ -389,6 +534,13 @@ def _seeded_warning(seed):
 def _cmd_release(args):
     from . import LaplaceReleaser, TulapReleaser
 
+    if args.table is not None:
+        return _release_table(args)
+    for flag, value in (("--neighbours", args.neighbours), ("--margins", args.margins)):
+        if value is not None:
+            raise _UsageError(f"{flag} applies to --table only (a contingency table release).")
+    args.mechanism = args.mechanism or "tulap"
+    args.kind = args.kind or "proportion"
     if args.csv is not None:
         if args.x is not None or args.n is not None:
             raise _UsageError("give either --csv/--column or --x/--n, not both.")
@@ -417,6 +569,41 @@ def _cmd_release(args):
             make = releaser.proportion if args.kind == "proportion" else releaser.count
             release = make(x, n, rng=rng, secure=secure, budget=budget)
     _emit(args.format, str(release), [release.to_dict()])
+    if ledger is not None and args.format == "text":
+        print(f"{ledger.summary()}; ledger {args.budget}")
+    return EXIT_OK
+
+
+def _release_table(args):
+    """``dpinfer release --table COUNTS.csv``: Laplace noise on every cell (ContingencyTableReleaser)."""
+    from . import ContingencyTableReleaser
+
+    given = [flag for flag, value in (("--x", args.x), ("--n", args.n), ("--csv", args.csv),
+                                      ("--column", args.column), ("--kind", args.kind)) if value is not None]
+    if args.mechanism not in (None, "laplace"):
+        given.append(f"--mechanism {args.mechanism}")
+    if args.delta != 0.0:
+        given.append("--delta")
+    if args.sensitivity != 1:
+        given.append("--sensitivity")
+    if given:
+        raise _UsageError(f"{', '.join(given)} must not be given with --table: a table is released with "
+                          "Laplace noise on every cell, its sensitivity set by --neighbours.")
+    if args.format == "csv":
+        raise _UsageError("--format csv writes one release per row and cannot hold a table; use "
+                          "--format json (what 'dpinfer test --release' reads) or text.")
+    releaser = ContingencyTableReleaser(args.epsilon, neighbours=args.neighbours or "replace-one",
+                                        margins=args.margins or ("private" if args.neighbours == "add-remove"
+                                                                 else "total"))
+    counts = _table_from_csv(args.table, confidential=True)
+    secure = args.seed is None
+    if not secure:
+        _seeded_warning(args.seed)
+    with _budget_session(args) as ledger:
+        budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
+        release = releaser.release(counts, rng=None if secure else args.seed, secure=secure, budget=budget)
+    cells = "\n".join("  " + "  ".join(f"{v:>12.6g}" for v in row) for row in release.value)
+    _emit(args.format, f"{release}\n  noisy cells:\n{cells}", [release.to_dict()])
     if ledger is not None and args.format == "text":
         print(f"{ledger.summary()}; ledger {args.budget}")
     return EXIT_OK
@@ -452,7 +639,19 @@ def _cmd_budget(args):
 def _cmd_test(args):
     from .inference.prop import prop_test
 
-    releases = _releases_from_args(args)
+    loaded = None
+    if args.table is not None:
+        return _test_tables(args, [_typed_table_release(args)], typed=True)
+    if args.release is not None:
+        loaded = _releases_from_file(args.release)
+        tables = [rel.kind == "table" for rel in loaded]
+        if any(tables):
+            if not all(tables):
+                raise _UsageError(f"release file {args.release!r} mixes tables and single values; "
+                                  "test them from separate files.")
+            return _test_tables(args, loaded, typed=False)
+    args.method = _scalar_method(args)
+    releases = _releases_from_args(args, loaded)
     options = _method_options(args)
     results = [prop_test(rel, args.p0, method=args.method, alternative=args.alternative,
                          confidence_level=args.confidence_level, **options)
@@ -465,6 +664,60 @@ def _cmd_test(args):
         records = [r.to_htest() for r in results]
     else:
         records = [r.to_dict() for r in results]
+    _emit(args.format, text, records, as_list=len(records) > 1)
+    return EXIT_OK
+
+
+def _scalar_method(args):
+    """--method for a single released value: 'ump' by default; 'mc' is for tables only."""
+    if args.method == "mc":
+        raise _UsageError("--method mc (Gaboardi et al.'s Monte Carlo test) applies to a table "
+                          "(--table FILE or a release of kind 'table') only.")
+    return args.method or "ump"
+
+
+def _typed_table_release(args):
+    """A Release of kind 'table' from --table NOISY.csv and the public facts typed with it."""
+    from .releasers.release import Release
+
+    given = [flag for flag, value in (("--release", args.release), ("--value", args.value),
+                                      ("--delta", args.delta), ("--sensitivity", args.sensitivity))
+             if value is not None]
+    if given:
+        raise _UsageError(f"{', '.join(given)} must not be given with --table: the table's noise is "
+                          "Laplace (delta 0) with the sensitivity set by --neighbours.")
+    if args.epsilon is None:
+        raise _UsageError("--table needs --epsilon (the epsilon the table was released with).")
+    neighbours = args.neighbours or "replace-one"
+    if neighbours == "add-remove" and args.n is not None:
+        raise _UsageError("--n must not be given with --neighbours add-remove: under add/remove the "
+                          "total is private (leave --n out).")
+    table = _table_from_csv(args.table, confidential=False)
+    sensitivity = 2.0 if neighbours == "replace-one" else 1.0
+    return Release(table, "laplace", args.epsilon, 0.0, sensitivity, args.n, "table")
+
+
+def _test_tables(args, releases, *, typed):
+    """'dpinfer test' on tables: the test of independence (DP-JIMI by default, --method mc)."""
+    from .inference.prop import prop_test
+
+    if args.method in ("ump", "normal"):
+        raise _UsageError(f"--method {args.method} tests one proportion; a table is tested for independence "
+                          "with --method jimi (DP-JIMI, the default) or --method mc (Gaboardi et al. 2016).")
+    if args.table is None and args.neighbours is not None:
+        raise _UsageError("--neighbours applies to --table only: a release file records the sensitivity.")
+    ignored = [flag for flag, bad in (("--p0", args.p0 != 0.5), ("--alternative", args.alternative != "two-sided"),
+                                      ("--confidence-level", args.confidence_level != 0.95),
+                                      ("--two-sided-method", args.two_sided_method is not None)) if bad]
+    if ignored:
+        raise _UsageError(f"{', '.join(ignored)} do{'es' if len(ignored) == 1 else ''} not apply to a test of "
+                          "independence (no null proportion, no interval; large statistics are the evidence).")
+    method = args.method or "jimi"
+    results = [prop_test(rel, method=method, n_sim=args.n_sim, rng=args.seed) for rel in releases]
+    if typed:  # numbers typed in are not a Release: no sampling path or unit is claimed
+        results = [dataclasses.replace(r, secure=None, privacy_unit="") for r in results]
+    text = "\n\n".join(str(r).strip("\n") for r in results)
+    records = [r.to_htest() if args.format == "htest-json" else r.to_dict() for r in results]
     _emit(args.format, text, records, as_list=len(records) > 1)
     return EXIT_OK
 
@@ -494,6 +747,7 @@ def _cmd_ci(args):
     if args.format == "htest-json":
         raise _UsageError("--format htest-json applies to 'dpinfer test' (an interval alone is "
                           "not an htest); use --format json.")
+    args.method = _scalar_method(args)
     releases = _releases_from_args(args)
     options = dict(confidence_level=args.confidence_level, alternative=args.alternative)
     if args.interval is not None and args.method != "normal":
@@ -756,14 +1010,24 @@ def _build_parser():
     src.add_argument("--n", type=whole, help="number of records (public)")
     src.add_argument("--csv", metavar="FILE", help="CSV file ('-' for stdin): x = number of 1s in --column, n = rows")
     src.add_argument("--column", metavar="NAME", help="the 0/1 (or TRUE/FALSE) column of --csv")
+    src.add_argument("--table", metavar="FILE",
+                     help="CSV file ('-' for stdin) of an r x c table of counts (optional header row and "
+                          "row-name column): released with Laplace noise on every cell")
     rel.add_argument("--epsilon", type=real, required=True, help="privacy-loss parameter (> 0)")
     rel.add_argument("--delta", type=real, default=0.0, help="approximate-DP slack, Tulap only (default 0)")
     rel.add_argument("--sensitivity", type=whole, default=1,
                      help="Tulap only: the most one person moves the count (default 1)")
-    rel.add_argument("--mechanism", choices=("tulap", "laplace"), default="tulap",
+    rel.add_argument("--mechanism", choices=("tulap", "laplace"),
                      help="tulap: noisy count for the DP-UMP test (default); laplace: for normal/jimi")
-    rel.add_argument("--kind", choices=("proportion", "count"), default="proportion",
+    rel.add_argument("--kind", choices=("proportion", "count"),
                      help="Laplace only: release x/n (default) or x")
+    tab = rel.add_argument_group("table options (with --table)")
+    tab.add_argument("--neighbours", choices=("replace-one", "add-remove"),
+                     help="replace-one (default: n public, sensitivity 2) or add-remove (n private, "
+                          "sensitivity 1)")
+    tab.add_argument("--margins", choices=("total", "private"),
+                     help="total: publish the grand total n exactly (default under replace-one); "
+                          "private: only the noisy cells (the only choice under add-remove)")
     rel.add_argument("--seed", type=whole, help="seed of numpy's generator: NOT PRIVATE, research only")
     led = rel.add_argument_group("privacy budget (a ledger file kept across invocations)")
     led.add_argument("--budget", metavar="FILE", help="charge the ledger FILE before drawing; refuse (exit 2) "
@@ -792,24 +1056,37 @@ def _build_parser():
         g.add_argument("--epsilon", type=real, help="epsilon of the release")
         g.add_argument("--delta", type=real, help="delta of a Tulap release (default 0)")
         g.add_argument("--sensitivity", type=whole, help="count sensitivity of a Tulap release (default 1)")
-        p.add_argument("--method", choices=("ump", "normal", "jimi"), default="ump",
-                       help="ump (Tulap count, default), normal or jimi (Laplace proportion)")
+        p.add_argument("--method", choices=("ump", "normal", "jimi", "mc"),
+                       help="ump (Tulap count, default), normal or jimi (Laplace proportion); for a "
+                            "table: jimi (default) or mc")
         p.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
                        help="alternative hypothesis (default two-sided, as in Python and R's "
                             "binom.test)")
         p.add_argument("--confidence-level", type=real, default=0.95, help="interval level (default 0.95)")
         p.add_argument("--two-sided-method", choices=("asymptotically-unbiased", "equal-tailed"),
                        help="ump only: two-sided p-value (default asymptotically-unbiased)")
-        p.add_argument("--n-sim", type=whole, help="jimi only: number of draws (default: exact limit)")
-        p.add_argument("--seed", type=whole, help="jimi with --n-sim only: seed of the draws")
+        p.add_argument("--n-sim", type=whole, help="jimi, or a table test (jimi, mc): number of draws "
+                       "(default: exact limit; 10000 for a table)")
+        p.add_argument("--seed", type=whole, help="jimi with --n-sim, or a table test: seed of the draws")
 
-    test = add("test", "test a proportion from a released value",
+    test = add("test", "test a proportion from a released value, or a table's independence",
                "Test H0 about the proportion theta from a released value; prints R's htest layout.\n"
                "--alternative greater tests H0: theta <= p0 against theta > p0 (default: two-sided).\n"
                "Defaults are those of the Python functions: DP-JIMI uses its exact limit unless\n"
-               "--n-sim is given.", parents=(fmt_test,))
+               "--n-sim is given.\n\n"
+               "A released r x c table (--table NOISY.csv with --epsilon and, if public, --n; or a\n"
+               "release file of kind 'table') is tested for independence like R's chisq.test:\n"
+               "DP-JIMI fiducial matching by default, --method mc for Gaboardi et al.'s Monte\n"
+               "Carlo test; 10000 draws unless --n-sim, seeded with --seed.", parents=(fmt_test,))
     add_release_input(test)
     test.add_argument("--p0", type=real, default=0.5, help="null proportion (default 0.5)")
+    tab = test.add_argument_group("released table (instead of --release/--value)")
+    tab.add_argument("--table", metavar="FILE",
+                     help="CSV file of a released noisy r x c table (optional header row and row-name "
+                          "column); give --epsilon, and --n if the total is public; tests independence")
+    tab.add_argument("--neighbours", choices=("replace-one", "add-remove"),
+                     help="how the table was released: replace-one (default, sensitivity 2) or add-remove "
+                          "(sensitivity 1, no --n)")
     test.set_defaults(func=_cmd_test)
 
     ci = add("ci", "confidence interval for a proportion from a released value",

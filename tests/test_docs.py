@@ -61,6 +61,9 @@ def test_console_examples_run(tmp_path, monkeypatch, capsys):
     from dpinfer.cli import main
 
     shutil.copy(load_example_trial().path, tmp_path / "trial.csv")
+    # the contingency-table examples of cli.rst: a table of counts, and a published noisy one
+    (tmp_path / "counts.csv").write_text('"","improved","not improved"\n"drug",70,55\n"placebo",50,75\n')
+    (tmp_path / "noisy.csv").write_text("71.3,52.9\n47.2,78.8\n")
     monkeypatch.chdir(tmp_path)
     for page, command in CONSOLE:  # in page order: a release file is written before it is read
         words = shlex.split(command)[1:]

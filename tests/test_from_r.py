@@ -42,9 +42,19 @@ def _htest_json(capsys, args=ARGS):
 
 def test_page_has_the_three_recipes():
     blocks = _r_blocks()
-    assert len(blocks) == 4  # the three recipes and the fima_logistic mapping
+    assert len(blocks) == 5  # the three recipes, the fima_prop draws and the fima_logistic mapping
     assert any("library(jsonlite)" in b and "htest-json" in b for b in blocks)
     assert any("library(reticulate)" in b and "to_htest()" in b for b in blocks)
+
+
+def test_fima_prop_recipe_calls_what_python_runs():
+    # The R recipe's call, run in Python with the same arguments: a vector of n_sim draws in [0, 1].
+    from dpinfer import LaplaceReleaser, binom_jimi_sample
+
+    (block,) = [b for b in _r_blocks() if "binom_jimi_sample(" in b]
+    assert "proportion(11L, 30L, secure = TRUE)" in block and "n_sim = 10000L, rng = 1L" in block
+    draws = binom_jimi_sample(LaplaceReleaser(epsilon=1.0).proportion(11, 30, secure=True), n_sim=10000, rng=1)
+    assert draws.shape == (10000,) and ((draws >= 0) & (draws <= 1)).all()
 
 
 def test_fima_logistic_recipe_calls_what_python_runs():

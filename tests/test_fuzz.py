@@ -235,6 +235,12 @@ SPECS = {
         lambda a: dpinfer.binom2_jimi_test(**a),
         dict(pi1=0.4, n1=30, pi2=0.3, n2=40, p0=0.0, epsilon1=1.0, epsilon2=1.0, alternative="two-sided",
              confidence_level=0.95, n_sim=500, rng=1), "htest_diff"),
+    "binom_jimi_sample": (
+        lambda a: dpinfer.binom_jimi_sample(**a),
+        dict(release_or_value=0.37, n=30, epsilon=1.0, n_sim=500, rng=1), "prob"),
+    "binom2_jimi_sample": (
+        lambda a: dpinfer.binom2_jimi_sample(**a),
+        dict(pi1=0.4, n1=30, pi2=0.3, n2=40, epsilon1=1.0, epsilon2=1.0, n_sim=500, rng=1), "prob"),
     "prop_test": (
         lambda a: dpinfer.prop_test(**a),
         dict(release=_tulap_release(), p0=0.2, method="ump", alternative="two-sided", confidence_level=0.95),
@@ -243,6 +249,10 @@ SPECS = {
         lambda a: dpinfer.prop_test(**a),
         dict(release=_laplace_release(), p0=0.2, method="jimi", alternative="greater", confidence_level=0.95,
              n_sim=500, rng=1), "htest_prop"),
+    "prop_test-table": (
+        lambda a: dpinfer.prop_test(**a),
+        dict(release=dpinfer.ContingencyTableReleaser(1.0).release([[12, 8], [5, 15]], rng=3), method="mc",
+             alternative="two-sided", confidence_level=0.95, n_sim=200, rng=1), "htest"),
     # local DP
     "rr_proportion_estimate": (
         lambda a: dpinfer.rr_proportion_estimate(**a), dict(yes_count=620, n=1000, epsilon=1.0), "finite"),

@@ -21,6 +21,7 @@ from .._validation import (
     _check_n_sim,
     _check_probability,
     _check_real,
+    _show,
 )
 from .._warnings import ApproximationWarning
 from ..releasers.release import Release
@@ -50,6 +51,36 @@ _LOCAL_MECHANISMS = ("randomized_response", "two_coin_rr", "krr", "unary_encodin
 def _check_method(method):
     """``method`` is one of 'ump', 'normal', 'jimi'."""
     return _check_choice(method, "method", _METHODS)
+
+
+#: Default number of draws of a table test (that of independence_jimi_test and the command).
+_TABLE_N_SIM = 10_000
+
+
+def _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng):
+    """prop_test on a Release of kind 'table': the test of independence (homogeneity)."""
+    method = "jimi" if method is None else _check_choice(method, "method", ("jimi", "mc", "ump", "normal"))
+    if method in ("ump", "normal"):
+        raise ValueError(
+            f"method={method!r} tests one proportion; a release of kind 'table' is tested for independence "
+            "(homogeneity of proportions) with method='jimi' (DP-JIMI, the default) or method='mc' "
+            "(Gaboardi et al. 2016).")
+    def is_default(value, default):  # never compares arrays elementwise
+        return value is default or (type(value) in (float, str) and value == default)
+
+    ignored = [f"`{name}`={value!r}" if type(value) in (float, str) else f"`{name}` ({_show(value)})"
+               for name, value, default in (
+                   ("p0", p0, None), ("alternative", alternative, "two-sided"),
+                   ("confidence_level", confidence_level, 0.95), ("two_sided_method", two_sided_method, None))
+               if not is_default(value, default)]
+    if ignored:
+        raise ValueError(
+            f"{', '.join(ignored)} do not apply to a table (a test of independence has no null proportion "
+            "and no interval; large statistics are the evidence): leave them out.")
+    from .table import independence_jimi_test, independence_mc_test
+
+    test = independence_jimi_test if method == "jimi" else independence_mc_test
+    return test(release, n_sim=_TABLE_N_SIM if n_sim is None else n_sim, rng=rng)
 
 
 def _check_release_for_method(release, method):
@@ -90,12 +121,14 @@ def _check_release_for_method(release, method):
     raise ValueError(f"method={method!r} needs {needs}; got {got}.{why}{hint}")
 
 
-def prop_test(release, p0=0.5, *, method="ump", alternative="two-sided",
+def prop_test(release, p0=None, *, method=None, alternative="two-sided",
               confidence_level=0.95, two_sided_method=None, n_sim=None, rng=None):
     """Test a proportion from one private release, like R's ``prop.test``.
 
     Dispatches to the test of ``method`` after checking that the release's
-    mechanism is the one the method assumes.
+    mechanism is the one the method assumes.  A released table (kind
+    ``'table'``) is tested for independence, as R's ``prop.test`` tests the
+    equality of k proportions from a k x 2 matrix and ``chisq.test`` a table.
 
     Parameters
     ----------
@@ -103,14 +136,20 @@ def prop_test(release, p0=0.5, *, method="ump", alternative="two-sided",
         One released value: a Tulap-noised count for ``method='ump'``; a
         Laplace-noised proportion or count (:meth:`LaplaceReleaser.proportion
         <dpinfer.LaplaceReleaser.proportion>` or ``.count``) for ``'normal'``
-        and ``'jimi'``.  ``n``, ``epsilon`` and ``delta`` come from it.
-    p0 : float, default 0.5
-        Null proportion, in [0, 1].
-    method : {'ump', 'normal', 'jimi'}, default 'ump'
+        and ``'jimi'``.  ``n``, ``epsilon`` and ``delta`` come from it.  Or a
+        Laplace-noised r x c table (kind ``'table'``, from
+        :class:`~dpinfer.ContingencyTableReleaser`): see **Tables** below.
+    p0 : float or None, default None
+        Null proportion, in [0, 1]; None means 0.5.  Not for a table.
+    method : {None, 'ump', 'normal', 'jimi', 'mc'}, default None
+        None: ``'ump'`` for one released value, ``'jimi'`` for a table.
         ``'ump'``: the exact DP-UMP test (Awan & Slavkovic), see
         :func:`~dpinfer.binom_ump_test`.  ``'normal'``: the normal approximation
         of Vu & Slavkovic, see :func:`~dpinfer.binom_normal_test`.  ``'jimi'``:
-        DP-JIMI fiducial matching, see :func:`~dpinfer.binom_jimi_test`.
+        DP-JIMI fiducial matching, see :func:`~dpinfer.binom_jimi_test` (or,
+        for a table, :func:`~dpinfer.independence_jimi_test`).  ``'mc'`` (tables
+        only): the Monte Carlo test of Gaboardi et al. (2016),
+        :func:`~dpinfer.independence_mc_test`.
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         ``'greater'`` tests H0: theta <= p0 against H1: theta > p0.
     confidence_level : float, default 0.95
@@ -123,16 +162,20 @@ def prop_test(release, p0=0.5, *, method="ump", alternative="two-sided",
         DP-JIMI only.  ``None`` (the default, as in binom_jimi_test and the
         command) computes the exact
         infinite-draw limit, with no Monte Carlo error; an integer draws that
-        many fiducial samples, as the original method does.
+        many fiducial samples, as the original method does.  For a table
+        (no exact limit) ``None`` means 10 000 draws, the default of
+        :func:`~dpinfer.independence_jimi_test` and of ``dpinfer test --table``.
     rng : None, int, SeedSequence or numpy.random.Generator
-        DP-JIMI with an integer ``n_sim`` only: the generator of the draws.
+        DP-JIMI with an integer ``n_sim``, or a table: the generator of the draws.
 
     Returns
     -------
     HTestResult
         The method's result, unchanged: ``pvalue``, ``statistic``, ``estimate``,
         ``conf_int``, ``method``, ``epsilon``, ``delta``, ``mechanism`` and
-        ``n_sim``.
+        ``n_sim``.  For a table, the result of
+        :func:`~dpinfer.independence_jimi_test` or
+        :func:`~dpinfer.independence_mc_test`.
 
     Raises
     ------
@@ -145,11 +188,13 @@ def prop_test(release, p0=0.5, *, method="ump", alternative="two-sided",
         approximation, ...), if the release holds an array, if ``n_sim`` or
         ``rng`` is given to a method that does not draw (or
         ``two_sided_method`` to a method other than 'ump'), or if an argument
-        is out of range.
+        is out of range.  For a table: ``method`` 'ump' or 'normal' (they test
+        one proportion), or ``p0``, ``alternative``, ``confidence_level``,
+        ``two_sided_method`` given (a test of independence has none).
 
     See Also
     --------
-    binom_ump_test, binom_normal_test, binom_jimi_test
+    binom_ump_test, binom_normal_test, binom_jimi_test, independence_jimi_test, independence_mc_test
 
     Notes
     -----
@@ -163,6 +208,17 @@ def prop_test(release, p0=0.5, *, method="ump", alternative="two-sided",
     Unlike R's ``prop.test`` there is no continuity correction and no
     chi-squared statistic; the name only borrows the workflow.
 
+    **Tables.**  In R, ``prop.test(m)`` with a k x 2 matrix of successes and
+    failures tests that the k proportions are equal, and ``chisq.test(m)``
+    tests independence of rows and columns in an r x c table: for a k x 2
+    table the two null hypotheses are the same (homogeneity is independence
+    of group and outcome).  ``prop_test(table_release)`` answers both with
+    the private test of independence: DP-JIMI (``method=None`` or
+    ``'jimi'``) or Gaboardi et al.'s Monte Carlo test (``'mc'``), with
+    ``n_sim`` draws (10 000 by default) seeded by ``rng``.  Its answer is the
+    answer of that function called with the same ``n_sim`` and ``rng``, and
+    of ``dpinfer test --table`` / ``--release`` with ``--seed``.
+
     Examples
     --------
     >>> from dpinfer import TulapReleaser, LaplaceReleaser, prop_test
@@ -175,9 +231,33 @@ def prop_test(release, p0=0.5, *, method="ump", alternative="two-sided",
     Traceback (most recent call last):
     ...
     ValueError: method='ump' needs a Tulap-noised count ... Use method='normal' or method='jimi' for this release.
+
+    A released k x 2 table (arm x response) tests homogeneity, as ``prop.test(m)`` in R:
+
+    >>> from dpinfer import ContingencyTableReleaser
+    >>> table = ContingencyTableReleaser(epsilon=1.0).release([[40, 10], [15, 35]], rng=3)
+    >>> res = prop_test(table, n_sim=2000, rng=1)          # DP-JIMI test of independence
+    >>> res.method, res.pvalue < 0.01
+    ('DP-JIMI fiducial test of independence (2000 draws)', True)
     """
-    method = _check_method(method)
-    release = _check_release_for_method(release, method)
+    if isinstance(release, Release) and release.kind == "table":
+        return _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng)
+    if isinstance(method, str) and method == "mc":
+        if not isinstance(release, Release):
+            raise TypeError("`release` must be a dpinfer Release of kind 'table' (ContingencyTableReleaser) "
+                            f"for method='mc'; got {_show(release)}.")
+        raise ValueError("method='mc' (Gaboardi et al.'s Monte Carlo test of independence) needs a "
+                         "`release` of kind 'table' (ContingencyTableReleaser); got a release of kind "
+                         f"{release.kind!r}.")
+    defaulted = method is None
+    method = _check_method("ump" if defaulted else method)
+    p0 = 0.5 if p0 is None else p0
+    try:
+        release = _check_release_for_method(release, method)
+    except ValueError as exc:
+        if not defaulted:
+            raise
+        raise ValueError(f"`method` defaults to 'ump' for one released value, and {exc}") from None
     p0 = _check_probability(p0, "p0")
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
