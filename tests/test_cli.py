@@ -296,9 +296,10 @@ def test_mechanism_mismatch_from_a_release_file(capsys, tmp_path):
 
 
 def test_validate_without_checkout_is_a_clear_error(monkeypatch, tmp_path, capsys):
+    from dpinfer import _cli_commands as cli_commands
     from dpinfer import cli
 
-    monkeypatch.setattr(cli, "_validation_dir", lambda: tmp_path / "validation")
+    monkeypatch.setattr(cli_commands, "_validation_dir", lambda: tmp_path / "validation")
     assert cli.main(["validate", "--list"]) == 2
     err = capsys.readouterr().err
     assert "no validation studies at" in err and "source checkout" in err
@@ -317,6 +318,7 @@ def test_validate_lists_studies_of_the_checkout():
 def test_validate_runs_the_study_main_with_its_arguments(monkeypatch, capsys):
     from types import SimpleNamespace
 
+    from dpinfer import _cli_commands as cli_commands
     from dpinfer import cli
 
     seen = {}
@@ -325,9 +327,9 @@ def test_validate_runs_the_study_main_with_its_arguments(monkeypatch, capsys):
         seen["module"] = name
         return SimpleNamespace(main=lambda argv: seen.setdefault("argv", argv) and 3)
 
-    study = sorted(p.stem for p in cli._validation_dir().glob("*.py")
+    study = sorted(p.stem for p in cli_commands._validation_dir().glob("*.py")
                    if not p.stem.startswith("_") and p.stem != "harness")[0]
-    monkeypatch.setattr(cli.importlib, "import_module", fake_import)
+    monkeypatch.setattr(cli_commands.importlib, "import_module", fake_import)
     assert cli.main(["validate", study, "--quick", "--seed", "3"]) == 3  # the study's own status
     assert seen == {"module": f"validation.{study}", "argv": ["--quick", "--seed", "3"]}
     assert cli.main(["validate"]) == 2
@@ -346,10 +348,11 @@ def test_validate_exit_status_from_what_the_study_returns(monkeypatch, capsys, r
     # an internal error (1) naming the study, not as a usage error (2).
     from types import SimpleNamespace
 
+    from dpinfer import _cli_commands as cli_commands
     from dpinfer import cli
 
-    monkeypatch.setattr(cli, "_studies", lambda folder: ["demo"])
-    monkeypatch.setattr(cli.importlib, "import_module",
+    monkeypatch.setattr(cli_commands, "_studies", lambda folder: ["demo"])
+    monkeypatch.setattr(cli_commands.importlib, "import_module",
                         lambda name: SimpleNamespace(main=lambda argv: returned))
     assert cli.main(["validate", "demo"]) == status
     assert capsys.readouterr().err.strip() == message

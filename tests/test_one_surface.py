@@ -294,10 +294,11 @@ def test_command_reads_its_own_csv_release(capsys, tmp_path):
 def test_validate_accepts_the_readme_study_name(monkeypatch):
     from types import SimpleNamespace
 
+    from dpinfer import _cli_commands as cli_commands
     from dpinfer import cli
 
     seen = {}
-    monkeypatch.setattr(cli.importlib, "import_module",
+    monkeypatch.setattr(cli_commands.importlib, "import_module",
                         lambda name: seen.setdefault("module", name) and SimpleNamespace(main=lambda argv: 0))
     assert cli.main(["validate", "robust", "--quick"]) == 0
     assert seen["module"] == "validation.robust_study"

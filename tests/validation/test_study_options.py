@@ -57,9 +57,9 @@ def _help(module, capsys):
 
 
 def test_the_table_lists_every_study():
-    from dpinfer import cli
+    from dpinfer import _cli_commands as cli_commands
 
-    assert sorted(STUDIES) == cli._studies(cli._validation_dir())
+    assert sorted(STUDIES) == cli_commands._studies(cli_commands._validation_dir())
 
 
 @pytest.mark.parametrize("study", sorted(STUDIES))

@@ -1,0 +1,478 @@
+"""The subcommands of ``dpinfer`` (release, budget, test, ci, power, sample-size, validate,
+demo) and their output.  The parser and ``main`` are in :mod:`dpinfer.cli`."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import importlib
+import io
+import json
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+from ._cli_input import (
+    EXIT_INTERNAL,
+    EXIT_OK,
+    _UsageError,
+    _counts_from_csv,
+    _releases_from_args,
+    _releases_from_file,
+    _table_from_csv,
+)
+
+
+# --------------------------------------------------------------------------- output
+def _emit(fmt, text, records, *, as_list=False):
+    """Print ``text`` (format text) or ``records`` (a list of flat dicts) as JSON/CSV.
+
+    JSON is one object for a single record, unless ``as_list`` (commands whose
+    output is a table, such as ``power`` and ``demo``, always give a list).
+    """
+    if fmt == "text":
+        print(text)
+    elif fmt in ("json", "htest-json"):
+        print(json.dumps(records[0] if len(records) == 1 and not as_list else records, indent=2))
+    else:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(records[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in records)
+        print(buffer.getvalue(), end="")
+
+
+def _fmt(value, digits=7):
+    from .results import _r_format
+
+    return _r_format([value], digits)[0].strip()
+
+
+# --------------------------------------------------------------------------- commands
+def _seeded_warning(seed):
+    print(f"dpinfer: warning: --seed {seed} makes the noise reproducible; anyone who knows the seed "
+          "can remove it. Use seeds for research and demos only, never for a real release.",
+          file=sys.stderr)
+
+
+def _cmd_release(args):
+    from . import LaplaceReleaser, TulapReleaser
+
+    if args.table is not None:
+        return _release_table(args)
+    for flag, value in (("--neighbours", args.neighbours), ("--margins", args.margins)):
+        if value is not None:
+            raise _UsageError(f"{flag} applies to --table only (a contingency table release).")
+    args.mechanism = args.mechanism or "tulap"
+    args.kind = args.kind or "proportion"
+    if args.csv is not None:
+        if args.x is not None or args.n is not None:
+            raise _UsageError("give either --csv/--column or --x/--n, not both.")
+        if args.column is None:
+            raise _UsageError("--csv needs --column NAME (the 0/1 column to count).")
+        x, n = _counts_from_csv(args.csv, args.column)
+    else:
+        if args.x is None or args.n is None:
+            raise _UsageError("give the confidential count as --x X --n N, or --csv FILE --column NAME.")
+        x, n = args.x, args.n
+    secure = args.seed is None
+    if not secure:
+        _seeded_warning(args.seed)
+    rng = None if secure else args.seed
+    with _budget_session(args) as ledger:
+        budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
+        if args.mechanism == "tulap":
+            release = TulapReleaser(args.epsilon, args.delta, args.sensitivity).release(
+                x, n, rng=rng, secure=secure, budget=budget)
+        else:
+            if args.sensitivity != 1:
+                raise _UsageError(f"--sensitivity applies to --mechanism tulap only; got {args.sensitivity}.")
+            if args.delta != 0.0:
+                raise _UsageError(f"--delta must be 0 for the Laplace mechanism (pure epsilon-DP); got {args.delta:g}.")
+            releaser = LaplaceReleaser(args.epsilon)
+            make = releaser.proportion if args.kind == "proportion" else releaser.count
+            release = make(x, n, rng=rng, secure=secure, budget=budget)
+    _emit(args.format, str(release), [release.to_dict()])
+    if ledger is not None and args.format == "text":
+        print(f"{ledger.summary()}; ledger {args.budget}")
+    return EXIT_OK
+
+
+def _release_table(args):
+    """``dpinfer release --table COUNTS.csv``: Laplace noise on every cell (ContingencyTableReleaser)."""
+    from . import ContingencyTableReleaser
+
+    given = [flag for flag, value in (("--x", args.x), ("--n", args.n), ("--csv", args.csv),
+                                      ("--column", args.column), ("--kind", args.kind)) if value is not None]
+    if args.mechanism not in (None, "laplace"):
+        given.append(f"--mechanism {args.mechanism}")
+    if args.delta != 0.0:
+        given.append("--delta")
+    if args.sensitivity != 1:
+        given.append("--sensitivity")
+    if given:
+        raise _UsageError(f"{', '.join(given)} must not be given with --table: a table is released with "
+                          "Laplace noise on every cell, its sensitivity set by --neighbours.")
+    if args.format == "csv":
+        raise _UsageError("--format csv writes one release per row and cannot hold a table; use "
+                          "--format json (what 'dpinfer test --release' reads) or text.")
+    releaser = ContingencyTableReleaser(args.epsilon, neighbours=args.neighbours or "replace-one",
+                                        margins=args.margins or ("private" if args.neighbours == "add-remove"
+                                                                 else "total"))
+    counts = _table_from_csv(args.table, confidential=True)
+    secure = args.seed is None
+    if not secure:
+        _seeded_warning(args.seed)
+    with _budget_session(args) as ledger:
+        budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
+        release = releaser.release(counts, rng=None if secure else args.seed, secure=secure, budget=budget)
+    cells = "\n".join("  " + "  ".join(f"{v:>12.6g}" for v in row) for row in release.value)
+    _emit(args.format, f"{release}\n  noisy cells:\n{cells}", [release.to_dict()])
+    if ledger is not None and args.format == "text":
+        print(f"{ledger.summary()}; ledger {args.budget}")
+    return EXIT_OK
+
+
+def _budget_session(args):
+    """The ledger file of ``release --budget FILE``, locked for this invocation (or no budget)."""
+    import contextlib
+
+    totals = {"--total-epsilon": args.total_epsilon, "--total-delta": args.total_delta, "--label": args.label}
+    if args.budget is None:
+        given = [flag for flag, value in totals.items() if value is not None]
+        if given:
+            raise _UsageError(f"{', '.join(given)} need{'s' if len(given) == 1 else ''} --budget FILE "
+                              "(the ledger to charge).")
+        return contextlib.nullcontext(None)
+    from ._ledger_file import locked_budget
+
+    return locked_budget(args.budget, total_epsilon=args.total_epsilon, total_delta=args.total_delta)
+
+
+def _cmd_budget(args):
+    from ._ledger_file import read_budget
+
+    budget = read_budget(args.file)
+    if args.format == "json":
+        print(budget.to_json(), end="")
+    else:
+        print(budget)
+    return EXIT_OK
+
+
+def _cmd_test(args):
+    from .inference.prop import prop_test
+
+    loaded = None
+    if args.table is not None:
+        return _test_tables(args, [_typed_table_release(args)], typed=True)
+    if args.release is not None:
+        loaded = _releases_from_file(args.release)
+        tables = [rel.kind == "table" for rel in loaded]
+        if any(tables):
+            if not all(tables):
+                raise _UsageError(f"release file {args.release!r} mixes tables and single values; "
+                                  "test them from separate files.")
+            return _test_tables(args, loaded, typed=False)
+    args.method = _scalar_method(args)
+    releases = _releases_from_args(args, loaded)
+    options = _method_options(args)
+    results = [prop_test(rel, args.p0, method=args.method, alternative=args.alternative,
+                         confidence_level=args.confidence_level, **options)
+               for rel in releases]
+    if args.release is None:
+        # Typed numbers are not a Release: as in Python, no sampling path or unit is claimed.
+        results = [dataclasses.replace(r, secure=None, privacy_unit="") for r in results]
+    text = "\n\n".join(str(r).strip("\n") for r in results)
+    if args.format == "htest-json":
+        records = [r.to_htest() for r in results]
+    else:
+        records = [r.to_dict() for r in results]
+    _emit(args.format, text, records, as_list=len(records) > 1)
+    return EXIT_OK
+
+
+def _scalar_method(args):
+    """--method for a single released value: 'ump' by default; 'mc' is for tables only."""
+    if args.method == "mc":
+        raise _UsageError("--method mc (Gaboardi et al.'s Monte Carlo test) applies to a table "
+                          "(--table FILE or a release of kind 'table') only.")
+    return args.method or "ump"
+
+
+def _typed_table_release(args):
+    """A Release of kind 'table' from --table NOISY.csv and the public facts typed with it."""
+    from .releasers.release import Release
+
+    given = [flag for flag, value in (("--release", args.release), ("--value", args.value),
+                                      ("--delta", args.delta), ("--sensitivity", args.sensitivity))
+             if value is not None]
+    if given:
+        raise _UsageError(f"{', '.join(given)} must not be given with --table: the table's noise is "
+                          "Laplace (delta 0) with the sensitivity set by --neighbours.")
+    if args.epsilon is None:
+        raise _UsageError("--table needs --epsilon (the epsilon the table was released with).")
+    neighbours = args.neighbours or "replace-one"
+    if neighbours == "add-remove" and args.n is not None:
+        raise _UsageError("--n must not be given with --neighbours add-remove: under add/remove the "
+                          "total is private (leave --n out).")
+    table = _table_from_csv(args.table, confidential=False)
+    sensitivity = 2.0 if neighbours == "replace-one" else 1.0
+    return Release(table, "laplace", args.epsilon, 0.0, sensitivity, args.n, "table")
+
+
+def _test_tables(args, releases, *, typed):
+    """'dpinfer test' on tables: the test of independence (DP-JIMI by default, --method mc)."""
+    from .inference.prop import prop_test
+
+    if args.method in ("ump", "normal"):
+        raise _UsageError(f"--method {args.method} tests one proportion; a table is tested for independence "
+                          "with --method jimi (DP-JIMI, the default) or --method mc (Gaboardi et al. 2016).")
+    if args.table is None and args.neighbours is not None:
+        raise _UsageError("--neighbours applies to --table only: a release file records the sensitivity.")
+    ignored = [flag for flag, bad in (("--p0", args.p0 != 0.5), ("--alternative", args.alternative != "two-sided"),
+                                      ("--confidence-level", args.confidence_level != 0.95),
+                                      ("--two-sided-method", args.two_sided_method is not None)) if bad]
+    if ignored:
+        raise _UsageError(f"{', '.join(ignored)} do{'es' if len(ignored) == 1 else ''} not apply to a test of "
+                          "independence (no null proportion, no interval; large statistics are the evidence).")
+    method = args.method or "jimi"
+    results = [prop_test(rel, method=method, n_sim=args.n_sim, rng=args.seed) for rel in releases]
+    if typed:  # numbers typed in are not a Release: no sampling path or unit is claimed
+        results = [dataclasses.replace(r, secure=None, privacy_unit="") for r in results]
+    text = "\n\n".join(str(r).strip("\n") for r in results)
+    records = [r.to_htest() if args.format == "htest-json" else r.to_dict() for r in results]
+    _emit(args.format, text, records, as_list=len(records) > 1)
+    return EXIT_OK
+
+
+def _method_options(args):
+    if args.two_sided_method is not None:
+        if args.method != "ump":
+            raise _UsageError(f"--two-sided-method applies to --method ump only; got --method {args.method}.")
+        return {"two_sided_method": args.two_sided_method}
+    if args.method != "jimi":
+        if args.n_sim is not None or args.seed is not None:
+            raise _UsageError(f"--n-sim and --seed apply to --method jimi only (method {args.method} draws nothing).")
+        return {}
+    if args.seed is not None and args.n_sim is None:
+        raise _UsageError("--seed needs --n-sim: the default exact DP-JIMI limit draws nothing.")
+    return {"n_sim": args.n_sim, "rng": args.seed}
+
+
+_METHOD_NAMES = {
+    "ump": "DP-UMP interval (Tulap release)",
+    "normal": "Normal-approximation interval (Laplace release)",
+    "jimi": "DP-JIMI interval (Laplace release)",
+}
+
+
+def _cmd_ci(args):
+    if args.format == "htest-json":
+        raise _UsageError("--format htest-json applies to 'dpinfer test' (an interval alone is "
+                          "not an htest); use --format json.")
+    args.method = _scalar_method(args)
+    releases = _releases_from_args(args)
+    options = dict(confidence_level=args.confidence_level, alternative=args.alternative)
+    if args.interval is not None and args.method != "normal":
+        raise _UsageError(f"--interval applies to --method normal only; got --method {args.method}.")
+    if args.method == "ump":
+        from .inference.ump import binom_ump_ci as ci_func
+
+        options.update(_method_options(args))
+    elif args.method == "normal":
+        from .inference.normal import binom_normal_ci as ci_func
+
+        options["method"] = args.interval or "score"
+    else:
+        from .inference.jimi import binom_jimi_ci as ci_func
+
+        options.update(_method_options(args))
+    name = _METHOD_NAMES[args.method]
+    if args.method == "ump" and releases and releases[0].sensitivity != 1:
+        name = name[:-1] + f", sensitivity {releases[0].sensitivity:g})"
+    if args.method == "normal":
+        name = name.replace("Normal-approximation", f"Normal-approximation ({options['method']})")
+    records, texts = [], []
+    for release in releases:
+        ci = ci_func(release, **options)
+        records.append({
+            "method": name, "alternative": args.alternative,
+            **ci.to_dict(), "value": release.value, "n": release.n,
+            "epsilon": release.epsilon, "delta": release.delta, "mechanism": release.mechanism,
+            "secure": release.secure,
+        })
+        texts.append(f"{name}, {args.alternative}\n"
+                     f"data:  released value = {_fmt(release.value)}, n = {release.n}\n{ci}\n"
+                     f"privacy: epsilon = {_fmt(release.epsilon)}, delta = {_fmt(release.delta)}")
+    _emit(args.format, "\n\n".join(texts), records, as_list=len(records) > 1)
+    return EXIT_OK
+
+
+def _cmd_power(args):
+    import numpy as np
+
+    if args.method == "ump":
+        from .inference.ump import binom_ump_power
+
+        power = binom_ump_power(np.asarray(args.theta), args.n, args.p0, epsilon=args.epsilon,
+                                delta=args.delta, alpha=args.alpha, alternative=args.alternative,
+                                sensitivity=args.sensitivity)
+    else:
+        if args.sensitivity != 1:
+            raise _UsageError(f"--sensitivity applies to --method ump only; got {args.sensitivity}.")
+        if args.delta != 0.0:
+            raise _UsageError(f"--delta must be 0 for --method normal (Laplace noise); got {args.delta:g}.")
+        from .inference.normal import binom_normal_power
+
+        power = binom_normal_power(np.asarray(args.theta), args.n, args.p0, epsilon=args.epsilon,
+                                   alpha=args.alpha, alternative=args.alternative)
+        size = float(binom_normal_power(args.p0, args.n, args.p0, epsilon=args.epsilon,
+                                        alpha=args.alpha, alternative=args.alternative))
+    power = np.atleast_1d(np.asarray(power, dtype=float))
+    records = [
+        {"theta": float(t), "power": float(p), "n": args.n, "p0": args.p0, "alpha": args.alpha,
+         "alternative": args.alternative, "epsilon": args.epsilon, "delta": args.delta,
+         "sensitivity": args.sensitivity, "method": args.method}
+        for t, p in zip(args.theta, power)
+    ]
+    name = {"ump": "DP-UMP test (Tulap release)", "normal": "normal-approximation test (Laplace release)"}
+    lines = [f"Exact power of the {name[args.method]}",
+             f"n = {args.n}, p0 = {_fmt(args.p0)}, alpha = {_fmt(args.alpha)}, "
+             f"alternative = {args.alternative}, epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}"
+             + (f", sensitivity = {args.sensitivity}" if args.sensitivity != 1 else ""),
+             "", f"{'theta':>10} {'power':>10}"]
+    lines += [f"{_fmt(r['theta']):>10} {_fmt(r['power'], 4):>10}" for r in records]
+    if args.method == "normal":
+        lines += ["", f"exact size (power at theta = p0): {_fmt(size, 4)}"]
+        if size > args.alpha:
+            from ._warnings import ApproximationWarning
+
+            note = (f"the normal-approximation test's exact size is {_fmt(size, 4)}, above alpha = "
+                    f"{_fmt(args.alpha)}: part of its power comes from rejecting true nulls too often, "
+                    "so do not compare it with DP-UMP's power at this alpha.")
+            lines.append("note: " + note)
+            warnings.warn(note, ApproximationWarning, stacklevel=2)
+    _emit(args.format, "\n".join(lines), records, as_list=True)
+    return EXIT_OK
+
+
+def _cmd_sample_size(args):
+    from .inference.ump import binom_ump_sample_size
+
+    n = binom_ump_sample_size(args.theta1, args.p0, epsilon=args.epsilon, delta=args.delta,
+                              alpha=args.alpha, power=args.power, alternative=args.alternative,
+                              sensitivity=args.sensitivity)
+    record = {"n": int(n), "theta1": args.theta1, "p0": args.p0, "alpha": args.alpha,
+              "power": args.power, "alternative": args.alternative, "epsilon": args.epsilon,
+              "delta": args.delta, "sensitivity": args.sensitivity, "method": "ump"}
+    text = (f"Sample size for the DP-UMP test (Tulap release)\n"
+            f"p0 = {_fmt(args.p0)}, theta1 = {_fmt(args.theta1)}, alpha = {_fmt(args.alpha)}, "
+            f"power = {_fmt(args.power)}, alternative = {args.alternative}, "
+            f"epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}"
+            + (f", sensitivity = {args.sensitivity}" if args.sensitivity != 1 else "")
+            + f"\n\nn = {int(n)}")
+    _emit(args.format, text, [record])
+    return EXIT_OK
+
+
+def _validation_dir():
+    """The ``validation/`` folder of the source checkout the package is installed from."""
+    return Path(__file__).resolve().parent.parent / "validation"
+
+
+def _studies(folder):
+    return sorted(p.stem for p in folder.glob("*.py") if not p.stem.startswith("_") and p.stem != "harness")
+
+
+def _cmd_validate(args):
+    folder = _validation_dir()
+    if not (folder / "harness.py").is_file():
+        raise _UsageError(
+            f"no validation studies at {folder}: 'dpinfer validate' needs a source checkout "
+            "installed with 'pip install -e .'."
+        )
+    studies = _studies(folder)
+    if args.list:
+        print("\n".join(studies) if studies else "(no studies found)")
+        return EXIT_OK
+    if args.study is None:
+        raise _UsageError(f"name a study to run; available: {', '.join(studies) or 'none'}.")
+    if args.study not in studies and f"{args.study}_study" in studies:
+        args.study = f"{args.study}_study"  # the README's study NAME (robust -> robust_study.py)
+    if args.study not in studies:
+        raise _UsageError(f"unknown study {args.study!r}; available: {', '.join(studies) or 'none'}.")
+    root = str(folder.parent)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    module = importlib.import_module(f"validation.{args.study}")
+    code = module.main(args.study_args)
+    if code is None:
+        return EXIT_OK
+    if isinstance(code, int):
+        return int(code)
+    # A study's main returns an exit status, as a script's would (None means 0);
+    # anything else is a bug of the study, not a problem with the user's input.
+    print(f"dpinfer validate: internal error: study {args.study!r} returned a "
+          f"{type(code).__name__} from main(), not an exit status (None or an int); "
+          "its results may have been written.", file=sys.stderr)
+    return EXIT_INTERNAL
+
+
+def _cmd_demo(args):
+    import numpy as np
+
+    from . import LaplaceReleaser, PrivacyBudget, TulapReleaser, load_example_trial
+    from .inference.jimi import binom_jimi_test
+    from .inference.normal import binom_normal_test
+    from .inference.ump import binom_ump_test
+
+    trial = load_example_trial()
+    tulap_seed, laplace_seed = np.random.SeedSequence(args.seed).spawn(2)
+    budget = PrivacyBudget(2 * args.epsilon, args.delta, description="embedded example trial (synthetic)")
+    tulap = TulapReleaser(args.epsilon, args.delta).release(trial.responders, trial.n, rng=tulap_seed,
+                                                             budget=budget)
+    laplace = LaplaceReleaser(args.epsilon).proportion(trial.responders, trial.n, rng=laplace_seed,
+                                                       budget=budget)
+    level = args.confidence_level
+    # The trial's question is one-sided (does the response rate beat the historical
+    # 20%?), so every test is H0: theta <= p0 against theta > p0.
+    alt = "greater"
+    results = [
+        binom_ump_test(tulap, trial.p0, alternative=alt, confidence_level=level),
+        binom_normal_test(laplace, trial.p0, alternative=alt, confidence_level=level),
+        binom_jimi_test(laplace, trial.p0, alternative=alt, confidence_level=level),
+    ]
+    labels = [("DP-UMP", "Tulap", f"z = {_fmt(tulap.value, 4)}"),
+              ("Normal approximation", "Laplace", f"pi_hat = {_fmt(laplace.value, 4)}"),
+              ("DP-JIMI (exact limit)", "Laplace", f"pi_hat = {_fmt(laplace.value, 4)}")]
+    if args.format != "text":
+        records = [{"label": lab, **r.to_dict()} for (lab, _, _), r in zip(labels, results)]
+        _emit(args.format, "", records, as_list=True)
+        return EXIT_OK
+    pct = _fmt(100 * level)
+    out = [
+        *textwrap.wrap(trial.description, width=88),
+        f"Confidential data: {trial.responders} responders out of n = {trial.n}; "
+        f"Question: does the response rate exceed the historical {_fmt(trial.p0)}? "
+        f"H0: rate <= {_fmt(trial.p0)} against H1: rate > {_fmt(trial.p0)} (one-sided).",
+        f"Noise seeded with {args.seed} because the data are synthetic; never seed a real release.",
+        "",
+        f"== 1. Tulap release of the count (epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}) ==",
+        str(tulap), str(results[0]).rstrip("\n"), "",
+        f"== 2. Laplace release of the proportion (epsilon = {_fmt(args.epsilon)}) ==",
+        str(laplace), str(results[1]).rstrip("\n"), str(results[2]).rstrip("\n"), "",
+        f"== Side by side: one-sided tests of H0: rate <= {_fmt(trial.p0)}, {pct}% lower bounds ==",
+    ]
+    rows = [(lab, rel, _fmt(r.pvalue, 4), f"[{r.conf_int.low:.4f}, {r.conf_int.high:.4f}]")
+            for (lab, _, rel), r in zip(labels, results)]
+    header = ("method", "release", "p-value", f"{pct}% CI (one-sided)")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
+    for row in [header, *rows]:
+        out.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    out += ["", f"Each release spends epsilon = {_fmt(args.epsilon)}; the two together spend "
+            f"{_fmt(2 * args.epsilon)} (basic composition). A real analysis makes one release.",
+            budget.summary()]
+    print("\n".join(out))
+    return EXIT_OK

@@ -1,0 +1,421 @@
+"""Input of the ``dpinfer`` command: confidential CSV files, release files, typed numbers.
+
+Every reader here bounds what it reads (lines, files, digits) before parsing, and its
+errors (:class:`_UsageError`, exit status 2) name a file's line and column, never a
+confidential value.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+import sys
+import warnings
+
+
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
+
+
+class _UsageError(Exception):
+    """Bad input found by the command itself (exit status 2)."""
+
+
+#: Longest line read from a CSV file, and largest release file: inputs beyond these
+#: (a binary file, /dev/zero) are refused after reading this much, never read whole.
+_MAX_LINE_CHARS = 1 << 20
+_MAX_RELEASE_CHARS = 1 << 20
+
+
+# --------------------------------------------------------------------------- input
+def _counts_from_csv(path, column):
+    """(x, n): the number of 1s in ``column`` of the CSV file and its number of rows.
+
+    Accepts 0/1 and R's TRUE/FALSE; anything else (including an empty cell) is an
+    error naming the row, because dropping or guessing a value would change n.
+    """
+    try:
+        handle = sys.stdin if path == "-" else open(path, newline="", encoding="utf-8-sig")
+    except OSError as exc:
+        raise _UsageError(f"cannot read CSV file {path!r}: {exc.strerror}.") from exc
+    with handle:
+        try:
+            return _count_rows(csv.DictReader(_bounded_lines(handle, path)), path, column)
+        except csv.Error as exc:
+            raise _UsageError(f"CSV file {path!r} cannot be read as CSV: {exc}.") from exc
+        except UnicodeDecodeError as exc:
+            raise _UsageError(f"CSV file {path!r} is not UTF-8 text ({exc.reason}).") from exc
+
+
+def _bounded_lines(handle, path):
+    """The lines of ``handle``, refusing a line longer than _MAX_LINE_CHARS (no newline in sight)."""
+    while True:
+        line = handle.readline(_MAX_LINE_CHARS + 1)
+        if not line:
+            return
+        if len(line) > _MAX_LINE_CHARS:
+            raise _UsageError(
+                f"CSV file {path!r} has a line longer than {_MAX_LINE_CHARS:_} characters; "
+                "it does not look like a CSV file of 0/1 values."
+            )
+        yield line
+
+
+def _count_rows(reader, path, column):
+    """(x, n) from a DictReader over a CSV file (see _counts_from_csv)."""
+    if reader.fieldnames is None:
+        raise _UsageError(f"CSV file {path!r} is empty.")
+    if column not in reader.fieldnames:
+        raise _UsageError(
+            f"column {column!r} not found in {path!r}; its columns are "
+            f"{', '.join(map(repr, reader.fieldnames))}."
+        )
+    x = n = 0
+    for row in reader:
+        n += 1
+        cell = (row[column] or "").strip()
+        if cell in ("1", "1.0") or cell.upper() == "TRUE":
+            x += 1
+        elif not (cell in ("0", "0.0") or cell.upper() == "FALSE"):
+            # the cell is confidential: name its row, never its content
+            raise _UsageError(
+                f"column {column!r} must hold 0/1 (or TRUE/FALSE); data row {n} holds something "
+                "else. Remove or recode it first: dropping rows changes n."
+            )
+    if n == 0:
+        raise _UsageError(f"CSV file {path!r} has a header but no data rows.")
+    return x, n
+
+
+# --------------------------------------------------------------------------- tables
+#: Largest table CSV file read (characters); a table of counts is a few hundred.
+_MAX_TABLE_CHARS = 1 << 20
+#: Most digits of a confidential count (the releaser clips cells at 2**40, 13 digits).
+_MAX_COUNT_DIGITS = 15
+_WHOLE = re.compile(r"\+?[0-9]+")
+
+
+def _table_from_csv(path, *, confidential):
+    """The r x c table in a CSV file: counts (``confidential``) or released noisy cells.
+
+    Layout (R's ``write.csv`` of a matrix, or bare numbers): an optional header
+    row and an optional row-name column.  The first row is a header when its
+    first cell is empty or not a number and none of its other cells is a number;
+    the first column holds row names when no data row has a number there, or when
+    the header has an empty first cell (R's ``write.csv``; the row names must
+    then be labels or 1, 2, ..., r) or one cell fewer than the rows
+    (``write.table``).  Blank lines are skipped.  Every other cell must be a number: a whole number
+    >= 0 for counts, a finite real number for a released table.  Errors name the
+    line and column of the file, never a cell's content (counts are confidential).
+    """
+    what = "table of counts" if confidential else "released table"
+    try:
+        handle = sys.stdin if path == "-" else open(path, newline="", encoding="utf-8-sig")
+    except OSError as exc:
+        raise _UsageError(f"cannot read {what} file {path!r}: {exc.strerror}.") from exc
+    with handle:
+        try:
+            text = handle.read(_MAX_TABLE_CHARS + 1)
+        except UnicodeDecodeError as exc:
+            raise _UsageError(f"{what} file {path!r} is not UTF-8 text ({exc.reason}).") from exc
+    if len(text) > _MAX_TABLE_CHARS:
+        raise _UsageError(f"{what} file {path!r} is longer than {_MAX_TABLE_CHARS:_} characters; "
+                          "a table of counts is a few hundred.")
+    try:
+        rows = [(line, [cell.strip() for cell in row])
+                for line, row in enumerate(csv.reader(io.StringIO(text, newline="")), start=1)]
+    except csv.Error as exc:
+        raise _UsageError(f"{what} file {path!r} cannot be read as CSV: {exc}.") from exc
+    # line numbers are those of csv.reader's records (one per line unless a quoted cell spans lines)
+    rows = [(line, row) for line, row in rows if any(row)]
+    if not rows:
+        raise _UsageError(f"{what} file {path!r} is empty.")
+
+    def number(cell):
+        if confidential:
+            return _WHOLE.fullmatch(cell) is not None
+        try:
+            return math.isfinite(float(cell))
+        except ValueError:
+            return False
+
+    first = rows[0][1]
+    header = (not first[0] or not number(first[0])) and not any(number(c) for c in first[1:])
+    data = rows[1:] if header else rows
+    if not data:
+        raise _UsageError(f"{what} file {path!r} has a header but no rows of numbers.")
+    width = len(data[0][1])
+    for line, row in data:
+        if len(row) != width:
+            raise _UsageError(f"{what} file {path!r}: line {line} has {len(row)} cells and line "
+                              f"{data[0][0]} has {width}; every row must have as many (ragged rows).")
+    labels = all(not number(row[0]) for _, row in data)
+    if not header:
+        names = labels
+    elif len(first) == width - 1:  # write.table(m, sep = ","): no header cell above the row names
+        names = True
+    elif len(first) != width:
+        raise _UsageError(f"{what} file {path!r}: the header (line {rows[0][0]}) has {len(first)} cells and "
+                          f"line {data[0][0]} has {width}; they must match (ragged rows).")
+    elif first[0] == "":  # write.csv(m): an empty corner cell above the row names
+        default_names = all(number(row[0]) and float(row[0]) == i for i, (_, row) in enumerate(data, start=1))
+        if not (labels or default_names):
+            raise _UsageError(
+                f"{what} file {path!r}: the header's first cell is empty, as above R's row names, but the "
+                "first column holds numbers other than 1, 2, ...: label that column in the header if it "
+                "holds counts, or give the rows names that are not numbers.")
+        names = True
+    else:
+        names = labels
+    start = 1 if names else 0
+    values = []
+    for line, row in data:
+        out = []
+        for col, cell in enumerate(row[start:], start=start + 1):
+            if not number(cell):
+                rule = "a whole number >= 0 (a count)" if confidential else "a finite number"
+                shown = " (the content is not shown: it is confidential)" if confidential else ""
+                raise _UsageError(f"{what} file {path!r}: line {line}, column {col} must hold {rule}; "
+                                  f"it does not{shown}.")
+            if confidential and len(cell.lstrip("+")) > _MAX_COUNT_DIGITS:
+                raise _UsageError(f"{what} file {path!r}: line {line}, column {col} holds a count with "
+                                  f"more than {_MAX_COUNT_DIGITS} digits; no table of records has one.")
+            out.append(int(cell) if confidential else float(cell))
+        values.append(out)
+    r, c = len(values), width - start
+    if r < 2 or c < 2:
+        raise _UsageError(
+            f"{what} file {path!r} holds a {r} x {c} table (after {'a header row' if header else 'no header'}"
+            f"{' and a row-name column' if names else ''}); a test of independence needs at least 2 rows "
+            "and 2 columns.")
+    import numpy as np
+
+    return np.array(values, dtype=np.int64 if confidential else float)
+
+
+_RELEASE_FIELDS = ("value", "mechanism", "epsilon", "delta", "sensitivity", "n", "kind")
+
+
+def _releases_from_file(path):
+    """The Releases in a file written by ``dpinfer release --format json`` or ``--format csv``.
+
+    JSON holds one release (an object) or several (a list of objects); CSV holds one
+    release per row under the header ``value,mechanism,epsilon,...``.
+    """
+    try:
+        if path == "-":
+            text = sys.stdin.read(_MAX_RELEASE_CHARS + 1)
+        else:
+            with open(path, encoding="utf-8-sig") as handle:
+                text = handle.read(_MAX_RELEASE_CHARS + 1)
+    except OSError as exc:
+        raise _UsageError(f"cannot read release file {path!r}: {exc.strerror}.") from exc
+    except UnicodeDecodeError as exc:
+        raise _UsageError(f"release file {path!r} is not UTF-8 text ({exc.reason}).") from exc
+    if len(text) > _MAX_RELEASE_CHARS:
+        raise _UsageError(
+            f"release file {path!r} is longer than {_MAX_RELEASE_CHARS:_} characters; a release "
+            "written by 'dpinfer release --format json' is a few hundred."
+        )
+    if text.lstrip().startswith(("{", "[")):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise _UsageError(f"release file {path!r} is not JSON ({exc.msg}, line {exc.lineno}).") from exc
+        except RecursionError as exc:
+            raise _UsageError(f"release file {path!r} nests JSON too deeply to be a release.") from exc
+        rows = data if isinstance(data, list) and data else [data]
+    else:
+        reader = csv.DictReader(io.StringIO(text))
+        try:
+            if reader.fieldnames is None or "value" not in reader.fieldnames:
+                raise _UsageError(
+                    f"release file {path!r} is neither JSON nor the CSV that 'dpinfer release "
+                    "--format csv' writes (a header starting value,mechanism,epsilon,...)."
+                )
+            rows = [_typed_csv_row(row, path, i) for i, row in enumerate(reader, start=1)]
+        except csv.Error as exc:
+            raise _UsageError(f"release file {path!r} cannot be read as CSV: {exc}.") from exc
+        if not rows:
+            raise _UsageError(f"release file {path!r} has a header but no releases.")
+    return [_release_from_record(row, path) for row in rows]
+
+
+def _typed_csv_row(row, path, line):
+    """A CSV row of a release with its numbers and flags converted from text."""
+    out = dict(row)
+    for key, kind in (("value", float), ("epsilon", float), ("delta", float),
+                      ("sensitivity", float), ("n", int)):
+        if out.get(key) not in (None, ""):
+            try:
+                out[key] = kind(out[key])
+            except ValueError as exc:
+                raise _UsageError(
+                    f"release file {path!r}, release {line}: {key} must be a number; got {out[key]!r}."
+                ) from exc
+    if "secure" in out:
+        out["secure"] = str(out["secure"]).strip().lower() == "true"
+    return {k: v for k, v in out.items() if v != ""}
+
+
+def _release_from_record(data, path):
+    """A Release from one JSON object / CSV row written by ``dpinfer release``."""
+    from ._validation import _check_delta, _check_epsilon, _check_int, _check_positive, _check_real
+    from .releasers.release import Release
+
+    missing = [k for k in _RELEASE_FIELDS if not isinstance(data, dict) or k not in data]
+    if missing:
+        raise _UsageError(
+            f"release file {path!r} lacks {', '.join(missing)}; write it with "
+            "'dpinfer release --format json' (or --format csv)."
+        )
+    if isinstance(data, dict) and data.get("kind") == "table":
+        return _table_release_from_record(data, path)
+    if not isinstance(data["value"], (int, float)) or isinstance(data["value"], bool):
+        raise _UsageError(f"release file {path!r} must hold one numeric value per release; got {data['value']!r}.")
+    if not isinstance(data["mechanism"], str) or not isinstance(data["kind"], str):
+        raise _UsageError(f"release file {path!r}: mechanism and kind must be strings.")
+    where = f"in release file {path}"
+    return Release(
+        _check_real(data["value"], f"value {where}"), data["mechanism"],
+        _check_epsilon(data["epsilon"], f"epsilon {where}"), _check_delta(data["delta"], f"delta {where}"),
+        _check_positive(data["sensitivity"], f"sensitivity {where}"),
+        _check_int(data["n"], f"n {where}", minimum=1), data["kind"],
+        secure=bool(data.get("secure", False)),
+    )
+
+
+def _table_release_from_record(data, path):
+    """A Release of kind 'table' from the JSON that 'dpinfer release --table' writes."""
+    import numpy as np
+
+    from ._validation import _check_epsilon, _check_int, _check_positive
+    from .releasers.release import Release
+
+    value = data["value"]
+    rows = value if isinstance(value, list) and all(isinstance(row, list) for row in value) else None
+    ok = (rows is not None and len(rows) >= 2 and len({len(row) for row in rows}) == 1 and len(rows[0]) >= 2
+          and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                  for row in rows for v in row))
+    if not ok:
+        raise _UsageError(f"release file {path!r}: a release of kind 'table' must hold its value as a list "
+                          "of at least 2 rows of at least 2 finite numbers each, all rows as long.")
+    if data["mechanism"] != "laplace" or data["delta"] != 0:
+        raise _UsageError(f"release file {path!r}: a release of kind 'table' must be a Laplace release "
+                          "with delta 0 (as 'dpinfer release --table' writes).")
+    where = f"in release file {path}"
+    return Release(
+        np.array(rows, dtype=float), "laplace", _check_epsilon(data["epsilon"], f"epsilon {where}"), 0.0,
+        _check_positive(data["sensitivity"], f"sensitivity {where}"),
+        None if data["n"] is None else _check_int(data["n"], f"n {where}", minimum=1), "table",
+        secure=bool(data.get("secure", False)),
+    )
+
+
+def _releases_from_args(args, loaded=None):
+    """The releases a test/ci command is about: --release FILE, or --value V [V ...] --n --epsilon.
+
+    ``loaded``: the releases of --release FILE when the caller has read it already.
+    """
+    from .inference._command import release_from_numbers as _release_from_numbers
+
+    typed = {"--value": args.value, "--n": args.n, "--epsilon": args.epsilon}
+    if args.release is not None:
+        repeated = [k for k, v in typed.items() if v is not None]
+        if args.delta is not None:
+            repeated.append("--delta")
+        if args.sensitivity is not None:
+            repeated.append("--sensitivity")
+        if repeated:
+            raise _UsageError(
+                f"{', '.join(repeated)} must not be given with --release: the release file "
+                "records its value, n, epsilon, delta and sensitivity."
+            )
+        releases = loaded if loaded is not None else _releases_from_file(args.release)
+        for release in releases:
+            if release.kind == "proportion" and args.method in ("normal", "jimi"):
+                _check_file_scale(release, args.release, args.method)
+    else:
+        missing = [k for k, v in typed.items() if v is None]
+        if missing:
+            raise _UsageError(
+                f"give --release FILE, or all of --value, --n and --epsilon (missing {', '.join(missing)})."
+            )
+        for value in args.value:
+            _check_typed_scale(value, args.n, args.epsilon, args.method)
+        if args.sensitivity is not None and args.method != "ump":
+            raise _UsageError(f"--sensitivity applies to --method ump (a Tulap count) only; got "
+                              f"--method {args.method}.")
+        releases = [_release_from_numbers(v, args.n, method=args.method, epsilon=args.epsilon,
+                                          delta=0.0 if args.delta is None else args.delta,
+                                          sensitivity=1 if args.sensitivity is None else args.sensitivity)
+                    for v in args.value]
+    for release in releases:
+        _check_cli_release(release, args.method)
+    return releases
+
+
+def _check_typed_scale(value, n, epsilon, method):
+    """Catch a count typed where a proportion belongs, or (a warning) the reverse."""
+    from ._validation import _SCALE_GUARD
+
+    if not (math.isfinite(value) and isinstance(n, int) and n >= 1 and epsilon and epsilon > 0):
+        return  # the method's own checks name the bad argument
+    if method in ("normal", "jimi"):
+        margin = _SCALE_GUARD / (epsilon * n)
+        if value < -margin or value > 1.0 + margin:
+            raise _UsageError(
+                f"--value {value:g} cannot be a Laplace-noised proportion with --n {n} and "
+                f"--epsilon {epsilon:g} (it lies more than {_SCALE_GUARD:g} noise scales outside "
+                f"[0, 1]); --method {method} reads --value as a proportion: for a count of about "
+                f"{value:g}, give --value {value / n:.4g} (the count divided by --n)."
+            )
+    elif 0.0 < value < 1.0 and n >= 5:
+        warnings.warn(
+            f"--value {value:g} is read as a noisy count (--method ump takes the Tulap-noised "
+            f"count, about {value:g} of {n} records); if {value:g} is a proportion, give "
+            f"--value {value * n:.4g} (the proportion times --n).", stacklevel=2)
+
+
+def _check_file_scale(release, path, method):
+    """A release file whose 'proportion' could only be a count is refused (see _check_typed_scale)."""
+    from ._validation import _SCALE_GUARD
+
+    value, n, epsilon = release.value, release.n, release.epsilon
+    margin = _SCALE_GUARD / (epsilon * n)
+    if value < -margin or value > 1.0 + margin:
+        raise _UsageError(
+            f"release file {path!r} records a proportion of {value:g} with n = {n} and epsilon = "
+            f"{epsilon:g}, more than {_SCALE_GUARD:g} noise scales outside [0, 1]: it cannot be a "
+            f"Laplace-noised proportion (--method {method}). If it is a noisy count, release it "
+            "with 'dpinfer release --mechanism laplace --kind count'."
+        )
+
+
+_NEEDS = {
+    "ump": "a Tulap-noised count ('dpinfer release --mechanism tulap')",
+    "normal": "a Laplace-noised proportion or count ('dpinfer release --mechanism laplace')",
+    "jimi": "a Laplace-noised proportion or count ('dpinfer release --mechanism laplace')",
+}
+
+
+def _check_cli_release(release, method):
+    """The release fits --method; otherwise say which --method fits it, in command terms."""
+    from .inference._command import METHODS as _METHODS
+
+    if release.kind == "table":
+        raise _UsageError("a release of kind 'table' is tested with 'dpinfer test' (a test of "
+                          "independence, --method jimi or mc); it has no interval for a proportion.")
+    pair = (release.mechanism, release.kind)
+    if pair in _METHODS[method][0]:
+        return
+    fits = [m for m, (accepted, _) in _METHODS.items() if pair in accepted]
+    hint = (" Use " + " or ".join(f"--method {m}" for m in fits) + " for this release."
+            if fits else "")
+    raise _UsageError(
+        f"--method {method} needs {_NEEDS[method]}; the release is a {release.mechanism} "
+        f"{release.kind}: each method inverts one noise law, any other gives p-values of the "
+        f"wrong size.{hint}"
+    )
