@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
 import warnings
@@ -23,7 +24,7 @@ from ._cli_commands import (
     _cmd_test,
     _cmd_validate,
 )
-from ._cli_input import EXIT_USAGE, _UsageError
+from ._cli_input import EXIT_INTERNAL, EXIT_USAGE, _UsageError
 
 __all__ = ["main"]
 
@@ -316,12 +317,28 @@ def main(argv=None):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             code = args.func(args)
+            sys.stdout.flush()  # a closed pipe shows here, not at exit
     except (_UsageError, TypeError, ValueError) as exc:
         print(f"{prog}: error: {_cli_message(exc)}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader stopped early (`dpinfer power ... | head`): stop quietly, as Unix
+        # tools do, with Python's own status for a closed pipe (1), and no traceback at exit.
+        _drop_stdout()
+        return EXIT_INTERNAL
     for w in caught:
         print(f"{prog}: warning: {_cli_message(w.message)}", file=sys.stderr)
     return code
+
+
+def _drop_stdout():
+    """Point stdout at the null device, so that the interpreter's last flush of a closed
+    pipe raises nothing."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout replaced by an object without a file
+        pass
 
 
 def _cli_message(exc):

@@ -389,3 +389,17 @@ def test_warnings_go_to_stderr_on_one_line(capsys):
     assert code == 0 and json.loads(out)["pvalue"] > 0
     assert err.startswith("dpinfer test: warning: The normal approximation is poor here")
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    # `dpinfer power ... | head -1`: the reader closes the pipe after one line, while the
+    # command still has about 250 kB to write (more than a pipe holds), so a write fails.
+    thetas = [f"{0.3 + i * 1e-4:.4f}" for i in range(6000)]
+    proc = subprocess.Popen([*_command(), "power", "--theta", *thetas, "--n", "50", "--p0", "0.3",
+                             "--epsilon", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.readline().startswith(b"Exact power")
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == 1  # Python's status for a closed pipe
+    assert b"Traceback" not in err and b"BrokenPipe" not in err, err.decode()
