@@ -123,7 +123,9 @@ class PointEstimate:
         return self.estimate[index]
 
     def __iter__(self):
-        return iter(np.atleast_1d(self.estimate))
+        if np.ndim(self.estimate) == 0:
+            raise TypeError("a single estimate is not iterable; use float(result) or .estimate.")
+        return iter(self.estimate)
 
     @property
     def projected(self):
@@ -164,7 +166,11 @@ class PointEstimate:
         """A long :class:`pandas.DataFrame`: one row per number, with ``estimate`` and
         ``estimate_raw`` columns and an index column per array axis (``data_set`` for a
         batch, ``category`` or ``bin`` for a vector)."""
-        import pandas as pd
+        try:
+            import pandas as pd
+        except ImportError as exc:  # optional dependency
+            raise ImportError("PointEstimate.to_frame needs pandas; install it with "
+                              "`pip install pandas`.") from exc
 
         est = np.asarray(self.estimate, dtype=float)
         raw = np.asarray(self.estimate_raw, dtype=float)

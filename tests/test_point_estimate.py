@@ -66,6 +66,8 @@ def test_array_and_number_protocols():
         len(one)
     with pytest.raises(TypeError, match="cannot be indexed"):
         one[0]
+    with pytest.raises(TypeError, match="not iterable"):
+        list(one)
     with pytest.raises(ValueError):  # read-only arrays: the record cannot drift
         krr.estimate[0] = 0.5
 
