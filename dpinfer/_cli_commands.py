@@ -44,7 +44,7 @@ def _emit(fmt, text, records, *, as_list=False):
 
 
 def _fmt(value, digits=7):
-    from .results import _r_format
+    from ._printing import _r_format
 
     return _r_format([value], digits)[0].strip()
 

@@ -29,6 +29,14 @@ _PATH_TEXT = {
 _DOUBLE_EPS = 2.220446049250313e-16  # R's .Machine$double.eps, the floor of format.pval
 
 
+def _json_float(value):
+    """A number for JSON: a float, or None for None and non-finite values (JSON has no NaN)."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
 def _sig_and_exponent(value, digits):
     """Significant digits R would show for ``value`` at ``digits``, and its decimal exponent."""
     if value == 0.0:

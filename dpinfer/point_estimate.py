@@ -13,8 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import _check_epsilon, _check_int
-from ._printing import _MECHANISM_CODES, _format_point_estimate
-from .results import _json_float
+from ._printing import _MECHANISM_CODES, _format_point_estimate, _json_float
 
 __all__ = ["PointEstimate"]
 

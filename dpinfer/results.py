@@ -10,11 +10,16 @@ and :func:`results_to_frame` stacks many results into one frame.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from ._printing import _MECHANISM_CODES, _format_htest, _format_interval, _htest_notes, _htest_privacy_lines
-from ._printing import _r_format  # noqa: F401 (the command's number formatting imports it from here)
+from ._printing import (
+    _MECHANISM_CODES,
+    _format_htest,
+    _format_interval,
+    _htest_notes,
+    _htest_privacy_lines,
+    _json_float,
+)
 from ._validation import (
     _check_alternative,
     _check_confidence_level,
@@ -27,13 +32,6 @@ from ._validation import (
 __all__ = ["ConfidenceInterval", "HTestResult", "results_to_frame"]
 
 _R_ALTERNATIVE = {"two-sided": "two.sided", "less": "less", "greater": "greater"}
-
-
-def _json_float(value):
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
 
 
 @dataclass(frozen=True)

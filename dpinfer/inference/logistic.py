@@ -26,12 +26,12 @@ from .._validation import (
     _check_choice,
     _check_confidence_level,
     _check_epsilon,
-    _check_int,
     _check_n_sim,
     _check_rng,
     _position,
     _show,
 )
+from .._printing import _json_float
 from .._warnings import ApproximationWarning
 from ..results import ConfidenceInterval
 
@@ -78,11 +78,6 @@ def _fmt_pvalue(p, n_sim):
     if p == 0.0:
         return f"< {2.0 / n_sim:.1g}"  # no draw on one side: two-sided resolution 2 / n_sim
     return f"{p:.4g}"
-
-
-def _json_float(value):
-    value = float(value)
-    return value if math.isfinite(value) else None
 
 
 @dataclass(frozen=True, eq=False)
