@@ -262,8 +262,8 @@ def _typed_csv_row(row, path, line):
 
 def _release_from_record(data, path):
     """A Release from one JSON object / CSV row written by ``dpinfer release``."""
-    from ._validation import _check_delta, _check_epsilon, _check_int, _check_positive, _check_real
-    from .releasers.release import Release
+    from .._validation import _check_delta, _check_epsilon, _check_int, _check_positive, _check_real
+    from ..releasers.release import Release
 
     missing = [k for k in _RELEASE_FIELDS if not isinstance(data, dict) or k not in data]
     if missing:
@@ -291,8 +291,8 @@ def _table_release_from_record(data, path):
     """A Release of kind 'table' from the JSON that 'dpinfer release --table' writes."""
     import numpy as np
 
-    from ._validation import _check_epsilon, _check_int, _check_positive
-    from .releasers.release import Release
+    from .._validation import _check_epsilon, _check_int, _check_positive
+    from ..releasers.release import Release
 
     value = data["value"]
     rows = value if isinstance(value, list) and all(isinstance(row, list) for row in value) else None
@@ -319,7 +319,7 @@ def _releases_from_args(args, loaded=None):
 
     ``loaded``: the releases of --release FILE when the caller has read it already.
     """
-    from .inference._command import release_from_numbers as _release_from_numbers
+    from ..inference._command import release_from_numbers as _release_from_numbers
 
     typed = {"--value": args.value, "--n": args.n, "--epsilon": args.epsilon}
     if args.release is not None:
@@ -359,7 +359,7 @@ def _releases_from_args(args, loaded=None):
 
 def _check_typed_scale(value, n, epsilon, method):
     """Catch a count typed where a proportion belongs, or (a warning) the reverse."""
-    from ._validation import _SCALE_GUARD
+    from .._validation import _SCALE_GUARD
 
     if not (math.isfinite(value) and isinstance(n, int) and n >= 1 and epsilon and epsilon > 0):
         return  # the method's own checks name the bad argument
@@ -381,7 +381,7 @@ def _check_typed_scale(value, n, epsilon, method):
 
 def _check_file_scale(release, path, method):
     """A release file whose 'proportion' could only be a count is refused (see _check_typed_scale)."""
-    from ._validation import _SCALE_GUARD
+    from .._validation import _SCALE_GUARD
 
     value, n, epsilon = release.value, release.n, release.epsilon
     margin = _SCALE_GUARD / (epsilon * n)
@@ -403,7 +403,7 @@ _NEEDS = {
 
 def _check_cli_release(release, method):
     """The release fits --method; otherwise say which --method fits it, in command terms."""
-    from .inference._command import METHODS as _METHODS
+    from ..inference._command import METHODS as _METHODS
 
     if release.kind == "table":
         raise _UsageError("a release of kind 'table' is tested with 'dpinfer test' (a test of "

@@ -14,7 +14,7 @@ import re
 import sys
 import warnings
 
-from ._cli_commands import (
+from ._commands import (
     _cmd_budget,
     _cmd_ci,
     _cmd_demo,
@@ -24,7 +24,7 @@ from ._cli_commands import (
     _cmd_test,
     _cmd_validate,
 )
-from ._cli_input import EXIT_INTERNAL, EXIT_USAGE, _UsageError
+from ._input import EXIT_INTERNAL, EXIT_USAGE, _UsageError
 
 __all__ = ["main"]
 
@@ -128,7 +128,7 @@ def _formatter(prog):
 
 
 def _build_parser():
-    from . import __version__
+    from .. import __version__
 
     parser = _Parser(prog="dpinfer", description=_DESCRIPTION, epilog=_EPILOG,
                      formatter_class=_formatter)
@@ -362,6 +362,3 @@ _CLI_NAMES = (
     (r"alternative ?= ?'([\w-]+)'", r"--alternative \1"),
 )
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
