@@ -8,7 +8,7 @@ import numpy as np
 
 from .._validation import _check_counts, _check_epsilon, _check_int, _check_positive, _data_array
 from ..budget._charging import charge_release
-from ._secure_path import _VALUE_BOUND, _bit_source, _laplace_on_grid
+from ._secure_path import _VALUE_BOUND, _bit_source, _check_output_range, _laplace_on_grid
 from .release import Release
 
 __all__ = ["LaplaceReleaser"]
@@ -101,6 +101,7 @@ class LaplaceReleaser:
         """
         value = _data_array(value, "value")
         bits = _bit_source(secure, rng, self.epsilon)
+        _check_output_range(_VALUE_BOUND, self.epsilon, self.sensitivity)
         charge_release(budget, self, "release", shape=value.shape, array=array, rng=rng,
                         secure=bits.hardened)
         # value / sensitivity is clipped to the public bound +-2**40 (see Notes): the
