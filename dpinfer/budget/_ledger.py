@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections import namedtuple
 from dataclasses import asdict, dataclass
@@ -159,11 +160,36 @@ class _Request:
     label: str
 
 
-def _request(epsilon, delta, mechanism, count, label):
-    epsilon = _check_epsilon(epsilon)
-    delta = _check_delta(delta)
-    mechanism = _check_text(mechanism, "mechanism")
+def _request(epsilon, delta, mechanism, count, label, where=""):
+    """A checked charge request; ``where`` (e.g. "ledger entry 3") is named in its errors."""
+    of = f" of {where}" if where else ""
+    epsilon = _check_epsilon(epsilon, "epsilon" + of)
+    delta = _check_delta(delta, "delta" + of)
+    mechanism = _check_text(mechanism, "mechanism" + of)
     if not mechanism:
-        raise ValueError("`mechanism` must be a non-empty string; got ''.")
-    count = _check_int(count, "count", minimum=1, maximum=10**12)
-    return _Request(mechanism, epsilon, delta, count, _check_text(label, "label"))
+        raise ValueError(f"`mechanism{of}` must be a non-empty string; got ''.")
+    count = _check_int(count, "count" + of, minimum=1, maximum=10**12)
+    return _Request(mechanism, epsilon, delta, count, _check_text(label, "label" + of))
+
+
+def _load_json(text, what):
+    """``json.loads(text)`` refusing duplicate keys and deep nesting with a ValueError naming ``what``.
+
+    A duplicate key would let a file say two things at once (json keeps the last
+    silently); nesting deeper than Python's recursion limit would crash the parser.
+    """
+    def no_duplicates(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"{what} holds the key {key!r} twice in one object; a hand edit? "
+                                 "Each key may appear once.")
+            seen.add(key)
+        return dict(pairs)
+
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{what} is not JSON ({exc.msg}, line {exc.lineno}).") from exc
+    except RecursionError:
+        raise ValueError(f"{what} nests lists or objects too deeply to be read.") from None

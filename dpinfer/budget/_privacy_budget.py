@@ -20,6 +20,7 @@ from ._ledger import (
     _check_scope_label,
     _check_text,
     _fmt,
+    _load_json,
     _now,
     _parse_slack,
     _request,
@@ -440,10 +441,7 @@ class PrivacyBudget:
         """
         if not isinstance(text, (str, bytes)):
             raise TypeError(f"`text` must be the JSON text of a PrivacyBudget; got {_show(text)}.")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"`text` is not JSON ({exc.msg}, line {exc.lineno}).") from exc
+        data = _load_json(text, "`text`")
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
             raise ValueError(f"`text` is not a dpinfer privacy budget (its \"format\" must be {_FORMAT!r}).")
         if data.get("version") != _VERSION:
@@ -483,15 +481,15 @@ class PrivacyBudget:
         if comp == "advanced-reserve":
             k = _check_int(raw["count"], f"count of {where}", minimum=1, maximum=10**12)
             slack = _parse_slack(raw["label"], where)
-            block = AdvancedComposition(self, scope, k, _check_epsilon(raw["epsilon"]),
-                                        _check_delta(raw["delta"]), slack)
+            block = AdvancedComposition(self, scope, k, _check_epsilon(raw["epsilon"], f"epsilon of {where}"),
+                                        _check_delta(raw["delta"], f"delta of {where}"), slack)
             req = _Request(raw["mechanism"], block.epsilon, block.delta, k, raw["label"])
             if scope in self._blocks or scope in self._parallel or not scope:
                 raise ValueError(f"{where}: block label {scope!r} is empty or already used.")
             entry = self._commit(req, comp, scope, "", block._reservation, time=time)
             self._blocks[scope] = block
         else:
-            req = _request(raw["epsilon"], raw["delta"], raw["mechanism"], raw["count"], raw["label"])
+            req = _request(raw["epsilon"], raw["delta"], raw["mechanism"], raw["count"], raw["label"], where)
             if comp == "sequential":
                 entry = self._commit(req, comp, "", "", self._sequential_cost(req), time=time)
             elif comp == "parallel":

@@ -77,8 +77,6 @@ def _cmd_release(args):
             raise _UsageError("give the confidential count as --x X --n N, or --csv FILE --column NAME.")
         x, n = args.x, args.n
     secure = args.seed is None
-    if not secure:
-        _seeded_warning(args.seed)
     rng = None if secure else args.seed
     with _budget_session(args) as ledger:
         budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
@@ -93,6 +91,8 @@ def _cmd_release(args):
             releaser = LaplaceReleaser(args.epsilon)
             make = releaser.proportion if args.kind == "proportion" else releaser.count
             release = make(x, n, rng=rng, secure=secure, budget=budget)
+    if not secure:  # after the release: a refused one warns of nothing
+        _seeded_warning(args.seed)
     _emit(args.format, str(release), [release.to_dict()])
     if ledger is not None and args.format == "text":
         print(f"{ledger.summary()}; ledger {args.budget}")
@@ -122,11 +122,11 @@ def _release_table(args):
                                                                  else "total"))
     counts = _table_from_csv(args.table, confidential=True)
     secure = args.seed is None
-    if not secure:
-        _seeded_warning(args.seed)
     with _budget_session(args) as ledger:
         budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
         release = releaser.release(counts, rng=None if secure else args.seed, secure=secure, budget=budget)
+    if not secure:  # after the release: a refused one warns of nothing
+        _seeded_warning(args.seed)
     cells = "\n".join("  " + "  ".join(f"{v:>12.6g}" for v in row) for row in release.value)
     _emit(args.format, f"{release}\n  noisy cells:\n{cells}", [release.to_dict()])
     if ledger is not None and args.format == "text":
