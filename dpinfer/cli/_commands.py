@@ -138,7 +138,8 @@ def _budget_session(args):
     """The ledger file of ``release --budget FILE``, locked for this invocation (or no budget)."""
     import contextlib
 
-    totals = {"--total-epsilon": args.total_epsilon, "--total-delta": args.total_delta, "--label": args.label}
+    totals = {"--total-epsilon": args.total_epsilon, "--total-delta": args.total_delta, "--label": args.label,
+              "--plan": args.plan}
     if args.budget is None:
         given = [flag for flag, value in totals.items() if value is not None]
         if given:
@@ -147,7 +148,8 @@ def _budget_session(args):
         return contextlib.nullcontext(None)
     from ._ledger_file import locked_budget
 
-    return locked_budget(args.budget, total_epsilon=args.total_epsilon, total_delta=args.total_delta)
+    return locked_budget(args.budget, total_epsilon=args.total_epsilon, total_delta=args.total_delta,
+                         plan=args.plan)
 
 
 def _cmd_budget(args):
@@ -156,6 +158,8 @@ def _cmd_budget(args):
     budget = read_budget(args.file)
     if args.format == "json":
         print(budget.to_json(), end="")
+    elif args.format == "events":
+        print(json.dumps(budget.export_events(delta_slack=args.delta_slack), indent=2))
     else:
         print(budget)
     return EXIT_OK

@@ -94,6 +94,11 @@ def _check_output_range(bound, epsilon, sensitivity):
             "statistic to a smaller sensitivity.")
 
 
+def _grid_step(bound, epsilon, scale=1.0):
+    """The spacing of :func:`_laplace_on_grid`'s output grid, in the statistic's units (``scale`` per unit)."""
+    return scale * 2.0 ** -_grid_bits(bound, epsilon)
+
+
 def _per_step(epsilon, steps):
     """``epsilon / steps`` rounded down (never more privacy loss than claimed)."""
     lam = epsilon / steps

@@ -185,9 +185,9 @@ class TulapReleaser:
         x = _check_counts(x, n)
         unit_epsilon, unit_delta = unit_privacy(self.epsilon, self.delta, self.sensitivity)
         bits = _bit_source(secure, rng, unit_epsilon)
-        tulap_grid(n, unit_epsilon, unit_delta)  # refuses n, epsilon without a grid before the charge
-        charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
-                       secure=bits.hardened)
+        grid = tulap_grid(n, unit_epsilon, unit_delta)  # refuses n, epsilon without a grid before the charge
+        digest = charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
+                                secure=bits.hardened, sensitivity=float(self.sensitivity), grid=2.0**-grid.bits)
         value = release_tulap(bits, np.asarray(x), n, unit_epsilon, unit_delta)
         return Release(value, "tulap", self.epsilon, self.delta, float(self.sensitivity), n, "count",
-                       secure=bits.hardened)
+                       secure=bits.hardened, ledger_digest=digest)
