@@ -101,6 +101,16 @@ class LedgerEntry:
     :attr:`digest` is the SHA-256 of the entry's canonical JSON (sorted keys, no
     spaces, floats as Python's shortest round-trip repr), ``previous`` included;
     the last entry's digest is the budget's :attr:`~PrivacyBudget.head_digest`.
+
+    **What the chain protects.**  Each :class:`~dpinfer.Release` made with a
+    budget records the head digest after its charge.  An entry removed, changed
+    or reordered, or the totals or plan edited, breaks the chain, and
+    :meth:`PrivacyBudget.from_json` refuses the file.  It does **not** stop a
+    person who can write the file from rewriting it whole (the digests carry no
+    secret key: anyone can recompute them) or from removing the newest
+    entries; such a rewrite then disagrees with the digests already published
+    with the releases, which is how it is found.  Keep the published releases
+    (or their digests) apart from the ledger file.
     """
 
     mechanism: str

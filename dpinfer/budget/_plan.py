@@ -7,7 +7,7 @@ from collections import namedtuple
 from fractions import Fraction
 
 from .._validation import _check_delta, _check_epsilon, _show
-from ._ledger import _check_text, _digest, _fmt, _load_json
+from ._ledger import BudgetExceededError, _check_text, _digest, _fmt, _load_json
 
 __all__ = [
     "AllocationPlan",
@@ -216,3 +216,41 @@ def _check_line(line, i):
     if not label.strip():
         raise ValueError(f"`label of {where}` must be a non-empty string; got {label!r}.")
     return _Line(label, _check_epsilon(epsilon, f"epsilon of {where}"), _check_delta(delta, f"delta of {where}"))
+
+
+def plan_charge(plan, line_spent, label, mechanism, scope, d_eps, d_delta):
+    """``(line index, its new spent)`` of a charge under ``plan``; BudgetExceededError naming the line.
+
+    ``line_spent`` maps a line index to its exact spent ``(epsilon, delta)``; the
+    caller records the new value once the whole charge is accepted.
+    """
+    what = label or mechanism
+    line = plan.line_for(scope or label)
+    if line is None:
+        names = "; ".join(f"{i}: {ln.label!r}" for i, ln in enumerate(plan.lines, 1))
+        raise BudgetExceededError(
+            f"it is outside the allocation plan: its label {(scope or label)!r} names none of the plan's "
+            f"lines ({names}). Give the release its line's label (with_label(LINE), --label LINE). "
+            "Nothing was drawn and nothing was charged.", requested=(d_eps, d_delta))
+    spent = line_spent.get(line, (Fraction(0), Fraction(0)))
+    new = (spent[0] + d_eps, spent[1] + d_delta)
+    share = plan.lines[line]
+    if float(new[0]) > share.epsilon or float(new[1]) > share.delta:
+        raise BudgetExceededError(
+            f"{plan.describe(line)} has epsilon = {_fmt(spent[0])}, delta = {_fmt(spent[1])} spent; "
+            f"this release ({what}) would charge epsilon = {_fmt(d_eps)}, delta = {_fmt(d_delta)}. "
+            "Nothing was drawn and nothing was charged.",
+            requested=(d_eps, d_delta),
+            remaining=(max(Fraction(share.epsilon) - spent[0], 0), max(Fraction(share.delta) - spent[1], 0)))
+    return line, new
+
+
+def check_plan(plan, epsilon, delta):
+    """``plan`` itself if it is None or an AllocationPlan whose shares fit the totals ``epsilon``, ``delta``."""
+    if plan is not None and not isinstance(plan, AllocationPlan):
+        raise TypeError(f"`plan` must be None or a dpinfer.AllocationPlan; got {_show(plan)}.")
+    if plan is not None and (plan.epsilon > epsilon or plan.delta > delta):
+        raise ValueError(
+            f"`plan` allocates epsilon = {_fmt(plan.epsilon)}, delta = {_fmt(plan.delta)} in all, more than "
+            f"the budget's totals epsilon = {_fmt(epsilon)}, delta = {_fmt(delta)}.")
+    return plan

@@ -9,7 +9,7 @@ import threading
 
 from .._validation import _check_delta, _check_epsilon, _check_int, _check_real, _show
 from ._composition import AdvancedComposition, ParallelComposition, _Labelled
-from ._plan import AllocationPlan
+from ._plan import AllocationPlan, check_plan, plan_charge
 from ._ledger import (
     BudgetExceededError,
     LedgerEntry,
@@ -162,13 +162,7 @@ class PrivacyBudget:
         self._epsilon = _check_epsilon(epsilon)
         self._delta = _check_delta(delta)
         self._description = _check_text(description, "description")
-        if plan is not None and not isinstance(plan, AllocationPlan):
-            raise TypeError(f"`plan` must be None or a dpinfer.AllocationPlan; got {_show(plan)}.")
-        if plan is not None and (plan.epsilon > self._epsilon or plan.delta > self._delta):
-            raise ValueError(
-                f"`plan` allocates epsilon = {_fmt(plan.epsilon)}, delta = {_fmt(plan.delta)} in all, more than "
-                f"the budget's totals epsilon = {_fmt(self._epsilon)}, delta = {_fmt(self._delta)}.")
-        self._plan = plan
+        self._plan = check_plan(plan, self._epsilon, self._delta)
         self._line_spent = {}  # plan line index -> (Fraction eps, Fraction delta)
         self._head = self._genesis()
         self._lock = threading.RLock()
@@ -473,28 +467,10 @@ class PrivacyBudget:
             return entry
 
     def _plan_check(self, req, scope, d_eps, d_delta):
-        """``(line, its new spent)`` for a charge under the plan; BudgetExceededError naming the line."""
+        """``(line, its new spent)`` for a charge under the plan (None, None without one)."""
         if self._plan is None:
             return None, None
-        what = req.label or req.mechanism
-        line = self._plan.line_for(scope or req.label)
-        if line is None:
-            names = "; ".join(f"{i}: {ln.label!r}" for i, ln in enumerate(self._plan.lines, 1))
-            raise BudgetExceededError(
-                f"it is outside the allocation plan: its label {(scope or req.label)!r} names none of the plan's "
-                f"lines ({names}). Give the release its line's label (with_label(LINE), --label LINE). "
-                "Nothing was drawn and nothing was charged.", requested=(d_eps, d_delta))
-        spent = self._line_spent.get(line, (Fraction(0), Fraction(0)))
-        new = (spent[0] + d_eps, spent[1] + d_delta)
-        share = self._plan.lines[line]
-        if float(new[0]) > share.epsilon or float(new[1]) > share.delta:
-            raise BudgetExceededError(
-                f"{self._plan.describe(line)} has epsilon = {_fmt(spent[0])}, delta = {_fmt(spent[1])} spent; "
-                f"this release ({what}) would charge epsilon = {_fmt(d_eps)}, delta = {_fmt(d_delta)}. "
-                "Nothing was drawn and nothing was charged.",
-                requested=(d_eps, d_delta),
-                remaining=(max(Fraction(share.epsilon) - spent[0], 0), max(Fraction(share.delta) - spent[1], 0)))
-        return line, new
+        return plan_charge(self._plan, self._line_spent, req.label, req.mechanism, scope, d_eps, d_delta)
 
     def line_spent(self):
         """``{line label: (epsilon, delta)}``: what each plan line has spent (empty without a plan)."""
@@ -531,8 +507,8 @@ class PrivacyBudget:
         allows), every entry must record the digest of the one before it (the
         first, of the header: totals, description and plan), and the spent
         totals and head digest must be what the file records, or the text is
-        rejected.  A duplicate key anywhere is refused.  See the Notes of
-        :meth:`export_events` for what the chain does and does not protect.
+        rejected.  A duplicate key anywhere is refused.  See
+        :class:`LedgerEntry` for what the chain does and does not protect.
 
         Raises
         ------
@@ -676,17 +652,9 @@ class PrivacyBudget:
         Thm. 3.5, which implies this form of Dwork, Rothblum & Vadhan 2010, Thm.
         III.3), rounded up; it does not use disjointness.
 
-        **The hash chain** (also in :meth:`to_json`): each entry's ``previous``
-        is the SHA-256 of the entry before it (the first entry's, of the header),
-        and each :class:`~dpinfer.Release` made with the budget records the head
-        digest after its charge.  An entry removed, changed or reordered, or the
-        totals or plan edited, breaks the chain and :meth:`from_json` refuses
-        the file.  It does **not** stop a person who can write the file from
-        rewriting it whole (the digests carry no secret key: anyone can recompute
-        them) or from removing the newest entries; such a rewrite then
-        disagrees with the digests already published with the releases, which is
-        how it is found.  Keep the published releases (or their digests) apart
-        from the ledger file.
+        **The hash chain** (:class:`LedgerEntry` Notes) is in the events'
+        ``previous`` and ``digest``: an export whose events were removed, changed
+        or reordered is refused by :meth:`from_events`.
 
         Examples
         --------
@@ -709,11 +677,8 @@ class PrivacyBudget:
 
     @classmethod
     def from_events(cls, data):
-        """The budget an :meth:`export_events` export describes (a dict, or its JSON text).
-
-        The events are replayed as :meth:`from_json` replays a ledger; their
-        digests, ``dp_event`` fields and the composed totals must be what the
-        replayed ledger gives.
+        """The budget an :meth:`export_events` export describes (a dict, or its JSON text), replayed as
+        :meth:`from_json` replays a ledger; digests, ``dp_event`` and totals must be what it gives.
 
         Raises
         ------
