@@ -212,10 +212,11 @@ def _check_line(line, i):
         label, epsilon, delta = (*line, 0.0) if len(line) == 2 else line
     else:
         raise TypeError(f"{where} must be (label, epsilon[, delta]) or a dict; got {_show(line)}.")
-    label = _check_text(label, f"label of {where}")
+    at = f"lines[{i - 1}]"  # named as Python indexes it; the messages say which line of the plan it is
+    label = _check_text(label, f"{at}.label")
     if not label.strip():
-        raise ValueError(f"`label of {where}` must be a non-empty string; got {label!r}.")
-    return _Line(label, _check_epsilon(epsilon, f"epsilon of {where}"), _check_delta(delta, f"delta of {where}"))
+        raise ValueError(f"`{at}.label` ({where}) must be a non-empty string; got {label!r}.")
+    return _Line(label, _check_epsilon(epsilon, f"{at}.epsilon"), _check_delta(delta, f"{at}.delta"))
 
 
 def plan_charge(plan, line_spent, label, mechanism, scope, d_eps, d_delta):

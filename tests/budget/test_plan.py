@@ -88,7 +88,7 @@ def test_plan_checks():
         PrivacyBudget(1.0, plan=AllocationPlan([("a", 0.6), ("b", 0.5)]))
     with pytest.raises(ValueError, match="name 'a' twice"):
         AllocationPlan([("a", 0.1), ("a", 0.2)])
-    with pytest.raises(ValueError, match="`epsilon of line 2 of the plan` must be"):
+    with pytest.raises(ValueError, match=r"`lines\[1\].epsilon` must be"):
         AllocationPlan([("a", 0.1), ("b", -1)])
     with pytest.raises(ValueError, match="at least one line"):
         AllocationPlan([])
