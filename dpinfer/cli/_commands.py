@@ -155,6 +155,8 @@ def _budget_session(args):
 def _cmd_budget(args):
     from ._ledger_file import read_budget
 
+    if args.format != "events" and args.delta_slack != 1e-6:
+        raise _UsageError("--delta-slack applies to --format events only (the advanced-composition total).")
     budget = read_budget(args.file)
     if args.format == "json":
         print(budget.to_json(), end="")

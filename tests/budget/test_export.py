@@ -127,3 +127,10 @@ def test_the_command_exports_the_events(tmp_path, capsys):
     assert export["composed"]["advanced"]["delta_slack"] == 1e-9
     assert export["events"][0]["plan_line"] == "primary"
     assert export["budget"]["plan"]["lines"] == [{"label": "primary", "epsilon": 0.5, "delta": 0.0}]
+
+
+def test_delta_slack_belongs_to_the_export(tmp_path, capsys):
+    ledger = tmp_path / "L.json"
+    ledger.write_text(_mixed_budget().to_json())
+    assert main(["budget", str(ledger), "--delta-slack", "1e-9"]) == 2
+    assert "--delta-slack applies to --format events only" in capsys.readouterr().err

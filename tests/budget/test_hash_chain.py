@@ -1,13 +1,14 @@
 """Issue 26, P3: consistent hand edits of a ledger are detected (the hash chain), and every
 release records the ledger's head digest after its charge.
 
-Before the fix, deleting an entry and lowering the totals, or raising the total to 100, passed
-``PrivacyBudget.from_json`` silently, and a release recorded no digest.  The digests are checked
+Before the fix, every edit of ``test_consistent_hand_edits_are_refused`` (checked on main)
+passed ``PrivacyBudget.from_json`` silently, and a release recorded no digest.  The digests are checked
 against an independent computation (hashlib on the canonical JSON, written out here).
 """
 
 import hashlib
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -49,9 +50,9 @@ def _tampered(edit):
 
 
 def _delete_second_and_lower_totals(data):
-    removed = data["ledger"].pop(1)
-    data["spent_epsilon"] -= removed["charged_epsilon"]
-    data["epsilon"] = 0.8  # consistent totals: 0.4 of 0.8 spent
+    data["ledger"].pop(1)
+    data["spent_epsilon"] = float(Fraction(0.1) + Fraction(0.3))  # consistent: 0.4 of 0.8 spent
+    data["epsilon"] = 0.8
 
 
 def _raise_total(data):
@@ -60,7 +61,7 @@ def _raise_total(data):
 
 def _change_an_old_charge(data):
     data["ledger"][0]["epsilon"] = data["ledger"][0]["charged_epsilon"] = 0.05
-    data["spent_epsilon"] = 0.55
+    data["spent_epsilon"] = float(Fraction(0.05) + Fraction(0.2) + Fraction(0.3))
 
 
 def _reorder(data):
@@ -68,8 +69,8 @@ def _reorder(data):
 
 
 def _delete_last_entry(data):
-    removed = data["ledger"].pop()
-    data["spent_epsilon"] = 0.1 + 0.2
+    data["ledger"].pop()
+    data["spent_epsilon"] = float(Fraction(0.1) + Fraction(0.2))
 
 
 @pytest.mark.parametrize("edit, pattern", [
