@@ -20,6 +20,13 @@ __all__ = []  # private module
 
 _ALTERNATIVES = ("two-sided", "less", "greater")
 
+#: Other tools' spellings of an alternative -> the hint given with the refusal (R, statsmodels)
+_ALTERNATIVE_HINTS = {
+    "two.sided": "R's 'two.sided' is spelled 'two-sided' here",
+    "larger": "statsmodels' 'larger' is 'greater' here",
+    "smaller": "statsmodels' 'smaller' is 'less' here",
+}
+
 
 def _show(value):
     """A short, unambiguous rendering of a received value for an error message."""
@@ -154,7 +161,7 @@ def _check_alternative(alternative, name="alternative"):
             f"got {_show(alternative)}."
         )
     if alternative not in _ALTERNATIVES:
-        hint = " (R's 'two.sided' is spelled 'two-sided' here)" if alternative == "two.sided" else ""
+        hint = f" ({_ALTERNATIVE_HINTS[alternative]})" if alternative in _ALTERNATIVE_HINTS else ""
         raise ValueError(
             f"`{name}` must be one of {', '.join(map(repr, _ALTERNATIVES))}{hint}; "
             f"got {alternative!r}."

@@ -36,11 +36,16 @@ def _emit(fmt, text, records, *, as_list=False):
     elif fmt in ("json", "htest-json"):
         print(json.dumps(records[0] if len(records) == 1 and not as_list else records, indent=2))
     else:
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=list(records[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in records)
-        print(buffer.getvalue(), end="")
+        _emit_rows(list(records[0]), records)
+
+
+def _emit_rows(columns, records):
+    """Print ``records`` as CSV with a header row of ``columns`` (a header alone when there are none)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in records)
+    print(buffer.getvalue(), end="")
 
 
 def _fmt(value, digits=7):
@@ -94,8 +99,7 @@ def _cmd_release(args):
             make = releaser.proportion if args.kind == "proportion" else releaser.count
             release = make(x, n, rng=rng, secure=secure, budget=budget)
     _emit(args.format, str(release), [release.to_dict()])
-    if ledger is not None and args.format == "text":
-        print(f"{ledger.summary()}; ledger {args.budget}")
+    _print_budget_status(args, ledger)
     return EXIT_OK
 
 
@@ -129,9 +133,19 @@ def _release_table(args):
         release = releaser.release(counts, rng=None if secure else args.seed, secure=secure, budget=budget)
     cells = "\n".join("  " + "  ".join(f"{v:>12.6g}" for v in row) for row in release.value)
     _emit(args.format, f"{release}\n  noisy cells:\n{cells}", [release.to_dict()])
-    if ledger is not None and args.format == "text":
-        print(f"{ledger.summary()}; ledger {args.budget}")
+    _print_budget_status(args, ledger)
     return EXIT_OK
+
+
+def _print_budget_status(args, ledger):
+    """The ledger's state after a charged release: on stdout under the text output, on
+    stderr with --format json or csv, so that stdout stays the file 'dpinfer test --release' reads."""
+    if ledger is None:
+        return
+    if args.format == "text":
+        print(f"{ledger.summary()}; ledger {args.budget}")
+    else:
+        print(f"dpinfer release: {ledger.summary()}; ledger {args.budget}", file=sys.stderr)
 
 
 def _budget_session(args):
@@ -156,9 +170,19 @@ def _cmd_budget(args):
     budget = read_budget(args.file)
     if args.format == "json":
         print(budget.to_json(), end="")
+    elif args.format == "csv":
+        _emit_rows(_ledger_columns(), [{"entry": i, **entry.to_dict()}
+                                       for i, entry in enumerate(budget.ledger, start=1)])
     else:
         print(budget)
     return EXIT_OK
+
+
+def _ledger_columns():
+    """The CSV columns of ``dpinfer budget --format csv``: the entry number and a ledger entry's fields."""
+    from ..budget import LedgerEntry
+
+    return ["entry", *(field.name for field in dataclasses.fields(LedgerEntry))]
 
 
 def _cmd_test(args):
