@@ -8,7 +8,6 @@ error or bad input (one line on stderr saying what to fix), 1 on an internal err
 from __future__ import annotations
 
 import os
-import re
 import sys
 import warnings
 
@@ -58,23 +57,38 @@ def _drop_stdout():
 
 
 def _cli_message(exc):
-    """The exception's message on one line, with Python argument names as options."""
-    text = " ".join(str(exc).split())
-    for name, option in (("`confidence_level`", "--confidence-level"), ("`n_sim`", "--n-sim"),
-                         ("`epsilon`", "--epsilon"), ("`delta`", "--delta"), ("`p0`", "--p0"),
-                         ("`alpha`", "--alpha"), ("`theta1`", "--theta1"), ("`theta`", "--theta"),
-                         ("`power`", "--power"), ("`n`", "--n"), ("`x`", "--x"), ("`value`", "--value")):
-        text = text.replace(name, option)
-    for pattern, replacement in _CLI_NAMES:
-        text = re.sub(pattern, replacement, text)
-    return re.sub(r"method='(\w+)'", r"--method \1", text)
+    """The message of an exception or warning on one line, in the command's terms.
+
+    A library message that names its arguments as data (``DPInferValueError``,
+    ``DPInferTypeError`` and warnings built the same way: ``parts``) is spelt from
+    those names: an argument as its option (``--epsilon``), a setting as the option
+    with its value (``--alternative greater``), a method's functions as ``--method
+    ump``, a public call as the command that does the same.  Any other message is
+    shown as it is.
+    """
+    spelled = getattr(exc, "spelled", None)
+    text = spelled(_spell) if callable(spelled) else str(exc)
+    return " ".join(text.split())
 
 
-#: Python names in library messages -> what a command user types instead
-_CLI_NAMES = (
-    (r"binom_normal_power\([^)]*\)", "'dpinfer power --method normal' with --theta equal to --p0"),
-    (r"binom_ump_power\([^)]*\)", "'dpinfer power' with --theta equal to --p0"),
-    (r"\bbinom_(ump|normal|jimi)_(test|ci)\b(\s*/\s*binom_\w+)?", r"--method \1"),
-    (r"alternative ?= ?'([\w-]+)'", r"--alternative \1"),
-)
+#: Python argument names -> the options a command user types instead
+_OPTIONS = {name: "--" + name.replace("_", "-") for name in (
+    "confidence_level", "n_sim", "epsilon", "delta", "p0", "alpha", "theta1", "theta", "power", "n", "x",
+    "value")}
 
+#: public functions named in library messages -> what a command user runs instead
+_CALLS = {
+    "binom_normal_power": "'dpinfer power --method normal' with --theta equal to --p0",
+    "binom_ump_power": "'dpinfer power' with --theta equal to --p0",
+}
+
+
+def _spell(name):
+    """How the command spells one name of a library message (a ``dpinfer._validation._Name``)."""
+    if name.kind == "argument":
+        return _OPTIONS.get(name.name, name.python)
+    if name.kind == "setting":
+        return f"--{name.name.replace('_', '-')} {name.value}"
+    if name.kind == "method":
+        return f"--method {name.value}"
+    return _CALLS.get(name.name, name.python)

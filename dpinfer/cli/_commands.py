@@ -70,7 +70,10 @@ def _cmd_release(args):
         if value is not None:
             raise _UsageError(f"{flag} applies to --table only (a contingency table release).")
     args.mechanism = args.mechanism or "tulap"
-    args.kind = args.kind or "proportion"
+    if args.mechanism == "tulap" and args.kind == "proportion":
+        raise _UsageError("--kind proportion applies to --mechanism laplace only: a Tulap release is a "
+                          "noisy count (for the DP-UMP test); give --mechanism laplace to release x/n.")
+    args.kind = args.kind or ("count" if args.mechanism == "tulap" else "proportion")
     if args.csv is not None:
         if args.x is not None or args.n is not None:
             raise _UsageError("give either --csv/--column or --x/--n, not both.")
@@ -321,14 +324,15 @@ def _cmd_ci(args):
     records, texts = [], []
     for release in releases:
         ci = ci_func(release, **options)
+        data_name = f"released value = {_fmt(release.value)}, n = {release.n}"
+        # the keys of 'dpinfer test' (HTestResult.to_dict), in its order, for the fields an interval has
         records.append({
-            "method": name, "alternative": args.alternative,
-            **ci.to_dict(), "value": release.value, "n": release.n,
+            **ci.to_dict(), "method": name, "alternative": args.alternative,
             "epsilon": release.epsilon, "delta": release.delta, "mechanism": release.mechanism,
-            "secure": release.secure,
+            "secure": release.secure if args.release is not None else None, "data_name": data_name,
         })
         texts.append(f"{name}, {args.alternative}\n"
-                     f"data:  released value = {_fmt(release.value)}, n = {release.n}\n{ci}\n"
+                     f"data:  {data_name}\n{ci}\n"
                      f"privacy: epsilon = {_fmt(release.epsilon)}, delta = {_fmt(release.delta)}")
     _emit(args.format, "\n\n".join(texts), records, as_list=len(records) > 1)
     return EXIT_OK
@@ -373,11 +377,11 @@ def _cmd_power(args):
         if size > args.alpha:
             from .._warnings import ApproximationWarning
 
-            note = (f"the normal-approximation test's exact size is {_fmt(size, 4)}, above alpha = "
-                    f"{_fmt(args.alpha)}: part of its power comes from rejecting true nulls too often, "
-                    "so do not compare it with DP-UMP's power at this alpha.")
-            lines.append("note: " + note)
-            warnings.warn(note, ApproximationWarning, stacklevel=2)
+            # said once, as a warning on stderr (where every warning of the command goes)
+            warnings.warn(f"the normal-approximation test's exact size is {_fmt(size, 4)}, above alpha = "
+                          f"{_fmt(args.alpha)}: part of its power comes from rejecting true nulls too "
+                          "often, so do not compare it with DP-UMP's power at this alpha.",
+                          ApproximationWarning, stacklevel=2)
     _emit(args.format, "\n".join(lines), records, as_list=True)
     return EXIT_OK
 
@@ -410,6 +414,17 @@ def _studies(folder):
     return sorted(p.stem for p in folder.glob("*.py") if not p.stem.startswith("_") and p.stem != "harness")
 
 
+def _summary(path):
+    """The first line of a study's module docstring, read without importing the study."""
+    import ast
+
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return ""
+    return doc.strip().splitlines()[0] if doc else ""
+
+
 def _cmd_validate(args):
     folder = _validation_dir()
     if not (folder / "harness.py").is_file():
@@ -419,7 +434,9 @@ def _cmd_validate(args):
         )
     studies = _studies(folder)
     if args.list:
-        print("\n".join(studies) if studies else "(no studies found)")
+        width = max(map(len, studies), default=0)
+        print("\n".join(f"{name:<{width}}  {_summary(folder / f'{name}.py')}".rstrip() for name in studies)
+              if studies else "(no studies found)")
         return EXIT_OK
     if args.study is None:
         raise _UsageError(f"name a study to run; available: {', '.join(studies) or 'none'}.")
