@@ -127,17 +127,30 @@ def _release_table(args):
     releaser = ContingencyTableReleaser(args.epsilon, neighbours=args.neighbours or "replace-one",
                                         margins=args.margins or ("private" if args.neighbours == "add-remove"
                                                                  else "total"))
-    counts = _table_from_csv(args.table, confidential=True)
+    counts, row_names, column_names = _table_from_csv(args.table, confidential=True, with_names=True)
     secure = args.seed is None
     if not secure:
         _seeded_warning(args.seed)
     with _budget_session(args) as ledger:
         budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
         release = releaser.release(counts, rng=None if secure else args.seed, secure=secure, budget=budget)
-    cells = "\n".join("  " + "  ".join(f"{v:>12.6g}" for v in row) for row in release.value)
-    _emit(args.format, f"{release}\n  noisy cells:\n{cells}", [release.to_dict()])
+    cells = _cells_text(release.value, row_names, column_names)
+    labels = {key: names for key, names in (("row_names", row_names), ("column_names", column_names))
+              if names is not None}
+    _emit(args.format, f"{release}\n  noisy cells:\n{cells}", [{**release.to_dict(), **labels}])
     _print_budget_status(args, ledger)
     return EXIT_OK
+
+
+def _cells_text(value, row_names, column_names):
+    """The noisy cells, one table row a line, under the CSV's column names and beside its row names."""
+    width = max(map(len, row_names), default=0) if row_names is not None else 0
+    lead = "  " + (" " * (width + 2) if row_names is not None else "")
+    lines = [lead + "  ".join(f"{name:>12}" for name in column_names)] if column_names is not None else []
+    for i, row in enumerate(value):
+        label = f"{row_names[i]:<{width}}  " if row_names is not None else ""
+        lines.append("  " + label + "  ".join(f"{v:>12.6g}" for v in row))
+    return "\n".join(lines)
 
 
 def _print_budget_status(args, ledger):
@@ -193,15 +206,16 @@ def _cmd_test(args):
 
     loaded = None
     if args.table is not None:
-        return _test_tables(args, [_typed_table_release(args)], typed=True)
+        release, labels = _typed_table_release(args)
+        return _test_tables(args, [release], [labels], typed=True)
     if args.release is not None:
-        loaded = _releases_from_file(args.release)
+        loaded, labels = _releases_from_file(args.release, labels=True)
         tables = [rel.kind == "table" for rel in loaded]
         if any(tables):
             if not all(tables):
                 raise _UsageError(f"release file {args.release!r} mixes tables and single values; "
                                   "test them from separate files.")
-            return _test_tables(args, loaded, typed=False)
+            return _test_tables(args, loaded, labels, typed=False)
     args.method = _scalar_method(args)
     releases = _releases_from_args(args, loaded)
     options = _method_options(args)
@@ -244,12 +258,20 @@ def _typed_table_release(args):
     if neighbours == "add-remove" and args.n is not None:
         raise _UsageError("--n must not be given with --neighbours add-remove: under add/remove the "
                           "total is private (leave --n out).")
-    table = _table_from_csv(args.table, confidential=False)
+    table, row_names, column_names = _table_from_csv(args.table, confidential=False, with_names=True)
     sensitivity = 2.0 if neighbours == "replace-one" else 1.0
-    return Release(table, "laplace", args.epsilon, 0.0, sensitivity, args.n, "table")
+    return Release(table, "laplace", args.epsilon, 0.0, sensitivity, args.n, "table"), (row_names, column_names)
 
 
-def _test_tables(args, releases, *, typed):
+def _labelled(result, labels):
+    """The result with the table's row and column names (from its CSV or release file) in its data name."""
+    row_names, column_names = labels
+    named = [f"{what}: {', '.join(names)}" for what, names in (("rows", row_names), ("columns", column_names))
+             if names is not None]
+    return dataclasses.replace(result, data_name="; ".join([result.data_name, *named])) if named else result
+
+
+def _test_tables(args, releases, labels, *, typed):
     """'dpinfer test' on tables: the test of independence (DP-JIMI by default, --method mc)."""
     from ..inference.prop import prop_test
 
@@ -265,7 +287,8 @@ def _test_tables(args, releases, *, typed):
         raise _UsageError(f"{', '.join(ignored)} do{'es' if len(ignored) == 1 else ''} not apply to a test of "
                           "independence (no null proportion, no interval; large statistics are the evidence).")
     method = args.method or "jimi"
-    results = [prop_test(rel, method=method, n_sim=args.n_sim, rng=args.seed) for rel in releases]
+    results = [_labelled(prop_test(rel, method=method, n_sim=args.n_sim, rng=args.seed), names)
+               for rel, names in zip(releases, labels)]
     if typed:  # numbers typed in are not a Release: no sampling path or unit is claimed
         results = [dataclasses.replace(r, secure=None, privacy_unit="") for r in results]
     text = "\n\n".join(str(r).strip("\n") for r in results)
