@@ -354,7 +354,8 @@ def _data_array(value, name, *, dtype_rule="a real number or an array of real nu
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:  # ragged lists and the like
-        raise DPInferTypeError(_arg(name), f" must be {dtype_rule}; got {_kind_of(value)} that numpy cannot read as one.") from exc
+        raise DPInferTypeError(
+            _arg(name), f" must be {dtype_rule}; got {_kind_of(value)} that numpy cannot read as one.") from exc
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise DPInferTypeError(_arg(name), f" must be {dtype_rule}; got {_kind_of(arr)}.")
     if arr.size == 0:
@@ -364,7 +365,8 @@ def _data_array(value, name, *, dtype_rule="a real number or an array of real nu
     if np.issubdtype(arr.dtype, np.integer):
         bad = bad | (np.abs(arr) > 2**53)  # would not survive the float conversion
     if bad.any():
-        raise DPInferValueError(_arg(name), f" must contain only finite numbers (at most 2**53 in magnitude); {_position(bad)} is not.")
+        raise DPInferValueError(
+            _arg(name), f" must contain only finite numbers (at most 2**53 in magnitude); {_position(bad)} is not.")
     return out
 
 
