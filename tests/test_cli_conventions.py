@@ -243,3 +243,17 @@ def test_the_command_spells_names_as_options(capsys):
     assert "(e.g. DP-JIMI, --method jimi)" in err and "binom_" not in err
     code, _, err = call(capsys, "sample-size", "--theta1", 0.4, "--p0", 0.2, "--epsilon", 1, "--power", 0.01)
     assert code == 2 and "--power must lie strictly between --alpha = 0.05 and 1; got 0.01." in err
+
+
+def test_plain_messages_are_shown_as_they_are():
+    # The command spells only the names a message carries as data; it never rewrites text.
+    from dpinfer.cli import _cli_message
+
+    assert _cli_message(ValueError("`epsilon`  must\n be positive; method='ump'")) == (
+        "`epsilon` must be positive; method='ump'")
+    from dpinfer._validation import _arg, _method, _setting
+
+    named = DPInferValueError(_arg("n_sim"), " needs ", _setting("alternative", "less"), " and ",
+                              _method("jimi", "binom_jimi_test"), "; `delta` as text stays.")
+    assert str(named) == "`n_sim` needs alternative='less' and binom_jimi_test; `delta` as text stays."
+    assert _cli_message(named) == "--n-sim needs --alternative less and --method jimi; `delta` as text stays."
