@@ -4,9 +4,9 @@ Every subcommand prints R-style text by default and JSON or CSV with
 ``--format json|csv`` for pipelines.  Exit status: 0 on success, 2 on a usage
 error or bad input (one line on stderr saying what to fix), 1 on an internal error.
 
-The package: :mod:`._parsers` builds the parser, one function per subcommand;
-:mod:`._commands` runs the subcommands; :mod:`._input` reads CSV and release
-files within bounds; :mod:`._ledger_file` keeps the budget file.  Here: ``main``
+The package: ``_parsers`` builds the parser, one function per subcommand;
+``_commands`` runs the subcommands; ``_input`` reads CSV and release
+files within bounds; ``_ledger_file`` keeps the budget file.  Here: ``main``
 and the spelling of library messages in the command's terms.
 """
 
