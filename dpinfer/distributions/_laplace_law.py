@@ -17,7 +17,7 @@ valid input (``scale > 0``, float arrays; ``x = +-inf`` gives the exact limits).
 
 =============================  =====================================================
 :class:`LaplaceLaw`            the law, built once from its scale or its rate
-``.cdf``, ``.sf``              ``P(L <= x)``, ``P(L > x)``
+``.pdf``, ``.cdf``, ``.sf``    the density, ``P(L <= x)``, ``P(L > x)``
 ``.log_cdf``, ``.log_sf``      their logarithms, without cancellation in either tail
 ``.kink_correction``           ``P(d + L beyond 0) - 1{d beyond 0}``, side +1 / -1
 :func:`count_tail`             ``sum_x Binom(x; n, theta) P(x + L beyond c)``: the law
@@ -78,6 +78,10 @@ class LaplaceLaw:
         with np.errstate(over="ignore"):
             return x * self.rate if self.by_rate else x / self.scale
 
+    def pdf(self, x):
+        """Density ``exp(-|x| / scale) / (2 scale)``."""
+        return 0.5 * np.exp(-np.abs(self.standardise(x))) / self.scale
+
     def cdf(self, x):
         """``P(L <= x)`` (vectorised, no cancellation in either tail)."""
         z = self.standardise(x)
@@ -109,12 +113,12 @@ class LaplaceLaw:
         accept_side = (d <= 0) if side > 0 else (d >= 0)
         return np.where(accept_side, half, -half)
 
-    def count_tail(self, theta, n, cuts):
+    def count_tail(self, theta, n, cuts, **accuracy):
         """``sum_x Binom(x; n, theta) P(x + L beyond c)`` summed over the ``(c, side)`` cuts.
 
         See :func:`count_tail`.
         """
-        return count_tail(theta, n, cuts, self)
+        return count_tail(theta, n, cuts, self, **accuracy)
 
 
 def _windowed_pmf_sums(theta, n, lo, hi, weight):
@@ -156,7 +160,7 @@ def _windowed_pmf_sums(theta, n, lo, hi, weight):
     return out
 
 
-def count_tail(theta, n, cuts, law):
+def count_tail(theta, n, cuts, law, *, tail=_BINOM_TAIL, reach=_REACH):
     """``sum_x Binom(x; n, theta) P(x + L beyond c)``, summed over the ``(c, side)`` cuts.
 
     ``L ~ Laplace(0, scale)`` on the count scale; side +1 counts ``x + L > c``, side
@@ -166,7 +170,10 @@ def count_tail(theta, n, cuts, law):
     ``binom.sf``/``binom.cdf``, accurate in the tails) plus a finite sum of the
     geometric correction over the x within ``700 scale`` of c and inside the
     binomial window holding all but 1e-300 of the mass in each tail: exact in
-    double precision at a cost of ``O(min(sqrt(n), scale))`` per row.
+    double precision at a cost of ``O(min(sqrt(n), scale))`` per row.  A caller
+    that needs less (a warning's coverage) passes a larger binomial ``tail`` and a
+    shorter ``reach`` (in scales): the result is then accurate to about
+    ``2 tail + exp(-reach)`` per cut.
     """
     from scipy.stats import binom
 
@@ -179,11 +186,11 @@ def count_tail(theta, n, cuts, law):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*do_inverse_discrete_quantile",
                                 category=RuntimeWarning)
-        lo = binom.ppf(_BINOM_TAIL, n, flat)
-        hi = n - binom.ppf(_BINOM_TAIL, n, 1.0 - flat)
+        lo = binom.ppf(tail, n, flat)
+        hi = n - binom.ppf(tail, n, 1.0 - flat)
     lo = np.where(np.isfinite(lo), lo, 0.0)
     hi = np.where(np.isfinite(hi), hi, float(n))
-    reach = _REACH / law.rate
+    reach = reach / law.rate
     total = np.zeros(flat.size)
     for c, side in cuts:
         per_row = np.ndim(c) > 0

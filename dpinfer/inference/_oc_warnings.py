@@ -33,6 +33,11 @@ __all__ = []  # package-internal
 #: Relative tolerance of every size and coverage warning (20% of alpha or of 1 - level).
 RATE_TOLERANCE = 0.2
 
+#: Accuracy of the exact coverages behind a warning (about 1e-14): the binomial mass
+#: left out in each tail and the Laplace reach (in scales) of the Laplace law's
+#: ``count_tail``, passed as keywords.
+COUNT_TAIL_ACCURACY = {"tail": 1e-15, "reach": 37.0}
+
 #: Fewest and most intervals of the theta grid of :func:`coverage_thetas`.
 MIN_STEPS, MAX_STEPS = 32, 256
 

@@ -10,7 +10,7 @@ from . import _kernels as _k
 from ._common import _tails
 from ...distributions._laplace_law import LaplaceLaw
 from .._roots import find_roots
-from .._oc_warnings import coverage_message, size_message, worst_coverage
+from .._oc_warnings import COUNT_TAIL_ACCURACY, coverage_message, size_message, worst_coverage
 
 
 def _release_cuts(theta, level, n, epsilon, upper_side, bracket=None):
@@ -66,24 +66,86 @@ def _release_cuts(theta, level, n, epsilon, upper_side, bracket=None):
     return cut
 
 
-#: Every how many thetas of a sorted grid the cuts are solved from the full bracket
-#: (:func:`_sorted_cuts`); the ones between start from their neighbours' cuts.
-_COARSE = 8
+#: Spacing (in grid steps) of the thetas whose cuts :func:`_sorted_cuts` solves from
+#: the full bracket, and of those it solves before interpolating.
+_WIDE_EVERY, _SOLVE_EVERY = 32, 8
+
+#: Largest error of the interpolated cuts, as a rejection probability (bounded by
+#: ``n epsilon / 2`` times the cut's error on the proportion scale).
+_INTERPOLATION_TOL = 1e-7
+
+
+def _solve_between(theta, cuts, known, todo, level, n, epsilon, upper_side):
+    """Solve the cuts at ``todo`` (indices), each bracketed by the nearest known cuts."""
+    have = np.flatnonzero(known)
+    right = np.clip(np.searchsorted(have, todo), 1, have.size - 1)
+    bracket = (cuts[have[right - 1]], cuts[have[right]])
+    cuts[todo] = _release_cuts(theta[todo], level, n, epsilon, upper_side, bracket)
+    known[todo] = True
 
 
 def _sorted_cuts(theta, level, n, epsilon, upper_side):
-    """:func:`_release_cuts` for increasing thetas, the ones between every ``_COARSE``-th
-    bracketed by their neighbours' cuts (each cut increases with theta on both sides:
-    the 'greater' p-value rises with theta and falls with the release, the 'less' one
-    the reverse), which saves most of the search."""
-    coarse = np.unique(np.append(np.arange(0, theta.size, _COARSE), theta.size - 1))
-    cuts = np.empty(theta.size)
-    cuts[coarse] = _release_cuts(theta[coarse], level, n, epsilon, upper_side)
-    fine = np.setdiff1d(np.arange(theta.size), coarse)
-    if fine.size:
-        right = np.searchsorted(coarse, fine)
-        bracket = (cuts[coarse[right - 1]], cuts[coarse[right]])
-        cuts[fine] = _release_cuts(theta[fine], level, n, epsilon, upper_side, bracket)
+    """:func:`_release_cuts` for increasing thetas (a grid), most of the work saved.
+
+    Each cut increases with theta on both sides (the 'greater' p-value rises with
+    theta and falls with the release, the 'less' one the reverse), so the cuts of
+    every ``_WIDE_EVERY``-th theta are solved from the full bracket and the others,
+    halving the spacing down to every ``_SOLVE_EVERY``-th, from their known
+    neighbours.  The remaining ones are interpolated (cubic spline through the
+    solved ones) where that is accurate: the spline through every second solved
+    cut, evaluated at the solved cuts between, must be within
+    ``2 _INTERPOLATION_TOL / (n epsilon)`` of them (the rejection probability
+    moves by at most ``n epsilon / 2`` times a cut's change on the proportion scale,
+    the largest density of ``x + Laplace(1/epsilon)``); the spline through all
+    solved cuts is then far closer.  Stretches that fail the check, or touch an
+    infinite cut, are solved at every theta.
+    """
+    from scipy.interpolate import CubicSpline  # imported on first use (start-up time)
+
+    m = theta.size
+    cuts = np.empty(m)
+    known = np.zeros(m, dtype=bool)
+    every = _WIDE_EVERY
+    first = np.unique(np.append(np.arange(0, m, every), m - 1))
+    cuts[first] = _release_cuts(theta[first], level, n, epsilon, upper_side)
+    known[first] = True
+    while every > _SOLVE_EVERY:
+        every //= 2
+        todo = np.setdiff1d(np.arange(0, m, every), np.flatnonzero(known))
+        if todo.size:
+            _solve_between(theta, cuts, known, todo, level, n, epsilon, upper_side)
+    solved = np.flatnonzero(known)
+    if solved.size == m:
+        return cuts
+    finite = np.isfinite(cuts[solved])
+    exact_stretch = np.zeros(solved.size - 1, dtype=bool)  # between solved[i] and solved[i + 1]
+    exact_stretch |= ~finite[:-1] | ~finite[1:]
+    if solved.size >= 5:
+        tol = 2.0 * _INTERPOLATION_TOL / (n * epsilon)
+        for parity in (0, 1):  # the spline through every second solved cut, checked at the others
+            nodes = np.arange(parity, solved.size, 2)
+            checks = np.arange(1 - parity, solved.size, 2)
+            checks = checks[(checks > nodes[0]) & (checks < nodes[-1])]
+            ok = finite[nodes]
+            if np.sum(ok) < 4 or checks.size == 0:
+                exact_stretch[:] = True
+                break
+            spline = CubicSpline(theta[solved[nodes[ok]]], cuts[solved[nodes[ok]]])
+            err = np.abs(spline(theta[solved[checks]]) - cuts[solved[checks]])
+            bad = checks[~(err <= tol)]
+            exact_stretch[np.clip(np.concatenate([bad - 2, bad - 1, bad, bad + 1]), 0,
+                                  exact_stretch.size - 1)] = True
+    else:
+        exact_stretch[:] = True
+    rest = np.flatnonzero(~known)
+    stretch = np.searchsorted(solved, rest) - 1
+    exact = rest[exact_stretch[stretch]]
+    if exact.size:
+        _solve_between(theta, cuts, known, exact, level, n, epsilon, upper_side)
+    rest = rest[~exact_stretch[stretch]]
+    if rest.size:
+        good = solved[finite]
+        cuts[rest] = CubicSpline(theta[good], cuts[good])(theta[rest])
     return cuts
 
 
@@ -99,10 +161,12 @@ def _exact_rejection(theta, lo_level, hi_level, n, epsilon, *, sorted_grid=False
     ``sum_x Binom(x; n, theta) P(x + N beyond n c)``, ``N ~ Laplace(0, 1/epsilon)``,
     is the Laplace law's exact finite sum
     (:func:`~dpinfer.distributions._laplace_law.count_tail`), one cut per theta.
-    ``sorted_grid``: theta is increasing (a grid), so the cuts come from :func:`_sorted_cuts`.
+    ``sorted_grid``: theta is increasing (a grid, for a coverage warning), so the cuts
+    come from :func:`_sorted_cuts` and the sums are accurate to about 1e-14.
     """
     theta = np.atleast_1d(np.asarray(theta, float))
     law = LaplaceLaw.from_rate(epsilon)
+    accuracy = COUNT_TAIL_ACCURACY if sorted_grid else {}
     total = np.zeros(theta.size)
     for level, upper in ((lo_level, True), (hi_level, False)):
         if level is None:
@@ -113,7 +177,7 @@ def _exact_rejection(theta, lo_level, hi_level, n, epsilon, *, sorted_grid=False
         total += np.where(finite, 0.0, np.where((cuts < 0) == upper, 1.0, 0.0))
         if np.any(finite):
             side = 1 if upper else -1
-            total[finite] += law.count_tail(theta[finite], n, [(n * cuts[finite], side)])
+            total[finite] += law.count_tail(theta[finite], n, [(n * cuts[finite], side)], **accuracy)
     return np.clip(total, 0.0, 1.0)
 
 

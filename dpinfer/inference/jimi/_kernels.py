@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betainc, betaln, ndtri
 
+from ...distributions._laplace_law import LaplaceLaw
+
 __all__ = []  # private module
 
 # Elements of one simulated (rows, n_sim) block: bounds memory at ~8 MB per array.
@@ -33,25 +35,19 @@ _LAPLACE_STEPS = np.array([1.0, 2.5, 5.0, 9.0, 15.0, 24.0])
 _SIGMOID_STEPS = np.array([-8.0, -4.0, -2.0, 0.0, 2.0, 4.0, 8.0])
 _BREAKS = np.concatenate([[0.0], -_LAPLACE_STEPS, _LAPLACE_STEPS])
 
+# Laplace(0, 1): the quadrature works in the standardised offset (u - pi_hat) / scale.
+_STANDARD_LAPLACE = LaplaceLaw.from_scale(1.0)
+
 
 # --------------------------------------------------------------------------- point masses
 def _mass_zero(pi_hat, scale):
-    """P(pi* <= 0) = P(L >= pi_hat) for L ~ Laplace(0, scale)."""
-    with np.errstate(over="ignore"):  # |z| = inf gives the exact limits 0 and 1
-        z = pi_hat / scale
-        return np.where(z >= 0, 0.5 * np.exp(-np.abs(z)), 1.0 - 0.5 * np.exp(-np.abs(z)))
+    """P(pi* <= 0) = P(L >= pi_hat) for L ~ Laplace(0, scale) (the Laplace law's tail)."""
+    return LaplaceLaw.from_scale(scale).sf(pi_hat)
 
 
 def _mass_one(pi_hat, scale):
     """P(pi* >= 1) = P(L <= pi_hat - 1) for L ~ Laplace(0, scale)."""
     return _mass_zero(1.0 - pi_hat, scale)
-
-
-def _laplace_cdf(x, scale):
-    """cdf of Laplace(0, scale) at x (vectorised, no cancellation in either tail)."""
-    z = np.asarray(x, dtype=float) / scale
-    half = 0.5 * np.exp(-np.abs(z))
-    return np.where(z < 0, half, 1.0 - half)
 
 
 # --------------------------------------------------------------------------- exact limit
@@ -90,7 +86,7 @@ def _nodes(t, pi_hat, n, scale):
     lo, hi = br[:, :-1], br[:, 1:]
     width = hi - lo
     x = lo[:, :, None] + width[:, :, None] * _GL_X[None, None, :]
-    wts = width[:, :, None] * _GL_W[None, None, :] * (0.5 * np.exp(-np.abs(x)))
+    wts = width[:, :, None] * _GL_W[None, None, :] * _STANDARD_LAPLACE.pdf(x)
     u = np.clip(pi_hat[:, None, None] + scale * x, 0.0, 1.0)
     return u.reshape(m, -1), wts.reshape(m, -1)
 

@@ -167,8 +167,10 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     guaranteed level with Tulap noise use :func:`binom_ump_ci`.
 
     **Honest coverage.**  Every call computes the exact-limit coverage of the
-    interval at seven values of theta inside it (the values the data do not
-    rule out, on the lattice 0.001, ..., 0.999, cached): theta is outside the
+    interval over the thetas inside it (the values the data do not rule out: a
+    grid over the closed interval, ends included, that cannot miss a stretch of
+    short coverage wider than ``1/(4n)`` or 1/256 of the interval; see
+    ``dpinfer.inference._oc_warnings``): theta is outside the
     interval exactly when the test of ``p0 = theta`` with the interval's tail
     levels rejects, whose rejection region in the release is one or two
     half-lines (the p-values are monotone in ``pi_hat``), so the coverage is one

@@ -15,7 +15,7 @@ from scipy.stats import norm
 from ..._validation import _as_real_array, _check_epsilon, _check_int, _check_proportion_scale, _show
 from ...distributions._laplace_law import LaplaceLaw, count_tail
 from ...releasers.release import Release
-from .._oc_warnings import coverage_message, size_message, worst_coverage
+from .._oc_warnings import COUNT_TAIL_ACCURACY, coverage_message, size_message, worst_coverage
 
 
 _METHOD_ONE = "Normal-approximation test for a Laplace-noised proportion (Vu & Slavkovic 2009)"
@@ -319,7 +319,7 @@ def _region_coverages(thetas, n, epsilon, confidence_level, alternative, method=
     # P(> +inf) = 0.
     total = np.where(inside[:, 0], 1.0, 0.0)
     if rows.size:
-        tails = count_tail(t, n, [(n * ends, 1)], LaplaceLaw.from_rate(epsilon))
+        tails = count_tail(t, n, [(n * ends, 1)], LaplaceLaw.from_rate(epsilon), **COUNT_TAIL_ACCURACY)
         np.add.at(total, rows, np.where(left, -tails, tails))
     return np.clip(total, 0.0, 1.0)
 

@@ -73,6 +73,7 @@ from ._kernels import (
     _log_pvalue_greater,
     _log_pvalue_less,
     _noise_sd,
+    _truncation_half_width,
 )
 
 _LAMBDA_STAR = 1.2564312086261697  # root of exp(lam) = 1 + 2 lam
@@ -239,12 +240,6 @@ def _kink_offsets(log_b, q):
         half = _truncation_half_width(log_b, q)
         return np.array([0.5, half % 1.0, (-half) % 1.0])
     return np.array([0.5])
-
-
-def _truncation_half_width(log_b, q):
-    from ...distributions._tulap_law import quantile
-
-    return -float(quantile(0.0, log_b, q))
 
 
 def _scan(z, n, template, window, sizes, d, kinks, log_b, q, log_alpha):

@@ -178,6 +178,7 @@ def _tail_width(log_b, q):
 
 @functools.lru_cache(maxsize=256)
 def _truncation_half_width(log_b, q):
+    """Half-width ``T`` of the truncated Tulap law's support (``-Q(0)``; infinite when q = 0)."""
     return -float(quantile(0.0, log_b, q)) if q > 0.0 else np.inf
 
 
