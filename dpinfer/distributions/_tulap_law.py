@@ -1,10 +1,11 @@
 """The Tulap law's package-internal interface: what the other parts of dpinfer call.
 
 Package-internal (not in ``dpinfer.__all__``, not for users): the DP-UMP kernels
-(``dpinfer.inference._ump_kernels``, ``_ump_intervals``, ``ump``) and the Tulap
-releaser reach the law only through the names below, never through the private
-helpers of :mod:`dpinfer.distributions.tulap` or ``_tulap_grid``, so those can
-change behind this interface.  (The compiled kernels of ``dpinfer.inference._ump_jit``
+(``dpinfer.inference.ump``) and the Tulap releaser (which draws its releases
+itself, in ``dpinfer.releasers.tulap``: no data enters this part) reach the law
+only through the names below, never through the private helpers of
+:mod:`dpinfer.distributions.tulap` or ``_tulap_grid``, so those can change behind
+this interface.  (The compiled kernels of ``dpinfer.inference.ump._jit``
 repeat the formulas of :func:`log_cdf` in numba and are checked against it.)
 
 **Parametrisation.**  The law is ``Tulap(0, b, q)`` (median 0; a shifted law is
@@ -26,7 +27,6 @@ over ``t`` (or ``u``) and, being kernels, assume valid input: finite ``log_b <= 
 :func:`quantile`          ``F^-1(u)``, ``u`` in ``[0, 1]``; ``-quantile(0)`` is the
                           support's end for ``q > 0``
 :func:`tulap_grid`        the dyadic grid a release of ``n`` at (epsilon, delta) lies on
-:func:`release_tulap`     the exact (integer) release on that grid, for the releaser
 :func:`unit_privacy`      the unit-shift ``(epsilon_1, delta_1)`` of a count of sensitivity k
 ========================  ==========================================================
 
@@ -38,7 +38,7 @@ its inverse; see :mod:`dpinfer.distributions.tulap` and
 
 from __future__ import annotations
 
-from ._tulap_grid import _release_tulap, _tulap_grid, _unit_privacy
+from ._tulap_grid import _tulap_grid, _unit_privacy
 from .tulap import _log_cdf, _log_tails, _quantile
 
 __all__ = []  # package-internal: the names below are imported explicitly
@@ -83,15 +83,6 @@ def tulap_grid(n, epsilon, delta):
         Where no grid serves these numbers (the releaser refuses them).
     """
     return _tulap_grid(n, epsilon, delta)
-
-
-def release_tulap(bits_source, x, n, epsilon, delta):
-    """The exact Tulap release ``x + D + U`` on :func:`tulap_grid`'s grid, in integer arithmetic.
-
-    ``bits_source`` is the releaser's bit source (hardened or seeded); ``x`` counts
-    out of ``n``, already validated.  See :mod:`dpinfer.distributions._tulap_grid`.
-    """
-    return _release_tulap(bits_source, x, n, epsilon, delta)
 
 
 def unit_privacy(epsilon, delta, sensitivity):

@@ -15,6 +15,7 @@ from scipy.stats import norm
 from ..._validation import _as_real_array, _check_epsilon, _check_int, _check_proportion_scale, _show
 from ...distributions._laplace_law import LaplaceLaw, count_tail
 from ...releasers.release import Release
+from .._roots import bisect_predicate
 from .._oc_warnings import COUNT_TAIL_ACCURACY, coverage_message, size_message, worst_coverage
 
 
@@ -306,13 +307,12 @@ def _region_coverages(thetas, n, epsilon, confidence_level, alternative, method=
     a, b = v[cols], v[cols + 1]
     left = inside[rows, cols]
     t = thetas[rows]
-    for _ in range(60):
-        mid = 0.5 * (a + b)
-        lo_m, hi_m = kernel(mid, n, epsilon, confidence_level, alternative)
-        same_as_left = ((lo_m <= t) & (t <= hi_m)) == left
-        a = np.where(same_as_left, mid, a)
-        b = np.where(same_as_left, b, mid)
-    ends = 0.5 * (a + b)
+
+    def covers(v, rows):
+        lo_v, hi_v = kernel(v, n, epsilon, confidence_level, alternative)
+        return (lo_v <= t[rows]) & (t[rows] <= hi_v)
+
+    ends = bisect_predicate(covers, a, b, left, iterations=60)
     # P(release > end) for each end; coverage = sum over rising ends - falling ends
     # (a piece [r, f] has probability P(> r) - P(> f)); a set open at the grid's
     # left edge starts with P(> -inf) = 1, one open at the right edge ends with
