@@ -330,7 +330,7 @@ def binom_normal_ci(pi_hat, n=None, *, epsilon=None, confidence_level=0.95,
     ...     warnings.simplefilter("always")
     ...     ci = binom_normal_ci(0.42, 50, epsilon=1.0, method='wald')
     >>> print(caught[0].message)  # doctest: +ELLIPSIS
-    The normal-approximation (wald) interval covers too little here: ... is 0.938...
+    The normal-approximation (wald) interval covers too little here: ... is 0.937...
     >>> binom_normal_ci([-0.02, 0.5], 50, epsilon=1.0, alternative='less').round(4)
     array([[0.    , 0.0481],
            [0.    , 0.622 ]])
