@@ -22,6 +22,8 @@ over ``t`` (or ``u``) and, being kernels, assume valid input: finite ``log_b <= 
 ``0 <= q < 1``, and arrays of floats.
 
 ========================  ==========================================================
+:class:`ReleasedTulap`    the released law as one object: ``log_b``, ``q``, grid ``half``
+:func:`released_tulap`    that object at public ``(epsilon, delta, n)``
 :func:`log_cdf`           ``log F(t)``: the one call per DP-UMP sum
 :func:`log_tails`         ``(log F(t), log(1 - F(t)))``, both without cancellation
 :func:`quantile`          ``F^-1(u)``, ``u`` in ``[0, 1]``; ``-quantile(0)`` is the
@@ -38,10 +40,56 @@ its inverse; see :mod:`dpinfer.distributions.tulap` and
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ._tulap_grid import _tulap_grid, _unit_privacy
 from .tulap import _log_cdf, _log_tails, _quantile
 
 __all__ = []  # package-internal: the names below are imported explicitly
+
+
+@dataclass(frozen=True)
+class ReleasedTulap:
+    """The Tulap law a release was drawn from, at public numbers, as one object.
+
+    ``log_b = -epsilon_1`` and the truncated mass ``q`` of the unit-shift law, and
+    ``half``, half the release grid's step (0.0 for the continuous law, where no
+    release of ours has these numbers).  Built once per call by the DP-UMP
+    functions and handed to their kernels, which unpack it where they reach the
+    compiled sums (whose signatures stay primitive for numba).
+    """
+
+    log_b: float
+    q: float
+    half: float = 0.0
+
+    def log_cdf(self, t):
+        """``log F(t)`` of ``Tulap(0, exp(log_b), q)`` (see :func:`log_cdf`)."""
+        return _log_cdf(t, self.log_b, self.q)
+
+    def log_tails(self, t):
+        """``(log F(t), log(1 - F(t)))`` (see :func:`log_tails`)."""
+        return _log_tails(t, self.log_b, self.q)
+
+
+def released_tulap(epsilon, delta, n=None):
+    """The :class:`ReleasedTulap` of a unit-shift ``(epsilon, delta)`` release of a count out of ``n``.
+
+    With ``n`` the truncated mass and the grid step are those actually released at
+    that ``n`` (:func:`tulap_grid`); without it, or where no grid serves these
+    numbers, the continuous law's (``half = 0``).  The two differ only when
+    ``delta > 0``, by less than one grid cell's mass.
+    """
+    if n is not None:
+        try:
+            grid = _tulap_grid(n, epsilon, delta)
+        except ValueError:  # no release of ours has these numbers: the continuous law
+            grid = None
+        if grid is not None:
+            return ReleasedTulap(-epsilon, grid.q, grid.step / 2.0)
+    from .tulap import Tulap
+
+    return ReleasedTulap(-epsilon, Tulap.from_privacy(epsilon, delta).q)
 
 
 def log_cdf(t, log_b, q):
