@@ -3,7 +3,10 @@
 Package-internal.  Every method that solves ``g(x) = 0`` for many rows at once
 (DP-UMP interval ends and test thresholds, DP-JIMI's rejection cuts, the normal
 approximation's covering sets) calls :func:`find_roots`; a predicate (a covering
-status, true on one side of a point) is located by :func:`bisect_predicate`.
+status, true on one side of a point) is located by :func:`bisect_predicate`; a
+scalar equation whose function cannot be vectorised (the DP-UMP test thresholds,
+the nested UMPU solve, DP-JIMI's two-sample quantile) goes to :func:`find_root`,
+Brent's method from scipy.
 The compiled DP-UMP kernels (``ump/_jit.py``) hold a numba twin of the two
 bookkeeping steps, :func:`illinois_propose` and :func:`illinois_update`, checked
 against these in the tests.
@@ -113,3 +116,14 @@ def bisect_predicate(pred, a, b, left, iterations=60):
         a = np.where(same_as_left, mid, a)
         b = np.where(same_as_left, b, mid)
     return 0.5 * (a + b)
+
+
+def find_root(f, lo, hi, *, xtol, rtol, maxiter=500):
+    """One root of the scalar ``f`` in ``[lo, hi]`` (a sign change), by Brent's method.
+
+    :func:`scipy.optimize.brentq` (imported on first use, for start-up time), for
+    the solves whose function takes one point at a time.
+    """
+    from scipy.optimize import brentq
+
+    return brentq(f, lo, hi, xtol=xtol, rtol=rtol, maxiter=maxiter)

@@ -41,3 +41,9 @@ def test_bisect_predicate():
     edges = np.array([0.1, 0.55, 0.9])
     found = bisect_predicate(lambda x, rows: x < edges[rows], np.zeros(3), np.ones(3), np.ones(3, bool))
     assert np.allclose(found, edges, atol=1e-15)
+
+
+def test_scalar_brent():
+    from dpinfer.inference._roots import find_root
+
+    assert find_root(lambda x: x * x - 2.0, 0.0, 2.0, xtol=1e-15, rtol=1e-15) == pytest.approx(2**0.5, rel=1e-15)

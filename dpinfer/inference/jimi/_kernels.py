@@ -15,6 +15,7 @@ import numpy as np
 from scipy.special import betainc, betaln, ndtri
 
 from ...distributions._laplace_law import LaplaceLaw
+from .._roots import find_root
 
 __all__ = []  # private module
 
@@ -321,9 +322,7 @@ def _two_exact(pi1, n1, eps1, pi2, n2, eps2, d):
 
 
 def _two_exact_quantile(level, pi1, n1, eps1, pi2, n2, eps2, *, xtol=1e-12):
-    """``inf{d in [-1, 1] : P(D <= d) >= level}`` by bracketing root search (scalars)."""
-    from scipy.optimize import brentq
-
+    """``inf{d in [-1, 1] : P(D <= d) >= level}`` by the shared scalar root search (Brent)."""
     def f(d):
         lt, tie, _ = _two_exact(pi1, n1, eps1, pi2, n2, eps2, d)
         return lt + tie - level
@@ -332,4 +331,4 @@ def _two_exact_quantile(level, pi1, n1, eps1, pi2, n2, eps2, *, xtol=1e-12):
         return -1.0
     if f(1.0) < 0.0:  # cannot happen (P(D <= 1) = 1) but for rounding
         return 1.0
-    return brentq(f, -1.0, 1.0, xtol=xtol, rtol=4 * np.finfo(float).eps)
+    return find_root(f, -1.0, 1.0, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=100)

@@ -83,7 +83,7 @@ _CHUNK = 200_000  # (release, theta) pairs per vectorised p-value call
 _GROUP = 2_000_000  # grid points held in memory at once by the outside-range scan
 
 
-def _bisect(logp, z, lo, hi, log_alpha, increasing):
+def _crossing(logp, z, lo, hi, log_alpha, increasing):
     """Boundary theta in [lo, hi] where log p crosses log alpha (p monotone on [lo, hi]).
 
     ``increasing``: p increases with theta; returns the infimum of {p > alpha}.
@@ -337,7 +337,7 @@ def _scan(z, n, template, window, sizes, d, kinks, log_b, q, log_alpha):
             # z > n: p rises towards theta = 1 within the cell, the end is inf{p > alpha}
             sel = up == rising
             if sel.any():
-                found[sel] = _bisect(logp, z[refine[sel]], lo[sel], hi[sel], log_alpha, rising)
+                found[sel] = _crossing(logp, z[refine[sel]], lo[sel], hi[sel], log_alpha, rising)
         c_far[refine] = np.where(up, (1.0 - found) * n, found * n)
     return c_far
 

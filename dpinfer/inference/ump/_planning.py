@@ -17,7 +17,6 @@ from ..._validation import (
 )
 from ...distributions._tulap_law import unit_privacy
 from ._kernels import (
-    _brentq,
     _find_bracket,
     _noise_sd,
     _normal_quantile,
@@ -28,6 +27,7 @@ from ._kernels import (
     _log_sum_greater,
     _umpu_parameters,
 )
+from .._roots import find_root
 from ._common import _check_two_sided_method, _released_law
 
 __all__ = ["binom_ump_phi", "binom_ump_power", "binom_ump_sample_size"]
@@ -139,7 +139,7 @@ class _Rule:
         # t to 1e-13 sd moves the size by about 1e-14 (the density of X + N is below 1 / sd)
         sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
         lo, hi = _find_bracket(f, _normal_quantile(alpha / 2.0) * sd, max(0.05 * sd, 1.0))
-        return _brentq(f, max(lo, 0.0), hi, xtol=1e-13 * max(1.0, sd), rtol=1e-15, maxiter=500)
+        return find_root(f, max(lo, 0.0), hi, xtol=1e-13 * max(1.0, sd), rtol=1e-15, maxiter=500)
 
     def log_power(self, theta):
         n, log_b, q = self.n, self.law.log_b, self.law.q
