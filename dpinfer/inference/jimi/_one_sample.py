@@ -112,7 +112,7 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
 
     Notes
     -----
-    **Method.**  With ``b = 1 / (epsilon n)``, draw ``L*_h ~ Laplace(0, b)``, set
+    **Method.**  With ``scale = 1 / (epsilon n)``, draw ``L*_h ~ Laplace(0, scale)``, set
     ``pi*_h = pi_hat - L*_h`` and ``theta*_h = 0`` if ``pi*_h <= 0``, ``1`` if
     ``pi*_h >= 1``, else ``theta*_h ~ Beta(n pi*_h + 1/2, n (1 - pi*_h) + 1/2)``
     (Romanus, Boulaguiem & Molinari 2025).  ``pi_hat`` is never clamped.
@@ -139,11 +139,11 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
 
     **Exact limit** (``n_sim=None``).  The law of ``theta*`` has cdf
     ``G(t) = P(pi* <= 0) + int_0^1 I_t(n u + 1/2, n (1 - u) + 1/2) f(u) du`` for
-    ``0 <= t < 1`` and ``G(1) = 1``, where ``f`` is the Laplace(pi_hat, b) density
+    ``0 <= t < 1`` and ``G(1) = 1``, where ``f`` is the Laplace(pi_hat, scale) density
     and ``I_t`` the regularised incomplete Beta function
     (:func:`scipy.special.betainc`).  The integral is split at the kink
-    ``u = pi_hat``, at ``pi_hat +- b (1, 2.5, 5, 9, 15, 24)`` (the Laplace mass
-    beyond ``40 b``, below 2e-18, is left out) and at seven points across the
+    ``u = pi_hat``, at ``pi_hat +- scale (1, 2.5, 5, 9, 15, 24)`` (the Laplace mass
+    beyond ``40 scale``, below 2e-18, is left out) and at seven points across the
     Beta-cdf transition in ``u``, with a 10-point Gauss-Legendre rule per panel.
     Accuracy: against 30-digit mpmath quadrature (``tests/reference/make_jimi.py``,
     six cases including ``pi_hat < 0`` and ``> 1``) G agrees to 3e-16 and the
