@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from scipy.special import ndtri
 
 from . import _kernels as _k
 from ._common import _tails
@@ -72,7 +73,7 @@ _WIDE_EVERY, _SOLVE_EVERY = 32, 8
 
 #: Largest error of the interpolated cuts, as a rejection probability (bounded by
 #: ``n epsilon / 2`` times the cut's error on the proportion scale).
-_INTERPOLATION_TOL = 1e-7
+_INTERPOLATION_TOL = 1e-6
 
 
 def _solve_between(theta, cuts, known, todo, level, n, epsilon, upper_side):
@@ -82,6 +83,20 @@ def _solve_between(theta, cuts, known, todo, level, n, epsilon, upper_side):
     bracket = (cuts[have[right - 1]], cuts[have[right]])
     cuts[todo] = _release_cuts(theta[todo], level, n, epsilon, upper_side, bracket)
     known[todo] = True
+
+
+def _normal_bracket(theta, level, n, epsilon, upper_side):
+    """A starting bracket for the cuts from the normal approximation of theta*.
+
+    ``theta* ~ N(pi_hat, theta (1 - theta)/n + 2 scale^2)`` puts the cut near
+    ``theta +- z_(1-level) sd``; the bracket is that point +- ``sd / 2 + 2/n + 4 scale``.
+    Only a start: :func:`_release_cuts` checks it and widens a side that misses.
+    """
+    scale = 1.0 / (epsilon * n)
+    sd = np.sqrt(theta * (1.0 - theta) / n + 2.0 * scale**2)
+    guess = theta + (1.0 if upper_side else -1.0) * ndtri(1.0 - level) * sd
+    reach = 0.5 * sd + 2.0 / n + 4.0 * scale
+    return guess - reach, guess + reach
 
 
 def _sorted_cuts(theta, level, n, epsilon, upper_side):
@@ -96,7 +111,8 @@ def _sorted_cuts(theta, level, n, epsilon, upper_side):
     cut, evaluated at the solved cuts between, must be within
     ``2 _INTERPOLATION_TOL / (n epsilon)`` of them (the rejection probability
     moves by at most ``n epsilon / 2`` times a cut's change on the proportion scale,
-    the largest density of ``x + Laplace(1/epsilon)``); the spline through all
+    the largest density of ``x + Laplace(1/epsilon)``; the first cuts start from
+    :func:`_normal_bracket`); the spline through all
     solved cuts is then far closer.  Stretches that fail the check, or touch an
     infinite cut, are solved at every theta.
     """
@@ -107,7 +123,8 @@ def _sorted_cuts(theta, level, n, epsilon, upper_side):
     known = np.zeros(m, dtype=bool)
     every = _WIDE_EVERY
     first = np.unique(np.append(np.arange(0, m, every), m - 1))
-    cuts[first] = _release_cuts(theta[first], level, n, epsilon, upper_side)
+    cuts[first] = _release_cuts(theta[first], level, n, epsilon, upper_side,
+                                _normal_bracket(theta[first], level, n, epsilon, upper_side))
     known[first] = True
     while every > _SOLVE_EVERY:
         every //= 2
