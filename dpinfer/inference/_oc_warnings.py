@@ -19,7 +19,14 @@ coverage is short that is at least ``(high - low) / G`` long (the stated
 resolution): such a stretch holds a grid point.  Whenever ``4 n (high - low) <=
 256`` the resolution is ``1/(4n)`` or finer, a quarter of the step of the binomial
 lattice on which exact coverage oscillates.  No theta outside the interval is
-ever named.
+ever named.  Each method computes its exact coverage at every one of these thetas
+in one vectorised call (DP-JIMI solves its rejection cuts at a subset and
+interpolates the others where that is checked to move the coverage by less than
+1e-6; see ``jimi/_exact.py``).
+
+**Cost** (a single scalar call, measured on the shared 2-core machine): about
+10-30 ms for the normal approximation and RR Wald intervals, about 50-100 ms for
+DP-JIMI's exact limit, whose every cut is a root of a quadrature.
 """
 
 from __future__ import annotations
