@@ -119,6 +119,9 @@ def _sorted_cuts(theta, level, n, epsilon, upper_side):
     from scipy.interpolate import CubicSpline  # imported on first use (start-up time)
 
     m = theta.size
+    if m < 2 or not np.all(np.diff(theta) > 0.0):
+        # one theta, or repeated ones (an interval a few ulps wide): nothing to interpolate
+        return _release_cuts(theta, level, n, epsilon, upper_side)
     cuts = np.empty(m)
     known = np.zeros(m, dtype=bool)
     every = _WIDE_EVERY
