@@ -47,3 +47,32 @@ def test_scalar_brent():
     from dpinfer.inference._roots import find_root
 
     assert find_root(lambda x: x * x - 2.0, 0.0, 2.0, xtol=1e-15, rtol=1e-15) == pytest.approx(2**0.5, rel=1e-15)
+
+
+@pytest.mark.parametrize("step", [0, 4, 5, 11])
+def test_compiled_twin_of_the_two_steps(step):
+    # ump/_jit.py repeats illinois_propose / illinois_update in numba: same numbers
+    pytest.importorskip("numba")
+    from dpinfer.inference._roots import illinois_propose, illinois_update
+    from dpinfer.inference.ump._kernels import _jit
+
+    jit = _jit()
+    rng = np.random.default_rng(step)
+    a, b = rng.uniform(0, 1, 50), rng.uniform(1, 2, 50)
+    ga, gb = rng.uniform(0.01, 1, 50), -rng.uniform(0.01, 1, 50)
+    ga[:5] = 0.0  # degenerate rows: false position leaves the bracket
+    width0 = np.abs(b - a) * rng.uniform(0.3, 1.0, 50)
+    side = rng.integers(-1, 2, 50).astype(np.int8)
+    gx = rng.normal(0, 1, 50)
+    gx[:3] = 0.0
+    w_py, w_jit = width0.copy(), width0.copy()
+    x_py = illinois_propose(a, b, ga, gb, w_py, step)
+    x_jit = jit.illinois_propose(a, b, ga, gb, w_jit, step)
+    assert np.array_equal(x_py, x_jit) and np.array_equal(w_py, w_jit)
+    state_py = [v.copy() for v in (a, b, ga, gb, side)]
+    state_jit = [v.copy() for v in (a, b, ga, gb, side)]
+    done_py, value_py = illinois_update(*state_py, x_py, gx)
+    done_jit, value_jit = jit.illinois_update(*state_jit, x_jit, gx)
+    assert np.array_equal(done_py, done_jit) and np.array_equal(value_py, value_jit)
+    for p, j in zip(state_py, state_jit):
+        assert np.array_equal(p, j)
