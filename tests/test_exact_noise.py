@@ -38,7 +38,8 @@ from dpinfer._exact_noise import (
     _geometric,
     _power_probability,
 )
-from dpinfer.distributions._tulap_grid import _release_tulap, _tulap_grid
+from dpinfer.distributions._tulap_grid import _tulap_grid
+from dpinfer.releasers.tulap import _release_tulap
 from dpinfer.releasers import _secure_path
 
 LEVEL = 1e-6

@@ -25,6 +25,7 @@ if __package__ in (None, ""):  # run as a script: make `validation` importable
 import numpy as np  # noqa: E402
 
 from dpinfer.inference.jimi import _common as _jimi_common, _exact as _jimi_exact  # noqa: E402
+from dpinfer.inference._oc_warnings import RATE_TOLERANCE  # noqa: E402
 from validation import harness  # noqa: E402
 
 STUDY = "jimi_size_epsilon"
@@ -45,7 +46,7 @@ def size_cell(cell, seed_sequence):
     return {"n": cell["n"], "epsilon": cell["epsilon"], "alternative": cell["alternative"],
             "alpha": ALPHA, "max_size": float(size[i_max]), "p0_at_max": float(p0[i_max]),
             "min_size": float(size[i_min]), "p0_at_min": float(p0[i_min]),
-            "warns": bool(np.any(np.abs(size - ALPHA) > _jimi_exact._RATE_TOLERANCE * ALPHA)),
+            "warns": bool(np.any(np.abs(size - ALPHA) > RATE_TOLERANCE * ALPHA)),
             "computed": "exact"}
 
 

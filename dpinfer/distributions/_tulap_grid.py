@@ -66,7 +66,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-import numpy as np
+
+from .tulap import _masses, _support_end
 
 from .._validation import DPInferValueError, _arg
 
@@ -105,46 +106,12 @@ class _TulapGrid:
         return math.inf if self.cut is None else self.cut * 2.0**-self.bits
 
 
-def _masses(epsilon, c):
-    """``(P(|N0| > c), P(|N0| <= c))`` of the untruncated Tulap(0, exp(-epsilon)), each without cancellation."""
-    b = math.exp(-epsilon)
-    omb = -math.expm1(-epsilon)
-    if c < 0.5:
-        return (2.0 * b + omb * (1.0 - 2.0 * c)) / (1.0 + b), 2.0 * c * omb / (1.0 + b)
-    m = math.floor(c + 0.5)
-    phi = c - (m - 0.5)
-    b_m = math.exp(-m * epsilon)
-    tail = 2.0 * b_m * (b + omb * (1.0 - phi)) / (1.0 + b)
-    kept = (-math.expm1(-m * epsilon) - b * math.expm1(-(m - 1) * epsilon) + 2.0 * omb * b_m * phi) / (1.0 + b)
-    return tail, kept
-
-
 def _truncation(epsilon, delta):
     """``(q, 1 - q)`` for (epsilon, delta), both computed without cancellation."""
     b = math.exp(-epsilon)
     omb = -math.expm1(-epsilon)
     denominator = omb + 2.0 * delta * b
     return 2.0 * delta * b / denominator, omb / denominator
-
-
-def _support_end(epsilon, q, one_minus_q):
-    """The ``c`` with ``P(|N0| > c) = q`` (``0 < q < 1``), accurate in relative terms."""
-    b = math.exp(-epsilon)
-    omb = -math.expm1(-epsilon)
-    if q <= 0.5:
-        from .tulap import _quantile
-
-        return -float(_quantile(0.0, -epsilon, q))
-    if one_minus_q <= omb / (1.0 + b):  # inside the central cell
-        return one_minus_q * (1.0 + b) / (2.0 * omb)
-    m = max(1, math.floor(math.log1p(-((1.0 + b) * one_minus_q + omb) / 2.0) / -epsilon))
-    while _masses(epsilon, m + 0.5)[1] <= one_minus_q:
-        m += 1
-    while m > 1 and _masses(epsilon, m - 0.5)[1] > one_minus_q:
-        m -= 1
-    kept_before = -math.expm1(-m * epsilon) - b * math.expm1(-(m - 1) * epsilon)
-    phi = ((1.0 + b) * one_minus_q - kept_before) / (2.0 * omb * math.exp(-m * epsilon))
-    return m - 0.5 + min(max(phi, 0.0), 1.0)
 
 
 def _unit_privacy(epsilon, delta, sensitivity):
@@ -220,20 +187,3 @@ def _tulap_grid(n, epsilon, delta):
         low=-(2 * bound + 1) * unit + 1,
         high=(2 * (n + bound) + 1) * unit - 1,
     )
-
-
-def _release_tulap(bits_source, x, n, epsilon, delta):
-    """Exact grid-Tulap release of int64 counts ``x`` (valid, ``0 <= x <= n``); float array."""
-    from .._exact_noise import _clip_to_int64, _discrete_laplace, _truncated_tulap_units, _uniform_int
-
-    grid = _tulap_grid(n, epsilon, delta)
-    k = grid.bits
-    size = x.size
-    flat = x.reshape(-1).astype(np.int64)
-    if grid.cut is None:
-        noise = _discrete_laplace(bits_source, epsilon, size)
-        units = (2 * (flat + noise)) * 2**k + (2 * _uniform_int(bits_source, k, size) + 1 - 2**k)
-    else:
-        units = flat * 2 ** (k + 1) + _truncated_tulap_units(bits_source, epsilon, k, grid.cut, size)
-    units = _clip_to_int64(units, grid.low, grid.high)
-    return (units / 2.0 ** (k + 1)).reshape(x.shape)

@@ -1,10 +1,11 @@
 """The Tulap law's package-internal interface: what the other parts of dpinfer call.
 
 Package-internal (not in ``dpinfer.__all__``, not for users): the DP-UMP kernels
-(``dpinfer.inference._ump_kernels``, ``_ump_intervals``, ``ump``) and the Tulap
-releaser reach the law only through the names below, never through the private
-helpers of :mod:`dpinfer.distributions.tulap` or ``_tulap_grid``, so those can
-change behind this interface.  (The compiled kernels of ``dpinfer.inference._ump_jit``
+(``dpinfer.inference.ump``) and the Tulap releaser (which draws its releases
+itself, in ``dpinfer.releasers.tulap``: no data enters this part) reach the law
+only through the names below, never through the private helpers of
+:mod:`dpinfer.distributions.tulap` or ``_tulap_grid``, so those can change behind
+this interface.  (The compiled kernels of ``dpinfer.inference.ump._jit``
 repeat the formulas of :func:`log_cdf` in numba and are checked against it.)
 
 **Parametrisation.**  The law is ``Tulap(0, b, q)`` (median 0; a shifted law is
@@ -21,12 +22,13 @@ over ``t`` (or ``u``) and, being kernels, assume valid input: finite ``log_b <= 
 ``0 <= q < 1``, and arrays of floats.
 
 ========================  ==========================================================
+:class:`ReleasedTulap`    the released law as one object: ``log_b``, ``q``, grid ``half``
+:func:`released_tulap`    that object at public ``(epsilon, delta, n)``
 :func:`log_cdf`           ``log F(t)``: the one call per DP-UMP sum
 :func:`log_tails`         ``(log F(t), log(1 - F(t)))``, both without cancellation
 :func:`quantile`          ``F^-1(u)``, ``u`` in ``[0, 1]``; ``-quantile(0)`` is the
                           support's end for ``q > 0``
 :func:`tulap_grid`        the dyadic grid a release of ``n`` at (epsilon, delta) lies on
-:func:`release_tulap`     the exact (integer) release on that grid, for the releaser
 :func:`unit_privacy`      the unit-shift ``(epsilon_1, delta_1)`` of a count of sensitivity k
 ========================  ==========================================================
 
@@ -38,10 +40,56 @@ its inverse; see :mod:`dpinfer.distributions.tulap` and
 
 from __future__ import annotations
 
-from ._tulap_grid import _release_tulap, _tulap_grid, _unit_privacy
+from dataclasses import dataclass
+
+from ._tulap_grid import _tulap_grid, _unit_privacy
 from .tulap import _log_cdf, _log_tails, _quantile
 
 __all__ = []  # package-internal: the names below are imported explicitly
+
+
+@dataclass(frozen=True)
+class ReleasedTulap:
+    """The Tulap law a release was drawn from, at public numbers, as one object.
+
+    ``log_b = -epsilon_1`` and the truncated mass ``q`` of the unit-shift law, and
+    ``half``, half the release grid's step (0.0 for the continuous law, where no
+    release of ours has these numbers).  Built once per call by the DP-UMP
+    functions and handed to their kernels, which unpack it where they reach the
+    compiled sums (whose signatures stay primitive for numba).
+    """
+
+    log_b: float
+    q: float
+    half: float = 0.0
+
+    def log_cdf(self, t):
+        """``log F(t)`` of ``Tulap(0, exp(log_b), q)`` (see :func:`log_cdf`)."""
+        return _log_cdf(t, self.log_b, self.q)
+
+    def log_tails(self, t):
+        """``(log F(t), log(1 - F(t)))`` (see :func:`log_tails`)."""
+        return _log_tails(t, self.log_b, self.q)
+
+
+def released_tulap(epsilon, delta, n=None):
+    """The :class:`ReleasedTulap` of a unit-shift ``(epsilon, delta)`` release of a count out of ``n``.
+
+    With ``n`` the truncated mass and the grid step are those actually released at
+    that ``n`` (:func:`tulap_grid`); without it, or where no grid serves these
+    numbers, the continuous law's (``half = 0``).  The two differ only when
+    ``delta > 0``, by less than one grid cell's mass.
+    """
+    if n is not None:
+        try:
+            grid = _tulap_grid(n, epsilon, delta)
+        except ValueError:  # no release of ours has these numbers: the continuous law
+            grid = None
+        if grid is not None:
+            return ReleasedTulap(-epsilon, grid.q, grid.step / 2.0)
+    from .tulap import Tulap
+
+    return ReleasedTulap(-epsilon, Tulap.from_privacy(epsilon, delta).q)
 
 
 def log_cdf(t, log_b, q):
@@ -83,15 +131,6 @@ def tulap_grid(n, epsilon, delta):
         Where no grid serves these numbers (the releaser refuses them).
     """
     return _tulap_grid(n, epsilon, delta)
-
-
-def release_tulap(bits_source, x, n, epsilon, delta):
-    """The exact Tulap release ``x + D + U`` on :func:`tulap_grid`'s grid, in integer arithmetic.
-
-    ``bits_source`` is the releaser's bit source (hardened or seeded); ``x`` counts
-    out of ``n``, already validated.  See :mod:`dpinfer.distributions._tulap_grid`.
-    """
-    return _release_tulap(bits_source, x, n, epsilon, delta)
 
 
 def unit_privacy(epsilon, delta, sensitivity):

@@ -16,6 +16,8 @@ vectorised kernels that the DP-UMP inference code calls; they assume valid input
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import (
@@ -345,6 +347,38 @@ class Tulap:
 _DIRECT_CELLS = 1_000_000
 
 
+def _masses(epsilon, c):
+    """``(P(|N0| > c), P(|N0| <= c))`` of the untruncated Tulap(0, exp(-epsilon)), each without cancellation."""
+    b = math.exp(-epsilon)
+    omb = -math.expm1(-epsilon)
+    if c < 0.5:
+        return (2.0 * b + omb * (1.0 - 2.0 * c)) / (1.0 + b), 2.0 * c * omb / (1.0 + b)
+    m = math.floor(c + 0.5)
+    phi = c - (m - 0.5)
+    b_m = math.exp(-m * epsilon)
+    tail = 2.0 * b_m * (b + omb * (1.0 - phi)) / (1.0 + b)
+    kept = (-math.expm1(-m * epsilon) - b * math.expm1(-(m - 1) * epsilon) + 2.0 * omb * b_m * phi) / (1.0 + b)
+    return tail, kept
+
+
+def _support_end(epsilon, q, one_minus_q):
+    """The ``c`` with ``P(|N0| > c) = q`` (``0 < q < 1``), accurate in relative terms."""
+    b = math.exp(-epsilon)
+    omb = -math.expm1(-epsilon)
+    if q <= 0.5:
+        return -float(_quantile(0.0, -epsilon, q))
+    if one_minus_q <= omb / (1.0 + b):  # inside the central cell
+        return one_minus_q * (1.0 + b) / (2.0 * omb)
+    m = max(1, math.floor(math.log1p(-((1.0 + b) * one_minus_q + omb) / 2.0) / -epsilon))
+    while _masses(epsilon, m + 0.5)[1] <= one_minus_q:
+        m += 1
+    while m > 1 and _masses(epsilon, m - 0.5)[1] > one_minus_q:
+        m -= 1
+    kept_before = -math.expm1(-m * epsilon) - b * math.expm1(-(m - 1) * epsilon)
+    phi = ((1.0 + b) * one_minus_q - kept_before) / (2.0 * omb * math.exp(-m * epsilon))
+    return m - 0.5 + min(max(phi, 0.0), 1.0)
+
+
 def _half_width(log_b, q):
     """End ``c`` of the support of Tulap(0, b, q), q > 0: P(|N0| > c) = q.
 
@@ -352,8 +386,6 @@ def _half_width(log_b, q):
     the kept-mass form is used there (``1 - q`` is exact for q >= 1/2).
     """
     if q > 0.5:
-        from ._tulap_grid import _support_end
-
         return _support_end(-log_b, q, 1.0 - q)
     return -float(_quantile(0.0, log_b, q))
 

@@ -8,7 +8,8 @@ import numpy as np
 
 from .._validation import _check_counts, _check_delta, _check_epsilon, _check_int, _check_sensitivity
 from ..budget._charging import charge_release
-from ..distributions._tulap_law import release_tulap, tulap_grid, unit_privacy
+from .._exact_noise import _clip_to_int64, _discrete_laplace, _truncated_tulap_units, _uniform_int
+from ..distributions._tulap_law import tulap_grid, unit_privacy
 from ..distributions.tulap import Tulap
 from ._secure_path import _bit_source
 from .release import Release
@@ -188,6 +189,29 @@ class TulapReleaser:
         grid = tulap_grid(n, unit_epsilon, unit_delta)  # refuses n, epsilon without a grid before the charge
         digest = charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
                                 secure=bits.hardened, sensitivity=float(self.sensitivity), grid=2.0**-grid.bits)
-        value = release_tulap(bits, np.asarray(x), n, unit_epsilon, unit_delta)
+        value = _release_tulap(bits, np.asarray(x), n, unit_epsilon, unit_delta)
         return Release(value, "tulap", self.epsilon, self.delta, float(self.sensitivity), n, "count",
                        secure=bits.hardened, ledger_digest=digest)
+
+
+def _release_tulap(bits_source, x, n, epsilon, delta):
+    """Exact grid-Tulap release ``x + D + U`` of int64 counts ``x`` (valid, ``0 <= x <= n``); float array.
+
+    Integer arithmetic on the grid of :func:`~dpinfer.distributions._tulap_law.tulap_grid`
+    (decided from the public ``n``, ``epsilon``, ``delta``): ``D`` discrete Laplace
+    (or its truncated form for ``delta > 0``) and ``U`` uniform on the cell
+    midpoints, drawn by the exact samplers of ``dpinfer._exact_noise`` from
+    ``bits_source``; the units are clipped to the grid's public range and scaled
+    by a power of two, so every output is an exact double.
+    """
+    grid = tulap_grid(n, epsilon, delta)
+    k = grid.bits
+    size = x.size
+    flat = x.reshape(-1).astype(np.int64)
+    if grid.cut is None:
+        noise = _discrete_laplace(bits_source, epsilon, size)
+        units = (2 * (flat + noise)) * 2**k + (2 * _uniform_int(bits_source, k, size) + 1 - 2**k)
+    else:
+        units = flat * 2 ** (k + 1) + _truncated_tulap_units(bits_source, epsilon, k, grid.cut, size)
+    units = _clip_to_int64(units, grid.low, grid.high)
+    return (units / 2.0 ** (k + 1)).reshape(x.shape)

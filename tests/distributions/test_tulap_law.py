@@ -317,3 +317,19 @@ def test_rejection_batches_refill(monkeypatch):
     draws = law.sample(20_000, rng=9)
     assert len(calls) >= 3 and draws.shape == (20_000,)
     assert stats.kstest(draws, law.cdf).pvalue > 1e-6
+
+
+@pytest.mark.parametrize("n, epsilon, delta", [(30, 1.0, 0.0), (30, 1.0, 1e-3), (10**9, 0.5, 0.0)])
+def test_released_law_is_the_grid_the_releaser_uses(n, epsilon, delta):
+    # the released law as one object: log_b = -epsilon, q actually truncated on the grid,
+    # half the grid step (2**-(bits+1)); without n, the continuous law (half 0)
+    from dpinfer.distributions._tulap_law import ReleasedTulap, released_tulap, tulap_grid
+
+    grid = tulap_grid(n, epsilon, delta)
+    law = released_tulap(epsilon, delta, n)
+    assert law == ReleasedTulap(-epsilon, grid.q, 2.0 ** -(grid.bits + 1))
+    assert released_tulap(epsilon, delta) == ReleasedTulap(-epsilon, Tulap.from_privacy(epsilon, delta).q, 0.0)
+    t = np.array([-3.2, 0.1, 7.0])
+    lower, upper = law.log_tails(t)
+    assert np.allclose(np.exp(lower) + np.exp(upper), 1.0, atol=1e-15)
+    assert np.allclose(law.log_cdf(t), lower, rtol=1e-14, atol=0)  # the same value in fewer passes

@@ -19,7 +19,6 @@ from dpinfer.inference.jimi._kernels import (
     _draw_theta,
     _exact_cdf,
     _exact_quantile,
-    _laplace_cdf,
     _mass_one,
     _mass_zero,
 )
@@ -248,7 +247,7 @@ def _coverage(theta, n, eps, alternative, level=0.95):
     b = brentq(lambda p: ci(p).low - theta, -1.0, 2.0, xtol=1e-12) if alternative != "less" else np.inf
     x = np.arange(n + 1)
     scale = 1.0 / (eps * n)
-    inside = _laplace_cdf(b - x / n, scale) - _laplace_cdf(a - x / n, scale)
+    inside = stats.laplace.cdf(b - x / n, scale=scale) - stats.laplace.cdf(a - x / n, scale=scale)
     return float(np.sum(stats.binom.pmf(x, n, theta) * inside)), a, b
 
 

@@ -205,6 +205,7 @@ def test_power_matches_monte_carlo(theta, n, p0, epsilon, alternative):
     assert abs(rate - exact) <= 4.0 * se
 
 
+@pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # the hull of 100,000 intervals reaches theta near 0, where coverage dips
 def test_score_coverage_is_one_minus_size_monte_carlo():
     """The score interval inverts the test, so its coverage at theta is 1 - size(p0 = theta).
 
@@ -352,6 +353,7 @@ def test_default_method_is_score():
     assert binom_normal_ci(0.42, 50, epsilon=1.0) == binom_normal_ci(0.42, 50, epsilon=1.0, method="score")
 
 
+@pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # [0, 0.16] at n = 30: coverage 0.939 near theta = 0.005
 def test_clipping_and_estimate():
     res = binom_normal_test(1.05, 30, 0.5, epsilon=1.0, alternative="greater")
     assert res.estimate == 1.0

@@ -66,8 +66,8 @@ def binom_jimi_sample(release_or_value, n=None, *, epsilon=None, kind=None, n_si
 
     Notes
     -----
-    **Draws.**  With ``b = 1 / (epsilon n)``: ``pi*_h = pi_hat - L*_h``,
-    ``L*_h ~ Laplace(0, b)`` fresh per draw; ``theta*_h = 0`` if ``pi*_h <= 0``,
+    **Draws.**  With ``scale = 1 / (epsilon n)``: ``pi*_h = pi_hat - L*_h``,
+    ``L*_h ~ Laplace(0, scale)`` fresh per draw; ``theta*_h = 0`` if ``pi*_h <= 0``,
     ``1`` if ``pi*_h >= 1``, else ``theta*_h ~ Beta(n pi*_h + 1/2, n (1 -
     pi*_h) + 1/2)`` (Romanus, Boulaguiem & Molinari 2025; see
     :func:`~dpinfer.binom_jimi_ci` for the fiducial selection rule).

@@ -5,25 +5,18 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from scipy.special import ndtri
 
 from ..._validation import _method, _setting
 from ..._warnings import ApproximationWarning
 from . import _kernels as _k
 from ._common import _tails
-from ..normal._kernels import _rejection_prob
+from ...distributions._laplace_law import LaplaceLaw
+from .._roots import find_roots
+from .._oc_warnings import COUNT_TAIL_ACCURACY, coverage_message, size_message, worst_coverage
 
 
-#: Warn when the exact error rate (the size of a test, one minus the coverage of an
-#: interval) lies more than this fraction of its nominal value alpha away from it
-#: (the rule of binom_normal_test; Bradley 1978).  Intervals warn only when they
-#: cover too little.
-_RATE_TOLERANCE = 0.2
-
-#: Points of the theta grid over an interval at which its exact coverage is checked.
-_COVERAGE_GRID = 7
-
-
-def _release_cuts(theta, level, n, epsilon, upper_side):
+def _release_cuts(theta, level, n, epsilon, upper_side, bracket=None):
     """Cut points c on the proportion scale of the exact-limit rejection regions.
 
     ``upper_side`` True: the release rejects (the 'greater' p-value
@@ -32,11 +25,14 @@ def _release_cuts(theta, level, n, epsilon, upper_side):
     ``level`` exactly when ``pi_hat <= c``.  Both p-values are monotone in
     ``pi_hat`` (``pi* = pi_hat - L`` shifts with it and the Beta law of ``theta*``
     given ``pi*`` is stochastically increasing), so each region is a half-line.
-    Its end solves ``p-value = level`` by the Illinois variant of regula falsi
-    in the bracket ``[-50 b, 1 + 50 b]`` (``b = 1/(epsilon n)``), all rows
-    together, to ``|p-value - level| <= 1e-11`` (the kernel is accurate to about
-    1e-12) or a bracket of 1e-10.  ``+inf`` (upper side) or ``-inf`` marks an empty
-    region, the opposite infinity one that is everything.
+    Its end solves ``p-value = level`` by the shared Illinois search
+    (:func:`dpinfer.inference._roots.find_roots`) in the bracket ``[-50 s, 1 + 50 s]``
+    (``s = 1/(epsilon n)``, the Laplace scale), all rows together, to
+    ``|p-value - level| <= 1e-11`` (the kernel is accurate to about 1e-12) or a
+    bracket of 1e-10.  ``bracket`` (optional, two arrays): tighter starting
+    brackets, checked and widened to the full one where they do not hold the root.
+    ``+inf`` (upper side) or ``-inf`` marks an empty region, the opposite
+    infinity one that is everything.
     """
     scale = 1.0 / (epsilon * n)
     theta = np.atleast_1d(np.asarray(theta, float))
@@ -48,40 +44,134 @@ def _release_cuts(theta, level, n, epsilon, upper_side):
         return sign * (pvalue(theta[rows], c, n, epsilon) - level[rows])
 
     everything = np.arange(theta.size)
-    a = np.full(theta.size, -50.0 * scale)
-    b = np.full(theta.size, 1.0 + 50.0 * scale)
+    wide_a, wide_b = -50.0 * scale, 1.0 + 50.0 * scale
+    a = np.full(theta.size, wide_a)
+    b = np.full(theta.size, wide_b)
+    if bracket is not None:
+        a = np.clip(np.where(np.isfinite(bracket[0]), bracket[0], wide_a), wide_a, wide_b)
+        b = np.clip(np.where(np.isfinite(bracket[1]), bracket[1], wide_b), a, wide_b)
     fa, fb = h(a, everything), h(b, everything)
+    if bracket is not None:  # a bracket that misses the root falls back to the full one
+        for ends, values, wide, missed in ((a, fa, wide_a, fa > 0.0), (b, fb, wide_b, fb < 0.0)):
+            rows = np.flatnonzero(missed)
+            if rows.size:
+                ends[rows] = wide
+                values[rows] = h(ends[rows], rows)
     # The upper side rejects where h >= 0 (release >= cut), the lower side where
     # h <= 0 (release <= cut): on both, h >= 0 throughout gives cut -inf and h <= 0
     # throughout +inf (everything / nothing rejected, read with the side).
-    cut = np.where(fa >= 0.0, -np.inf, np.where(fb <= 0.0, np.inf, np.nan))
+    cut = np.where(fa >= 0.0, np.where(a == wide_a, -np.inf, a),
+                   np.where(fb <= 0.0, np.where(b == wide_b, np.inf, b), np.nan))
     act = np.flatnonzero(np.isnan(cut))
-    side_a = np.zeros(theta.size, dtype=int)  # which end was kept last time (Illinois)
-    for _ in range(100):
-        if act.size == 0:
-            break
-        denom = fb[act] - fa[act]
-        c = np.where(denom > 0, (a[act] * fb[act] - b[act] * fa[act]) / np.where(denom > 0, denom, 1.0),
-                     0.5 * (a[act] + b[act]))
-        c = np.where((c > a[act]) & (c < b[act]), c, 0.5 * (a[act] + b[act]))
-        fc = h(c, act)
-        done = (np.abs(fc) <= 1e-11) | (b[act] - a[act] <= 1e-10)
-        cut[act[done]] = c[done]
-        pos = fc > 0
-        # replace the end with the same sign; halve the kept end's value when
-        # the same end is kept twice in a row (Illinois), so it cannot stall
-        ia, ib = act[pos], act[~pos]
-        b[ia], fb[ia] = c[pos], fc[pos]
-        a[ib], fa[ib] = c[~pos], fc[~pos]
-        fa[ia] = np.where(side_a[ia] == 1, 0.5 * fa[ia], fa[ia])
-        fb[ib] = np.where(side_a[ib] == -1, 0.5 * fb[ib], fb[ib])
-        side_a[act] = np.where(pos, 1, -1)
-        act = act[~done]
-    cut[act] = 0.5 * (a[act] + b[act])
+    if act.size:
+        cut[act] = find_roots(lambda c, rows: h(c, act[rows]), b[act], a[act], fb[act], fa[act],
+                              ftol=1e-11, xtol=1e-10, xrtol=0.0, max_iter=100)
     return cut
 
 
-def _exact_rejection(theta, lo_level, hi_level, n, epsilon):
+#: Spacing (in grid steps) of the thetas whose cuts :func:`_sorted_cuts` solves from
+#: the full bracket, and of those it solves before interpolating.
+_WIDE_EVERY, _SOLVE_EVERY = 32, 8
+
+#: Largest error of the interpolated cuts, as a rejection probability (bounded by
+#: ``n epsilon / 2`` times the cut's error on the proportion scale).
+_INTERPOLATION_TOL = 1e-6
+
+
+def _solve_between(theta, cuts, known, todo, level, n, epsilon, upper_side):
+    """Solve the cuts at ``todo`` (indices), each bracketed by the nearest known cuts."""
+    have = np.flatnonzero(known)
+    right = np.clip(np.searchsorted(have, todo), 1, have.size - 1)
+    bracket = (cuts[have[right - 1]], cuts[have[right]])
+    cuts[todo] = _release_cuts(theta[todo], level, n, epsilon, upper_side, bracket)
+    known[todo] = True
+
+
+def _normal_bracket(theta, level, n, epsilon, upper_side):
+    """A starting bracket for the cuts from the normal approximation of theta*.
+
+    ``theta* ~ N(pi_hat, theta (1 - theta)/n + 2 scale^2)`` puts the cut near
+    ``theta +- z_(1-level) sd``; the bracket is that point +- ``sd / 2 + 2/n + 4 scale``.
+    Only a start: :func:`_release_cuts` checks it and widens a side that misses.
+    """
+    scale = 1.0 / (epsilon * n)
+    sd = np.sqrt(theta * (1.0 - theta) / n + 2.0 * scale**2)
+    guess = theta + (1.0 if upper_side else -1.0) * ndtri(1.0 - level) * sd
+    reach = 0.5 * sd + 2.0 / n + 4.0 * scale
+    return guess - reach, guess + reach
+
+
+def _sorted_cuts(theta, level, n, epsilon, upper_side):
+    """:func:`_release_cuts` for increasing thetas (a grid), most of the work saved.
+
+    Each cut increases with theta on both sides (the 'greater' p-value rises with
+    theta and falls with the release, the 'less' one the reverse), so the cuts of
+    every ``_WIDE_EVERY``-th theta are solved from the full bracket and the others,
+    halving the spacing down to every ``_SOLVE_EVERY``-th, from their known
+    neighbours.  The remaining ones are interpolated (cubic spline through the
+    solved ones) where that is accurate: the spline through every second solved
+    cut, evaluated at the solved cuts between, must be within
+    ``2 _INTERPOLATION_TOL / (n epsilon)`` of them (the rejection probability
+    moves by at most ``n epsilon / 2`` times a cut's change on the proportion scale,
+    the largest density of ``x + Laplace(1/epsilon)``; the first cuts start from
+    :func:`_normal_bracket`); the spline through all
+    solved cuts is then far closer.  Stretches that fail the check, or touch an
+    infinite cut, are solved at every theta.
+    """
+    from scipy.interpolate import CubicSpline  # imported on first use (start-up time)
+
+    m = theta.size
+    if m < 2 or not np.all(np.diff(theta) > 0.0):
+        # one theta, or repeated ones (an interval a few ulps wide): nothing to interpolate
+        return _release_cuts(theta, level, n, epsilon, upper_side)
+    cuts = np.empty(m)
+    known = np.zeros(m, dtype=bool)
+    every = _WIDE_EVERY
+    first = np.unique(np.append(np.arange(0, m, every), m - 1))
+    cuts[first] = _release_cuts(theta[first], level, n, epsilon, upper_side,
+                                _normal_bracket(theta[first], level, n, epsilon, upper_side))
+    known[first] = True
+    while every > _SOLVE_EVERY:
+        every //= 2
+        todo = np.setdiff1d(np.arange(0, m, every), np.flatnonzero(known))
+        if todo.size:
+            _solve_between(theta, cuts, known, todo, level, n, epsilon, upper_side)
+    solved = np.flatnonzero(known)
+    if solved.size == m:
+        return cuts
+    finite = np.isfinite(cuts[solved])
+    exact_stretch = np.zeros(solved.size - 1, dtype=bool)  # between solved[i] and solved[i + 1]
+    exact_stretch |= ~finite[:-1] | ~finite[1:]
+    if solved.size >= 5:
+        tol = 2.0 * _INTERPOLATION_TOL / (n * epsilon)
+        for parity in (0, 1):  # the spline through every second solved cut, checked at the others
+            nodes = np.arange(parity, solved.size, 2)
+            checks = np.arange(1 - parity, solved.size, 2)
+            checks = checks[(checks > nodes[0]) & (checks < nodes[-1])]
+            ok = finite[nodes]
+            if np.sum(ok) < 4 or checks.size == 0:
+                exact_stretch[:] = True
+                break
+            spline = CubicSpline(theta[solved[nodes[ok]]], cuts[solved[nodes[ok]]])
+            err = np.abs(spline(theta[solved[checks]]) - cuts[solved[checks]])
+            bad = checks[~(err <= tol)]
+            exact_stretch[np.clip(np.concatenate([bad - 2, bad - 1, bad, bad + 1]), 0,
+                                  exact_stretch.size - 1)] = True
+    else:
+        exact_stretch[:] = True
+    rest = np.flatnonzero(~known)
+    stretch = np.searchsorted(solved, rest) - 1
+    exact = rest[exact_stretch[stretch]]
+    if exact.size:
+        _solve_between(theta, cuts, known, exact, level, n, epsilon, upper_side)
+    rest = rest[~exact_stretch[stretch]]
+    if rest.size:
+        good = solved[finite]
+        cuts[rest] = CubicSpline(theta[good], cuts[good])(theta[rest])
+    return cuts
+
+
+def _exact_rejection(theta, lo_level, hi_level, n, epsilon, *, sorted_grid=False):
     """Exact-limit probability, under the true proportion ``theta`` (array), that
     ``P(theta* <= theta) <= lo_level`` or ``P(theta* >= theta) <= hi_level``
     (None: that side never rejects).
@@ -91,20 +181,25 @@ def _exact_rejection(theta, lo_level, hi_level, n, epsilon):
     coverage at theta of the interval with those tail levels.  Each side's
     region is a half-line of the release (:func:`_release_cuts`); its probability
     ``sum_x Binom(x; n, theta) P(x + N beyond n c)``, ``N ~ Laplace(0, 1/epsilon)``,
-    is the exact finite sum of the normal approximation's power
-    (:func:`dpinfer.inference.normal._rejection_prob`).
+    is the Laplace law's exact finite sum
+    (:func:`~dpinfer.distributions._laplace_law.count_tail`), one cut per theta.
+    ``sorted_grid``: theta is increasing (a grid, for a coverage warning), so the cuts
+    come from :func:`_sorted_cuts` and the sums are accurate to about 1e-14.
     """
     theta = np.atleast_1d(np.asarray(theta, float))
+    law = LaplaceLaw.from_rate(epsilon)
+    accuracy = COUNT_TAIL_ACCURACY if sorted_grid else {}
     total = np.zeros(theta.size)
     for level, upper in ((lo_level, True), (hi_level, False)):
         if level is None:
             continue
-        cuts = _release_cuts(theta, level, n, epsilon, upper)
-        for i, (t, c) in enumerate(zip(theta, cuts)):
-            if np.isinf(c):
-                total[i] += 1.0 if (c < 0) == upper else 0.0
-            else:
-                total[i] += float(_rejection_prob(np.array(t), n, epsilon, [(n * c, 1 if upper else -1)]))
+        cuts = (_sorted_cuts if sorted_grid else _release_cuts)(theta, level, n, epsilon, upper)
+        finite = np.isfinite(cuts)
+        # an infinite cut rejects everything (-inf above, +inf below) or nothing
+        total += np.where(finite, 0.0, np.where((cuts < 0) == upper, 1.0, 0.0))
+        if np.any(finite):
+            side = 1 if upper else -1
+            total[finite] += law.count_tail(theta[finite], n, [(n * cuts[finite], side)], **accuracy)
     return np.clip(total, 0.0, 1.0)
 
 
@@ -115,70 +210,39 @@ def _exact_size(n, epsilon, p0, alpha, alternative):
     return float(_exact_rejection(p0, lo, hi, n, epsilon)[0])
 
 
-def _interior_grid(lows, highs):
-    """``_COVERAGE_GRID`` thetas strictly inside the hull of the intervals, on the 0.001 lattice."""
-    grid = np.linspace(float(np.min(lows)), float(np.max(highs)), _COVERAGE_GRID + 2)[1:-1]
-    return np.unique(np.clip(np.round(grid, 3), 0.001, 0.999))
-
-
 def _size_message(n, epsilon, p0, alpha, alternative):
-    """The ApproximationWarning (its names as data) when the exact-limit size drifts, else None.
+    """The ApproximationWarning (its names as data) when the exact-limit size drifts (the shared rule), else None.
 
     Not checked at p0 = 0 or 1, where one side of the null is empty (the size of
     the test of the impossible alternative is 0 by construction).
     """
     if p0 in (0.0, 1.0):
         return None
-    size = _exact_size(n, epsilon, p0, alpha, alternative)
-    if abs(size - alpha) <= _RATE_TOLERANCE * alpha:
+    clause = size_message(_exact_size(n, epsilon, p0, alpha, alternative), alpha)
+    if clause is None:
         return None
-    kind = "liberal: it rejects a true null too often" if size > alpha else "conservative: it loses power"
     return ApproximationWarning(
         f"DP-JIMI is inaccurate here: for n = {n}, p0 = {p0:g}, epsilon = {epsilon:g} and ",
         _setting("alternative", alternative, f"alternative = {alternative!r}"),
-        f" the exact (infinite-draw) size of the nominal level-{alpha:g} "
-        f"test is {size:.4g}, more than {_RATE_TOLERANCE:.0%} away from {alpha:g} ({kind}). "
-        "For a Tulap release ", _method("ump", "binom_ump_test"), " is exact."
+        f" the exact (infinite-draw) size of {clause}. For a Tulap release ",
+        _method("ump", "binom_ump_test"), " is exact."
     )
-
-
-_COVERAGE_CACHE = {}
-_COVERAGE_CACHE_SIZE = 4096
-
-
-def _coverage_at(grid, n, epsilon, lo_tail, hi_tail):
-    """Exact-limit coverage at each theta of ``grid`` (values on a 1e-3 lattice, cached)."""
-    keys = [(n, epsilon, lo_tail, hi_tail, float(t)) for t in grid]
-    todo = [i for i, key in enumerate(keys) if key not in _COVERAGE_CACHE]
-    if todo:
-        rates = _exact_rejection(np.asarray(grid)[todo], lo_tail, hi_tail, n, epsilon)
-        if len(_COVERAGE_CACHE) + len(todo) > _COVERAGE_CACHE_SIZE:
-            _COVERAGE_CACHE.clear()
-        for i, rate in zip(todo, rates):
-            _COVERAGE_CACHE[keys[i]] = 1.0 - float(rate)
-    return np.array([_COVERAGE_CACHE[key] for key in keys])
 
 
 def _coverage_message(lows, highs, n, epsilon, confidence_level, alternative):
     """The ApproximationWarning (its names as data) when the exact-limit coverage falls short, else None.
 
-    Coverage is computed at ``_COVERAGE_GRID`` values of theta spread evenly
-    inside the hull of the reported intervals (the values the data do not rule
-    out; its two ends excluded), rounded to the lattice 0.001, ..., 0.999 (so
-    that repeated calls reuse them).
+    Judged by the shared rule over the interval's thetas
+    (:mod:`dpinfer.inference._oc_warnings`).
     """
-    alpha = 1.0 - confidence_level
     lo_tail, hi_tail = _tails(confidence_level, alternative)
-    grid = _interior_grid(lows, highs)
-    coverage = _coverage_at(grid, n, epsilon, lo_tail, hi_tail)
-    worst = int(np.argmin(coverage))
-    if coverage[worst] >= confidence_level - _RATE_TOLERANCE * alpha:
+    found = worst_coverage(lambda t: 1.0 - _exact_rejection(t, lo_tail, hi_tail, n, epsilon, sorted_grid=True),
+                           lows, highs, n, confidence_level)
+    if found is None:
         return None
-    return ApproximationWarning(
-        f"DP-JIMI interval covers too little here: for n = {n}, epsilon = {epsilon:g} and ",
-        _setting("alternative", alternative, f"alternative = {alternative!r}"),
-        f" its exact (infinite-draw) coverage at theta = "
-        f"{grid[worst]:.4g}, inside the interval, is {coverage[worst]:.4g}, below the nominal "
-        f"{confidence_level:g} by more than {_RATE_TOLERANCE * alpha:.3g} (20% of 1 - level). "
-        "For a Tulap release ", _method("ump", "binom_ump_ci"), " has guaranteed coverage."
-    )
+    return coverage_message(
+        (f"DP-JIMI interval covers too little here: for n = {n}, epsilon = {epsilon:g} and ",
+         _setting("alternative", alternative, f"alternative = {alternative!r}"),
+         " its exact (infinite-draw) coverage"),
+        *found, confidence_level,
+        ("For a Tulap release ", _method("ump", "binom_ump_ci"), " has guaranteed coverage."))

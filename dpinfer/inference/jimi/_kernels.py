@@ -3,9 +3,9 @@
 Every function here assumes valid input (checked once by the public functions in
 :mod:`dpinfer.inference.jimi`): ``pi_hat`` a finite float array, ``n`` an int >= 1,
 ``epsilon`` a positive finite float, levels in (0, 1), generators already
-normalised.  Notation: ``b = 1 / (epsilon n)`` is the Laplace scale on the
-proportion; ``pi* = pi_hat - L`` with ``L ~ Laplace(0, b)``, so ``pi*`` has the
-Laplace(pi_hat, b) law; ``theta* = 0`` if ``pi* <= 0``, ``1`` if ``pi* >= 1``, else
+normalised.  Notation: ``scale = 1 / (epsilon n)`` is the Laplace scale on the
+proportion; ``pi* = pi_hat - L`` with ``L ~ Laplace(0, scale)``, so ``pi*`` has the
+Laplace(pi_hat, scale) law; ``theta* = 0`` if ``pi* <= 0``, ``1`` if ``pi* >= 1``, else
 ``theta* | pi* = u ~ Beta(n u + 1/2, n (1 - u) + 1/2)``.
 """
 
@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import betainc, betaln, ndtri
+
+from ...distributions._laplace_law import LaplaceLaw
+from .._roots import find_root
 
 __all__ = []  # private module
 
@@ -24,8 +27,8 @@ _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(10)
 _GL_X = 0.5 * (_GL_NODES + 1.0)  # nodes mapped to [0, 1]
 _GL_W = 0.5 * _GL_WEIGHTS
 
-# Panel breakpoints, in units of the Laplace scale b either side of pi_hat (the
-# density is e^{-|x|} / 2; the continuous part beyond 40 b, mass below e^{-40} / 2
+# Panel breakpoints, in units of the Laplace scale either side of pi_hat (the
+# density is e^{-|x|} / 2; the continuous part beyond 40 scales, mass below e^{-40} / 2
 # ~ 2e-18, is left out), and in units of the width w of the Beta-cdf sigmoid
 # around its centre u_c (beyond 8 w the Beta tail is below ~1e-14 relative).
 _X_MAX = 40.0
@@ -33,25 +36,19 @@ _LAPLACE_STEPS = np.array([1.0, 2.5, 5.0, 9.0, 15.0, 24.0])
 _SIGMOID_STEPS = np.array([-8.0, -4.0, -2.0, 0.0, 2.0, 4.0, 8.0])
 _BREAKS = np.concatenate([[0.0], -_LAPLACE_STEPS, _LAPLACE_STEPS])
 
+# Laplace(0, 1): the quadrature works in the standardised offset (u - pi_hat) / scale.
+_STANDARD_LAPLACE = LaplaceLaw.from_scale(1.0)
+
 
 # --------------------------------------------------------------------------- point masses
 def _mass_zero(pi_hat, scale):
-    """P(pi* <= 0) = P(L >= pi_hat) for L ~ Laplace(0, scale)."""
-    with np.errstate(over="ignore"):  # |z| = inf gives the exact limits 0 and 1
-        z = pi_hat / scale
-        return np.where(z >= 0, 0.5 * np.exp(-np.abs(z)), 1.0 - 0.5 * np.exp(-np.abs(z)))
+    """P(pi* <= 0) = P(L >= pi_hat) for L ~ Laplace(0, scale) (the Laplace law's tail)."""
+    return LaplaceLaw.from_scale(scale).sf(pi_hat)
 
 
 def _mass_one(pi_hat, scale):
     """P(pi* >= 1) = P(L <= pi_hat - 1) for L ~ Laplace(0, scale)."""
     return _mass_zero(1.0 - pi_hat, scale)
-
-
-def _laplace_cdf(x, scale):
-    """cdf of Laplace(0, scale) at x (vectorised, no cancellation in either tail)."""
-    z = np.asarray(x, dtype=float) / scale
-    half = 0.5 * np.exp(-np.abs(z))
-    return np.where(z < 0, half, 1.0 - half)
 
 
 # --------------------------------------------------------------------------- exact limit
@@ -90,22 +87,23 @@ def _nodes(t, pi_hat, n, scale):
     lo, hi = br[:, :-1], br[:, 1:]
     width = hi - lo
     x = lo[:, :, None] + width[:, :, None] * _GL_X[None, None, :]
-    wts = width[:, :, None] * _GL_W[None, None, :] * (0.5 * np.exp(-np.abs(x)))
+    wts = width[:, :, None] * _GL_W[None, None, :] * _STANDARD_LAPLACE.pdf(x)
     u = np.clip(pi_hat[:, None, None] + scale * x, 0.0, 1.0)
     return u.reshape(m, -1), wts.reshape(m, -1)
 
 
 def _beta_params(u, n):
-    a = n * u + 0.5
-    return a, (n + 1.0) - a
+    """The Beta shapes ``(shape1, shape2) = (n u + 1/2, n (1 - u) + 1/2)`` of theta* given pi* = u."""
+    shape1 = n * u + 0.5
+    return shape1, (n + 1.0) - shape1
 
 
-def _weighted_betainc(a, b, x, wts):
+def _weighted_betainc(shape1, shape2, x, wts):
     """sum_j wts_j I_x(a_j, b_j) per row, evaluating I only where the weight is
     non-zero (about a third of the nodes sit in empty panels outside [0, 1])."""
     vals = np.zeros(wts.shape)
     live = wts > 0.0
-    vals[live] = betainc(a[live], b[live], np.broadcast_to(x, wts.shape)[live])
+    vals[live] = betainc(shape1[live], shape2[live], np.broadcast_to(x, wts.shape)[live])
     return np.sum(wts * vals, axis=1)
 
 
@@ -118,15 +116,15 @@ def _cdf_and_pdf(t, pi_hat, n, scale, *, want_pdf=False):
     """
     t = np.asarray(t, dtype=float)
     u, wts = _nodes(t, pi_hat, n, scale)
-    a, b = _beta_params(u, n)
+    shape1, shape2 = _beta_params(u, n)
     tt = np.clip(t, 0.0, 1.0)[:, None]
-    cdf = _mass_zero(pi_hat, scale) + _weighted_betainc(a, b, tt, wts)
+    cdf = _mass_zero(pi_hat, scale) + _weighted_betainc(shape1, shape2, tt, wts)
     cdf = np.where(t >= 1.0, 1.0, np.where(t < 0.0, 0.0, np.clip(cdf, 0.0, 1.0)))
     if not want_pdf:
         return cdf
     inner = (tt > 0.0) & (tt < 1.0)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        logpdf = (a - 1.0) * np.log(tt) + (b - 1.0) * np.log1p(-tt) - betaln(a, b)
+        logpdf = (shape1 - 1.0) * np.log(tt) + (shape2 - 1.0) * np.log1p(-tt) - betaln(shape1, shape2)
         pdf = np.where(inner, np.sum(wts * np.exp(logpdf), axis=1, keepdims=True), 0.0)[:, 0]
     return cdf, pdf
 
@@ -150,9 +148,9 @@ def _exact_upper(t, pi_hat, n, epsilon):
     tt, ph = np.clip(t, 0.0, 1.0).ravel(), pi_hat.ravel()
     scale = 1.0 / (epsilon * n)
     u, wts = _nodes(tt, ph, n, scale)
-    a, b = _beta_params(u, n)
+    shape1, shape2 = _beta_params(u, n)
     p1 = _mass_one(ph, scale)
-    upper = np.clip(p1 + _weighted_betainc(b, a, 1.0 - tt[:, None], wts), 0.0, 1.0)
+    upper = np.clip(p1 + _weighted_betainc(shape2, shape1, 1.0 - tt[:, None], wts), 0.0, 1.0)
     upper = np.where(tt >= 1.0, p1, upper).reshape(shape)
     return np.where(t <= 0.0, 1.0, np.where(t > 1.0, 0.0, upper))
 
@@ -325,9 +323,7 @@ def _two_exact(pi1, n1, eps1, pi2, n2, eps2, d):
 
 
 def _two_exact_quantile(level, pi1, n1, eps1, pi2, n2, eps2, *, xtol=1e-12):
-    """``inf{d in [-1, 1] : P(D <= d) >= level}`` by bracketing root search (scalars)."""
-    from scipy.optimize import brentq
-
+    """``inf{d in [-1, 1] : P(D <= d) >= level}`` by the shared scalar root search (Brent)."""
     def f(d):
         lt, tie, _ = _two_exact(pi1, n1, eps1, pi2, n2, eps2, d)
         return lt + tie - level
@@ -336,4 +332,4 @@ def _two_exact_quantile(level, pi1, n1, eps1, pi2, n2, eps2, *, xtol=1e-12):
         return -1.0
     if f(1.0) < 0.0:  # cannot happen (P(D <= 1) = 1) but for rounding
         return 1.0
-    return brentq(f, -1.0, 1.0, xtol=xtol, rtol=4 * np.finfo(float).eps)
+    return find_root(f, -1.0, 1.0, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=100)

@@ -112,7 +112,7 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
 
     Notes
     -----
-    **Method.**  With ``b = 1 / (epsilon n)``, draw ``L*_h ~ Laplace(0, b)``, set
+    **Method.**  With ``scale = 1 / (epsilon n)``, draw ``L*_h ~ Laplace(0, scale)``, set
     ``pi*_h = pi_hat - L*_h`` and ``theta*_h = 0`` if ``pi*_h <= 0``, ``1`` if
     ``pi*_h >= 1``, else ``theta*_h ~ Beta(n pi*_h + 1/2, n (1 - pi*_h) + 1/2)``
     (Romanus, Boulaguiem & Molinari 2025).  ``pi_hat`` is never clamped.
@@ -139,11 +139,11 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
 
     **Exact limit** (``n_sim=None``).  The law of ``theta*`` has cdf
     ``G(t) = P(pi* <= 0) + int_0^1 I_t(n u + 1/2, n (1 - u) + 1/2) f(u) du`` for
-    ``0 <= t < 1`` and ``G(1) = 1``, where ``f`` is the Laplace(pi_hat, b) density
+    ``0 <= t < 1`` and ``G(1) = 1``, where ``f`` is the Laplace(pi_hat, scale) density
     and ``I_t`` the regularised incomplete Beta function
     (:func:`scipy.special.betainc`).  The integral is split at the kink
-    ``u = pi_hat``, at ``pi_hat +- b (1, 2.5, 5, 9, 15, 24)`` (the Laplace mass
-    beyond ``40 b``, below 2e-18, is left out) and at seven points across the
+    ``u = pi_hat``, at ``pi_hat +- scale (1, 2.5, 5, 9, 15, 24)`` (the Laplace mass
+    beyond ``40 scale``, below 2e-18, is left out) and at seven points across the
     Beta-cdf transition in ``u``, with a 10-point Gauss-Legendre rule per panel.
     Accuracy: against 30-digit mpmath quadrature (``tests/reference/make_jimi.py``,
     six cases including ``pi_hat < 0`` and ``> 1``) G agrees to 3e-16 and the
@@ -167,8 +167,10 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     guaranteed level with Tulap noise use :func:`binom_ump_ci`.
 
     **Honest coverage.**  Every call computes the exact-limit coverage of the
-    interval at seven values of theta inside it (the values the data do not
-    rule out, on the lattice 0.001, ..., 0.999, cached): theta is outside the
+    interval over the thetas inside it (the values the data do not rule out: a
+    grid over the closed interval, ends included, that cannot miss a stretch of
+    short coverage wider than ``1/(4n)`` or 1/256 of the interval; see
+    ``dpinfer.inference._oc_warnings``): theta is outside the
     interval exactly when the test of ``p0 = theta`` with the interval's tail
     levels rejects, whose rejection region in the release is one or two
     half-lines (the p-values are monotone in ``pi_hat``), so the coverage is one

@@ -23,6 +23,7 @@ from ..._warnings import ApproximationWarning
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
+from .._oc_warnings import coverage_message, worst_coverage
 from .._release_args import _release_first
 from ._common import (
     _MIN_SIGNAL,
@@ -264,12 +265,11 @@ def _rr_exact_ci(yes, n, a0, b, level, alternative):
     return low, high
 
 
-#: Warn when an approximate interval's exact coverage falls below
-#: ``level - _RATE_TOLERANCE (1 - level)`` (0.94 at 95%), as for the normal approximation.
-_RATE_TOLERANCE = 0.2
-
 #: Widest window of yes counts summed for an exact coverage (beyond it, no check).
 _MAX_COVERAGE_WINDOW = 2_000_000
+
+#: Largest (values of p) x (yes counts) block summed at once by the coverage check.
+_COVERAGE_BLOCK = 1 << 22
 
 
 def _rr_wald_bounds(yes, n, a0, a1, b, level, alternative, estimand):
@@ -282,45 +282,49 @@ def _rr_wald_bounds(yes, n, a0, a1, b, level, alternative, estimand):
 
 
 def _rr_wald_coverage(p, n, a0, a1, b, level, alternative):
-    """Exact coverage of the (population) Wald interval at ``p``, or None if too costly.
+    """Exact coverage of the (population) Wald interval at each ``p`` of an array (NaN: too costly).
 
     The yes count is Binomial(n, a0 + b p); the sum runs over the counts holding all
-    but 1e-15 of the mass on each side (so it is exact to about 2e-15).
+    but 1e-15 of the mass on each side (so it is exact to about 2e-15).  A ``p``
+    whose window is wider than ``_MAX_COVERAGE_WINDOW`` counts gets NaN.
     """
+    p = np.atleast_1d(np.asarray(p, dtype=float))
     lam = a0 + b * p
     lo = stats.binom.ppf(1e-15, n, lam)
     hi = stats.binom.isf(1e-15, n, lam)
-    lo = 0.0 if not np.isfinite(lo) else max(lo - 1.0, 0.0)
-    hi = float(n) if not np.isfinite(hi) else min(hi + 1.0, float(n))
-    if hi - lo > _MAX_COVERAGE_WINDOW:
-        return None
-    y = np.arange(lo, hi + 1.0)
+    lo = np.where(np.isfinite(lo), np.maximum(lo - 1.0, 0.0), 0.0)
+    hi = np.where(np.isfinite(hi), np.minimum(hi + 1.0, float(n)), float(n))
+    out = np.full(p.size, np.nan)
+    fits = np.flatnonzero(hi - lo <= _MAX_COVERAGE_WINDOW)
+    if fits.size == 0:
+        return out
+    y = np.arange(np.min(lo[fits]), np.max(hi[fits]) + 1.0)
     low, high = _rr_wald_bounds(y, n, a0, a1, b, level, alternative, "population")
-    covered = (low <= p) & (p <= high)
-    return float(np.sum(stats.binom.pmf(y[covered], n, lam)))
+    rows = max(1, _COVERAGE_BLOCK // y.size)
+    for start in range(0, fits.size, rows):
+        idx = fits[start:start + rows]
+        pi = p[idx, None]
+        covered = (low[None, :] <= pi) & (pi <= high[None, :]) \
+            & (y[None, :] >= lo[idx, None]) & (y[None, :] <= hi[idx, None])
+        out[idx] = np.sum(np.where(covered, stats.binom.pmf(y[None, :], n, lam[idx, None]), 0.0), axis=1)
+    return out
 
 
 def _rr_wald_message(lows, highs, n, a0, a1, b, level, alternative):
     """ApproximationWarning text when the Wald interval's exact coverage falls short, else None.
 
-    Coverage is computed at 7 values of p spread evenly inside the interval (its
-    ends excluded; on the lattice 0, 0.001, ..., 1): the proportions the data do
-    not rule out.
+    Judged by the shared rule over the interval's values of p
+    (:mod:`dpinfer.inference._oc_warnings`); values whose yes-count window is too
+    wide to sum are skipped.
     """
-    grid = np.unique(np.round(np.linspace(float(np.min(lows)), float(np.max(highs)), 9)[1:-1], 3))
-    worst_p, worst = None, 1.0
-    for p in grid:
-        cov = _rr_wald_coverage(float(p), n, a0, a1, b, level, alternative)
-        if cov is not None and cov < worst:
-            worst_p, worst = float(p), cov
-    if worst_p is None or worst >= level - _RATE_TOLERANCE * (1.0 - level):
+    found = worst_coverage(lambda t: _rr_wald_coverage(t, n, a0, a1, b, level, alternative),
+                           lows, highs, n, level)
+    if found is None:
         return None
-    return (
+    return coverage_message(
         f"The Wald interval covers too little here: for n = {n} and P(yes|1) = {a1:.6g}, "
-        f"P(yes|0) = {a0:.6g} its exact coverage at p = {worst_p:.4g}, inside the interval, is "
-        f"{worst:.4g}, below the nominal {level:g} by more than {_RATE_TOLERANCE * (1.0 - level):.3g} "
-        "(20% of 1 - level). The exact interval (method='exact', the default) has guaranteed coverage."
-    )
+        f"P(yes|0) = {a0:.6g} its exact coverage", *found, level,
+        "The exact interval (method='exact', the default) has guaranteed coverage.", name="p")
 
 
 def rr_proportion_ci(reports=None, *, yes_count=None, n=None, epsilon=None, p1=None, p2=None,
@@ -357,8 +361,9 @@ def rr_proportion_ci(reports=None, *, yes_count=None, n=None, epsilon=None, p1=N
     ApproximationWarning
         For ``method='wald'`` (population estimand): when the interval's exact
         coverage (a sum over the binomial yes count) at a proportion inside it
-        (seven values, ends excluded) is below ``level - 0.2 (1 - level)``, 0.94 at
-        95%.  Example: 0.73 at p = 0.98, n = 20, epsilon = 3.
+        (a grid over the closed interval that cannot miss a shortfall wider than
+        1/(4n) or 1/256 of the interval, see ``dpinfer.inference._oc_warnings``) is
+        below ``level - 0.2 (1 - level)``, 0.94 at 95%.  Example: 0.73 at p = 0.98, n = 20, epsilon = 3.
 
     See Also
     --------

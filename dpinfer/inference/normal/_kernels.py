@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 
 import numpy as np
-from scipy.stats import binom, norm
+from scipy.stats import norm
 
 from ..._validation import (
     DPInferValueError,
@@ -26,23 +25,11 @@ from ..._validation import (
     _show,
 )
 from ..._warnings import ApproximationWarning
+from ...distributions._laplace_law import LaplaceLaw, count_tail
 from ...releasers.release import Release
+from .._roots import bisect_predicate
+from .._oc_warnings import COUNT_TAIL_ACCURACY, coverage_message, size_message, worst_coverage
 
-
-#: Relative size tolerance of the ApproximationWarning: warn when the exact size of
-#: the test lies outside [(1 - tol) alpha, (1 + tol) alpha].
-_SIZE_TOLERANCE = 0.2
-
-#: Binomial mass left out of the exact sums (each tail); below double precision's
-#: smallest meaningful probability, so the sums are exact in floating point.
-_BINOM_TAIL = 1e-300
-
-#: Laplace tail terms farther than this many noise scales from a threshold are
-#: below exp(-700) / 2 < 1e-304 and are dropped.
-_LAPLACE_REACH = 700.0
-
-#: Largest pmf matrix (thetas x support points) built at once by the power kernel.
-_BLOCK = 1 << 21
 
 _METHOD_ONE = "Normal-approximation test for a Laplace-noised proportion (Vu & Slavkovic 2009)"
 _METHOD_TWO = "Normal-approximation test for two Laplace-noised proportions (pooled under H0)"
@@ -269,97 +256,16 @@ def _cuts(n, p0, epsilon, alpha, alternative):
     return [(n * (p0 + z * sd0), 1), (n * (p0 - z * sd0), -1)]
 
 
-def _laplace_correction(x, c, epsilon, side):
-    """``P(reject | X = x) - 1{x strictly on the rejection side of c}`` (closed form).
-
-    For side +1, ``P(x + N > c)`` is ``1 - exp(-eps (x - c))/2`` above c and
-    ``exp(-eps (c - x))/2`` at or below it; side -1 is the mirror image.  The
-    correction is ``+-exp(-eps |x - c|)/2``: it decays geometrically away from c.
-    """
-    half = 0.5 * np.exp(-epsilon * np.abs(x - c))
-    accept_side = (x <= c) if side > 0 else (x >= c)
-    return np.where(accept_side, half, -half)
-
-
-def _windowed_pmf_sums(theta, n, lo, hi, weight):
-    """``sum_{x=lo_i}^{hi_i} Binom(x; n, theta_i) weight(x)`` for each i (0 if lo_i > hi_i).
-
-    Thetas are taken in order of their windows and grouped while the pmf matrix
-    (thetas x union window) stays below ``_BLOCK`` entries and the union window is
-    at most 1.25 times the widest own window (little work wasted on padding).
-    """
-    out = np.zeros(theta.size)
-    live = np.flatnonzero(lo <= hi)
-    order = live[np.argsort(lo[live], kind="stable")]
-    start = 0
-    while start < order.size:
-        wlo, whi = lo[order[start]], hi[order[start]]
-        widest = whi - wlo + 1.0
-        stop = start + 1
-        while stop < order.size:
-            j = order[stop]
-            nlo, nhi = min(wlo, lo[j]), max(whi, hi[j])
-            nwidest = max(widest, hi[j] - lo[j] + 1.0)
-            width = nhi - nlo + 1.0
-            if (stop - start + 1) * width > _BLOCK or width > 1.25 * nwidest:
-                break
-            wlo, whi, widest, stop = nlo, nhi, nwidest, stop + 1
-        idx = order[start:stop]
-        x = np.arange(wlo, whi + 1.0)
-        pmf = binom.pmf(x[None, :], n, theta[idx, None])
-        # rows whose own window is narrower than the union: zero the extra columns
-        inside = (x[None, :] >= lo[idx, None]) & (x[None, :] <= hi[idx, None])
-        out[idx] = np.where(inside, pmf, 0.0) @ weight(x)
-        start = stop
-    return out
-
-
 def _power(theta, n, p0, epsilon, alpha, alternative):
     """Exact rejection probability ``sum_x Binom(x; n, theta) P(reject | x)`` (array theta).
 
-    Per threshold c: ``P(reject | x) = 1{x beyond c} + correction(x)``, so the sum is
-    a binomial tail (scipy's ``binom.sf``/``binom.cdf``, accurate in the tails)
-    plus a finite sum of the geometric correction.  That sum runs over the x
-    within ``_LAPLACE_REACH / epsilon`` of c (farther terms are below 1e-304) and
-    inside the binomial window holding all but 1e-300 of the mass in each tail:
-    the result is exact in double precision, at a cost of
-    ``O(min(sqrt(n), 1/epsilon))`` per theta.
+    On the count scale the release is ``x + N``, ``N ~ Laplace(0, 1/epsilon)``, and
+    the test rejects beyond the thresholds of :func:`_cuts`; the sum is the Laplace
+    law's :func:`~dpinfer.distributions._laplace_law.count_tail` (a binomial tail
+    plus a windowed sum of the closed-form Laplace correction, exact in double
+    precision at a cost of ``O(min(sqrt(n), 1/epsilon))`` per theta).
     """
-    return _rejection_prob(theta, n, epsilon, _cuts(n, p0, epsilon, alpha, alternative))
-
-
-def _rejection_prob(theta, n, epsilon, cuts):
-    """``sum_x Binom(x; n, theta) P(x + N beyond c)`` summed over the ``(c, side)`` cuts.
-
-    ``N ~ Laplace(0, 1/epsilon)`` on the count scale; side +1 rejects above c, -1
-    below.  The kernel of :func:`_power`, shared with DP-JIMI's exact size (whose
-    rejection region in the release is also one or two half-lines).
-    """
-    theta = np.asarray(theta, dtype=float)
-    flat = theta.ravel()
-    # Boost's discrete quantile warns "Unable to bracket root" for some ordinary
-    # (n, theta), e.g. n = 1000, theta = 0.6346, because the cdf underflows next to
-    # 1e-300; its best guess is still a valid window edge.  Silence that warning
-    # and fall back to the full support should a guess ever be non-finite.
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*do_inverse_discrete_quantile",
-                                category=RuntimeWarning)
-        lo = binom.ppf(_BINOM_TAIL, n, flat)
-        hi = n - binom.ppf(_BINOM_TAIL, n, 1.0 - flat)
-    lo = np.where(np.isfinite(lo), lo, 0.0)
-    hi = np.where(np.isfinite(hi), hi, float(n))
-    reach = _LAPLACE_REACH / epsilon
-    total = np.zeros(flat.size)
-    for c, side in cuts:
-        if side > 0:
-            total += binom.sf(np.floor(c), n, flat)          # P(X > c)
-        else:
-            total += binom.cdf(np.ceil(c) - 1.0, n, flat)    # P(X < c)
-        wlo = np.maximum(lo, np.ceil(c - reach))
-        whi = np.minimum(hi, np.floor(c + reach))
-        total += _windowed_pmf_sums(
-            flat, n, wlo, whi, lambda x, c=c, side=side: _laplace_correction(x, c, epsilon, side))
-    return np.clip(total, 0.0, 1.0).reshape(theta.shape)
+    return count_tail(theta, n, _cuts(n, p0, epsilon, alpha, alternative), LaplaceLaw.from_rate(epsilon))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -369,107 +275,95 @@ def _exact_size(n, p0, epsilon, alpha, alternative):
 
 
 def _size_warning(n, p0, epsilon, alpha, alternative):
-    """The ApproximationWarning (its names as data) when the exact size drifts, else None."""
-    size = _exact_size(n, p0, epsilon, alpha, alternative)
-    if abs(size - alpha) <= _SIZE_TOLERANCE * alpha:
+    """The ApproximationWarning (its names as data) when the exact size drifts (the shared rule), else None."""
+    clause = size_message(_exact_size(n, p0, epsilon, alpha, alternative), alpha)
+    if clause is None:
         return None
-    kind = "liberal: it rejects a true null too often" if size > alpha else "conservative: it loses power"
     return ApproximationWarning(
         f"The normal approximation is poor here: for n = {n}, p0 = {p0:g}, epsilon = {epsilon:g} and ",
         _setting("alternative", alternative, f"alternative = {alternative!r}"),
-        f" the exact size of the nominal level-{alpha:g} test is "
-        f"{size:.4g}, more than {_SIZE_TOLERANCE:.0%} away from {alpha:g} ({kind}). ",
+        f" the exact size of {clause}. ",
         _call("binom_normal_power", "binom_normal_power(p0, n, p0, ...)"),
         " gives the exact size at any level; a method that does not rely on normality (e.g. DP-JIMI, ",
         _method("jimi", "binom_jimi_test"), ") may be preferable."
     )
 
 
-#: Points of the theta grid over an interval at which its exact coverage is checked.
-_COVERAGE_GRID = 7
-
-#: Grid points over the releases that can cover a theta, before the ends of the
-#: covering set are refined by bisection (Wald's covering set need not be one piece).
+#: Grid points per ``2 reach`` of releases, before the ends of each theta's covering
+#: set are refined by bisection (Wald's covering set need not be one piece).
 _REGION_GRID = 2001
 
 
-def _interval_grid(lows, highs):
-    """Thetas spread strictly inside the hull of the intervals (its ends excluded),
-    on the lattice 0.001, ..., 0.999."""
-    grid = np.linspace(float(np.min(lows)), float(np.max(highs)), _COVERAGE_GRID + 2)[1:-1]
-    return np.unique(np.clip(np.round(grid, 3), 0.001, 0.999))
+def _region_coverages(thetas, n, epsilon, confidence_level, alternative, method="wald"):
+    """Exact coverage of the Wald (or score) interval at each theta of an array.
 
-
-@functools.lru_cache(maxsize=4096)
-def _region_coverage(theta, n, epsilon, confidence_level, alternative, method="wald"):
-    """Exact coverage of the Wald (or score) interval at ``theta`` (cached).
-
-    The releases v whose interval holds theta form a set S (not always one
-    piece: the plug-in standard error moves with v).  Within ``z sd_max`` of
-    theta (``sd_max^2 = 1/(4n) + 2/(epsilon n)^2``) S is located on a grid of
-    ``_REGION_GRID`` points there, each end refined by 60 bisections, and its
-    probability is ``sum over pieces [a, b] of P(a < X/n + L < b)``, each the
-    exact finite sum of :func:`_rejection_prob`.  Pieces narrower than the grid
-    step (``2 z sd_max / 2000``) could be missed; none were seen.
+    The releases v whose interval holds theta form a set S(theta) (not always one
+    piece: the plug-in standard error moves with v).  Beyond ``theta +- reach``
+    (``reach = 1.01 z sd_max``, ``sd_max^2 = 1/(4n) + 2/(epsilon n)^2``) every
+    release's interval lies wholly on one side of theta, so S(theta) is located on
+    one grid of releases shared by all thetas (spacing ``2 reach / 2000``), where
+    the interval ends are computed once; each change of the covering status is
+    refined by 60 bisections, all at once.  The probability of S(theta) is ``sum
+    over pieces [a, b] of P(a < X/n + L < b)``, each from the Laplace law's exact
+    :func:`~dpinfer.distributions._laplace_law.count_tail`.  Pieces narrower than
+    the grid step could be missed; none were seen.
     """
+    thetas = np.atleast_1d(np.asarray(thetas, dtype=float))
+    kernel = _wald_ci if method == "wald" else _score_ci
     z = _two_sided_z(confidence_level) if alternative == "two-sided" else _one_sided_z(confidence_level)
-    # Beyond theta +- reach every release's interval lies wholly on one side of
-    # theta (its ends are within z sd_max of the release, or are 0 or 1), so the
-    # covering status is constant there and the grid's end points stand for it.
     reach = 1.01 * z * math.sqrt(0.25 / n + _noise_var(n, epsilon)) + 1e-12
-    lo_edge, hi_edge = theta - reach, theta + reach
+    step = 2.0 * reach / (_REGION_GRID - 1)
+    lo_edge, hi_edge = float(np.min(thetas)) - reach, float(np.max(thetas)) + reach
+    v = np.linspace(lo_edge, hi_edge, int(math.ceil((hi_edge - lo_edge) / step)) + 1)
+    low, high = kernel(v, n, epsilon, confidence_level, alternative)
+    inside = (low[None, :] <= thetas[:, None]) & (thetas[:, None] <= high[None, :])
+    rows, cols = np.nonzero(inside[:, 1:] != inside[:, :-1])
+    a, b = v[cols], v[cols + 1]
+    left = inside[rows, cols]
+    t = thetas[rows]
 
-    def covers(v):
-        kernel = _wald_ci if method == "wald" else _score_ci
-        low, high = kernel(v, n, epsilon, confidence_level, alternative)
-        return (low <= theta) & (theta <= high)
+    def covers(v, rows):
+        lo_v, hi_v = kernel(v, n, epsilon, confidence_level, alternative)
+        return (lo_v <= t[rows]) & (t[rows] <= hi_v)
 
-    v = np.linspace(lo_edge, hi_edge, _REGION_GRID)
-    inside = covers(v)
-    change = np.flatnonzero(inside[1:] != inside[:-1])
-    a, b = v[change], v[change + 1]
-    rising = ~inside[change]
-    for _ in range(60):
-        mid = 0.5 * (a + b)
-        same_as_left = covers(mid) == inside[change]
-        a = np.where(same_as_left, mid, a)
-        b = np.where(same_as_left, b, mid)
-    ends = 0.5 * (a + b)
+    ends = bisect_predicate(covers, a, b, left, iterations=60)
     # P(release > end) for each end; coverage = sum over rising ends - falling ends
     # (a piece [r, f] has probability P(> r) - P(> f)); a set open at the grid's
     # left edge starts with P(> -inf) = 1, one open at the right edge ends with
     # P(> +inf) = 0.
-    total = 1.0 if inside[0] else 0.0
-    for end, up in zip(ends, rising):
-        tail = float(_rejection_prob(np.array(theta), n, epsilon, [(n * end, 1)]))
-        total += tail if up else -tail
-    return min(max(total, 0.0), 1.0)
+    total = np.where(inside[:, 0], 1.0, 0.0)
+    if rows.size:
+        tails = count_tail(t, n, [(n * ends, 1)], LaplaceLaw.from_rate(epsilon), **COUNT_TAIL_ACCURACY)
+        np.add.at(total, rows, np.where(left, -tails, tails))
+    return np.clip(total, 0.0, 1.0)
+
+
+def _region_coverage(theta, n, epsilon, confidence_level, alternative, method="wald"):
+    """Exact coverage at one theta (:func:`_region_coverages`)."""
+    return float(_region_coverages(np.array([theta]), n, epsilon, confidence_level, alternative, method)[0])
 
 
 def _ci_coverage_message(lows, highs, n, epsilon, confidence_level, alternative, method):
     """The ApproximationWarning (its names as data) when the exact coverage falls short, else None.
 
-    Coverage at the thetas of :func:`_interval_grid`, by :func:`_region_coverage`
-    (for the score interval this equals one minus the size of the test it
-    inverts, except for one-sided intervals near 0 or 1, where the reported
-    interval is the acceptance set's hull and covers more).
-    Warns when it is below ``level - 0.2 (1 - level)`` (0.94 at level 0.95).
+    Judged by the shared rule over the interval's thetas
+    (:mod:`dpinfer.inference._oc_warnings`), by :func:`_region_coverages` (for the
+    score interval this equals one minus the size of the test it inverts, except
+    for one-sided intervals near 0 or 1, where the reported interval is the
+    acceptance set's hull and covers more).
     """
-    alpha = 1.0 - confidence_level
-    grid = _interval_grid(lows, highs)
-    coverage = [_region_coverage(float(t), n, epsilon, confidence_level, alternative, method) for t in grid]
-    worst = int(np.argmin(coverage))
-    if coverage[worst] >= confidence_level - _SIZE_TOLERANCE * alpha:
+    found = worst_coverage(
+        lambda t: _region_coverages(t, n, epsilon, confidence_level, alternative, method),
+        lows, highs, n, confidence_level)
+    if found is None:
         return None
-    return ApproximationWarning(
-        f"The normal-approximation ({method}) interval covers too little here: for n = {n}, "
-        f"epsilon = {epsilon:g} and ", _setting("alternative", alternative, f"alternative = {alternative!r}"),
-        f" its exact coverage at theta = "
-        f"{grid[worst]:.4g}, inside the interval, is {coverage[worst]:.4g}, below the nominal "
-        f"{confidence_level:g} by more than {_SIZE_TOLERANCE * alpha:.3g} (20% of 1 - level). ",
-        _method("jimi", "binom_jimi_ci"), ", or ", _method("ump", "binom_ump_ci"),
-        " for a Tulap release, may be preferable."
-    )
+    return coverage_message(
+        (f"The normal-approximation ({method}) interval covers too little here: for n = {n}, "
+         f"epsilon = {epsilon:g} and ", _setting("alternative", alternative, f"alternative = {alternative!r}"),
+         " its exact coverage"),
+        *found, confidence_level,
+        (_method("jimi", "binom_jimi_ci"), ", or ", _method("ump", "binom_ump_ci"),
+         " for a Tulap release, may be preferable."))
 
 
 def _data_name(value, n, from_release, what="pi_hat"):

@@ -297,9 +297,10 @@ def binom_normal_ci(pi_hat, n=None, *, epsilon=None, confidence_level=0.95,
 
     **Coverage warning.**  Every call computes the exact coverage of the
     interval it returns (a finite binomial sum with the closed-form Laplace
-    tail over the set of releases whose interval holds theta) at seven values of
-    theta spread inside the interval (the values the data do not rule out; on
-    the lattice 0.001, ..., 0.999, cached), and raises an
+    tail over the set of releases whose interval holds theta) over the thetas
+    inside it (the values the data do not rule out: a grid over the closed
+    interval, ends included, that cannot miss a stretch of short coverage wider
+    than ``1/(4n)`` or 1/256 of the interval), and raises an
     :class:`~dpinfer.ApproximationWarning` naming the worst one when its
     coverage is below ``level - 0.2 (1 - level)`` (0.94 at 95%): the 20% rule
     of :func:`binom_normal_test`.  Exact coverages behind it (level 0.95):
@@ -329,7 +330,7 @@ def binom_normal_ci(pi_hat, n=None, *, epsilon=None, confidence_level=0.95,
     ...     warnings.simplefilter("always")
     ...     ci = binom_normal_ci(0.42, 50, epsilon=1.0, method='wald')
     >>> print(caught[0].message)  # doctest: +ELLIPSIS
-    The normal-approximation (wald) interval covers too little here: ... is 0.938...
+    The normal-approximation (wald) interval covers too little here: ... is 0.937...
     >>> binom_normal_ci([-0.02, 0.5], 50, epsilon=1.0, alternative='less').round(4)
     array([[0.    , 0.0481],
            [0.    , 0.622 ]])

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from ..._validation import DPInferValueError, _arg, _check_choice
-from ...distributions._tulap_law import tulap_grid
-from ...distributions.tulap import Tulap
+from ...distributions._tulap_law import released_tulap
 
 _MIN_EPSILON = 1e-4
 
 
 # -- the released law ------------------------------------------------------------------------
 
-def _noise(epsilon, delta, n=None):
-    """(log_b, q) of the Tulap law that the releaser uses for (epsilon, delta).
+def _released_law(epsilon, delta, n=None):
+    """The :class:`~dpinfer.distributions._tulap_law.ReleasedTulap` the releaser uses for
+    (epsilon, delta) at ``n`` (``log_b``, ``q`` and the grid's half step, computed once).
 
     With ``n`` the truncated mass is the one actually released at that ``n`` (the
     support end rounded out to the release grid, see
@@ -24,26 +24,7 @@ def _noise(epsilon, delta, n=None):
         raise DPInferValueError(_arg("epsilon"), f" must be at least {_MIN_EPSILON:g} (per unit of count, i.e. "
                          "epsilon / sensitivity) for the exact DP-UMP sums (their window spans about "
                          f"40 / epsilon counts); got {epsilon!r} per unit.")
-    if n is not None:
-        grid = _release_grid(n, epsilon, delta)
-        if grid is not None:
-            return -epsilon, grid.q
-    law = Tulap.from_privacy(epsilon, delta)
-    return -epsilon, law.q
-
-
-def _release_grid(n, epsilon, delta):
-    """The grid law TulapReleaser uses at these public numbers, or None where it cannot release."""
-    try:
-        return tulap_grid(n, epsilon, delta)
-    except ValueError:  # no release of ours has these numbers: the law is the continuous one
-        return None
-
-
-def _half_step(n, epsilon, delta):
-    """Half the release grid's step (0.0 where TulapReleaser cannot release at these numbers)."""
-    grid = _release_grid(n, epsilon, delta)
-    return 0.0 if grid is None else grid.step / 2.0
+    return released_tulap(epsilon, delta, n)
 
 
 def _sensitivity_text(sensitivity):

@@ -66,12 +66,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
+from .._roots import find_roots
 from ._kernels import (
     _compiled,
     _log_pvalue,
     _log_pvalue_greater,
     _log_pvalue_less,
     _noise_sd,
+    _truncation_half_width,
 )
 
 _LAMBDA_STAR = 1.2564312086261697  # root of exp(lam) = 1 + 2 lam
@@ -81,7 +83,7 @@ _CHUNK = 200_000  # (release, theta) pairs per vectorised p-value call
 _GROUP = 2_000_000  # grid points held in memory at once by the outside-range scan
 
 
-def _bisect(logp, z, lo, hi, log_alpha, increasing):
+def _crossing(logp, z, lo, hi, log_alpha, increasing):
     """Boundary theta in [lo, hi] where log p crosses log alpha (p monotone on [lo, hi]).
 
     ``increasing``: p increases with theta; returns the infimum of {p > alpha}.
@@ -107,17 +109,16 @@ def _gauge(log_p, log_alpha):
 
 
 def _illinois(logp, z, inside, outside, g_in, g_out, log_alpha):
-    """Vectorised Illinois (modified regula falsi) search for the boundary of {p > alpha}
-    between ``inside`` (p > alpha) and ``outside`` (p <= alpha), per row.
+    """Boundary of {p > alpha} between ``inside`` (p > alpha) and ``outside`` (p <= alpha), per row.
 
-    g = ``_gauge(log p)`` is smooth and monotone between the two points, so false position
-    with the Illinois halving converges superlinearly (about 5-8 evaluations, each one
-    vectorised call over all rows still moving); a bisection step is taken whenever the
-    bracket fails to shrink by half over six steps, so the worst case is bisection's.
-    A row stops when its bracket is below 4e-16 relative (the end point is then exact to
-    rounding) or |g| <= 1e-14 (log p within about 4e-14 of log alpha: the p-value is alpha
-    to the kernel's own accuracy).  ``g_in``/``g_out`` are the known log p-values at the
-    two points (None: evaluated here).
+    The shared vectorised Illinois search (:func:`dpinfer.inference._roots.find_roots`)
+    on g = ``_gauge(log p)``, which is smooth and monotone between the two points, so
+    false position converges superlinearly (about 5-8 evaluations, each one vectorised
+    call over all rows still moving).  A row stops when its bracket is below 4e-16
+    relative (the end point is then exact to rounding) or |g| <= 1e-14 (log p within
+    about 4e-14 of log alpha: the p-value is alpha to the kernel's own accuracy).
+    ``g_in``/``g_out`` are the known log p-values at the two points (None: evaluated
+    here).  With numba the bookkeeping steps run compiled (``_jit``).
     """
     a, b = np.array(inside, dtype=float), np.array(outside, dtype=float)
     z = np.asarray(z, dtype=float)
@@ -126,59 +127,9 @@ def _illinois(logp, z, inside, outside, g_in, g_out, log_alpha):
         g_in, g_out = both[:a.size], both[a.size:]
     jit = _compiled()
     gauge = _gauge if jit is None else (lambda lp, la: jit.gauge(np.asarray(lp, float), la))
-    propose = _illinois_propose if jit is None else jit.illinois_propose
-    update = _illinois_update if jit is None else jit.illinois_update
-    ga, gb = gauge(g_in, log_alpha), gauge(g_out, log_alpha)
-    ga = np.where(ga > 0.0, ga, 1e-300)  # assumptions of the caller, kept safe
-    gb = np.minimum(gb, 0.0)
-    out = 0.5 * (a + b)
-    side = np.zeros(a.size, dtype=np.int8)  # +1: last step moved a, -1: moved b
-    width0 = np.abs(b - a)
-    rows = np.arange(a.size)  # the rows still moving; a, b, ... hold only those
-    for step in range(200):
-        if rows.size == 0:
-            break
-        x = propose(a, b, ga, gb, width0, step)
-        gx = gauge(logp(z, x), log_alpha)
-        done, value = update(a, b, ga, gb, side, x, gx)
-        out[rows] = value
-        if done.any():
-            keep = ~done
-            rows, z, a, b, ga, gb, side, width0 = (
-                rows[keep], z[keep], a[keep], b[keep], ga[keep], gb[keep], side[keep],
-                width0[keep])
-    return out
-
-
-def _illinois_propose(a, b, ga, gb, width0, step):
-    """False-position point per row, bisection where it leaves the bracket or the bracket
-    shrank by less than half over the last six steps (``width0`` updated in place)."""
-    x = (a * gb - b * ga) / (gb - ga)
-    lo_end, hi_end = np.minimum(a, b), np.maximum(a, b)
-    slow = (step % 6 == 5) & (np.abs(b - a) > 0.5 * width0)
-    with np.errstate(invalid="ignore"):
-        bad = ~((x > lo_end) & (x < hi_end)) | slow
-    x = np.where(bad, 0.5 * (a + b), x)
-    if step % 6 == 5:
-        width0[:] = np.abs(b - a)
-    return x
-
-
-def _illinois_update(a, b, ga, gb, side, x, gx):
-    """Move one end of each bracket to x (in place; Illinois: halve the stale end's g when
-    the same end moves twice running); returns (done, current estimate) per row."""
-    into_a = gx > 0.0
-    gb[:] = np.where(into_a & (side == 1), 0.5 * gb, gb)
-    ga[:] = np.where(~into_a & (side == -1), 0.5 * ga, ga)
-    a[:] = np.where(into_a, x, a)
-    ga[:] = np.where(into_a, gx, ga)
-    b[:] = np.where(into_a, b, x)
-    gb[:] = np.where(into_a, gb, gx)
-    side[:] = np.where(into_a, 1, -1)
-    width = np.abs(b - a)
-    exact = np.abs(gx) <= 1e-14
-    done = (width <= 4e-16 * np.maximum(np.abs(x), 1e-300)) | exact
-    return done, np.where(exact, x, 0.5 * (a + b))
+    steps = None if jit is None else (jit.illinois_propose, jit.illinois_update)
+    return find_roots(lambda x, rows: gauge(logp(z[rows], x), log_alpha), a, b,
+                      gauge(g_in, log_alpha), gauge(g_out, log_alpha), steps=steps)
 
 
 def _end(logp, z, centre, log_alpha, lower, guess=None):
@@ -291,12 +242,6 @@ def _kink_offsets(log_b, q):
     return np.array([0.5])
 
 
-def _truncation_half_width(log_b, q):
-    from ...distributions._tulap_law import quantile
-
-    return -float(quantile(0.0, log_b, q))
-
-
 def _scan(z, n, template, window, sizes, d, kinks, log_b, q, log_alpha):
     """Far end (in counts from the nearest edge) of the accepted set of each release.
 
@@ -392,7 +337,7 @@ def _scan(z, n, template, window, sizes, d, kinks, log_b, q, log_alpha):
             # z > n: p rises towards theta = 1 within the cell, the end is inf{p > alpha}
             sel = up == rising
             if sel.any():
-                found[sel] = _bisect(logp, z[refine[sel]], lo[sel], hi[sel], log_alpha, rising)
+                found[sel] = _crossing(logp, z[refine[sel]], lo[sel], hi[sel], log_alpha, rising)
         c_far[refine] = np.where(up, (1.0 - found) * n, found * n)
     return c_far
 

@@ -371,7 +371,7 @@ def log_two_sided_full(z, n, p0, log_b, q, log_c):
     return out
 
 
-# -- the bookkeeping of one vectorised Illinois step (``_ump_intervals._illinois``) ---------
+# -- the bookkeeping of one vectorised Illinois step (``inference/_roots.py``) -------------
 
 @njit(cache=True, error_model="numpy")
 def gauge(log_p, log_alpha):

@@ -39,6 +39,7 @@ import numpy as np
 from scipy import special
 
 from ...distributions._tulap_law import log_cdf, log_tails, quantile
+from .._roots import find_root
 
 _LOG_TOL = 39.2  # -log(1e-17)
 _WCAP = 32768  # largest direct left window before the closed form is used
@@ -178,6 +179,7 @@ def _tail_width(log_b, q):
 
 @functools.lru_cache(maxsize=256)
 def _truncation_half_width(log_b, q):
+    """Half-width ``T`` of the truncated Tulap law's support (``-Q(0)``; infinite when q = 0)."""
     return -float(quantile(0.0, log_b, q)) if q > 0.0 else np.inf
 
 
@@ -451,12 +453,6 @@ def _find_bracket(f, start, step, decreasing=True):
     return lo, hi
 
 
-def _brentq(*args, **kwargs):
-    from scipy.optimize import brentq  # imported on first use (start-up time)
-
-    return brentq(*args, **kwargs)
-
-
 def _normal_quantile(alpha):
     return float(-special.ndtri(alpha))
 
@@ -470,7 +466,7 @@ def _critical_greater(n, p0, log_b, q, alpha):
 
     sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
     lo, hi = _find_bracket(f, n * p0 + _normal_quantile(alpha) * sd, max(sd, 1.0))
-    return _brentq(f, lo, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
+    return find_root(f, lo, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
 
 
 def _log_expect_umpu(n, p, k, s, log_b, q):
@@ -491,7 +487,7 @@ def _umpu_s_for_k(n, p0, k, log_b, q, alpha):
 
     sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
     lo, hi = _find_bracket(f, _normal_quantile(alpha / 2.0) * sd, max(sd, 1.0))
-    return _brentq(f, lo, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
+    return find_root(f, lo, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
 
 
 def _umpu_unbias(n, p0, k, s, log_b, q):
@@ -513,6 +509,6 @@ def _umpu_parameters(n, p0, log_b, q, alpha):
 
     centre = n * p0
     lo, hi = _find_bracket(g, centre, 0.5)
-    k = _brentq(g, lo, hi, xtol=1e-12 * max(1.0, abs(centre)), rtol=1e-15, maxiter=500)
+    k = find_root(g, lo, hi, xtol=1e-12 * max(1.0, abs(centre)), rtol=1e-15, maxiter=500)
     s = _umpu_s_for_k(n, p0, k, log_b, q, alpha)
     return k, s

@@ -18,9 +18,8 @@ from ..._validation import (
     _scalar_or_array,
     _setting,
 )
-from ...distributions._tulap_law import log_tails, unit_privacy
+from ...distributions._tulap_law import unit_privacy
 from ._kernels import (
-    _brentq,
     _find_bracket,
     _noise_sd,
     _normal_quantile,
@@ -31,7 +30,8 @@ from ._kernels import (
     _log_sum_greater,
     _umpu_parameters,
 )
-from ._common import _check_two_sided_method, _noise
+from .._roots import find_root
+from ._common import _check_two_sided_method, _released_law
 
 __all__ = ["binom_ump_phi", "binom_ump_power", "binom_ump_sample_size"]
 
@@ -59,12 +59,12 @@ def _ndtri(p):
     return float(ndtri(p))
 
 
-def _normal_sample_size(theta1, p0, log_b, alpha, power, alternative):
+def _normal_sample_size(theta1, p0, law, alpha, power, alternative):
     """n from the normal approximation n |theta1 - p0| = z_a sd0(n) + z_b sd1(n), with
     sd^2 = n theta (1 - theta) + Var(N) (a starting point for the exact search)."""
     z_a = _normal_quantile(alpha / 2.0 if alternative == "two-sided" else alpha)
     z_b = _normal_quantile(1.0 - power)  # = Phi^-1(power)
-    var_n = _noise_sd(log_b) ** 2
+    var_n = _noise_sd(law.log_b) ** 2
     gap = abs(theta1 - p0)
     n = 1.0
     for _ in range(60):  # fixed point; converges fast since the noise term is fixed
@@ -104,10 +104,15 @@ def _sample_size_bracket(pw, start, power):
 
 
 class _Rule:
-    """The test function of one of the DP tests, with its exact rejection probability."""
+    """The test function of one of the DP tests, with its exact rejection probability.
 
-    def __init__(self, n, p0, log_b, q, alpha, alternative, method):
-        self.n, self.log_b, self.q = n, log_b, q
+    ``law``: the released law (:func:`._common._released_law`), unpacked here where the
+    kernels' primitive signatures begin.
+    """
+
+    def __init__(self, n, p0, law, alpha, alternative, method):
+        log_b, q = law.log_b, law.q
+        self.n, self.law = n, law
         self.kind = alternative if alternative != "two-sided" else method
         if self.kind == "greater":
             self.m = _critical_greater(n, p0, log_b, q, alpha)
@@ -137,10 +142,10 @@ class _Rule:
         # t to 1e-13 sd moves the size by about 1e-14 (the density of X + N is below 1 / sd)
         sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
         lo, hi = _find_bracket(f, _normal_quantile(alpha / 2.0) * sd, max(0.05 * sd, 1.0))
-        return _brentq(f, max(lo, 0.0), hi, xtol=1e-13 * max(1.0, sd), rtol=1e-15, maxiter=500)
+        return find_root(f, max(lo, 0.0), hi, xtol=1e-13 * max(1.0, sd), rtol=1e-15, maxiter=500)
 
     def log_power(self, theta):
-        n, log_b, q = self.n, self.log_b, self.q
+        n, log_b, q = self.n, self.law.log_b, self.law.q
         if self.kind == "greater":
             return _log_sum_greater(self.m, n, theta, log_b, q)
         if self.kind == "less":
@@ -157,18 +162,18 @@ class _Rule:
         return _log_expect_umpu(n, theta, self.k, self.s, log_b, q)
 
     def phi(self, x):
-        log_b, q = self.log_b, self.q
+        law = self.law
         if self.kind == "greater":
-            return np.exp(log_tails(x - self.m, log_b, q)[0])
+            return np.exp(law.log_tails(x - self.m)[0])
         if self.kind == "less":
-            return np.exp(log_tails(self.m - x, log_b, q)[0])
+            return np.exp(law.log_tails(self.m - x)[0])
         if self.kind == "equal-tailed":
-            return np.minimum(np.exp(log_tails(x - self.m_hi, log_b, q)[0])
-                              + np.exp(log_tails(self.m_lo - x, log_b, q)[0]), 1.0)
+            return np.minimum(np.exp(law.log_tails(x - self.m_hi)[0])
+                              + np.exp(law.log_tails(self.m_lo - x)[0]), 1.0)
         if self.kind == "asymptotically-unbiased":
-            return np.minimum(np.exp(log_tails(x - self.centre - self.t, log_b, q)[0])
-                              + np.exp(log_tails(self.centre - self.t - x, log_b, q)[0]), 1.0)
-        return np.exp(log_tails(np.abs(x - self.k) - self.s, log_b, q)[0])
+            return np.minimum(np.exp(law.log_tails(x - self.centre - self.t)[0])
+                              + np.exp(law.log_tails(self.centre - self.t - x)[0]), 1.0)
+        return np.exp(law.log_tails(np.abs(x - self.k) - self.s)[0])
 
 
 def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater",
@@ -240,8 +245,7 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
     n, p0, epsilon, delta, alpha, alternative, two_sided_method = _check_power_args(
         n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity)
     theta = _as_probability_array(theta, "theta")
-    log_b, q = _noise(epsilon, delta, n)
-    rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)
+    rule = _Rule(n, p0, _released_law(epsilon, delta, n), alpha, alternative, two_sided_method)
     return _scalar_or_array(np.clip(np.exp(rule.log_power(theta)), 0.0, 1.0))
 
 
@@ -307,8 +311,7 @@ def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater
         from ..._validation import _check_counts
 
         x_arr = _check_counts(x, n).astype(float)
-    log_b, q = _noise(epsilon, delta, n)
-    rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)
+    rule = _Rule(n, p0, _released_law(epsilon, delta, n), alpha, alternative, two_sided_method)
     return np.asarray(rule.phi(x_arr), dtype=float)
 
 
@@ -392,10 +395,10 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
         rule = {"greater": "> p0", "less": "< p0", "two-sided": "!= p0"}[alternative]
         raise DPInferValueError(_arg("theta1"), f" must be {rule} for ", _setting("alternative", alternative),
                                 f"; got theta1={theta1!r}, p0={p0!r}.")
-    log_b, q = _noise(*unit_privacy(epsilon, delta, _check_sensitivity(sensitivity)))
+    law = _released_law(*unit_privacy(epsilon, delta, _check_sensitivity(sensitivity)))
 
     def pw(n):
-        rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)
+        rule = _Rule(n, p0, law, alpha, alternative, two_sided_method)
         return float(np.exp(rule.log_power(np.asarray(theta1))))
 
     cache = {}
@@ -405,7 +408,7 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
             cache[n] = pw(n)
         return cache[n]
 
-    lo, hi = _sample_size_bracket(pw_cached, _normal_sample_size(theta1, p0, log_b, alpha, power,
+    lo, hi = _sample_size_bracket(pw_cached, _normal_sample_size(theta1, p0, law, alpha, power,
                                                                  alternative), power)
     # lo == 0 or pw(lo) < power <= pw(hi): Illinois (false position) steps on the probit of
     # the power against sqrt(n) (nearly linear there), and a bisection step after three

@@ -20,7 +20,7 @@ from ...results import ConfidenceInterval, HTestResult
 from .._release_args import _release_first
 from ._intervals import _ci_array
 from ._kernels import _log_pvalue, _log_pvalue_greater, _log_pvalue_less
-from ._common import _check_two_sided_method, _half_step, _noise, _sensitivity_text
+from ._common import _check_two_sided_method, _released_law, _sensitivity_text
 
 __all__ = ["binom_ump_ci", "binom_ump_test"]
 
@@ -29,13 +29,15 @@ _TWO_SIDED_TEST_METHODS = ("asymptotically-unbiased", "equal-tailed")
 
 # -- a release on the grid -------------------------------------------------------------------
 
-def _cell_log_pvalue(z, n, p0, log_b, q, half, alternative, method):
+def _cell_log_pvalue(z, n, p0, law, alternative, method):
     """log p-value of a grid release ``z``: the largest continuous one over ``[z - half, z + half]``.
 
-    One-sided it is the exact tail of the grid law, ``P(Z >= z)`` (``P(Z <= z)``);
-    two-sided, ``z`` moves towards ``n p0`` by ``min(half, |z - n p0|)``.
+    ``law`` is the released law (:func:`._common._released_law`), ``half`` its grid's
+    half step.  One-sided it is the exact tail of the grid law, ``P(Z >= z)``
+    (``P(Z <= z)``); two-sided, ``z`` moves towards ``n p0`` by ``min(half, |z - n p0|)``.
     See :mod:`dpinfer.distributions._tulap_grid`.
     """
+    log_b, q, half = law.log_b, law.q, law.half
     if alternative == "greater":
         return _log_pvalue_greater(z - half, n, p0, log_b, q)
     if alternative == "less":
@@ -49,14 +51,14 @@ def _cell_log_pvalue(z, n, p0, log_b, q, half, alternative, method):
                        alternative, method)
 
 
-def _cell_ci(flat, n, log_b, q, half, confidence_level, alternative, method):
+def _cell_ci(flat, n, law, confidence_level, alternative, method):
     """The union over each release's grid cell of the continuous intervals.
 
     Both ends are monotone in z, so the union is the lower end at ``z - half`` and
     the upper end at ``z + half``: one interval's cost (``_ci_array``'s ``z_high``).
     """
-    return _ci_array(flat - half, n, log_b, q, confidence_level, alternative, method,
-                     z_high=flat + half)
+    return _ci_array(flat - law.half, n, law.log_b, law.q, confidence_level, alternative, method,
+                     z_high=flat + law.half)
 
 
 def _resolve_release(z, n, epsilon, delta, sensitivity=None):
@@ -217,15 +219,13 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     confidence_level = _check_confidence_level(confidence_level)
     two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_TEST_METHODS)
     unit_epsilon, unit_delta = unit_privacy(epsilon, delta, sensitivity)
-    log_b, q = _noise(unit_epsilon, unit_delta, n)
-    half = _half_step(n, unit_epsilon, unit_delta)
-    log_p = _cell_log_pvalue(z_arr, n, p0, log_b, q, half, alternative, two_sided_method)
+    law = _released_law(unit_epsilon, unit_delta, n)
+    log_p = _cell_log_pvalue(z_arr, n, p0, law, alternative, two_sided_method)
     pvalue = np.clip(np.exp(log_p), 0.0, 1.0)
     if z_arr.ndim > 0:
         return pvalue
     z_val = float(z_arr)
-    ci = _cell_ci(z_arr.reshape(1), n, log_b, q, half, confidence_level, alternative,
-                  two_sided_method)[0]
+    ci = _cell_ci(z_arr.reshape(1), n, law, confidence_level, alternative, two_sided_method)[0]
     if alternative == "two-sided":
         method = {"asymptotically-unbiased": "Asymptotically unbiased DP test for a binomial "
                                              "proportion (Tulap)",
@@ -363,9 +363,8 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     alternative = _check_alternative(alternative)
     two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_TEST_METHODS)
     epsilon, delta = unit_privacy(epsilon, delta, sensitivity)
-    log_b, q = _noise(epsilon, delta, n)
     flat = z_arr.reshape(-1)
-    out = _cell_ci(flat, n, log_b, q, _half_step(n, epsilon, delta), confidence_level, alternative,
+    out = _cell_ci(flat, n, _released_law(epsilon, delta, n), confidence_level, alternative,
                    two_sided_method)
     if z_arr.ndim == 0:
         return ConfidenceInterval(float(out[0, 0]), float(out[0, 1]), confidence_level)

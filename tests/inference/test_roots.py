@@ -1,0 +1,78 @@
+"""The shared vectorised bracketed root finder (inference/_roots.py)."""
+
+import numpy as np
+import pytest
+
+from dpinfer.inference._roots import bisect_predicate, find_roots
+
+
+def test_roots_of_many_rows_at_once():
+    # g(x) = a - x**3 (positive left of the root): roots a**(1/3), known in closed form
+    a = np.array([1e-6, 0.5, 2.0, 27.0, 1000.0])
+    calls = []
+
+    def g(x, rows):
+        calls.append(rows.size)
+        return a[rows] - x**3
+
+    lo, hi = np.zeros(a.size), np.full(a.size, 20.0)
+    roots = find_roots(g, lo, hi, a, a - 8000.0, ftol=0.0)
+    assert np.allclose(roots, np.cbrt(a), rtol=1e-14, atol=0)
+    # full double precision from a bracket of 20 (about 60 halvings): a bounded number of calls
+    assert len(calls) < 150 and calls[-1] < a.size  # converged rows leave the batch
+
+
+def test_decreasing_function_and_tolerances():
+    # g = exp(-x) - c with inside at the left end; the absolute bracket tolerance is met
+    c = np.array([0.3, 0.01, 0.9])
+    roots = find_roots(lambda x, r: np.exp(-x) - c[r], np.zeros(3), np.full(3, 10.0),
+                       1.0 - c, np.exp(-10.0) - c, ftol=0.0, xtol=1e-6, xrtol=0.0)
+    assert np.allclose(roots, -np.log(c), atol=1e-6)
+
+
+def test_a_step_function_falls_back_to_bisection():
+    # no false-position speed-up on a step; the bisection safeguard still converges
+    roots = find_roots(lambda x, r: np.where(x < 0.3, 1.0, -1.0), np.array([0.0]), np.array([1.0]),
+                       np.array([1.0]), np.array([-1.0]), ftol=0.0, xtol=1e-12, xrtol=0.0, max_iter=200)
+    assert roots[0] == pytest.approx(0.3, abs=1e-12)
+
+
+def test_bisect_predicate():
+    edges = np.array([0.1, 0.55, 0.9])
+    found = bisect_predicate(lambda x, rows: x < edges[rows], np.zeros(3), np.ones(3), np.ones(3, bool))
+    assert np.allclose(found, edges, atol=1e-15)
+
+
+def test_scalar_brent():
+    from dpinfer.inference._roots import find_root
+
+    assert find_root(lambda x: x * x - 2.0, 0.0, 2.0, xtol=1e-15, rtol=1e-15) == pytest.approx(2**0.5, rel=1e-15)
+
+
+@pytest.mark.parametrize("step", [0, 4, 5, 11])
+def test_compiled_twin_of_the_two_steps(step):
+    # ump/_jit.py repeats illinois_propose / illinois_update in numba: same numbers
+    pytest.importorskip("numba")
+    from dpinfer.inference._roots import illinois_propose, illinois_update
+    from dpinfer.inference.ump._kernels import _jit
+
+    jit = _jit()
+    rng = np.random.default_rng(step)
+    a, b = rng.uniform(0, 1, 50), rng.uniform(1, 2, 50)
+    ga, gb = rng.uniform(0.01, 1, 50), -rng.uniform(0.01, 1, 50)
+    ga[:5] = 0.0  # degenerate rows: false position leaves the bracket
+    width0 = np.abs(b - a) * rng.uniform(0.3, 1.0, 50)
+    side = rng.integers(-1, 2, 50).astype(np.int8)
+    gx = rng.normal(0, 1, 50)
+    gx[:3] = 0.0
+    w_py, w_jit = width0.copy(), width0.copy()
+    x_py = illinois_propose(a, b, ga, gb, w_py, step)
+    x_jit = jit.illinois_propose(a, b, ga, gb, w_jit, step)
+    assert np.array_equal(x_py, x_jit) and np.array_equal(w_py, w_jit)
+    state_py = [v.copy() for v in (a, b, ga, gb, side)]
+    state_jit = [v.copy() for v in (a, b, ga, gb, side)]
+    done_py, value_py = illinois_update(*state_py, x_py, gx)
+    done_jit, value_jit = jit.illinois_update(*state_jit, x_jit, gx)
+    assert np.array_equal(done_py, done_jit) and np.array_equal(value_py, value_jit)
+    for p, j in zip(state_py, state_jit):
+        assert np.array_equal(p, j)
