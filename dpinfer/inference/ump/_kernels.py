@@ -36,9 +36,9 @@ import functools
 import os
 
 import numpy as np
-from scipy import special
 
 from ...distributions._tulap_law import log_cdf, log_tails, quantile
+from . import _twin
 
 _LOG_TOL = 39.2  # -log(1e-17)
 _WCAP = 32768  # largest direct left window before the closed form is used
@@ -47,6 +47,9 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 _FULL_N = 256  # up to this n every sum runs over all of x = 0..n in one 2-D pass
 _FULL_BLOCK = 1 << 15  # terms per block of that pass (cache-sized; measured best of 2**12..2**18)
 _USE_JIT = os.environ.get("DPINFER_NO_NUMBA", "") in ("", "0")
+#: Terms a full sum may have for the pure-Python twin (``_twin``) to run it while the compiled
+#: kernels are not loaded: about 10 ms of Python against 0.35 to 0.7 s of loading numba.
+_TWIN_MAX_TERMS = 1 << 14
 
 
 @functools.lru_cache(maxsize=1)
@@ -65,8 +68,27 @@ def _jit():
     return _ump_jit
 
 
-def _compiled():
-    return _jit() if _USE_JIT else None
+def _compiled(terms=None):
+    """The kernels for a sum: the compiled ones, None for the numpy path, or for a full sum
+    of at most ``_TWIN_MAX_TERMS`` ``terms`` (``n <= _FULL_N``) the pure-Python ``_twin``
+    while the compiled kernels are not loaded (its results are the same doubles, so a
+    first small answer never waits for numba; see ``_twin``)."""
+    if not _USE_JIT:
+        return None
+    if terms is not None and terms <= _TWIN_MAX_TERMS:
+        return _loaded() or _twin
+    return _jit()
+
+
+def _loaded():
+    """The compiled kernels if this process has loaded them already, else None."""
+    return _jit() if _USE_JIT and _jit.cache_info().currsize else None
+
+
+def _special():
+    from scipy import special  # imported on first use: its import costs most of a cold start
+
+    return special
 
 # stirlerr(k) = log k! - (k + 1/2) log k + k - log sqrt(2 pi), k = 0..15 (mpmath, 40 digits)
 _STIRLERR = np.array([
@@ -161,7 +183,7 @@ def _log_binom_upper(k, n, p):
     inside = (k >= 1.0) & (k <= n)
     ks = np.where(inside, k, 1.0)
     with np.errstate(divide="ignore", under="ignore"):
-        val = np.log(special.betainc(ks, n - ks + 1.0, p))
+        val = np.log(_special().betainc(ks, n - ks + 1.0, p))
     return np.where(k <= 0.0, 0.0, np.where(k > n, -np.inf, val))
 
 
@@ -244,7 +266,7 @@ def _log_sum_full(z, n, p, log_b, q, xmin):
     in blocks of about 2**15 terms, so the temporaries stay in cache.
     """
     x, log_c = _log_choose(n)
-    jit = _compiled()
+    jit = _compiled(z.size * (n + 1))
     if jit is not None:
         return jit.log_sum_full(z, int(n), p, float(log_b), float(q), xmin, log_c)
     rows = max(1, _FULL_BLOCK // (n + 1))
@@ -262,7 +284,7 @@ def _log_two_sided_full(z, n, p0, log_b, q):
     log(sum_x Binom(x; n, p0) (F(x - c - t) + F(c - t - x))), c = n p0, t = |z - c|, the
     binomial part computed once for both tails (the same sums as the general path)."""
     x, log_c = _log_choose(n)
-    jit = _compiled()
+    jit = _compiled(2 * z.size * (n + 1))
     if jit is not None:
         return jit.log_two_sided_full(z, int(n), p0, float(log_b), float(q), log_c)
     centre = n * p0
@@ -296,7 +318,7 @@ def _log_sum_interior(z, n, p, log_b, q, xmin):
     if jit is not None:
         # the same regions in one compiled pass; P(X >= hi) from scipy's betainc in between
         hi, ks = jit.right_start(z, nf, xmin, big_k)
-        upper = special.betainc(ks, nf - ks + 1.0, p)
+        upper = _special().betainc(ks, nf - ks + 1.0, p)
         out, closed, m = jit.log_sum_interior(z, int(n), p, float(log_b), float(q), xmin,
                                               float(c_q), upper, hi)
         if closed.any():
@@ -458,7 +480,7 @@ def _brentq(*args, **kwargs):
 
 
 def _normal_quantile(alpha):
-    return float(-special.ndtri(alpha))
+    return float(-_special().ndtri(alpha))
 
 
 def _critical_greater(n, p0, log_b, q, alpha):
