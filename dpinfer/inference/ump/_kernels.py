@@ -223,6 +223,11 @@ def _log_sum_greater(z, n, p, log_b, q, xmin=0):
     z real, 0 <= p <= 1, xmin integer-valued; n >= 0 an int; F = Tulap(0, exp(log_b), q) cdf.
     """
     z, p, xmin = np.asarray(z, float), np.asarray(p, float), np.asarray(xmin, float)
+    if p.ndim == 0 and xmin.ndim == 0 and 0.0 < p < 1.0 and 0 < n <= _FULL_N:
+        # one p for every z (a test's p0): straight to the full sum, the same call as below
+        flat = z.reshape(-1) if z.flags.writeable else z.ravel().copy()
+        return _log_sum_full(flat, n, np.full(flat.size, float(p)), log_b, q,
+                             np.full(flat.size, max(float(xmin), 0.0))).reshape(z.shape)
     if z.ndim == 1 and p.shape == z.shape and xmin.ndim == 0:
         # the common call (one p per z, one xmin): no broadcast views to copy
         shape = z.shape

@@ -220,7 +220,7 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     log_b, q = _noise(unit_epsilon, unit_delta, n)
     half = _half_step(n, unit_epsilon, unit_delta)
     log_p = _cell_log_pvalue(z_arr, n, p0, log_b, q, half, alternative, two_sided_method)
-    pvalue = np.clip(np.exp(log_p), 0.0, 1.0)
+    pvalue = np.minimum(np.exp(log_p), 1.0)  # (exp is never below 0)
     if z_arr.ndim > 0:
         return pvalue
     z_val = float(z_arr)
