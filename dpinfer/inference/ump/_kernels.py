@@ -69,10 +69,10 @@ def _jit():
 
 
 def _compiled(terms=None):
-    """The kernels for a sum: the compiled ones, None for the numpy path, or for a full sum
-    of at most ``_TWIN_MAX_TERMS`` ``terms`` (``n <= _FULL_N``) the pure-Python ``_twin``
-    while the compiled kernels are not loaded (its results are the same doubles, so a
-    first small answer never waits for numba; see ``_twin``)."""
+    """The kernels for a sum: the compiled ones, None for the numpy path, or for sums of at
+    most ``_TWIN_MAX_TERMS`` ``terms`` in all the pure-Python ``_twin`` while the compiled
+    kernels are not loaded (its results are the same doubles, so a first small answer never
+    waits for numba; see ``_twin``)."""
     if not _USE_JIT:
         return None
     if terms is not None and terms <= _TWIN_MAX_TERMS:
@@ -319,7 +319,8 @@ def _log_sum_interior(z, n, p, log_b, q, xmin):
     nf = float(n)
     big_k = _tail_width(log_b, q)
     c_q = _truncation_half_width(log_b, q)
-    jit = _compiled()
+    # about K + 64 terms per row (the window left of z is longer only where r is near 1)
+    jit = _compiled(z.size * (big_k + 64.0))
     if jit is not None:
         # the same regions in one compiled pass; P(X >= hi) from scipy's betainc in between
         hi, ks = jit.right_start(z, nf, xmin, big_k)
