@@ -34,14 +34,16 @@ the arithmetic (p-value and interval)   < 0.01 s   (n = 60)
 total                                   0.61 s     (1.05 to 1.18 s in the issue's table)
 ======================================  =========  ==========================================
 
-Hence: (1) for the full sums over x = 0..n (n <= 256) a first answer runs pure-Python twins
-of the compiled kernels (``ump/_twin.py``), which return the same doubles (tested bit for
-bit), until the compiled kernels are loaded; large work still loads numba, since that is
-where it pays; (2) scipy.special is imported where betainc or an unusual normal quantile is
-needed, not at module level (the interval search takes -ndtri of the usual levels from a
-table of scipy's own doubles); (3) ``dpinfer.releasers`` imports each releaser on first use.
-After: numpy + dpinfer's modules + the arithmetic.  For 256 < n <= 1000 the windowed sum
-needs ``scipy.special.betainc`` (0.15 s more), reported on its own line below.
+Hence: (1) a first answer runs pure-Python twins of the compiled sum kernels
+(``ump/_twin.py``: the full sums of n <= 256 and the windowed sums beyond), which return the
+same doubles (tested bit for bit), until the compiled kernels are loaded; large work (more
+than 16384 terms in one call: arrays, interval searches at scale) still loads numba, since
+that is where it pays; (2) scipy.special is imported where betainc or an unusual normal
+quantile is needed, not at module level (the interval search takes -ndtri of the usual levels
+from a table of scipy's own doubles); (3) ``dpinfer.releasers`` imports each releaser on
+first use.  After: numpy + dpinfer's modules + the arithmetic at n <= 256; for 256 < n the
+windowed sum's right tail needs ``scipy.special.betainc`` (about 0.15 s more on a quiet
+machine), hence the separate lines for n = 1000 below.
 """
 
 import statistics
