@@ -47,9 +47,11 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 _FULL_N = 256  # up to this n every sum runs over all of x = 0..n in one 2-D pass
 _FULL_BLOCK = 1 << 15  # terms per block of that pass (cache-sized; measured best of 2**12..2**18)
 _USE_JIT = os.environ.get("DPINFER_NO_NUMBA", "") in ("", "0")
-#: Terms a full sum may have for the pure-Python twin (``_twin``) to run it while the compiled
-#: kernels are not loaded: about 10 ms of Python against 0.35 to 0.7 s of loading numba.
+#: Terms one call may sum in the pure-Python twins (``_twin``) while the compiled kernels are
+#: not loaded (about 20 ms of Python), and in all calls of a process (about 0.3 s, as much as
+#: loading numba costs): past that, the compiled kernels are loaded (ski rental).
 _TWIN_MAX_TERMS = 1 << 14
+_TWIN_BUDGET = [1 << 18]
 
 
 @functools.lru_cache(maxsize=1)
@@ -76,7 +78,12 @@ def _compiled(terms=None):
     if not _USE_JIT:
         return None
     if terms is not None and terms <= _TWIN_MAX_TERMS:
-        return _loaded() or _twin
+        loaded = _loaded()
+        if loaded is not None:
+            return loaded
+        if terms <= _TWIN_BUDGET[0] or _jit() is None:
+            _TWIN_BUDGET[0] -= terms
+            return _twin
     return _jit()
 
 
