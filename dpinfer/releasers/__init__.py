@@ -1,6 +1,6 @@
 """Mechanisms that turn confidential data into a :class:`Release`."""
 
-import importlib
+from .._lazy import lazy_getattr as _lazy_getattr
 
 # Each releaser's module, imported on first use (PEP 562): the inference functions import
 # ``releasers.release`` for the Release record, and a first p-value should not pay for the
@@ -19,13 +19,7 @@ _PUBLIC = {
 }
 
 
-def __getattr__(name):
-    module = _PUBLIC.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
+__getattr__ = _lazy_getattr(__name__, _PUBLIC)
 
 
 def __dir__():
