@@ -75,8 +75,8 @@ def _compiled(terms=None):
     most ``_TWIN_MAX_TERMS`` ``terms`` in all the pure-Python ``_twin`` while the compiled
     kernels are not loaded (its results are the same doubles, so a first small answer never
     waits for numba; see ``_twin``)."""
-    if not _USE_JIT:
-        return None
+    if not _USE_JIT or not _numba_installed():
+        return None  # the numpy path, as before (the twins are only faster than it when small)
     if terms is not None and terms <= _TWIN_MAX_TERMS:
         loaded = _loaded()
         if loaded is not None:
@@ -85,6 +85,13 @@ def _compiled(terms=None):
             _TWIN_BUDGET[0] -= terms
             return _twin
     return _jit()
+
+
+@functools.lru_cache(maxsize=1)
+def _numba_installed():
+    import importlib.util
+
+    return importlib.util.find_spec("numba") is not None
 
 
 def _loaded():
