@@ -178,8 +178,9 @@ def test_argument_types_reject_bad_values(parse, text, message):
     assert harness.positive_float("0.5") == 0.5 and harness.open_unit_float("0.05") == 0.05
 
 
-def test_progress_bar_is_shown_for_the_sweep(capsys):
+def test_progress_bar_is_shown_for_the_sweep(capsys, monkeypatch):
     pytest.importorskip("tqdm")
+    monkeypatch.setattr(harness, "PROGRESS_DELAY", 0.0)  # (a bar shows after 2 s by default)
     out = run_cells(_draw, CELLS, seed=2, progress=True, desc="demo")
     assert out == run_cells(_draw, CELLS, seed=2)
     err = capsys.readouterr().err
