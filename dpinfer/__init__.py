@@ -15,6 +15,7 @@ from ._lazy import lazy_getattr as _lazy_getattr
 _PUBLIC = {
     "ApproximationWarning": "._warnings",
     "AdvancedComposition": ".budget",
+    "AllocationPlan": ".budget",
     "AuditResult": ".audit",
     "BudgetExceededError": ".budget",
     "ConfidenceInterval": ".results",
@@ -106,6 +107,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AdvancedComposition",
+    "AllocationPlan",
     "ApproximationWarning",
     "AuditResult",
     "BudgetExceededError",
