@@ -1,4 +1,4 @@
-"""Speed of the exact DP-UMP binomial inference against the goals of issue 16.
+"""Speed of the exact DP-UMP binomial inference against the goals of issues 16 and 28.
 
 Run: ``python benchmarks/bench_ump.py`` (about a minute; ``--quick`` for a shorter run;
 ``DPINFER_NO_NUMBA=1`` times the numpy path instead of the compiled kernels).
@@ -10,6 +10,11 @@ the ratio, the goal and the verdict (``ok`` or ``MISSED``).  Times are the best 
 repeats, so a busy machine inflates both sides alike; still, run it on a quiet machine
 before quoting absolute numbers.  See ``benchmarks/README.md`` for the comparison with
 binomialDP and OpenDP by hand.
+
+Issue 28: one one-sided p-value at n = 50 (a release in an array: one validation step, then
+the sum) at most 0.4x the baseline (binomialDP's 0.031 ms against its 0.077 ms on a quiet
+machine), and the time to the first answer in a fresh interpreter
+(``benchmarks/bench_startup.py``, run at the end; its docstring has the profile).
 """
 
 import subprocess
@@ -19,6 +24,7 @@ import time
 import numpy as np
 from scipy import stats
 
+import bench_startup
 from dpinfer import Tulap, binom_ump_ci, binom_ump_power, binom_ump_sample_size, binom_ump_test
 
 EPSILON, P0 = 1.0, 0.3
@@ -94,7 +100,8 @@ def main(quick=False):
     for n in (50, 10**3, 10**6, 10**9):
         zz = np.array([n * P0 + 2.0 * np.sqrt(n * P0 * (1 - P0)) + 0.37])
         t = best_time(lambda: binom_ump_test(zz, n, P0, epsilon=EPSILON, alternative="greater"))
-        report(f"one 'greater' p-value, n = {n:g}", t, base50, 1.0, "base n=50")
+        report(f"one 'greater' p-value, n = {n:g}", t, base50, 0.4 if n == 50 else 1.0,
+               "base n=50")
 
     print("Vectorised")
     rng = np.random.default_rng(1)
@@ -149,6 +156,7 @@ def main(quick=False):
     report("import dpinfer", startup("import dpinfer"), t_np, 3.0, "numpy    ")
     report("dpinfer --help", startup("from dpinfer.cli import main; main(['--help'])"),
            t_np, 3.0, "numpy    ")
+    bench_startup.main(repeat=5 if quick else 9, results=RESULTS)
     print(f"{RESULTS.count('ok')} of {len(RESULTS)} goals met")
 
 

@@ -7,6 +7,8 @@ whose answers print like R's ``htest``.
 
 import importlib
 
+from ._lazy import lazy_getattr as _lazy_getattr
+
 # Public names and the module each lives in.  They are imported on first use (PEP 562), so
 # ``import dpinfer`` (and the command's ``--help``) does not pay for scipy.stats, the audit
 # tools or any inference module it does not touch.
@@ -83,20 +85,18 @@ _PUBLIC = {
 }
 
 
+_public_getattr = _lazy_getattr(__name__, _PUBLIC)
+
+
 def __getattr__(name):
-    module = _PUBLIC.get(name)
-    if module is None:
+    if name not in _PUBLIC and not name.startswith("__"):
         # a submodule (dpinfer.inference, dpinfer.audit, ...), as after an eager import
-        if not name.startswith("__"):
-            try:
-                return importlib.import_module(f".{name}", __name__)
-            except ModuleNotFoundError as err:
-                if err.name != f"{__name__}.{name}":
-                    raise
-        raise AttributeError(f"module 'dpinfer' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
+        try:
+            return importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":
+                raise
+    return _public_getattr(name)
 
 
 def __dir__():

@@ -11,6 +11,7 @@ whose message names the argument, the rule and the value received, in the form::
 from __future__ import annotations
 
 import decimal
+import math
 import numbers
 import operator
 
@@ -136,6 +137,8 @@ def _to_float(value, name):
 
 def _check_real(value, name, *, finite=True):
     """Return ``value`` as a Python float; reject non-numbers, booleans, NaN (and inf)."""
+    if type(value) is float and (math.isfinite(value) or not (finite or math.isnan(value))):
+        return value  # the common case, without the checks below (same answer)
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if not _is_real_scalar(value):
@@ -245,6 +248,8 @@ def _check_alternative(alternative, name="alternative"):
 
 def _check_int(value, name, *, minimum=0, maximum=2**53):
     """A whole number >= ``minimum``; integral floats such as 30.0 (R's doubles) are accepted."""
+    if type(value) is int and minimum <= value <= maximum:
+        return value  # the common case, without the checks below (same answer)
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if isinstance(value, (bool, np.bool_)) or not _is_real_scalar(value):
@@ -278,6 +283,12 @@ def _check_n_sim(n_sim, name="n_sim", *, allow_none=True):
 
 def _as_real_array(value, name, *, finite=True, ndim_max=None):
     """A float array from a scalar, list or array of real numbers; rejects NaN (and inf)."""
+    if type(value) is float and (math.isfinite(value) or not (finite or math.isnan(value))):
+        return np.array(value)  # the common cases first, without the checks below (same answer)
+    if (type(value) is np.ndarray and value.dtype == np.float64 and value.size
+            and (ndim_max is None or value.ndim <= ndim_max)
+            and (np.isfinite(value).all() if finite else not np.isnan(value).any())):
+        return value.astype(float)
     if isinstance(value, str) or value is None:
         raise DPInferTypeError(_arg(name), f" must be a real number or an array of real numbers; got {_show(value)}.")
     try:

@@ -150,6 +150,9 @@ def study_parser(description, *, reps_help=REPS_HELP, n_sim_help=N_SIM_HELP,
     """
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--quick", action="store_true", help="small grid (seconds), for tests")
+    parser.add_argument("--full", action="store_true",
+                        help="the papers' replicate counts where the default run uses fewer to "
+                             "finish within a minute (see --reps; slow: use --executor dask)")
     parser.add_argument("--seed", type=nonnegative_int, default=20181203,
                         help="root seed of the cells' SeedSequence (default: %(default)s)")
     parser.add_argument("--reps", type=positive_int, default=None, help=reps_help)
@@ -172,7 +175,8 @@ def study_parser(description, *, reps_help=REPS_HELP, n_sim_help=N_SIM_HELP,
     parser.add_argument("--workers", type=positive_int, default=None,
                         help="worker processes (processes / dask LocalCluster); default: CPUs")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                        help="tqdm progress bar (default: when stderr is a terminal)")
+                        help="progress bar after 2 s (tqdm if installed; default: when stderr "
+                             "is a terminal)")
     parser.add_argument("--fresh", action="store_true",
                         help="ignore cells cached by an interrupted earlier run")
     parser.add_argument("--format", choices=("png", "svg", "pdf"), default="png",
@@ -206,10 +210,17 @@ def study_stem(study, args, *tags):
     return "_".join([study, args.mode, *tags]) + ("_quick" if args.quick else "")
 
 
-def parse_study_args(parser, argv, *, reps, reps_quick):
+def parse_study_args(parser, argv, *, reps, reps_quick, reps_default=None):
     """Parse a study's arguments and fill the defaults; ``--quick`` caps ``--reps`` at
-    ``reps_quick`` (the local-DP studies' convention)."""
-    args = resolve_common(parser.parse_args(argv), reps=reps)
+    ``reps_quick`` (the local-DP studies' convention).
+
+    ``reps`` is the full (papers') replicate count; ``reps_default``, when given, the
+    default run's (chosen so that it finishes within a minute on 2 cores), which
+    ``--full`` replaces by ``reps``.  ``--quick`` caps the full count as before.
+    """
+    args = parser.parse_args(argv)
+    short = reps_default is not None and not args.full and not args.quick
+    args = resolve_common(args, reps=reps_default if short else reps)
     if args.quick:
         args.reps = min(args.reps, reps_quick)
     return args
@@ -313,14 +324,44 @@ def _load_cache(path):
     return done
 
 
+#: Seconds before a progress bar appears: a run that ends sooner prints none.
+PROGRESS_DELAY = 2.0
+
+
+class _PlainProgress:
+    """A progress line on stderr (``NAME: k/N cells, t s``) where tqdm is not installed,
+    shown once the run has taken ``PROGRESS_DELAY`` seconds."""
+
+    def __init__(self, total, desc):
+        import sys
+        import time
+
+        self._clock, self._stream = time.monotonic, sys.stderr
+        self.total, self.desc, self.done = total, desc or "cells", 0
+        self.start, self.shown = self._clock(), False
+
+    def update(self, k=1):
+        self.done += k
+        elapsed = self._clock() - self.start
+        if elapsed >= PROGRESS_DELAY:
+            self._stream.write(f"\r{self.desc}: {self.done}/{self.total} cells, {elapsed:.0f} s")
+            self._stream.flush()
+            self.shown = True
+
+    def close(self):
+        if self.shown:
+            self._stream.write("\n")
+            self._stream.flush()
+
+
 def _progress_bar(total, desc, enabled):
     if not enabled:
         return None
     try:
         from tqdm.auto import tqdm
     except ImportError:
-        return None
-    return tqdm(total=total, desc=desc, unit="cell", leave=False)
+        return _PlainProgress(total, desc)
+    return tqdm(total=total, desc=desc, unit="cell", leave=False, delay=PROGRESS_DELAY)
 
 
 def _process_pool(max_workers):
@@ -377,7 +418,8 @@ def run_cells(func, cells, *, seed, executor="local", scheduler=None, progress=F
         For ``'dask'``: a Client, or the address of a running scheduler; by default
         a LocalCluster with ``max_workers`` single-threaded worker processes.
     progress : bool
-        Show a tqdm progress bar (silently skipped if tqdm is missing).
+        Show a progress bar once the run has taken ``PROGRESS_DELAY`` (2) seconds: tqdm's,
+        or a plain line on stderr if tqdm is missing.
     cache : path-like, optional
         A JSON-lines file: each finished cell is appended (and flushed) as it
         completes, keyed by a hash of (func, seed, index, cell, dpinfer version); a

@@ -110,3 +110,80 @@ def test_linear_window_sums_agree_on_adversarial_rows(n, epsilon):
     z[::7] = rng.uniform(-20.0, 20.0, z[::7].size)  # releases near 0 whatever p is
     fast, slow = _both(lambda: kernels._log_sum_greater(z, n, p, -epsilon, 0.0))
     _close(fast, slow, 1e-13)
+
+
+def test_twins_give_the_compiled_doubles():
+    """The pure-Python twins (``_twin``, run for a first small sum before numba is loaded)
+    return exactly the compiled kernels' doubles, truncated laws and lower limits included."""
+    from dpinfer.inference.ump import _jit, _twin
+
+    rng = np.random.default_rng(28)
+    for _ in range(150):
+        n = int(rng.integers(1, 257))
+        log_b = -float(np.exp(rng.uniform(np.log(0.01), np.log(20.0))))
+        q = float(rng.choice([0.0, 0.0, 1e-6, 0.01, 0.3]))
+        size = int(rng.integers(1, 4))
+        z = rng.uniform(-10.0, n + 10.0, size)
+        z[rng.random(size) < 0.2] = np.round(z[0]) + 0.5  # offsets on the kinks
+        p = rng.uniform(1e-4, 1.0 - 1e-4, size)
+        xmin = np.where(rng.random(size) < 0.3, rng.integers(0, n + 1, size), 0).astype(float)
+        log_c = kernels._log_choose(n)[1]
+        assert np.array_equal(_twin.log_sum_full(z, n, p, log_b, q, xmin, log_c),
+                              _jit.log_sum_full(z, n, p, log_b, q, xmin, log_c))
+        assert np.array_equal(_twin.log_two_sided_full(z, n, p, log_b, q, log_c),
+                              _jit.log_two_sided_full(z, n, p, log_b, q, log_c))
+
+
+def test_stored_normal_quantiles_are_scipys():
+    from scipy.special import ndtri
+
+    from dpinfer.inference.ump._intervals import _UPPER_NORMAL_QUANTILE
+
+    for level in (0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999):
+        a = float(0.5 * np.exp(np.log(1.0 - level)))
+        assert _UPPER_NORMAL_QUANTILE[a] == float(-ndtri(a))
+    assert len(_UPPER_NORMAL_QUANTILE) == 7
+
+
+def test_first_small_answer_loads_neither_numba_nor_scipy():
+    """A fresh process's first p-value and interval at small n run the twins: the imports
+    that dominate a cold start (numba, scipy) stay out (issue 28; timings in
+    ``benchmarks/bench_startup.py``)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, dpinfer\n"
+            "r = dpinfer.binom_ump_test(23.4, 60, 0.25, epsilon=1, alternative='greater')\n"
+            "ci = dpinfer.binom_ump_ci(23.4, 60, epsilon=1)\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'numba', 'scipy'}))\n"
+            "ci = dpinfer.binom_ump_ci(312.4, 1000, epsilon=1)\n"
+            "print('numba' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["[]", "False"]  # n = 1000: scipy's betainc, still no numba
+
+
+def test_windowed_twins_give_the_compiled_doubles():
+    """The same for the windowed sums of n > 256 (linear-space and log-space windows,
+    truncated laws, the closed-form flag), the right tail's betainc given to both."""
+    from scipy import special
+
+    from dpinfer.inference.ump import _jit, _twin
+
+    rng = np.random.default_rng(2028)
+    for _ in range(120):
+        n = int(rng.choice([257, 1000, 10**5, 10**7]))
+        log_b = -float(np.exp(rng.uniform(np.log(0.01), np.log(40.0))))
+        q = float(rng.choice([0.0, 0.0, 1e-6, 0.01, 0.3]))
+        size = int(rng.integers(1, 4))
+        p = rng.uniform(1e-4, 1.0 - 1e-4, size)
+        z = n * p + rng.normal(0.0, 4.0, size) * (np.sqrt(n * p * (1 - p)) + 3.0 / -log_b)
+        xmin = np.where(rng.random(size) < 0.3, np.floor(rng.uniform(0, n + 1, size)), 0.0)
+        big_k = kernels._tail_width(log_b, q)
+        c_q = float(kernels._truncation_half_width(log_b, q))
+        hi, ks = _jit.right_start(z, float(n), xmin, big_k)
+        for a, b in zip(_twin.right_start(z, float(n), xmin, big_k), (hi, ks)):
+            assert np.array_equal(a, b)
+        upper = special.betainc(ks, n - ks + 1.0, p)
+        for a, b in zip(_twin.log_sum_interior(z, n, p, log_b, q, xmin, c_q, upper, hi),
+                        _jit.log_sum_interior(z, n, p, log_b, q, xmin, c_q, upper, hi)):
+            assert np.array_equal(a, b, equal_nan=True)

@@ -178,9 +178,36 @@ def test_argument_types_reject_bad_values(parse, text, message):
     assert harness.positive_float("0.5") == 0.5 and harness.open_unit_float("0.05") == 0.05
 
 
-def test_progress_bar_is_shown_for_the_sweep(capsys):
+def test_progress_bar_is_shown_for_the_sweep(capsys, monkeypatch):
     pytest.importorskip("tqdm")
+    monkeypatch.setattr(harness, "PROGRESS_DELAY", 0.0)  # (a bar shows after 2 s by default)
     out = run_cells(_draw, CELLS, seed=2, progress=True, desc="demo")
     assert out == run_cells(_draw, CELLS, seed=2)
     err = capsys.readouterr().err
     assert "demo" in err and f"0/{len(CELLS)}" in err  # a bar sized to the sweep
+
+
+@pytest.mark.parametrize(
+    "argv, reps",
+    [([], 200), (["--full"], 2000), (["--quick"], 50), (["--full", "--quick"], 50),
+     (["--reps", "30"], 30), (["--reps", "30", "--full"], 30), (["--reps", "70", "--quick"], 50)],
+)
+def test_default_run_uses_fewer_replicates_than_full(argv, reps):
+    # issue 28: the default run finishes within a minute, --full is the papers' count,
+    # --quick caps the full count as before (so quick results do not move)
+    parser = study_parser("demo")
+    args = harness.parse_study_args(parser, argv, reps=2000, reps_quick=50, reps_default=200)
+    assert args.reps == reps
+
+
+def test_plain_progress_line_appears_after_the_delay(monkeypatch, capsys):
+    # without tqdm: nothing for a run shorter than PROGRESS_DELAY, then "NAME: k/N cells"
+    clock = iter([0.5, 2.5])
+    bar = harness._PlainProgress(3, "demo")
+    monkeypatch.setattr(bar, "_clock", lambda: next(clock))
+    bar.start = 0.0
+    bar.update()
+    assert capsys.readouterr().err == ""
+    bar.update()
+    bar.close()
+    assert capsys.readouterr().err == "\rdemo: 2/3 cells, 2 s\n"

@@ -25,9 +25,11 @@ STUDIES = {
     "robust_study": (20, 3, "contaminated data sets per cell", False),
     "jimi_size_epsilon": (1, 1, "never used", False),
     "jimi_two_sample_ties": (4000, 300, "release pairs simulated per cell", True),
-    "table_size": (2000, 200, "data sets simulated per point", True),
-    "logistic_coverage": (2000, 200, "data sets simulated per point", True),
+    "table_size": (200, 200, "data sets simulated per point", True),
+    "logistic_coverage": (400, 200, "data sets simulated per point", True),
 }
+#: studies whose default run uses fewer replicates than --full (issue 28)
+FULL = {"table_size": 2000, "logistic_coverage": 2000}
 
 
 class _Stop(Exception):
@@ -75,6 +77,16 @@ def test_help_states_the_real_reps_default(study, monkeypatch, capsys, tmp_path)
     out = ["--out", str(tmp_path), "--no-progress"]
     assert {c["reps"] for c in _cells(monkeypatch, module, out)} == {default}
     assert {c["reps"] for c in _cells(monkeypatch, module, ["--quick", *out])} == {quick}
+
+
+@pytest.mark.parametrize("study", sorted(STUDIES))
+def test_full_runs_the_full_replicate_count(study, monkeypatch, capsys, tmp_path):
+    module = importlib.import_module(f"validation.{study}")
+    full = FULL.get(study, STUDIES[study][0])
+    if study in FULL:
+        assert f"{full} with --full" in " ".join(_help(module, capsys).split())
+    out = ["--out", str(tmp_path), "--no-progress"]
+    assert {c["reps"] for c in _cells(monkeypatch, module, ["--full", *out])} == {full}
 
 
 @pytest.mark.parametrize("study", sorted(STUDIES))

@@ -64,11 +64,10 @@ development).
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import ndtri
 
 from .._roots import find_roots
 from ._kernels import (
-    _compiled,
+    _loaded,
     _log_pvalue,
     _log_pvalue_greater,
     _log_pvalue_less,
@@ -81,6 +80,29 @@ _LAMBDA_FRACTIONS = np.linspace(0.04, 0.96, 24)
 _GRID_STEP = 0.01  # counts per grid step of the outside-range scan, times max(1, 4 / epsilon)
 _CHUNK = 200_000  # (release, theta) pairs per vectorised p-value call
 _GROUP = 2_000_000  # grid points held in memory at once by the outside-range scan
+#: -ndtri(a) for the a = 0.5 exp(log(1 - level)) of the usual levels 0.8, 0.9, 0.95, 0.98, 0.99,
+#: 0.995 and 0.999, the doubles scipy.special.ndtri returns (tested), so that a first two-sided
+#: interval starts its search from the same points without importing scipy.special (a third
+#: of a cold start).
+_UPPER_NORMAL_QUANTILE = {
+    0.09999999999999999: 1.2815515655446004,
+    0.04999999999999999: 1.6448536269514729,
+    0.025000000000000026: 1.959963984540054,
+    0.01000000000000001: 2.3263478740408408,
+    0.005000000000000002: 2.575829303548901,
+    0.002500000000000003: 2.807033768343804,
+    0.0005000000000000006: 3.2905267314918945,
+}
+
+
+def _upper_normal_quantile(a):
+    """-ndtri(a), the standard normal quantile of 1 - a."""
+    value = _UPPER_NORMAL_QUANTILE.get(a)
+    if value is None:
+        from scipy.special import ndtri  # imported on first use (start-up time)
+
+        value = float(-ndtri(a))
+    return value
 
 
 def _crossing(logp, z, lo, hi, log_alpha, increasing):
@@ -125,7 +147,8 @@ def _illinois(logp, z, inside, outside, g_in, g_out, log_alpha):
     if g_in is None or g_out is None:
         both = logp(np.concatenate([z, z]), np.concatenate([a, b]))
         g_in, g_out = both[:a.size], both[a.size:]
-    jit = _compiled()
+    # the compiled bookkeeping only once loaded: the numpy steps are the same IEEE operations
+    jit = _loaded()
     gauge = _gauge if jit is None else (lambda lp, la: jit.gauge(np.asarray(lp, float), la))
     steps = None if jit is None else (jit.illinois_propose, jit.illinois_update)
     return find_roots(lambda x, rows: gauge(logp(z[rows], x), log_alpha), a, b,
@@ -392,7 +415,7 @@ def _two_sided_ends(z_low, z_high, n, log_b, q, log_alpha):
     inside = (z >= 0.0) & (z <= n)
     if inside.any():
         zi, low_i = z[inside], is_low[inside]
-        z_q = float(-ndtri(0.5 * np.exp(log_alpha)))
+        z_q = _upper_normal_quantile(float(0.5 * np.exp(log_alpha)))
         ends[inside] = _end(logp, zi, centre[inside], log_alpha, lower=low_i,
                             guess=_normal_guess(zi, n, log_b, z_q, low_i))
     # outside [0, n] only the end away from the edge needs the scan (the other is the edge)

@@ -36,9 +36,9 @@ import functools
 import os
 
 import numpy as np
-from scipy import special
 
 from ...distributions._tulap_law import log_cdf, log_tails, quantile
+from . import _twin
 from .._roots import find_root
 
 _LOG_TOL = 39.2  # -log(1e-17)
@@ -48,6 +48,11 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 _FULL_N = 256  # up to this n every sum runs over all of x = 0..n in one 2-D pass
 _FULL_BLOCK = 1 << 15  # terms per block of that pass (cache-sized; measured best of 2**12..2**18)
 _USE_JIT = os.environ.get("DPINFER_NO_NUMBA", "") in ("", "0")
+#: Terms one call may sum in the pure-Python twins (``_twin``) while the compiled kernels are
+#: not loaded (about 20 ms of Python), and in all calls of a process (about 0.3 s, as much as
+#: loading numba costs): past that, the compiled kernels are loaded (ski rental).
+_TWIN_MAX_TERMS = 1 << 14
+_TWIN_BUDGET = [1 << 18]
 
 
 @functools.lru_cache(maxsize=1)
@@ -66,8 +71,39 @@ def _jit():
     return _ump_jit
 
 
-def _compiled():
-    return _jit() if _USE_JIT else None
+def _compiled(terms=None):
+    """The kernels for a sum: the compiled ones, None for the numpy path, or for sums of at
+    most ``_TWIN_MAX_TERMS`` ``terms`` in all the pure-Python ``_twin`` while the compiled
+    kernels are not loaded (its results are the same doubles, so a first small answer never
+    waits for numba; see ``_twin``)."""
+    if not _USE_JIT or not _numba_installed():
+        return None  # the numpy path, as before (the twins are only faster than it when small)
+    if terms is not None and terms <= _TWIN_MAX_TERMS:
+        loaded = _loaded()
+        if loaded is not None:
+            return loaded
+        if terms <= _TWIN_BUDGET[0] or _jit() is None:
+            _TWIN_BUDGET[0] -= terms
+            return _twin
+    return _jit()
+
+
+@functools.lru_cache(maxsize=1)
+def _numba_installed():
+    import importlib.util
+
+    return importlib.util.find_spec("numba") is not None
+
+
+def _loaded():
+    """The compiled kernels if this process has loaded them already, else None."""
+    return _jit() if _USE_JIT and _jit.cache_info().currsize else None
+
+
+def _special():
+    from scipy import special  # imported on first use: its import costs most of a cold start
+
+    return special
 
 # stirlerr(k) = log k! - (k + 1/2) log k + k - log sqrt(2 pi), k = 0..15 (mpmath, 40 digits)
 _STIRLERR = np.array([
@@ -162,7 +198,7 @@ def _log_binom_upper(k, n, p):
     inside = (k >= 1.0) & (k <= n)
     ks = np.where(inside, k, 1.0)
     with np.errstate(divide="ignore", under="ignore"):
-        val = np.log(special.betainc(ks, n - ks + 1.0, p))
+        val = np.log(_special().betainc(ks, n - ks + 1.0, p))
     return np.where(k <= 0.0, 0.0, np.where(k > n, -np.inf, val))
 
 
@@ -203,6 +239,11 @@ def _log_sum_greater(z, n, p, log_b, q, xmin=0):
     z real, 0 <= p <= 1, xmin integer-valued; n >= 0 an int; F = Tulap(0, exp(log_b), q) cdf.
     """
     z, p, xmin = np.asarray(z, float), np.asarray(p, float), np.asarray(xmin, float)
+    if p.ndim == 0 and xmin.ndim == 0 and 0.0 < p < 1.0 and 0 < n <= _FULL_N:
+        # one p for every z (a test's p0): straight to the full sum, the same call as below
+        flat = z.reshape(-1) if z.flags.writeable else z.ravel().copy()
+        return _log_sum_full(flat, n, np.full(flat.size, float(p)), log_b, q,
+                             np.full(flat.size, max(float(xmin), 0.0))).reshape(z.shape)
     if z.ndim == 1 and p.shape == z.shape and xmin.ndim == 0:
         # the common call (one p per z, one xmin): no broadcast views to copy
         shape = z.shape
@@ -246,7 +287,7 @@ def _log_sum_full(z, n, p, log_b, q, xmin):
     in blocks of about 2**15 terms, so the temporaries stay in cache.
     """
     x, log_c = _log_choose(n)
-    jit = _compiled()
+    jit = _compiled(z.size * (n + 1))
     if jit is not None:
         return jit.log_sum_full(z, int(n), p, float(log_b), float(q), xmin, log_c)
     rows = max(1, _FULL_BLOCK // (n + 1))
@@ -264,7 +305,7 @@ def _log_two_sided_full(z, n, p0, log_b, q):
     log(sum_x Binom(x; n, p0) (F(x - c - t) + F(c - t - x))), c = n p0, t = |z - c|, the
     binomial part computed once for both tails (the same sums as the general path)."""
     x, log_c = _log_choose(n)
-    jit = _compiled()
+    jit = _compiled(2 * z.size * (n + 1))
     if jit is not None:
         return jit.log_two_sided_full(z, int(n), p0, float(log_b), float(q), log_c)
     centre = n * p0
@@ -294,11 +335,12 @@ def _log_sum_interior(z, n, p, log_b, q, xmin):
     nf = float(n)
     big_k = _tail_width(log_b, q)
     c_q = _truncation_half_width(log_b, q)
-    jit = _compiled()
+    # about K + 64 terms per row (the window left of z is longer only where r is near 1)
+    jit = _compiled(z.size * (big_k + 64.0))
     if jit is not None:
         # the same regions in one compiled pass; P(X >= hi) from scipy's betainc in between
         hi, ks = jit.right_start(z, nf, xmin, big_k)
-        upper = special.betainc(ks, nf - ks + 1.0, p)
+        upper = _special().betainc(ks, nf - ks + 1.0, p)
         out, closed, m = jit.log_sum_interior(z, int(n), p, float(log_b), float(q), xmin,
                                               float(c_q), upper, hi)
         if closed.any():
@@ -454,7 +496,7 @@ def _find_bracket(f, start, step, decreasing=True):
 
 
 def _normal_quantile(alpha):
-    return float(-special.ndtri(alpha))
+    return float(-_special().ndtri(alpha))
 
 
 def _critical_greater(n, p0, log_b, q, alpha):

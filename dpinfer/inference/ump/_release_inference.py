@@ -221,7 +221,7 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     unit_epsilon, unit_delta = unit_privacy(epsilon, delta, sensitivity)
     law = _released_law(unit_epsilon, unit_delta, n)
     log_p = _cell_log_pvalue(z_arr, n, p0, law, alternative, two_sided_method)
-    pvalue = np.clip(np.exp(log_p), 0.0, 1.0)
+    pvalue = np.minimum(np.exp(log_p), 1.0)  # (exp is never below 0)
     if z_arr.ndim > 0:
         return pvalue
     z_val = float(z_arr)
