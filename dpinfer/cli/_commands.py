@@ -219,7 +219,7 @@ def _typed_table_release(args):
                           "total is private (leave --n out).")
     table = _table_from_csv(args.table, confidential=False)
     sensitivity = 2.0 if neighbours == "replace-one" else 1.0
-    return Release(table, "laplace", args.epsilon, 0.0, sensitivity, args.n, "table")
+    return Release(table, "laplace", args.epsilon, 0.0, sensitivity, args.n, "table", neighbours=neighbours)
 
 
 def _test_tables(args, releases, *, typed):
