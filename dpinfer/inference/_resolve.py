@@ -27,6 +27,7 @@ The rules, the same for every method:
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import math
 from dataclasses import dataclass
@@ -66,6 +67,17 @@ class Accepts:
 #: every declaration made so far (each method module declares at import)
 _DECLARED = []
 
+#: the modules that declare what their methods accept (``dpinfer`` imports lazily,
+#: so :func:`declared` imports them all before it answers)
+DECLARING_MODULES = (
+    "dpinfer.inference.ump._release_inference",
+    "dpinfer.inference.normal._kernels",
+    "dpinfer.inference.jimi._common",
+    "dpinfer.inference.table",
+    "dpinfer.inference.logistic",
+    "dpinfer.inference.local._common",
+)
+
 
 def accepts(pairs, functions, what, *, numbers=None):
     """Declare which releases ``functions`` take; returns the :class:`Accepts` (a module constant)."""
@@ -75,12 +87,14 @@ def accepts(pairs, functions, what, *, numbers=None):
 
 
 def fitting(mechanism, kind):
-    """The declared functions that take a release of ``(mechanism, kind)``, in declaration order."""
-    return [f for d in _DECLARED if (mechanism, kind) in d.pairs for f in d.functions]
+    """The declared functions that take a release of ``(mechanism, kind)``, sorted by name."""
+    return sorted({f for d in declared() if (mechanism, kind) in d.pairs for f in d.functions})
 
 
 def declared():
-    """All declarations (for the tests and the method table of ``prop_test``)."""
+    """All declarations, every declaring module imported first (an error path and the tests)."""
+    for module in DECLARING_MODULES:
+        importlib.import_module(module)
     return tuple(_DECLARED)
 
 
