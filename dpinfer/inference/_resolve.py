@@ -75,7 +75,12 @@ DECLARING_MODULES = (
     "dpinfer.inference.jimi._common",
     "dpinfer.inference.table",
     "dpinfer.inference.logistic",
-    "dpinfer.inference.local._common",
+    "dpinfer.inference.local._krr",
+    "dpinfer.inference.local._unary",
+    "dpinfer.inference.local._laplace",
+    "dpinfer.inference.local._histogram",
+    "dpinfer.inference.local._randomized_response",
+    "dpinfer.inference.local._robust",
 )
 
 
@@ -137,9 +142,10 @@ def provenance(*records):
     """``secure`` and ``privacy_unit`` of a result computed from ``records``.
 
     Only when every input was a Release does the result claim a path and a unit
-    (the units joined with '; ' when they differ).
+    (the units joined with '; ' when they differ).  None stands for an input
+    given as numbers in a method that reads its own number forms.
     """
-    if not records or not all(r.from_release for r in records):
+    if not records or not all(r is not None and r.from_release for r in records):
         return {"secure": None, "privacy_unit": ""}
     units = sorted({r.privacy_unit for r in records})
     return {"secure": all(r.secure for r in records), "privacy_unit": "; ".join(units)}
@@ -154,16 +160,16 @@ def _expected_sensitivity(mechanism, kind, n):
 
 
 def resolve(value, n=None, *, epsilon=None, delta=None, sensitivity=None, kind=None, accepts,
-            method, name="value", suffix="", numbers=True):
+            method, name="value", suffix="", names=None, numbers=True):
     """Validate "a Release or numbers" against ``accepts``; return a :class:`Resolved` record.
 
     ``name`` is the argument holding the release (``'z'``, ``'pi1'``); the number
     arguments are named ``n``, ``epsilon``, ``delta``, ``kind`` plus ``suffix``
-    (``'n1'``).  ``delta``/``sensitivity``/``kind`` None: the function has no such
+    (``'n1'``), except those ``names`` maps to other names.  ``delta``/``sensitivity``/``kind`` None: the function has no such
     argument or the user left it out.  With ``numbers=False`` a value that is
     not a Release returns None (the method reads its own number forms).
     """
-    names = {key: key + suffix for key in ("n", "epsilon", "delta", "kind")}
+    names = {key: key + suffix for key in ("n", "epsilon", "delta", "kind")} | dict(names or {})
     if kind is not None and not isinstance(kind, str):  # before `in`: an array compares elementwise
         raise TypeError(f"`{names['kind']}` must be None, 'proportion' or 'count'; got {_show(kind)}.")
     kinds = [accepts.numbers[1]] if accepts.numbers else []
