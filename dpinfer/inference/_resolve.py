@@ -85,15 +85,18 @@ DECLARING_MODULES = (
 
 
 def accepts(pairs, functions, what, *, numbers=None):
-    """Declare which releases ``functions`` take; returns the :class:`Accepts` (a module constant)."""
+    """Declare which releases ``functions`` take; returns the :class:`Accepts` (a module constant).
+
+    The first of ``functions`` names the method in messages ("For this release use ...").
+    """
     declared = Accepts(frozenset(pairs), tuple(functions), what, numbers)
     _DECLARED.append(declared)
     return declared
 
 
 def fitting(mechanism, kind):
-    """The declared functions that take a release of ``(mechanism, kind)``, sorted by name."""
-    return sorted({f for d in declared() if (mechanism, kind) in d.pairs for f in d.functions})
+    """The methods that take a release of ``(mechanism, kind)``: each declaration's first function, sorted."""
+    return sorted({d.functions[0] for d in declared() if (mechanism, kind) in d.pairs})
 
 
 def declared():
@@ -105,7 +108,7 @@ def declared():
 
 def mismatch_message(name, release, method, accepted):
     """The one wording of "this release does not fit this method"."""
-    fits = [f for f in fitting(release.mechanism, release.kind) if f != method]
+    fits = fitting(release.mechanism, release.kind)
     where = (f"use {', '.join(fits)}" if fits
              else "no dpinfer inference function takes it")
     return (f"`{name}` is a {_mechanisms.printed(release.mechanism)} release of kind {release.kind!r}, "

@@ -37,7 +37,7 @@ def _check_jimi_n_sim(n_sim, *, allow_none=True):
 #: the releases every DP-JIMI function takes (plain numbers stand for a Laplace proportion)
 ACCEPTS = accepts(
     {(_mechanisms.LAPLACE, "proportion"), (_mechanisms.LAPLACE, "count")},
-    ("binom_jimi_ci", "binom_jimi_test", "binom2_jimi_ci", "binom2_jimi_test", "binom_jimi_sample",
+    ("binom_jimi_test", "binom_jimi_ci", "binom2_jimi_ci", "binom2_jimi_test", "binom_jimi_sample",
      "binom2_jimi_sample"),
     "a Laplace-noised proportion or count (LaplaceReleaser(epsilon).proportion(x, n) or .count(x, n))",
     numbers=(_mechanisms.LAPLACE, "proportion"))

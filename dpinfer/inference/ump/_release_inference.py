@@ -52,7 +52,7 @@ def _cell_ci(flat, n, log_b, q, half, confidence_level, alternative, method):
 
 #: the releases the DP-UMP test and interval take (numbers stand for a Tulap count)
 ACCEPTS = accepts({(_mechanisms.TULAP, "count")}, ("binom_ump_test", "binom_ump_ci"),
-                  "a Tulap-noised count (TulapReleaser(epsilon).release(x, n))",
+                  "a Tulap-noised count (TulapReleaser(...).release(x, n))",
                   numbers=(_mechanisms.TULAP, "count"))
 
 
