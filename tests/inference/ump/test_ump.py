@@ -28,7 +28,7 @@ from dpinfer import (
 )
 from dpinfer.inference.ump._intervals import _log_tulap_mgf, _outside_window
 
-REF_PATH = Path(__file__).parents[1] / "reference" / "ump_values.json"
+REF_PATH = Path(__file__).parents[2] / "reference" / "ump_values.json"
 REF = json.loads(REF_PATH.read_text())
 
 

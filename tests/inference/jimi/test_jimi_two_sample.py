@@ -133,7 +133,7 @@ def _reference_cases():
     import json
     import pathlib
 
-    path = pathlib.Path(__file__).resolve().parents[1] / "reference" / "jimi2_values.json"
+    path = pathlib.Path(__file__).resolve().parents[2] / "reference" / "jimi2_values.json"
     return json.loads(path.read_text())["cases"]
 
 

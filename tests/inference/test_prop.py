@@ -148,7 +148,7 @@ def test_release_from_numbers_validates():
 
 def test_approximation_warning_points_at_the_callers_line():
     # n = 30, epsilon = 1, p0 = 0.1 at the 99% level is a cell where the normal
-    # approximation's exact size drifts by more than 20% (tests/inference/test_normal.py).
+    # approximation's exact size drifts by more than 20% (tests/inference/normal/test_normal.py).
     import warnings
 
     from dpinfer import ApproximationWarning, LaplaceReleaser

@@ -24,7 +24,7 @@ from dpinfer.inference.jimi._kernels import (
     _mass_zero,
 )
 
-REFERENCE = pathlib.Path(__file__).parents[1] / "reference" / "jimi_values.json"
+REFERENCE = pathlib.Path(__file__).parents[2] / "reference" / "jimi_values.json"
 
 
 def _density(q, pi_hat, n, epsilon, h=1e-6):

@@ -31,7 +31,7 @@ from dpinfer import (
     binom_normal_test,
 )
 
-REF = json.loads((Path(__file__).parents[1] / "reference" / "normal_values.json").read_text())
+REF = json.loads((Path(__file__).parents[2] / "reference" / "normal_values.json").read_text())
 ALTS = ("two-sided", "greater", "less")
 
 
