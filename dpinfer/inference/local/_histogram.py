@@ -174,4 +174,4 @@ def ldp_histogram_density(reports, *, epsilon=None):
                             estimate_name="density",
                             parameter_space="the densities on the bins (heights >= 0, integral 1)",
                             method="Local-DP histogram density estimate", epsilon=eps,
-                            mechanism="ldp_histogram")
+                            mechanism=_mechanisms.LDP_HISTOGRAM)

@@ -156,7 +156,7 @@ def krr_frequency_estimate(reports=None, *, counts=None, epsilon=None, k=None):
                             estimate_name="category frequencies",
                             parameter_space="the probability simplex",
                             method="k-ary randomized response estimate of category frequencies",
-                            epsilon=eps, mechanism="krr")
+                            epsilon=eps, mechanism=_mechanisms.KRR)
 
 
 def _krr_cov(c, n, eps, k, estimand):
@@ -347,7 +347,7 @@ def krr_gof_test(reports=None, p0=None, *, counts=None, epsilon=None, k=None):
         conf_int=None, epsilon=eps, delta=0.0,
         data_name=f"k-RR report counts out of n = {int(n)}, k = {k}",
         statistic_name="X-squared", null_name="distance between the category frequencies and p0",
-        mechanism="k-ary randomized response", parameter=k - 1, parameter_name="df",
+        mechanism=_mechanisms.KRR, parameter=k - 1, parameter_name="df",
         **provenance(rec),
     )
 

@@ -101,7 +101,7 @@ def local_laplace_mean_estimate(reports, *, epsilon=None, bound=None):
     return _estimate_result(raw, np.clip(raw, -m, m), z.shape[-1], scalar,
                             estimate_name="mean", parameter_space=space,
                             method="Local Laplace estimate of a mean", epsilon=eps,
-                            mechanism="local_laplace")
+                            mechanism=_mechanisms.LOCAL_LAPLACE)
 
 
 def _laplace_se(z, eps, m, estimand):

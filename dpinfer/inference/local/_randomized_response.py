@@ -105,13 +105,13 @@ def _rr_setup(reports, yes_count, n, epsilon, p1, p2, *, method, suffix=""):
                 f"epsilon = {rel.epsilon!r}; pass the coins the releaser used."
             )
         a0, a1, b = p1 * p2, 1.0 - p1 + p1 * p2, 1.0 - p1
-        label = "two-coin randomized response"
+        label = _mechanisms.printed(_mechanisms.TWO_COIN_RR)
     else:
         if epsilon is None:
             raise ValueError("give `epsilon` (Warner's RR) or `p1` and `p2` (two-coin protocol).")
         eps = _check_epsilon(epsilon)
         a0, a1, b = float(special.expit(-eps)), float(special.expit(eps)), float(np.tanh(0.5 * eps))
-        label = "randomized response"
+        label = _mechanisms.printed(_mechanisms.RANDOMIZED_RESPONSE)
     if values is not None:
         yes = values.sum(axis=-1).astype(float)
         n = int(values.shape[-1])
@@ -140,8 +140,6 @@ _RR_PARAMS_DOC = """
 
 
 #: the mechanism code of each randomized-response variant's printed name
-_RR_CODES = {"randomized response": "randomized_response",
-             "two-coin randomized response": "two_coin_rr"}
 
 
 def rr_proportion_estimate(reports=None, *, yes_count=None, n=None, epsilon=None, p1=None, p2=None):
@@ -189,7 +187,7 @@ def rr_proportion_estimate(reports=None, *, yes_count=None, n=None, epsilon=None
     return _estimate_result(raw, np.clip(raw, 0.0, 1.0), n, scalar, estimate_name="proportion",
                             parameter_space="[0, 1]",
                             method=f"{label[0].upper()}{label[1:]} estimate of a proportion",
-                            epsilon=eps, mechanism=_RR_CODES[label])
+                            epsilon=eps, mechanism=_mechanisms.code(label))
 
 
 def _rr_se(yes, n, a0, a1, b, estimand):

@@ -145,7 +145,7 @@ def unary_frequency_estimate(reports=None, *, bit_counts=None, n=None, epsilon=N
                             estimate_name="category frequencies",
                             parameter_space="the probability simplex",
                             method="Unary-encoding (RAPPOR-style) estimate of category frequencies",
-                            epsilon=eps, mechanism="unary_encoding")
+                            epsilon=eps, mechanism=_mechanisms.UNARY_ENCODING)
 
 
 def _unary_cov(s, n, eps, estimand):
@@ -347,6 +347,6 @@ def unary_gof_test(reports=None, p0=None, *, bit_counts=None, n=None, epsilon=No
         conf_int=None, epsilon=eps, delta=0.0,
         data_name=f"unary-encoding bit counts out of n = {n}, d = {d}",
         statistic_name="T", null_name="distance between the category frequencies and p0",
-        mechanism="unary encoding", parameter=df, parameter_name="df",
+        mechanism=_mechanisms.UNARY_ENCODING, parameter=df, parameter_name="df",
         **provenance(rec),
     )
