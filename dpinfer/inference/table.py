@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _mechanisms
-from .._validation import _check_n_sim, _check_rng, _show
+from .._validation import DPInferValueError, _arg, _check_n_sim, _check_rng, _show
 from ..results import HTestResult
 from ._resolve import accepts, provenance, resolve
 
@@ -53,8 +53,8 @@ def _table_input(release, n_sim, method, name="release"):
             f"`{name}` must hold one r x c table; got shape {z.shape}. Test the tables of a stack one at a time.")
     n_sim = _check_n_sim(n_sim, allow_none=False)
     if n_sim * z.size > _MAX_SIM_CELLS:
-        raise ValueError(
-            f"`n_sim` times the number of cells must be at most {_MAX_SIM_CELLS:_} (the simulated tables are "
+        raise DPInferValueError(
+            _arg("n_sim"), " times the number of cells must be at most {_MAX_SIM_CELLS:_} (the simulated tables are "
             f"held in memory at once); got n_sim = {n_sim!r} for {z.size} cells.")
     return rec, z, rec.sensitivity / rec.epsilon, n_sim
 
@@ -128,7 +128,7 @@ def _result(stat, pvalue, method, rec, n, statistic_name, n_sim):
         method=method, estimate=None, conf_int=None, epsilon=rec.epsilon, delta=rec.delta,
         data_name=(f"noisy {r} x {c} table ({total}, Laplace scale "
                    f"{rec.sensitivity / rec.epsilon:.4g} per cell)"),
-        statistic_name=statistic_name, null_name="association between rows and columns",
+        statistic_name=statistic_name, estimate_name="", null_name="association between rows and columns",
         mechanism=rec.mechanism, n_sim=n_sim, **provenance(rec),
     )
 

@@ -64,6 +64,12 @@ class Release:
         What the guarantee protects, in words (e.g. ``'one record (replace-one,
         n public)'``); results computed from the release print it.  Set by the
         releaser; None fills in the same rule as ``neighbours``.
+    ledger_digest : str or None
+        The head digest of the :class:`~dpinfer.PrivacyBudget` ledger right after
+        this release's charge (SHA-256, hex; see
+        :attr:`~dpinfer.PrivacyBudget.head_digest`); None when no budget was
+        charged.  Published with the release, it ties the release to the ledger:
+        a later edit of the ledger's entries up to this one breaks the match.
 
     Notes
     -----
@@ -83,6 +89,7 @@ class Release:
     secure: bool = False
     neighbours: str | None = None
     privacy_unit: str | None = None
+    ledger_digest: str | None = None
 
     def __post_init__(self):
         value = _as_real_array(self.value, "value")
@@ -112,6 +119,8 @@ class Release:
             object.__setattr__(self, "privacy_unit", unit)
         elif not isinstance(self.privacy_unit, str) or not self.privacy_unit:
             raise TypeError(f"`privacy_unit` must be None or a non-empty string; got {_show(self.privacy_unit)}.")
+        if self.ledger_digest is not None and not isinstance(self.ledger_digest, str):
+            raise TypeError(f"`ledger_digest` must be None or a string; got {_show(self.ledger_digest)}.")
         if value.ndim == 0:
             value = float(value)
         else:
@@ -138,6 +147,8 @@ class Release:
             f"  privacy:     epsilon = {eps}, delta = {delta}\n"
             f"  sensitivity: {sens}\n"
             f"  sampling:    {_SAMPLING[self.secure]}"
+            + (f"\n  ledger:      head digest {self.ledger_digest} (after this release's charge)"
+               if self.ledger_digest else "")
         )
 
     def to_dict(self):
@@ -154,6 +165,7 @@ class Release:
             "secure": self.secure,
             "neighbours": self.neighbours,
             "privacy_unit": self.privacy_unit,
+            "ledger_digest": self.ledger_digest,
         }
 
 

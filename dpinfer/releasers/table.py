@@ -9,7 +9,7 @@ import numpy as np
 from .._validation import _check_epsilon, _data_array, _position, _show
 from .. import _mechanisms
 from ..budget._charging import charge_release
-from ._secure_path import _bit_source, _laplace_on_grid
+from ._secure_path import _bit_source, _grid_step, _laplace_on_grid
 from .release import Release
 
 __all__ = ["ContingencyTableReleaser"]
@@ -166,9 +166,10 @@ class ContingencyTableReleaser:
             if n < 1:
                 raise ValueError("`table` must hold at least one record when margins='total'; it holds none.")
         bits = _bit_source(secure, rng, self.epsilon)
-        charge_release(budget, self, "release", shape=arr.shape[:-2], array=array, rng=rng, secure=bits.hardened)
         s = self.sensitivity
+        digest = charge_release(budget, self, "release", shape=arr.shape[:-2], array=array, rng=rng,
+                                secure=bits.hardened, sensitivity=s, grid=_grid_step(_CELL_BOUND / s, self.epsilon, s))
         units = counts / s  # exact: multiples of 1/2 (replace-one) or integers (add/remove)
         noisy = _laplace_on_grid(bits, units, self.epsilon, bound=_CELL_BOUND / s, exact=True) * s
         return Release(noisy, _mechanisms.LAPLACE, self.epsilon, 0.0, s, n, "table", secure=bits.hardened,
-                       neighbours=self.neighbours, privacy_unit=_mechanisms.table_unit(self.neighbours, s))
+                       neighbours=self.neighbours, privacy_unit=_mechanisms.table_unit(self.neighbours, s), ledger_digest=digest)

@@ -11,7 +11,7 @@ import numpy as np
 from . import _kernels as _k
 from ..._printing import _r_format
 from ... import _mechanisms
-from ..._validation import _check_n_sim, _check_proportion_scale
+from ..._validation import DPInferValueError, _arg, _check_n_sim, _check_proportion_scale
 from .._resolve import accepts
 
 #: Most fiducial draws per release.  One release's draws are held in memory at once
@@ -26,8 +26,8 @@ def _check_jimi_n_sim(n_sim, *, allow_none=True):
     if n_sim is not None and n_sim > _MAX_N_SIM:
         exact = (" For more precision use n_sim=None, the exact limit of infinitely many draws."
                  if allow_none else "")
-        raise ValueError(
-            f"`n_sim` must be at most {_MAX_N_SIM:_} (a release's draws are held in memory at once, "
+        raise DPInferValueError(
+            _arg("n_sim"), f" must be at most {_MAX_N_SIM:_} (a release's draws are held in memory at once, "
             f"about 40 bytes each: {n_sim:_} draws would need {40 * n_sim / 1e9:.3g} GB); "
             f"got {n_sim!r}.{exact}"
         )

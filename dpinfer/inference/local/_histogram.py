@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from ... import _mechanisms
 from ..._validation import _as_real_array, _check_epsilon, _check_int, _check_real
