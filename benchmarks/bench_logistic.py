@@ -18,7 +18,7 @@ import numpy as np
 from scipy import special
 
 from dpinfer import logistic_jimi
-from dpinfer.inference.logistic import _design_matrix
+from dpinfer.inference._studies import design_matrix
 
 DESIGNS = {
     "2 x 2, main effects": ((("a", ("0", "1")), ("b", ("0", "1"))), "main-effects"),
@@ -54,7 +54,7 @@ def main(argv=None):
     for label, (factors, model) in DESIGNS.items():
         names = tuple(f for f, _ in factors)
         levels = tuple(v for _, v in factors)
-        x, _ = _design_matrix(names, levels, model)
+        x, _ = design_matrix(names, levels, model)
         z = gen.uniform(20, 80, size=(x.shape[0], 2))
         design = {f: list(v) for f, v in factors}
         logistic_jimi(z, design=design, model=model, epsilon=1.0, n_sim=100, rng=0)  # warm-up

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from dpinfer import Tulap
-from dpinfer.distributions.tulap import _quantile
+from dpinfer.distributions._tulap_law import quantile
 
 
 def best_rate(func, n, repeat):
@@ -44,7 +44,7 @@ def main(argv=None):
         print(f"{label:44s} {rate:12.3e} {rate / base:10.2f}")
         if law.q > 0:
             inv = best_rate(
-                lambda law=law: law.median + _quantile(gen.random(n), law._log_b, law.q), n, repeat
+                lambda law=law, log_b=-epsilon: law.median + quantile(gen.random(n), log_b, law.q), n, repeat
             )
             label = f"  inversion only (previous method)"
             print(f"{label:44s} {inv:12.3e} {inv / base:10.2f}")

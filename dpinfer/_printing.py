@@ -12,14 +12,11 @@ from __future__ import annotations
 import math
 import re
 
+from . import _mechanisms
+
 _ALT_TEXT = {"two-sided": "not equal to", "less": "less than", "greater": "greater than"}
-#: printed names of the mechanism codes a Release records
-_MECHANISM_NAMES = {
-    "tulap": "Tulap", "laplace": "Laplace", "krr": "k-ary randomized response",
-    "unary_encoding": "unary encoding", "randomized_response": "randomized response",
-    "two_coin_rr": "two-coin randomized response", "local_laplace": "local Laplace",
-    "ldp_histogram": "local-DP histogram",
-}
+#: printed names of the mechanism codes a Release records (the one registry)
+_MECHANISM_NAMES = _mechanisms.NAMES
 #: the same, read back: a result stores the code, as its Release does
 _MECHANISM_CODES = {name: code for code, name in _MECHANISM_NAMES.items()}
 _PATH_TEXT = {

@@ -24,8 +24,7 @@ if __package__ in (None, ""):  # run as a script: make `validation` importable
 
 import numpy as np  # noqa: E402
 
-from dpinfer.inference.jimi import _common as _jimi_common, _exact as _jimi_exact  # noqa: E402
-from dpinfer.inference._oc_warnings import RATE_TOLERANCE  # noqa: E402
+from dpinfer.inference._studies import RATE_TOLERANCE, jimi_exact_rejection, jimi_tails  # noqa: E402
 from validation import harness  # noqa: E402
 
 STUDY = "jimi_size_epsilon"
@@ -40,8 +39,8 @@ def size_cell(cell, seed_sequence):
     """Largest and smallest exact-limit size over the p0 grid (no randomness)."""
     del seed_sequence
     p0 = np.round(np.arange(1, 100, cell["p0_step"]) / 100.0, 2)
-    lo, hi = _jimi_common._tails(1.0 - ALPHA, cell["alternative"])
-    size = _jimi_exact._exact_rejection(p0, lo, hi, cell["n"], cell["epsilon"])
+    lo, hi = jimi_tails(1.0 - ALPHA, cell["alternative"])
+    size = jimi_exact_rejection(p0, lo, hi, cell["n"], cell["epsilon"])
     i_max, i_min = int(np.argmax(size)), int(np.argmin(size))
     return {"n": cell["n"], "epsilon": cell["epsilon"], "alternative": cell["alternative"],
             "alpha": ALPHA, "max_size": float(size[i_max]), "p0_at_max": float(p0[i_max]),

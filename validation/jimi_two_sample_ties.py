@@ -31,8 +31,7 @@ if __package__ in (None, ""):  # run as a script: make `validation` importable
 import numpy as np  # noqa: E402
 
 import dpinfer  # noqa: E402
-from dpinfer.inference.jimi import _kernels as K  # noqa: E402
-from dpinfer.inference.jimi import _common as _jimi_common, _exact as _jimi_exact  # noqa: E402
+from dpinfer.inference._studies import jimi_draw_theta, jimi_exact_rejection, jimi_tails  # noqa: E402
 from validation import harness  # noqa: E402
 
 STUDY = "jimi_two_sample_ties"
@@ -60,7 +59,7 @@ def ties_cell(cell, seed_sequence):
     counts = {(rule, alt): 0 for rule in RULES for alt in ALTERNATIVES}
     for start in range(0, reps, 200):
         sl = slice(start, start + 200)
-        diff = K._draw_theta(g1, pi1[sl], n, eps, h) - K._draw_theta(g2, pi2[sl], n, eps, h)
+        diff = jimi_draw_theta(g1, pi1[sl], n, eps, h) - jimi_draw_theta(g2, pi2[sl], n, eps, h)
         below, tied = np.mean(diff < 0.0, axis=1), np.mean(diff == 0.0, axis=1)
         above = 1.0 - below - tied
         shares = {"null_side": (below + tied, above + tied),
@@ -76,8 +75,8 @@ def ties_cell(cell, seed_sequence):
     p0 = np.round(np.arange(1, 100) / 100.0, 2)
     rows = []
     for alt in ALTERNATIVES:
-        lo, hi = _jimi_common._tails(1.0 - ALPHA, alt)
-        one = float(np.max(_jimi_exact._exact_rejection(p0, lo, hi, n, eps)))
+        lo, hi = jimi_tails(1.0 - ALPHA, alt)
+        one = float(np.max(jimi_exact_rejection(p0, lo, hi, n, eps)))
         for rule in RULES:
             size = counts[(rule, alt)] / reps
             rows.append({"epsilon": eps, "theta": theta, "alternative": alt, "rule": rule,

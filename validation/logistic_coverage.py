@@ -39,7 +39,7 @@ import numpy as np  # noqa: E402
 from scipy import special, stats  # noqa: E402
 
 import dpinfer  # noqa: E402
-from dpinfer.inference.logistic import _check_design, _design_matrix  # noqa: E402
+from dpinfer.inference._studies import check_design, design_matrix  # noqa: E402
 from validation import harness  # noqa: E402
 
 STUDY = "logistic_coverage"
@@ -64,8 +64,8 @@ def design_of(scenario):
     """``(design dict, true beta, design matrix, term names)`` of a scenario."""
     design, beta = SCENARIOS[scenario]
     k = int(np.prod([len(v) for v in design.values()]))
-    names, levels = _check_design(design, k)
-    x, terms = _design_matrix(names, levels, "main-effects")
+    names, levels = check_design(design, k)
+    x, terms = design_matrix(names, levels, "main-effects")
     return design, np.array(beta, float), x, terms
 
 

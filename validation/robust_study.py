@@ -69,9 +69,15 @@ import time
 import numpy as np
 
 from dpinfer import UnaryEncodingReleaser, robust_frequency_estimate
-from dpinfer.inference.local._common import _project_simplex, _unary_debias, _unary_noise_var
-from dpinfer.inference.local._robust import _THRESHOLD_CONSTANT, _expected_covariance, _threshold_scale
-from dpinfer._ldp_channels import _unary_keep_prob
+from dpinfer.inference._studies import (
+    ROBUST_THRESHOLD_CONSTANT as _THRESHOLD_CONSTANT,
+    project_simplex as _project_simplex,
+    robust_expected_covariance as _expected_covariance,
+    robust_threshold_scale as _threshold_scale,
+    unary_debias as _unary_debias,
+    unary_keep_prob as _unary_keep_prob,
+    unary_noise_var as _unary_noise_var,
+)
 
 from .harness import (
     add_legend,

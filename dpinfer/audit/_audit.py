@@ -16,7 +16,8 @@ from .._validation import (
     _check_rng,
     _show,
 )
-from ..budget._charging import MECHANISMS, check_budget
+from .. import _mechanisms
+from ..budget._charging import check_budget
 from ..releasers.release import Release
 from ._bounds import _bound_event
 from ._selection import _select_event
@@ -349,7 +350,7 @@ def _charge_audit(budget, mechanism, epsilon, delta, n_samples):
     if delta is None:
         delta = getattr(owner, "delta", 0.0)
     name = type(owner).__name__ if owner is not None else "mechanism"
-    budget.charge(epsilon, delta, mechanism=MECHANISMS.get(name, "audited mechanism"), count=2 * n_samples,
+    budget.charge(epsilon, delta, mechanism=_mechanisms.of_releaser(owner) or "audited mechanism", count=2 * n_samples,
                   label=f"audit_releaser of {name}: 2 x {n_samples} releases")
 
 

@@ -2,7 +2,7 @@
 
 Package-internal (not for users): the releasers charge a budget through
 :func:`charge_release` before drawing; the audit checks its ``budget=`` with
-:func:`check_budget` and names the mechanism with :data:`MECHANISMS`; the
+:func:`check_budget` (the mechanism's name comes from :mod:`dpinfer._mechanisms`); the
 two-sample tests record the privacy of two releases with
 :func:`two_sample_privacy`.  Other parts import these names, never the
 budget's private helpers.
@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .. import _mechanisms
 from .._validation import _show
 from ._composition import AdvancedComposition, _Group, _Labelled
 from ._privacy_budget import PrivacyBudget
@@ -76,7 +77,8 @@ def charge_release(budget, releaser, method, *, shape=None, array=None, n=None, 
         else:
             where += f", {size} values of disjoint groups"
     delta = getattr(releaser, "delta", 0.0)
-    entry = budget.charge(releaser.epsilon, delta, mechanism=MECHANISMS.get(name, name), count=count, label=where,
+    mechanism = _mechanisms.of_releaser(releaser) or name
+    entry = budget.charge(releaser.epsilon, delta, mechanism=mechanism, count=count, label=where,
                           sensitivity=sensitivity, neighbouring=neighbouring_of(releaser, method), grid=grid)
     return entry.digest
 
@@ -104,18 +106,6 @@ def neighbouring_of(releaser, method):
         return "as the sensitivity assumes"
     return "replace-one"
 
-
-MECHANISMS = {
-    "TulapReleaser": "tulap",
-    "LaplaceReleaser": "laplace",
-    "ContingencyTableReleaser": "laplace",
-    "RandomizedResponseReleaser": "randomized_response",
-    "TwoCoinRRReleaser": "two_coin_rr",
-    "KRRReleaser": "krr",
-    "UnaryEncodingReleaser": "unary_encoding",
-    "LocalLaplaceReleaser": "local_laplace",
-    "LDPHistogramReleaser": "ldp_histogram",
-}
 
 
 _TWO_SAMPLE_COMPOSITIONS = ("sequential", "parallel")

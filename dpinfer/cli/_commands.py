@@ -266,7 +266,8 @@ def _typed_table_release(args):
                           "total is private (leave --n out).")
     table, row_names, column_names = _table_from_csv(args.table, confidential=False, with_names=True)
     sensitivity = 2.0 if neighbours == "replace-one" else 1.0
-    return Release(table, "laplace", args.epsilon, 0.0, sensitivity, args.n, "table"), (row_names, column_names)
+    return (Release(table, "laplace", args.epsilon, 0.0, sensitivity, args.n, "table", neighbours=neighbours),
+            (row_names, column_names))
 
 
 def _labelled(result, labels):

@@ -360,8 +360,24 @@ def _release_from_record(data, path):
         _check_epsilon(data["epsilon"], f"epsilon {where}"), _check_delta(data["delta"], f"delta {where}"),
         _check_positive(data["sensitivity"], f"sensitivity {where}"),
         _check_int(data["n"], f"n {where}", minimum=1), data["kind"],
-        secure=bool(data.get("secure", False)),
+        secure=bool(data.get("secure", False)), **_semantics(data, path),
     )
+
+
+def _semantics(data, path):
+    """``neighbours`` and ``privacy_unit`` as the file records them; absent (older files): None.
+
+    A Release given None fills them from its mechanism and kind, the rule that
+    applied when the file was written (see :mod:`dpinfer._mechanisms`).
+    """
+    out = {}
+    for key in ("neighbours", "privacy_unit"):
+        value = data.get(key)
+        if value not in (None, ""):
+            if not isinstance(value, str):
+                raise _UsageError(f"release file {path!r}: {key} must be a string; got {value!r}.")
+            out[key] = value
+    return out
 
 
 def _table_release_from_record(data, path):
@@ -387,7 +403,7 @@ def _table_release_from_record(data, path):
         np.array(rows, dtype=float), "laplace", _check_epsilon(data["epsilon"], f"epsilon {where}"), 0.0,
         _check_positive(data["sensitivity"], f"sensitivity {where}"),
         None if data["n"] is None else _check_int(data["n"], f"n {where}", minimum=1), "table",
-        secure=bool(data.get("secure", False)),
+        secure=bool(data.get("secure", False)), **_semantics(data, path),
     )
 
 

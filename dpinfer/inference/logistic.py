@@ -31,9 +31,11 @@ from .._validation import (
     _position,
     _show,
 )
+from .. import _mechanisms
 from .._printing import _json_float
 from .._warnings import ApproximationWarning
 from ..results import ConfidenceInterval
+from ._resolve import accepts, resolve
 
 __all__ = ["LogisticJimiResult", "logistic_jimi"]
 
@@ -409,24 +411,21 @@ def _summaries(draws, confidence_level):
 
 
 # --------------------------------------------------------------------------- public
-def _resolve(table, epsilon, neighbours):
-    """``(z (k, 2), b, epsilon, delta, secure, unit, n)`` from a Release or bare noisy counts."""
-    from ..releasers.release import Release  # local: releasers import results, not inference
+#: the releases logistic_jimi takes (bare noisy counts are its own number form: ``epsilon``, ``neighbours``)
+ACCEPTS = accepts({(_mechanisms.LAPLACE, "table")}, ("logistic_jimi",),
+                  "a Laplace-noised k x 2 table (ContingencyTableReleaser(epsilon).release(table))")
 
-    if isinstance(table, Release):
-        for name, value in (("epsilon", epsilon), ("neighbours", neighbours)):
-            if value is not None:
-                raise TypeError(
-                    f"`{name}` must not be given with a Release: the release records it; got {_show(value)}.")
-        if table.kind != "table" or table.mechanism != "laplace":
+
+def _table_input(table, epsilon, neighbours):
+    """``(z (k, 2), b, epsilon, delta, secure, unit, n)`` from a Release or bare noisy counts."""
+    rec = resolve(table, epsilon=epsilon, accepts=ACCEPTS, method="logistic_jimi", name="table", numbers=False)
+    if rec is not None:
+        if neighbours is not None:
             raise ValueError(
-                "`table` must be a Laplace release of kind 'table' (from ContingencyTableReleaser.release); "
-                f"got kind {table.kind!r}, mechanism {table.mechanism!r}.")
-        z = np.asarray(table.value, dtype=float)
-        relation = "replace-one" if table.sensitivity == 2.0 else "add/remove"
-        unit = f"one record ({relation}, sensitivity {table.sensitivity:g} per table)"
-        b = table.sensitivity / table.epsilon
-        eps, delta, secure, n = table.epsilon, table.delta, table.secure, table.n
+                "`neighbours` must not be given when `table` is a Release: the release records it "
+                f"(neighbours = {rec.neighbours!r}); got neighbours={_show(neighbours)}. Leave `neighbours` out.")
+        z, b = rec.value, rec.sensitivity / rec.epsilon
+        eps, delta, secure, unit, n = rec.epsilon, rec.delta, rec.secure, rec.privacy_unit, rec.n
     else:
         if epsilon is None:
             raise TypeError("`epsilon` must be given with bare noisy counts (it is read from a Release).")
@@ -617,7 +616,7 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
     >>> round(ci.low, 3), round(ci.high, 3), ci.level
     (0.772, 1.859, 0.95)
     """
-    z, b, eps, delta, secure, unit, n = _resolve(table, epsilon, neighbours)
+    z, b, eps, delta, secure, unit, n = _table_input(table, epsilon, neighbours)
     k = z.shape[0]
     names, levels = _check_design(design, k)
     _check_choice(model, "model", _MODELS)
@@ -656,6 +655,6 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
         terms=terms, estimate=tuple(map(float, median)), conf_low=tuple(map(float, low)),
         conf_high=tuple(map(float, high)), pvalue=tuple(map(float, pvalue)), confidence_level=level,
         formula=formula, model=model, method=f"DP-JIMI fiducial logistic regression ({n_sim} draws)",
-        epsilon=float(eps), delta=float(delta), mechanism="laplace", n_sim=n_sim, data_name=data_name,
+        epsilon=float(eps), delta=float(delta), mechanism=_mechanisms.LAPLACE, n_sim=n_sim, data_name=data_name,
         secure=secure, privacy_unit=unit, note=note, draws=beta if draws else None,
     )

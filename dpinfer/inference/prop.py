@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 
+from .. import _mechanisms
 from .._validation import (
     _check_alternative,
     _check_choice,
@@ -25,27 +26,18 @@ from .._validation import (
 )
 from .._warnings import ApproximationWarning
 from ..releasers.release import Release
+from ._resolve import mismatch_message
+from .jimi._common import ACCEPTS as JIMI_ACCEPTS
+from .normal._kernels import ACCEPTS as NORMAL_ACCEPTS
+from .ump._release_inference import ACCEPTS as UMP_ACCEPTS
 
 __all__ = ["prop_test"]
 
-#: method -> (accepted (mechanism, kind) pairs, what to say in an error)
-_METHODS = {
-    "ump": (
-        {("tulap", "count")},
-        "a Tulap-noised count (TulapReleaser(...).release(x, n))",
-    ),
-    "normal": (
-        {("laplace", "proportion"), ("laplace", "count")},
-        "a Laplace-noised proportion or count (LaplaceReleaser(epsilon).proportion(x, n) "
-        "or .count(x, n))",
-    ),
-    "jimi": (
-        {("laplace", "proportion"), ("laplace", "count")},
-        "a Laplace-noised proportion or count (LaplaceReleaser(epsilon).proportion(x, n) "
-        "or .count(x, n))",
-    ),
-}
-_LOCAL_MECHANISMS = ("randomized_response", "two_coin_rr", "krr", "unary_encoding", "local_laplace")
+#: method -> its declaration (:func:`dpinfer.inference._resolve.accepts`, next to the method)
+_ACCEPTS = {"ump": UMP_ACCEPTS, "normal": NORMAL_ACCEPTS, "jimi": JIMI_ACCEPTS}
+#: method -> (accepted (mechanism, kind) pairs, what to say in an error), from the declarations
+_METHODS = {method: (set(acc.pairs), acc.what) for method, acc in _ACCEPTS.items()}
+_LOCAL_MECHANISMS = _mechanisms.LOCAL
 
 
 def _check_method(method):
@@ -101,15 +93,13 @@ def _check_release_for_method(release, method):
             f"{release.value.shape}. For many releases call the method's function "
             "(e.g. binom_ump_test) on the array: it returns an array of p-values."
         )
-    accepted, needs = _METHODS[method]
-    if (release.mechanism, release.kind) in accepted:
+    if (release.mechanism, release.kind) in _ACCEPTS[method].pairs:
         return release
     fits = [m for m, (acc, _) in _METHODS.items() if (release.mechanism, release.kind) in acc]
-    got = f"a {release.mechanism} release of kind {release.kind!r}"
     if release.mechanism in _LOCAL_MECHANISMS:
         hint = " Local-DP reports need the local-DP estimators, not prop_test."
     elif fits:
-        hint = " Use " + " or ".join(f"method={m!r}" for m in fits) + " for this release."
+        hint = " With prop_test: " + " or ".join(f"method={m!r}" for m in fits) + "."
     else:
         hint = ""
     why = {
@@ -118,7 +108,8 @@ def _check_release_for_method(release, method):
         "normal": " The normal approximation uses the variance of Laplace noise on a proportion.",
         "jimi": " DP-JIMI re-simulates Laplace noise of the release's scale.",
     }[method]
-    raise ValueError(f"method={method!r} needs {needs}; got {got}.{why}{hint}")
+    raise ValueError(mismatch_message("release", release, f"prop_test(method={method!r})", _ACCEPTS[method])
+                     + why + hint)
 
 
 def prop_test(release, p0=None, *, method=None, alternative="two-sided",
@@ -230,7 +221,7 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     >>> prop_test(laplace, p0=0.2, method='ump')  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: method='ump' needs a Tulap-noised count ... Use method='normal' or method='jimi' for this release.
+    ValueError: `release` is a Laplace release of kind 'proportion', which prop_test(method='ump') does not take: ... With prop_test: method='normal' or method='jimi'.
 
     A released k x 2 table (arm x response) tests homogeneity, as ``prop.test(m)`` in R:
 
@@ -314,5 +305,5 @@ def _release_from_numbers(value, n, *, method, epsilon, delta=0.0, sensitivity=1
     if method != "ump" and delta != 0.0:
         raise ValueError(f"`delta` must be 0 for a Laplace release (method={method!r}); got {delta!r}.")
     if method == "ump":
-        return Release(value, "tulap", epsilon, delta, float(sensitivity), n, "count")
-    return Release(value, "laplace", epsilon, 0.0, 1.0 / n, n, "proportion")
+        return Release(value, _mechanisms.TULAP, epsilon, delta, float(sensitivity), n, "count")
+    return Release(value, _mechanisms.LAPLACE, epsilon, 0.0, 1.0 / n, n, "proportion")

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _mechanisms
 from .._validation import DPInferValueError, _arg, _check_n_sim, _check_rng, _show
 from ..results import HTestResult
-from ._release_args import _with_provenance
+from ._resolve import accepts, provenance, resolve
 
 __all__ = ["independence_jimi_test", "independence_mc_test"]
 
@@ -34,19 +35,19 @@ _MAX_SIM_CELLS = 50_000_000
 _TINY = np.finfo(float).eps
 
 
-def _resolve_table(release, n_sim, name="release"):
-    """Validate a table release and ``n_sim``; return ``(Z, b, n, epsilon, n_sim)``."""
-    from ..releasers.release import Release  # local: releasers import results, not inference
+#: the releases the tests of independence take (Releases only: a table has no number form here)
+ACCEPTS = accepts({(_mechanisms.LAPLACE, "table")}, ("independence_jimi_test", "independence_mc_test"),
+                  "a Laplace-noised contingency table (ContingencyTableReleaser(epsilon).release(table))")
 
-    if not isinstance(release, Release):
+
+def _table_input(release, n_sim, method, name="release"):
+    """The resolved table release and ``(Z, b, n_sim)``; the table's shape and ``n_sim`` checked."""
+    rec = resolve(release, accepts=ACCEPTS, method=method, name=name, numbers=False)
+    if rec is None:
         raise TypeError(
             f"`{name}` must be a dpinfer Release of kind 'table' (from ContingencyTableReleaser.release); "
             f"got {_show(release)}.")
-    if release.kind != "table" or release.mechanism != "laplace":
-        raise ValueError(
-            f"`{name}` must be a Laplace release of kind 'table' (from ContingencyTableReleaser.release); "
-            f"got kind {release.kind!r}, mechanism {release.mechanism!r}.")
-    z = np.asarray(release.value, dtype=float)
+    z = rec.value
     if z.ndim != 2:
         raise ValueError(
             f"`{name}` must hold one r x c table; got shape {z.shape}. Test the tables of a stack one at a time.")
@@ -55,7 +56,7 @@ def _resolve_table(release, n_sim, name="release"):
         raise DPInferValueError(
             _arg("n_sim"), " times the number of cells must be at most {_MAX_SIM_CELLS:_} (the simulated tables are "
             f"held in memory at once); got n_sim = {n_sim!r} for {z.size} cells.")
-    return z, release.sensitivity / release.epsilon, release.n, release.epsilon, n_sim
+    return rec, z, rec.sensitivity / rec.epsilon, n_sim
 
 
 def _clamped_chi2(tables):
@@ -119,18 +120,17 @@ def _fiducial_total(gen, z, n, b, n_sim):
     return np.maximum(np.rint(z.sum() - noise), 1).astype(np.int64)
 
 
-def _result(stat, pvalue, method, release, n, statistic_name, n_sim):
-    r, c = release.value.shape
-    total = f"n = {n}" if release.n is not None else "n private"
-    result = HTestResult(
+def _result(stat, pvalue, method, rec, n, statistic_name, n_sim):
+    r, c = rec.value.shape
+    total = f"n = {n}" if rec.n is not None else "n private"
+    return HTestResult(
         statistic=float(stat), pvalue=float(pvalue), null_value=0.0, alternative="greater",
-        method=method, estimate=None, conf_int=None, epsilon=release.epsilon, delta=release.delta,
+        method=method, estimate=None, conf_int=None, epsilon=rec.epsilon, delta=rec.delta,
         data_name=(f"noisy {r} x {c} table ({total}, Laplace scale "
-                   f"{release.sensitivity / release.epsilon:.4g} per cell)"),
+                   f"{rec.sensitivity / rec.epsilon:.4g} per cell)"),
         statistic_name=statistic_name, estimate_name="", null_name="association between rows and columns",
-        mechanism="Laplace", n_sim=n_sim
+        mechanism=rec.mechanism, n_sim=n_sim, **provenance(rec),
     )
-    return _with_provenance(result, [release])  # hardened or seeded path, unit of privacy
 
 
 def independence_jimi_test(release, *, n_sim=10_000, rng=None):
@@ -230,7 +230,8 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None):
     >>> res.pvalue < 0.01
     True
     """
-    z, b, n, _, n_sim = _resolve_table(release, n_sim)
+    rec, z, b, n_sim = _table_input(release, n_sim, "independence_jimi_test")
+    n = rec.n
     gen = _check_rng(rng)
     r, c = z.shape
     stat = _clamped_chi2(z)
@@ -239,7 +240,7 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None):
     cols = _fiducial_probabilities(gen, z.sum(axis=0), n_star, b, r)
     sims = _simulate(gen, n_star, rows[:, :, None] * cols[:, None, :], b, z.shape)
     pvalue = (1.0 + np.count_nonzero(_clamped_chi2(sims) >= stat)) / (1.0 + n_sim)
-    return _result(stat, pvalue, f"DP-JIMI fiducial test of independence ({n_sim} draws)", release, n,
+    return _result(stat, pvalue, f"DP-JIMI fiducial test of independence ({n_sim} draws)", rec, n,
                    "X-squared (noisy, clamped)", n_sim)
 
 
@@ -303,7 +304,8 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None):
     >>> independence_mc_test(rel, n_sim=2000, rng=1).pvalue < 0.01
     True
     """
-    z, b, n, _, n_sim = _resolve_table(release, n_sim)
+    rec, z, b, n_sim = _table_input(release, n_sim, "independence_mc_test")
+    n = rec.n
     gen = _check_rng(rng)
     n_used = n if n is not None else max(1, int(np.rint(z.sum())))
     stat = _plugin_chi2(z, n_used)
@@ -312,4 +314,4 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None):
     sims = _simulate(gen, np.full(n_sim, n_used, dtype=np.int64), probs, b, z.shape)
     pvalue = (1.0 + np.count_nonzero(_plugin_chi2(sims, np.full(n_sim, n_used)) >= stat)) / (1.0 + n_sim)
     return _result(stat, pvalue, f"Monte Carlo test of independence, Gaboardi et al. 2016 ({n_sim} draws)",
-                   release, n_used, "Q-squared (noisy)", n_sim)
+                   rec, n_used, "Q-squared (noisy)", n_sim)

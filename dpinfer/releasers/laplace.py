@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import _check_counts, _check_epsilon, _check_int, _check_positive, _data_array
+from .. import _mechanisms
 from ..budget._charging import charge_release
 from ._secure_path import _VALUE_BOUND, _bit_source, _check_output_range, _grid_step, _laplace_on_grid
 from .release import Release
@@ -63,6 +64,8 @@ class LaplaceReleaser:
     ('proportion', True)
     """
 
+    _mechanism = _mechanisms.LAPLACE  # the registry code (see dpinfer._mechanisms)
+
     epsilon: float
     sensitivity: float = 1.0
 
@@ -110,7 +113,8 @@ class LaplaceReleaser:
         with np.errstate(over="ignore"):  # an overflow to +-inf is clipped to the bound like any large value
             units = value / self.sensitivity
         units = _laplace_on_grid(bits, units, self.epsilon, bound=_VALUE_BOUND, exact=False)
-        return Release(units * self.sensitivity, "laplace", self.epsilon, 0.0, self.sensitivity, None, "value",
+        return Release(units * self.sensitivity, _mechanisms.LAPLACE, self.epsilon, 0.0, self.sensitivity, None, "value",
+                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.VALUE_UNIT,
                        secure=bits.hardened, ledger_digest=digest)
 
     def proportion(self, x, n, *, rng=None, secure=None, budget=None, array=None):
@@ -135,8 +139,8 @@ class LaplaceReleaser:
         digest = charge_release(budget, self, "proportion", shape=x.shape, array=array, n=n, rng=rng,
                                 secure=bits.hardened, sensitivity=1.0 / n, grid=_grid_step(n, self.epsilon) / n)
         noisy = _laplace_on_grid(bits, x, self.epsilon, bound=n, exact=True) / n
-        return Release(noisy, "laplace", self.epsilon, 0.0, 1.0 / n, n, "proportion", secure=bits.hardened,
-                       ledger_digest=digest)
+        return Release(noisy, _mechanisms.LAPLACE, self.epsilon, 0.0, 1.0 / n, n, "proportion", secure=bits.hardened,
+                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.CENTRAL_UNIT, ledger_digest=digest)
 
     def count(self, x, n, *, rng=None, secure=None, budget=None, array=None):
         """Release ``x + Laplace(0, 1 / epsilon)`` for a count ``x`` out of ``n``.
@@ -157,5 +161,5 @@ class LaplaceReleaser:
         digest = charge_release(budget, self, "count", shape=x.shape, array=array, n=n, rng=rng,
                                 secure=bits.hardened, sensitivity=1.0, grid=_grid_step(n, self.epsilon))
         noisy = _laplace_on_grid(bits, x, self.epsilon, bound=n, exact=True)
-        return Release(noisy, "laplace", self.epsilon, 0.0, 1.0, n, "count", secure=bits.hardened,
-                       ledger_digest=digest)
+        return Release(noisy, _mechanisms.LAPLACE, self.epsilon, 0.0, 1.0, n, "count", secure=bits.hardened,
+                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.CENTRAL_UNIT, ledger_digest=digest)

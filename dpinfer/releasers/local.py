@@ -38,6 +38,7 @@ from .._validation import (
     _data_array,
     _position,
 )
+from .. import _mechanisms
 from ..budget._charging import charge_release
 from ._secure_path import _bit_source, _grid_step, _laplace_on_grid
 from .release import Release
@@ -121,6 +122,8 @@ class UnaryEncodingReleaser:
     ((3, 4), 'unary_encoding', 3)
     """
 
+    _mechanism = _mechanisms.UNARY_ENCODING  # the registry code (see dpinfer._mechanisms)
+
     epsilon: float
     d: int
 
@@ -202,8 +205,9 @@ class UnaryEncodingReleaser:
         onehot = (cats[..., None] == np.arange(self.d)).astype(np.int8)
         flip = _bernoulli(bits, _digit_probability(self.epsilon / 2.0, 0), onehot.size).reshape(onehot.shape)
         reports = onehot ^ flip.astype(np.int8)
-        return Release(reports, "unary_encoding", self.epsilon, 0.0, 2.0, int(cats.size), "reports",
-                       secure=bits.hardened, ledger_digest=digest)
+        return Release(reports, _mechanisms.UNARY_ENCODING, self.epsilon, 0.0, 2.0, int(cats.size), "reports",
+                       secure=bits.hardened,
+                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.LOCAL_UNIT, ledger_digest=digest)
 
 
 @dataclass(frozen=True)
@@ -243,6 +247,8 @@ class KRRReleaser:
     >>> rel.value.shape, rel.mechanism
     ((4,), 'krr')
     """
+
+    _mechanism = _mechanisms.KRR  # the registry code (see dpinfer._mechanisms)
 
     epsilon: float
     k: int
@@ -302,8 +308,9 @@ class KRRReleaser:
         # a wrong label uniform on the k-1 others: shift by 1..k-1 modulo k
         shift = 1 + _uniform_below(bits, self.k - 1, cats.size).reshape(cats.shape)
         reports = np.where(lie, (cats + shift) % self.k, cats)
-        return Release(reports, "krr", self.epsilon, 0.0, 1.0, int(cats.size), "reports",
-                       secure=bits.hardened, ledger_digest=digest)
+        return Release(reports, _mechanisms.KRR, self.epsilon, 0.0, 1.0, int(cats.size), "reports",
+                       secure=bits.hardened,
+                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.LOCAL_UNIT, ledger_digest=digest)
 
 
 @dataclass(frozen=True)
@@ -338,6 +345,8 @@ class LocalLaplaceReleaser:
     >>> rel.mechanism, rel.sensitivity
     ('local_laplace', 2.0)
     """
+
+    _mechanism = _mechanisms.LOCAL_LAPLACE  # the registry code (see dpinfer._mechanisms)
 
     epsilon: float
     bound: float
@@ -401,8 +410,9 @@ class LocalLaplaceReleaser:
         digest = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=sens,
                                 grid=_grid_step(0.5, self.epsilon, sens))
         z = _laplace_on_grid(bits, x / sens, self.epsilon, bound=0.5, exact=False) * sens
-        return Release(z, "local_laplace", self.epsilon, 0.0, sens, int(x.size), "reports",
-                       secure=bits.hardened, ledger_digest=digest)
+        return Release(z, _mechanisms.LOCAL_LAPLACE, self.epsilon, 0.0, sens, int(x.size), "reports",
+                       secure=bits.hardened,
+                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.LOCAL_UNIT, ledger_digest=digest)
 
 
 @dataclass(frozen=True)
@@ -435,6 +445,8 @@ class LDPHistogramReleaser:
     >>> rel.value.shape, rel.mechanism
     ((3, 5), 'ldp_histogram')
     """
+
+    _mechanism = _mechanisms.LDP_HISTOGRAM  # the registry code (see dpinfer._mechanisms)
 
     epsilon: float
     bins: int
@@ -497,5 +509,6 @@ class LDPHistogramReleaser:
         halves = (self.bin_index(x)[..., None] == np.arange(self.bins)).astype(float) / 2.0
         # one-hot halves: neighbours are exactly one unit apart in L1 (exact grid)
         z = _laplace_on_grid(bits, halves, self.epsilon, bound=0.5, exact=True) * 2.0
-        return Release(z, "ldp_histogram", self.epsilon, 0.0, 2.0, int(x.size), "reports",
-                       secure=bits.hardened, ledger_digest=digest)
+        return Release(z, _mechanisms.LDP_HISTOGRAM, self.epsilon, 0.0, 2.0, int(x.size), "reports",
+                       secure=bits.hardened,
+                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.LOCAL_UNIT, ledger_digest=digest)

@@ -16,6 +16,7 @@ from scipy import special
 from .._exact_noise import _bernoulli, _digit_probability, _float_probability
 from .._ldp_channels import _two_coin_epsilon
 from .._validation import _check_binary, _check_epsilon, _check_probability
+from .. import _mechanisms
 from ..budget._charging import charge_release
 from ._secure_path import _bit_source
 from .release import Release
@@ -72,6 +73,8 @@ class RandomizedResponseReleaser:
     ('randomized_response', 4, 'reports')
     """
 
+    _mechanism = _mechanisms.RANDOMIZED_RESPONSE  # the registry code (see dpinfer._mechanisms)
+
     epsilon: float
 
     def __post_init__(self):
@@ -123,8 +126,9 @@ class RandomizedResponseReleaser:
         digest = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=1.0)
         lie = _bernoulli(bits, _digit_probability(self.epsilon, 0), x.size).reshape(x.shape)
         reports = x ^ lie.astype(np.int8)
-        return Release(reports, "randomized_response", self.epsilon, 0.0, 1.0, int(x.size), "reports",
-                       secure=bits.hardened, ledger_digest=digest)
+        return Release(reports, _mechanisms.RANDOMIZED_RESPONSE, self.epsilon, 0.0, 1.0, int(x.size), "reports",
+                       secure=bits.hardened,
+                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.LOCAL_UNIT, ledger_digest=digest)
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,8 @@ class TwoCoinRRReleaser:
     >>> round(tc.p1, 6), round(tc.epsilon, 12)
     (0.659855, 1.0)
     """
+
+    _mechanism = _mechanisms.TWO_COIN_RR  # the registry code (see dpinfer._mechanisms)
 
     p1: float
     p2: float
@@ -268,5 +274,6 @@ class TwoCoinRRReleaser:
         forced = _bernoulli(bits, _float_probability(self.p1), x.size).reshape(x.shape)
         forced_yes = _bernoulli(bits, _float_probability(self.p2), x.size).reshape(x.shape)
         reports = np.where(forced, forced_yes.astype(np.int8), x)
-        return Release(reports, "two_coin_rr", self.epsilon, 0.0, 1.0, int(x.size), "reports",
-                       secure=bits.hardened, ledger_digest=digest)
+        return Release(reports, _mechanisms.TWO_COIN_RR, self.epsilon, 0.0, 1.0, int(x.size), "reports",
+                       secure=bits.hardened,
+                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.LOCAL_UNIT, ledger_digest=digest)

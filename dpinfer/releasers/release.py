@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _mechanisms
 from .._printing import _r_format
 from .._validation import (
     _as_real_array,
@@ -29,7 +30,10 @@ class Release:
         The noisy statistic (an array when many inputs were released at once; the
         array is read-only).
     mechanism : str
-        ``'tulap'`` or ``'laplace'`` (and the local-DP mechanisms' names).
+        ``'tulap'`` or ``'laplace'`` (and the local-DP mechanisms' codes
+        ``'randomized_response'``, ``'two_coin_rr'``, ``'krr'``,
+        ``'unary_encoding'``, ``'local_laplace'``, ``'ldp_histogram'``): one
+        spelling per mechanism.
     epsilon, delta : float
         The privacy parameters of the mechanism, per released element: what a
         scalar release spends.  An array of ``k`` separate statistics of one data
@@ -49,6 +53,17 @@ class Release:
         system's cryptographic source); False for the seeded research path (bits
         from a numpy Generator: reproducible, hence predictable).  Both paths
         build the output in integers and release exactly the same law.
+    neighbours : {'replace-one', 'add-remove'}
+        The neighbouring relation the guarantee is stated for: one record
+        replaced (``n`` public) or one record added or removed (``n`` private).
+        Set by the releaser; None (a release built by hand, or read from a file
+        written before releases carried it) fills in the rule of the mechanism
+        and kind (replace-one, and for a table the relation its sensitivity
+        stands for: 2 replace-one, 1 add-remove).
+    privacy_unit : str
+        What the guarantee protects, in words (e.g. ``'one record (replace-one,
+        n public)'``); results computed from the release print it.  Set by the
+        releaser; None fills in the same rule as ``neighbours``.
     ledger_digest : str or None
         The head digest of the :class:`~dpinfer.PrivacyBudget` ledger right after
         this release's charge (SHA-256, hex; see
@@ -72,6 +87,8 @@ class Release:
     n: int | None
     kind: str
     secure: bool = False
+    neighbours: str | None = None
+    privacy_unit: str | None = None
     ledger_digest: str | None = None
 
     def __post_init__(self):
@@ -82,6 +99,9 @@ class Release:
                 raise TypeError(f"`{name}` must be a non-empty string; got {_show(text)}.")
         if self.kind not in _KINDS:
             raise ValueError(f"`kind` must be one of {', '.join(map(repr, _KINDS))}; got {self.kind!r}.")
+        if self.mechanism not in _mechanisms.NAMES:
+            raise ValueError(f"`mechanism` must be one of {', '.join(map(repr, _mechanisms.NAMES))}; "
+                             f"got {self.mechanism!r}.")
         object.__setattr__(self, "epsilon", _check_epsilon(self.epsilon))
         object.__setattr__(self, "delta", _check_delta(self.delta))
         object.__setattr__(self, "sensitivity", _check_positive(self.sensitivity, "sensitivity"))
@@ -90,6 +110,15 @@ class Release:
         if not isinstance(self.secure, (bool, np.bool_)):
             raise TypeError(f"`secure` must be True or False; got {_show(self.secure)}.")
         object.__setattr__(self, "secure", bool(self.secure))
+        neighbours, unit = _mechanisms.default_semantics(self.mechanism, self.kind, self.sensitivity)
+        if self.neighbours is None:
+            object.__setattr__(self, "neighbours", neighbours)
+        elif not isinstance(self.neighbours, str) or self.neighbours not in _mechanisms.NEIGHBOURS:
+            raise ValueError(f"`neighbours` must be None, 'replace-one' or 'add-remove'; got {_show(self.neighbours)}.")
+        if self.privacy_unit is None:
+            object.__setattr__(self, "privacy_unit", unit)
+        elif not isinstance(self.privacy_unit, str) or not self.privacy_unit:
+            raise TypeError(f"`privacy_unit` must be None or a non-empty string; got {_show(self.privacy_unit)}.")
         if self.ledger_digest is not None and not isinstance(self.ledger_digest, str):
             raise TypeError(f"`ledger_digest` must be None or a string; got {_show(self.ledger_digest)}.")
         if value.ndim == 0:
@@ -134,6 +163,8 @@ class Release:
             "n": self.n,
             "kind": self.kind,
             "secure": self.secure,
+            "neighbours": self.neighbours,
+            "privacy_unit": self.privacy_unit,
             "ledger_digest": self.ledger_digest,
         }
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import _check_epsilon, _data_array, _position, _show
+from .. import _mechanisms
 from ..budget._charging import charge_release
 from ._secure_path import _bit_source, _grid_step, _laplace_on_grid
 from .release import Release
@@ -84,6 +85,8 @@ class ContingencyTableReleaser:
     >>> rel.kind, rel.value.shape, rel.sensitivity, rel.n
     ('table', (2, 2), 2.0, 40)
     """
+
+    _mechanism = _mechanisms.LAPLACE  # the registry code (see dpinfer._mechanisms)
 
     epsilon: float
     neighbours: str = "replace-one"
@@ -168,5 +171,5 @@ class ContingencyTableReleaser:
                                 secure=bits.hardened, sensitivity=s, grid=_grid_step(_CELL_BOUND / s, self.epsilon, s))
         units = counts / s  # exact: multiples of 1/2 (replace-one) or integers (add/remove)
         noisy = _laplace_on_grid(bits, units, self.epsilon, bound=_CELL_BOUND / s, exact=True) * s
-        return Release(noisy, "laplace", self.epsilon, 0.0, s, n, "table", secure=bits.hardened,
-                       ledger_digest=digest)
+        return Release(noisy, _mechanisms.LAPLACE, self.epsilon, 0.0, s, n, "table", secure=bits.hardened,
+                       neighbours=self.neighbours, privacy_unit=_mechanisms.table_unit(self.neighbours, s), ledger_digest=digest)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import _check_counts, _check_delta, _check_epsilon, _check_int, _check_sensitivity
+from .. import _mechanisms
 from ..budget._charging import charge_release
 from .._exact_noise import _clip_to_int64, _discrete_laplace, _truncated_tulap_units, _uniform_int
 from ..distributions._tulap_law import tulap_grid, unit_privacy
@@ -112,6 +113,8 @@ class TulapReleaser:
     (1.0, 2.0)
     """
 
+    _mechanism = _mechanisms.TULAP  # the registry code (see dpinfer._mechanisms)
+
     epsilon: float
     delta: float = 0.0
     sensitivity: int = 1
@@ -190,7 +193,8 @@ class TulapReleaser:
         digest = charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
                                 secure=bits.hardened, sensitivity=float(self.sensitivity), grid=2.0**-grid.bits)
         value = _release_tulap(bits, np.asarray(x), n, unit_epsilon, unit_delta)
-        return Release(value, "tulap", self.epsilon, self.delta, float(self.sensitivity), n, "count",
+        return Release(value, _mechanisms.TULAP, self.epsilon, self.delta, float(self.sensitivity), n, "count",
+                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.count_unit(self.sensitivity),
                        secure=bits.hardened, ledger_digest=digest)
 
 

@@ -3,34 +3,10 @@
 import json
 
 
-from dpinfer import (
-    KRRReleaser,
-    LaplaceReleaser,
-    LDPHistogramReleaser,
-    LocalLaplaceReleaser,
-    RandomizedResponseReleaser,
-    TulapReleaser,
-    TwoCoinRRReleaser,
-    UnaryEncodingReleaser,
-)
+from _releaser_catalogue import CENTRAL, LOCAL, RELEASE_METHODS
 
-# (name, releaser, method name, input, extra positional arguments); every release method of
-# every releaser.  `central` ones take `array=`.
-CENTRAL = [
-    ("tulap", TulapReleaser(1.0, 1e-6), "release", 11, (30,)),
-    ("laplace.release", LaplaceReleaser(1.0, 2.0), "release", 3.5, ()),
-    ("laplace.proportion", LaplaceReleaser(1.0), "proportion", 11, (30,)),
-    ("laplace.count", LaplaceReleaser(1.0), "count", 11, (30,)),
-]
-LOCAL = [
-    ("rr", RandomizedResponseReleaser(1.0), "release", [1, 0, 1], ()),
-    ("two_coin", TwoCoinRRReleaser(0.5, 0.5), "release", [1, 0, 1], ()),
-    ("krr", KRRReleaser(1.0, 3), "release", [0, 2, 1], ()),
-    ("unary", UnaryEncodingReleaser(1.0, 4), "release", [0, 3, 3], ()),
-    ("local_laplace", LocalLaplaceReleaser(1.0, 1.0), "release", [0.2, -0.5], ()),
-    ("ldp_histogram", LDPHistogramReleaser(1.0, 5), "release", [0.1, 0.9], ()),
-]
-ALL = CENTRAL + LOCAL
+# every release method of every releaser (the one catalogue); `CENTRAL` ones take `array=`
+ALL = RELEASE_METHODS
 
 
 def _call(releaser, method, x, args, **kw):

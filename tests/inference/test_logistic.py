@@ -277,8 +277,8 @@ def test_non_convergence_is_reported(monkeypatch):
 
 # --------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize(("kwargs", "exc", "match"), [
-    ({"table": "rel", "epsilon": 1.0}, TypeError, "`epsilon` must not be given with a Release"),
-    ({"table": "rel", "neighbours": "replace-one"}, TypeError, "`neighbours` must not be given"),
+    ({"table": "rel", "epsilon": 1.0}, ValueError, "`epsilon` must not be given when `table` is a Release"),
+    ({"table": "rel", "neighbours": "replace-one"}, ValueError, "`neighbours` must not be given when `table` is a Release"),
     ({"table": [[1.0, 2.0], [3.0, 4.0]]}, TypeError, "`epsilon` must be given with bare noisy counts"),
     ({"table": [[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]], "epsilon": 1.0}, ValueError, "k x 2 table"),
     ({"table": [[1.0, 2.0]], "epsilon": 1.0}, ValueError, "k x 2 table"),
@@ -297,7 +297,7 @@ def test_non_convergence_is_reported(monkeypatch):
     ({"table": "rel", "confidence_level": 95}, ValueError, "give 0.95, not 95"),
     ({"table": "rel", "draws": "yes"}, TypeError, "`draws` must be True or False"),
     ({"table": "rel", "rng": 1.5}, TypeError, "`rng` must be"),
-    ({"table": "laplace"}, ValueError, "must be a Laplace release of kind 'table'"),
+    ({"table": "laplace"}, ValueError, "which logistic_jimi does not take: it takes a Laplace-noised k x 2 table"),
 ])
 def test_bad_input_names_the_argument(kwargs, exc, match):
     rel = ContingencyTableReleaser(1.0).release([[6, 4], [3, 7], [3, 7], [1, 8]], rng=1)

@@ -1,7 +1,7 @@
 """Reference values for the DP-UMP binomial p-values and intervals, mpmath at 40 digits.
 
 Run offline (``python tests/reference/make_ump.py``, about two minutes on one core); it
-writes ``tests/reference/ump_values.json``, read by ``tests/inference/test_ump.py``.
+writes ``tests/reference/ump_values.json``, read by ``tests/inference/ump/test_ump.py``.
 
 Independence from the package: every p-value is the plain full sum over x = 0..n,
 

@@ -2,7 +2,7 @@
 
 Run offline (``python tests/reference/make_ump_sensitivity.py``, under a minute on one
 core); it writes ``tests/reference/ump_sensitivity_values.json``, read by
-``tests/inference/test_ump_sensitivity.py``.
+``tests/inference/ump/test_ump_sensitivity.py``.
 
 The released law (``TulapReleaser(epsilon, delta, sensitivity=k)``, documented in its
 Notes) is the Tulap law of the unit parameters

@@ -10,20 +10,9 @@ import numpy as np
 
 from . import _kernels as _k
 from ..._printing import _r_format
-from ..._validation import (
-    DPInferValueError,
-    _arg,
-    _method,
-    _as_real_array,
-    _check_epsilon,
-    _check_int,
-    _check_n_sim,
-    _check_proportion_scale,
-    _show,
-)
-
-
-_KINDS = ("proportion", "count")
+from ... import _mechanisms
+from ..._validation import DPInferValueError, _arg, _check_n_sim, _check_proportion_scale
+from .._resolve import accepts
 
 #: Most fiducial draws per release.  One release's draws are held in memory at once
 #: (about 40 bytes per draw across the working arrays: 400 MB at this limit), so the
@@ -45,78 +34,28 @@ def _check_jimi_n_sim(n_sim, *, allow_none=True):
     return n_sim
 
 
-def _resolve(value, n, epsilon, kind, *, value_name, n_name, epsilon_name, kind_name):
-    """Validate one release's inputs; return (pi_hat, n, epsilon, kind, is_scalar, raw).
+#: the releases every DP-JIMI function takes (plain numbers stand for a Laplace proportion)
+ACCEPTS = accepts(
+    {(_mechanisms.LAPLACE, "proportion"), (_mechanisms.LAPLACE, "count")},
+    ("binom_jimi_test", "binom_jimi_ci", "binom2_jimi_ci", "binom2_jimi_test", "binom_jimi_sample",
+     "binom2_jimi_sample"),
+    "a Laplace-noised proportion or count (LaplaceReleaser(epsilon).proportion(x, n) or .count(x, n))",
+    numbers=(_mechanisms.LAPLACE, "proportion"))
 
-    ``raw`` is the released value as given (a noisy count for kind 'count').
 
-    A :class:`~dpinfer.Release` supplies n, epsilon (and its kind); a plain number
-    needs ``n`` and ``epsilon``, and is a proportion unless ``kind='count'``.
-    """
-    from ...releasers.release import Release  # local: releasers import results, not inference
-
-    if kind is not None and not isinstance(kind, str):  # before `in`: an array would compare elementwise
-        raise TypeError(f"`{kind_name}` must be None, 'proportion' or 'count'; got {_show(kind)}.")
-    if kind is not None and kind not in _KINDS:
-        raise ValueError(f"`{kind_name}` must be None, 'proportion' or 'count'; got {kind!r}.")
-    if isinstance(value, Release):
-        rel = value
-        if n is not None or epsilon is not None:
-            given = [nm for nm, v in ((n_name, n), (epsilon_name, epsilon)) if v is not None]
-            raise ValueError(
-                f"{', '.join(f'`{g}`' for g in given)} must not be given with a Release: "
-                f"the release records n = {rel.n} and epsilon = {rel.epsilon:g}."
-            )
-        if rel.mechanism == "tulap":
-            raise DPInferValueError(
-                _arg(value_name), " is a Tulap release; DP-JIMI here inverts the Laplace mechanism "
-                "(pi_hat = X/n + Laplace noise). For a Tulap release use ",
-                _method("ump", "binom_ump_test / binom_ump_ci"), ", which are exact for Tulap noise."
-            )
-        if rel.mechanism != "laplace":
-            raise ValueError(
-                f"`{value_name}` must be a Laplace release (LaplaceReleaser.proportion or "
-                f".count); got mechanism {rel.mechanism!r}."
-            )
-        if rel.kind not in _KINDS or rel.n is None:
-            raise ValueError(
-                f"`{value_name}` must be a Laplace release of a proportion or a count out of n "
-                f"(LaplaceReleaser.proportion or .count); got kind {rel.kind!r}."
-            )
-        if kind is not None and kind != rel.kind:
-            raise ValueError(
-                f"`{kind_name}` = {kind!r} contradicts the release, whose kind is {rel.kind!r}; "
-                f"leave `{kind_name}` out when passing a Release."
-            )
-        expected = 1.0 / rel.n if rel.kind == "proportion" else 1.0
-        if not np.isclose(rel.sensitivity, expected, rtol=1e-12, atol=0.0):
-            raise ValueError(
-                f"`{value_name}` must have sensitivity {expected:g} for a {rel.kind} out of "
-                f"n = {rel.n}; got {rel.sensitivity!r}."
-            )
-        if rel.delta != 0.0:
-            raise ValueError(f"`{value_name}` must be a pure-DP Laplace release (delta = 0); got {rel.delta!r}.")
-        raw, n, epsilon, kind = rel.value, rel.n, rel.epsilon, rel.kind
-    else:
-        if n is None:
-            raise TypeError(f"`{n_name}` is required unless `{value_name}` is a Release.")
-        if epsilon is None:
-            raise TypeError(f"`{epsilon_name}` is required unless `{value_name}` is a Release.")
-        n = _check_int(n, n_name, minimum=1)
-        epsilon = _check_epsilon(epsilon, epsilon_name)
-        kind = "proportion" if kind is None else kind
-        raw = value
+def _proportions(rec, name, suffix=""):
+    """The released proportions of a resolved record (a count divided by n), after the scale checks."""
+    n, epsilon = rec.n, rec.epsilon
     if epsilon * n < 1e-150:
         raise ValueError(
-            f"`{epsilon_name}` * n must be at least 1e-150 (the Laplace noise, of scale "
+            f"`epsilon{suffix}` * n must be at least 1e-150 (the Laplace noise, of scale "
             f"1/(epsilon n), would swamp any data); got epsilon = {epsilon!r} with n = {n}."
         )
-    arr = _as_real_array(raw, value_name)
-    if kind == "proportion":
-        _check_proportion_scale(arr, n, epsilon, value_name,
-                                count_fix=f"pass the noisy count with `{kind_name}`='count'")
-    pi_hat = arr / n if kind == "count" else arr
-    return pi_hat, n, epsilon, kind, arr.ndim == 0, arr
+    if rec.kind == "proportion":
+        _check_proportion_scale(rec.value, n, epsilon, name,
+                                count_fix=f"pass the noisy count with `kind{suffix}`='count'")
+        return rec.value
+    return rec.value / n
 
 
 def _data_name(value, n, epsilon, kind):

@@ -15,8 +15,9 @@ import numpy as np
 
 from ..._validation import _check_rng
 from . import _kernels as _k
-from ._common import _check_jimi_n_sim, _resolve
-from ._two_sample import _resolve_pair, _spawn_pair
+from .._resolve import resolve
+from ._common import ACCEPTS, _check_jimi_n_sim, _proportions
+from ._two_sample import _pair, _spawn_pair
 
 __all__ = ["binom2_jimi_sample", "binom_jimi_sample"]
 
@@ -107,9 +108,9 @@ def binom_jimi_sample(release_or_value, n=None, *, epsilon=None, kind=None, n_si
     >>> bool(np.median(odds) > 0)
     True
     """
-    pi_hat, n, epsilon, _, scalar, _ = _resolve(
-        release_or_value, n, epsilon, kind, value_name="release_or_value", n_name="n",
-        epsilon_name="epsilon", kind_name="kind")
+    rec = resolve(release_or_value, n, epsilon=epsilon, kind=kind, accepts=ACCEPTS, method="binom_jimi_sample",
+                  name="release_or_value")
+    pi_hat, n, epsilon, scalar = _proportions(rec, "release_or_value"), rec.n, rec.epsilon, rec.scalar
     if not scalar:
         raise ValueError(
             f"`release_or_value` must be one released value; got an array of shape {pi_hat.shape}. "
@@ -179,8 +180,8 @@ def binom2_jimi_sample(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
     >>> bool(np.median(odds_ratio) > 1)
     True
     """
-    (p1, n1, e1, _k1, _r1), (p2, n2, e2, _k2, _r2), scalar = _resolve_pair(
-        pi1, pi2, n1, n2, epsilon1, epsilon2, kind1, kind2)
+    r1, r2, p1, p2, scalar = _pair(pi1, pi2, n1, n2, epsilon1, epsilon2, kind1, kind2, "binom2_jimi_sample")
+    n1, e1, n2, e2 = r1.n, r1.epsilon, r2.n, r2.epsilon
     if not scalar:
         raise ValueError(
             f"`pi1` and `pi2` must be one released value each; got shapes {np.shape(p1)} and "

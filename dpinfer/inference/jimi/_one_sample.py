@@ -27,21 +27,22 @@ from ..._validation import _check_alternative, _check_confidence_level, _check_p
 from ..._warnings import ApproximationWarning
 from ...results import ConfidenceInterval, HTestResult
 from ._common import (
+    ACCEPTS,
     _check_jimi_n_sim,
     _data_name,
     _one_sample,
+    _proportions,
     _pvalue,
-    _resolve,
     _stack,
     _tails,
 )
 from ._exact import _coverage_message, _size_message
-from .._release_args import _STACKLEVEL, _release_first
+from .._resolve import STACKLEVEL as _STACKLEVEL, provenance, release_first, resolve
 
 __all__ = ["binom_jimi_ci", "binom_jimi_test"]
 
 
-@_release_first(("pi_hat",), skip=("n",))
+@release_first(skip=("n",))
 def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0.95,
                   alternative="two-sided", n_sim=None, rng=None):
     """DP-JIMI (fiducial matching) confidence interval for a binomial proportion.
@@ -211,9 +212,8 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
            [0.3067, 0.6933],
            [1.    , 1.    ]])
     """
-    pi_hat, n, epsilon, kind, scalar, raw = _resolve(
-        pi_hat, n, epsilon, kind, value_name="pi_hat", n_name="n", epsilon_name="epsilon",
-        kind_name="kind")
+    rec = resolve(pi_hat, n, epsilon=epsilon, kind=kind, accepts=ACCEPTS, method="binom_jimi_ci", name="pi_hat")
+    pi_hat, n, epsilon, scalar = _proportions(rec, "pi_hat"), rec.n, rec.epsilon, rec.scalar
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
     n_sim = _check_jimi_n_sim(n_sim)
@@ -228,7 +228,7 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     return _stack(lo, hi, pi_hat.shape)
 
 
-@_release_first(("pi_hat",), skip=("n",))
+@release_first(skip=("n",))
 def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternative="two-sided",
                     confidence_level=0.95, n_sim=None, rng=None):
     """DP-JIMI (fiducial matching) test of a binomial proportion from a Laplace release.
@@ -353,9 +353,9 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
     >>> round(res.pvalue, 4)
     0.0507
     """
-    pi_hat, n, epsilon, kind, scalar, raw = _resolve(
-        pi_hat, n, epsilon, kind, value_name="pi_hat", n_name="n", epsilon_name="epsilon",
-        kind_name="kind")
+    rec = resolve(pi_hat, n, epsilon=epsilon, kind=kind, accepts=ACCEPTS, method="binom_jimi_test",
+                  name="pi_hat")
+    pi_hat, n, epsilon, kind, scalar = _proportions(rec, "pi_hat"), rec.n, rec.epsilon, rec.kind, rec.scalar
     p0 = _check_probability(p0, "p0")
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
@@ -369,7 +369,7 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
     pvalue = np.clip(_pvalue(le, ge, alternative), 0.0, 1.0)
     if not scalar:
         return pvalue.reshape(pi_hat.shape)
-    value = float(raw)
+    value = float(rec.value)
     how = "exact limit" if n_sim is None else f"{n_sim} draws"
     return HTestResult(
         statistic=value,
@@ -384,6 +384,7 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
         delta=0.0,
         data_name=_data_name(value, n, epsilon, kind),
         statistic_name="noisy count" if kind == "count" else "pi_hat",
-        mechanism="Laplace",
+        mechanism=rec.mechanism,
+        **provenance(rec),
         n_sim=n_sim,
     )

@@ -8,8 +8,8 @@ from . import _kernels as _k
 from ..._validation import _check_alternative, _check_confidence_level, _check_real, _check_rng
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...results import ConfidenceInterval, HTestResult
-from ._common import _check_jimi_n_sim, _data_name, _fill, _pvalue, _resolve, _stack, _tails
-from .._release_args import _release_first
+from .._resolve import provenance, release_first, resolve
+from ._common import ACCEPTS, _check_jimi_n_sim, _data_name, _fill, _proportions, _pvalue, _stack, _tails
 
 __all__ = [
     "binom2_jimi_ci",
@@ -53,21 +53,20 @@ def _two_sample(pi1, n1, eps1, pi2, n2, eps2, tails, d0, n_sim, gen):
     return lo, hi, ((le, ge) if d0 is not None else None)
 
 
-def _resolve_pair(pi1, pi2, n1, n2, epsilon1, epsilon2, kind1, kind2):
+def _pair(pi1, pi2, n1, n2, epsilon1, epsilon2, kind1, kind2, method):
+    """The two groups' records and their proportions, broadcast together."""
     if pi2 is None:
         raise TypeError("`pi2` (group 2's release) is required.")
-    r1 = _resolve(pi1, n1, epsilon1, kind1, value_name="pi1", n_name="n1",
-                  epsilon_name="epsilon1", kind_name="kind1")
-    r2 = _resolve(pi2, n2, epsilon2, kind2, value_name="pi2", n_name="n2",
-                  epsilon_name="epsilon2", kind_name="kind2")
+    r1 = resolve(pi1, n1, epsilon=epsilon1, kind=kind1, accepts=ACCEPTS, method=method, name="pi1", suffix="1")
+    r2 = resolve(pi2, n2, epsilon=epsilon2, kind=kind2, accepts=ACCEPTS, method=method, name="pi2", suffix="2")
+    p1, p2 = _proportions(r1, "pi1", "1"), _proportions(r2, "pi2", "2")
     try:
-        a, b = np.broadcast_arrays(r1[0], r2[0])
+        a, b = np.broadcast_arrays(p1, p2)
     except ValueError as exc:
         raise ValueError(
-            f"`pi1` and `pi2` must have broadcastable shapes; got {r1[0].shape} and "
-            f"{r2[0].shape}."
+            f"`pi1` and `pi2` must have broadcastable shapes; got {p1.shape} and {p2.shape}."
         ) from exc
-    return (a, *r1[1:4], r1[5]), (b, *r2[1:4], r2[5]), (r1[4] and r2[4])
+    return r1, r2, a, b, r1.scalar and r2.scalar
 
 
 def _check_n_sim_two(n_sim):
@@ -75,7 +74,7 @@ def _check_n_sim_two(n_sim):
     return _check_jimi_n_sim(n_sim, allow_none=True)
 
 
-@_release_first(("pi1", "pi2"), skip=("n1", "n2"))
+@release_first(skip=("n1", "n2"))
 def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=None,
                    kind1=None, kind2=None, confidence_level=0.95, alternative="two-sided",
                    n_sim=10_000, rng=None):
@@ -160,8 +159,8 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=N
     >>> -1.0 <= ci.low < ci.high <= 1.0
     True
     """
-    (p1, n1, e1, _k1, _r1), (p2, n2, e2, _k2, _r2), scalar = _resolve_pair(
-        pi1, pi2, n1, n2, epsilon1, epsilon2, kind1, kind2)
+    r1, r2, p1, p2, scalar = _pair(pi1, pi2, n1, n2, epsilon1, epsilon2, kind1, kind2, "binom2_jimi_ci")
+    n1, e1, n2, e2 = r1.n, r1.epsilon, r2.n, r2.epsilon
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
     n_sim = _check_n_sim_two(n_sim)
@@ -173,7 +172,7 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=N
     return _stack(lo, hi, p1.shape)
 
 
-@_release_first(("pi1", "pi2"), skip=("n1", "n2"))
+@release_first(skip=("n1", "n2"))
 def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
                      epsilon2=None, kind1=None, kind2=None, alternative="two-sided",
                      confidence_level=0.95, n_sim=10_000, rng=None, composition="sequential"):
@@ -260,8 +259,8 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
     >>> res.pvalue < 0.01, res.n_sim
     (True, 10000)
     """
-    (p1, n1, e1, k1, raw1), (p2, n2, e2, k2, raw2), scalar = _resolve_pair(
-        pi1, pi2, n1, n2, epsilon1, epsilon2, kind1, kind2)
+    r1, r2, p1, p2, scalar = _pair(pi1, pi2, n1, n2, epsilon1, epsilon2, kind1, kind2, "binom2_jimi_test")
+    n1, e1, n2, e2 = r1.n, r1.epsilon, r2.n, r2.epsilon
     p0 = _check_real(p0, "p0")
     if not -1.0 <= p0 <= 1.0:
         raise ValueError(f"`p0` (the null difference theta1 - theta2) must lie in [-1, 1]; got {p0!r}.")
@@ -277,8 +276,8 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
         return pvalue.reshape(p1.shape)
     v1, v2 = float(p1), float(p2)
     est = min(max(v1 - v2, -1.0), 1.0)  # the rule of every test: the raw estimate projected
-    name1 = _data_name(float(raw1), n1, e1, k1)
-    name2 = _data_name(float(raw2), n2, e2, k2)
+    name1 = _data_name(float(r1.value), n1, e1, r1.kind)
+    name2 = _data_name(float(r2.value), n2, e2, r2.kind)
     return HTestResult(
         statistic=v1 - v2,
         pvalue=float(pvalue[0]),
@@ -295,6 +294,7 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
         statistic_name="pi1 - pi2",
         estimate_name="difference in proportions",
         null_name="difference in proportions",
-        mechanism="Laplace",
+        mechanism=r1.mechanism,
+        **provenance(r1, r2),
         n_sim=n_sim,
     )

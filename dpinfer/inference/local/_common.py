@@ -10,7 +10,6 @@ from scipy import stats
 
 from ..._ldp_channels import _unary_keep_prob
 from ..._validation import _as_real_array, _check_choice, _show
-from ...releasers.release import Release
 from ...point_estimate import PointEstimate
 from ...results import ConfidenceInterval
 
@@ -86,18 +85,6 @@ def _check_bool(value, name):
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"`{name}` must be True or False; got {_show(value)}.")
     return bool(value)
-
-
-def _release_of(reports, mechanisms, name="reports"):
-    """The Release if ``reports`` is one (checking mechanism and kind), else None."""
-    if not isinstance(reports, Release):
-        return None
-    if reports.mechanism not in mechanisms or reports.kind != "reports":
-        raise ValueError(
-            f"`{name}` is a Release of mechanism {reports.mechanism!r} (kind {reports.kind!r}); this function "
-            f"needs local-DP reports from mechanism {' or '.join(map(repr, mechanisms))}."
-        )
-    return reports
 
 
 def _not_again(name, value, why):

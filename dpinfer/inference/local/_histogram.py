@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
+from ... import _mechanisms
 from ..._validation import _as_real_array, _check_epsilon, _check_int, _check_real
-from ._common import _estimate_result, _not_again, _project_simplex, _release_of
+from .._resolve import accepts, resolve
+from ._common import _estimate_result, _project_simplex
 
 __all__ = [
     "ldp_histogram_bins",
@@ -17,6 +18,11 @@ __all__ = [
 
 #: 96 / R for the reference roughness R = int f'^2 = 12 (see ldp_histogram_bins).
 _BINS_REFERENCE = 8.0
+
+
+#: the releases ldp_histogram_density takes (its number form is raw reports)
+ACCEPTS = accepts({(_mechanisms.LDP_HISTOGRAM, "reports")}, ("ldp_histogram_density",),
+                  "local-DP histogram reports (LDPHistogramReleaser(epsilon, bins).release(x))")
 
 
 def ldp_histogram_bins(n, epsilon, beta=1.0):
@@ -147,10 +153,10 @@ def ldp_histogram_density(reports, *, epsilon=None):
     >>> ldp_histogram_density(rel).estimate.round(1)
     array([0.6, 1.4, 1.4, 0.6])
     """
-    rel = _release_of(reports, ("ldp_histogram",))
+    rel = resolve(reports, epsilon=epsilon, accepts=ACCEPTS, method="ldp_histogram_density", name="reports",
+                  numbers=False)
     if rel is not None:
-        _not_again("epsilon", epsilon, "`reports` is a Release")
-        z = np.asarray(rel.value)
+        z = rel.value
         eps = rel.epsilon
     else:
         if epsilon is None:
@@ -167,4 +173,4 @@ def ldp_histogram_density(reports, *, epsilon=None):
                             estimate_name="density",
                             parameter_space="the densities on the bins (heights >= 0, integral 1)",
                             method="Local-DP histogram density estimate", epsilon=eps,
-                            mechanism="ldp_histogram")
+                            mechanism=_mechanisms.LDP_HISTOGRAM)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ... import _mechanisms
 from ..._validation import (
     _as_real_array,
     _check_choice,
@@ -14,7 +15,7 @@ from ..._validation import (
     _show,
 )
 from ...results import HTestResult
-from .._release_args import _release_first
+from .._resolve import accepts, provenance, resolve
 from ._common import (
     _MIN_SIGNAL,
     _SIM_NOTES,
@@ -25,7 +26,6 @@ from ._common import (
     _fill_doc,
     _not_again,
     _project_simplex,
-    _release_of,
     _simultaneous,
 )
 
@@ -37,17 +37,22 @@ __all__ = [
 ]
 
 
-def _krr_setup(reports, counts, epsilon, k):
-    """Resolve k-RR inputs: ``(counts (..., k) float, n (...), eps, k, scalar)``."""
-    rel = _release_of(reports, ("krr",))
+#: the releases the k-RR functions take (their number forms are raw reports and counts)
+ACCEPTS = accepts({(_mechanisms.KRR, "reports")},
+                  ("krr_frequency_estimate", "krr_frequency_cov", "krr_frequency_ci", "krr_gof_test"),
+                  "k-ary randomized-response reports (KRRReleaser(epsilon, categories).release(x))")
+
+
+def _krr_setup(reports, counts, epsilon, k, *, method):
+    """Resolve k-RR inputs: ``(counts (..., k) float, n (...), eps, k, scalar, record or None)``."""
+    rel = resolve(reports, epsilon=epsilon, accepts=ACCEPTS, method=method, name="reports", numbers=False)
     if k is None:
         raise ValueError("`k` (the number of categories) must be given; a k-RR Release does not record it.")
     k = _check_int(k, "k", minimum=2)
     if rel is not None:
         _not_again("counts", counts, "`reports` is a Release")
-        _not_again("epsilon", epsilon, "`reports` is a Release (epsilon comes from it)")
         eps = rel.epsilon
-        labels = np.atleast_1d(np.asarray(rel.value)).astype(np.int64)
+        labels = np.atleast_1d(rel.value).astype(np.int64)
         if labels.max() > k - 1:
             raise ValueError(f"the Release holds label {labels.max()}, which needs `k` > {k}; got k = {k}.")
     else:
@@ -68,14 +73,14 @@ def _krr_setup(reports, counts, epsilon, k):
             n = c.sum(axis=-1)
             if np.any(n < 1):
                 raise ValueError("`counts` must hold at least one report per data set; got a total of 0.")
-            return c, n, eps, k, c.ndim == 1
+            return c, n, eps, k, c.ndim == 1, None
         else:
             raise ValueError("give `reports` (k-RR reports or Release) or `counts`.")
     flat = labels.reshape(-1, labels.shape[-1])
     offsets = (np.arange(flat.shape[0]) * k)[:, None]
     c = np.bincount((flat + offsets).ravel(), minlength=flat.shape[0] * k).reshape(labels.shape[:-1] + (k,))
     c = c.astype(float)
-    return c, c.sum(axis=-1), eps, k, labels.ndim == 1
+    return c, c.sum(axis=-1), eps, k, labels.ndim == 1, rel
 
 
 def _krr_probs(eps, k):
@@ -145,13 +150,13 @@ def krr_frequency_estimate(reports=None, *, counts=None, epsilon=None, k=None):
     >>> est.estimate_raw.round(4), est.estimate.round(4)
     (array([ 0.791 ,  0.2418, -0.0328]), array([0.7746, 0.2254, 0.    ]))
     """
-    c, n, eps, k, _ = _krr_setup(reports, counts, epsilon, k)
+    c, n, eps, k, _, _ = _krr_setup(reports, counts, epsilon, k, method="krr_frequency_estimate")
     raw = _krr_debias(c, n, eps, k)
     return _estimate_result(raw, _project_simplex(raw), n, False,
                             estimate_name="category frequencies",
                             parameter_space="the probability simplex",
                             method="k-ary randomized response estimate of category frequencies",
-                            epsilon=eps, mechanism="krr")
+                            epsilon=eps, mechanism=_mechanisms.KRR)
 
 
 def _krr_cov(c, n, eps, k, estimand):
@@ -219,7 +224,7 @@ def krr_frequency_cov(reports=None, *, counts=None, epsilon=None, k=None, estima
     (3, 3)
     """
     estimand = _check_estimand(estimand)
-    c, n, eps, k, _ = _krr_setup(reports, counts, epsilon, k)
+    c, n, eps, k, _, _ = _krr_setup(reports, counts, epsilon, k, method="krr_frequency_cov")
     return _krr_cov(c, n, eps, k, estimand)
 
 
@@ -265,12 +270,11 @@ def krr_frequency_ci(reports=None, *, counts=None, epsilon=None, k=None, confide
     level = _check_confidence_level(confidence_level)
     method = _check_choice(method, "method", ("bonferroni", "scheffe"))
     estimand = _check_estimand(estimand)
-    c, n, eps, k, _ = _krr_setup(reports, counts, epsilon, k)
+    c, n, eps, k, _, _ = _krr_setup(reports, counts, epsilon, k, method="krr_frequency_ci")
     est = _krr_debias(c, n, eps, k)
     return _simultaneous(est, _krr_cov(c, n, eps, k, estimand), level, method, k - 1)
 
 
-@_release_first(("reports",))
 def krr_gof_test(reports=None, p0=None, *, counts=None, epsilon=None, k=None):
     """Chi-square goodness-of-fit test of ``H0: pi = p0`` from k-RR reports.
 
@@ -329,7 +333,7 @@ def krr_gof_test(reports=None, p0=None, *, counts=None, epsilon=None, k=None):
         k = _check_int(k, "k", minimum=2)
         if k != p0.size:
             raise ValueError(f"`p0` must have length k = {k}; got length {p0.size}.")
-    c, n, eps, k, scalar = _krr_setup(reports, counts, epsilon, k)
+    c, n, eps, k, scalar, rec = _krr_setup(reports, counts, epsilon, k, method="krr_gof_test")
     q_t, q_o, gap = _krr_probs(eps, k)
     lam0 = q_o + gap * p0
     expected = n[..., None] * lam0
@@ -343,7 +347,8 @@ def krr_gof_test(reports=None, p0=None, *, counts=None, epsilon=None, k=None):
         conf_int=None, epsilon=eps, delta=0.0,
         data_name=f"k-RR report counts out of n = {int(n)}, k = {k}",
         statistic_name="X-squared", null_name="distance between the category frequencies and p0",
-        mechanism="k-ary randomized response", parameter=k - 1, parameter_name="df",
+        mechanism=_mechanisms.KRR, parameter=k - 1, parameter_name="df",
+        **provenance(rec),
     )
 
 

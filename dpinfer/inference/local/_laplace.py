@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ... import _mechanisms
 from ..._validation import (
     _as_real_array,
     _check_alternative,
@@ -12,7 +13,8 @@ from ..._validation import (
     _check_epsilon,
     _check_positive,
 )
-from ._common import _check_estimand, _ci_out, _estimate_result, _not_again, _release_of
+from .._resolve import accepts, resolve
+from ._common import _check_estimand, _ci_out, _estimate_result, _not_again
 
 __all__ = [
     "local_laplace_mean_ci",
@@ -21,12 +23,17 @@ __all__ = [
 ]
 
 
-def _laplace_setup(reports, epsilon, bound):
-    rel = _release_of(reports, ("local_laplace",))
+#: the releases the local-Laplace functions take (their number form is raw reports)
+ACCEPTS = accepts({(_mechanisms.LOCAL_LAPLACE, "reports")},
+                  ("local_laplace_mean_estimate", "local_laplace_mean_se", "local_laplace_mean_ci"),
+                  "local Laplace reports (LocalLaplaceReleaser(epsilon, bound).release(x))")
+
+
+def _laplace_setup(reports, epsilon, bound, *, method):
+    rel = resolve(reports, epsilon=epsilon, accepts=ACCEPTS, method=method, name="reports", numbers=False)
     if rel is not None:
-        _not_again("epsilon", epsilon, "`reports` is a Release (epsilon comes from it)")
         _not_again("bound", bound, "`reports` is a Release (bound = sensitivity / 2 comes from it)")
-        z = np.atleast_1d(np.asarray(rel.value))
+        z = np.atleast_1d(rel.value)
         eps, m = rel.epsilon, rel.sensitivity / 2.0
     else:
         if reports is None:
@@ -88,13 +95,13 @@ def local_laplace_mean_estimate(reports, *, epsilon=None, bound=None):
     >>> est.estimate, est.estimate_raw
     (1.0, 3.175)
     """
-    z, eps, m, scalar = _laplace_setup(reports, epsilon, bound)
+    z, eps, m, scalar = _laplace_setup(reports, epsilon, bound, method="local_laplace_mean_estimate")
     raw = z.mean(axis=-1)
     space = f"[-{m:.7g}, {m:.7g}]"
     return _estimate_result(raw, np.clip(raw, -m, m), z.shape[-1], scalar,
                             estimate_name="mean", parameter_space=space,
                             method="Local Laplace estimate of a mean", epsilon=eps,
-                            mechanism="local_laplace")
+                            mechanism=_mechanisms.LOCAL_LAPLACE)
 
 
 def _laplace_se(z, eps, m, estimand):
@@ -139,7 +146,7 @@ def local_laplace_mean_se(reports, *, epsilon=None, bound=None, estimand="popula
     1.4142135623730951
     """
     estimand = _check_estimand(estimand)
-    z, eps, m, scalar = _laplace_setup(reports, epsilon, bound)
+    z, eps, m, scalar = _laplace_setup(reports, epsilon, bound, method="local_laplace_mean_se")
     se = _laplace_se(z, eps, m, estimand)
     return float(se) if scalar else se
 
@@ -188,7 +195,7 @@ def local_laplace_mean_ci(reports, *, epsilon=None, bound=None, confidence_level
     level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
     estimand = _check_estimand(estimand)
-    z, eps, m, scalar = _laplace_setup(reports, epsilon, bound)
+    z, eps, m, scalar = _laplace_setup(reports, epsilon, bound, method="local_laplace_mean_ci")
     n = z.shape[-1]
     tail = (1.0 - level) / (2.0 if alternative == "two-sided" else 1.0)
     crit = stats.t.ppf(1.0 - tail, n - 1) if estimand == "population" else stats.norm.ppf(1.0 - tail)

@@ -8,6 +8,7 @@ import numpy as np
 from scipy import special, stats
 
 from ..._ldp_channels import _two_coin_epsilon
+from ... import _mechanisms
 from ..._validation import (
     _check_alternative,
     _check_binary,
@@ -24,7 +25,7 @@ from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
 from .._oc_warnings import coverage_message, worst_coverage
-from .._release_args import _release_first
+from .._resolve import accepts, provenance, resolve
 from ._common import (
     _MIN_SIGNAL,
     _check_estimand,
@@ -33,7 +34,6 @@ from ._common import (
     _fill_doc,
     _not_again,
     _pvalues_one_two,
-    _release_of,
 )
 
 __all__ = [
@@ -45,21 +45,29 @@ __all__ = [
 ]
 
 
-def _rr_setup(reports, yes_count, n, epsilon, p1, p2, *, suffix=""):
+#: the releases the binary randomized-response functions take (number forms: reports, yes counts)
+ACCEPTS = accepts({(_mechanisms.RANDOMIZED_RESPONSE, "reports"), (_mechanisms.TWO_COIN_RR, "reports")},
+                  ("rr_proportion_estimate", "rr_proportion_se", "rr_proportion_ci", "rr_proportion_test",
+                   "rr_two_sample_test"),
+                  "binary randomized-response reports (RandomizedResponseReleaser(epsilon).release(x) or "
+                  "TwoCoinRRReleaser(p1, p2).release(x))")
+
+
+def _rr_setup(reports, yes_count, n, epsilon, p1, p2, *, method, suffix=""):
     """Resolve the inputs of a binary-RR function.
 
     Returns ``(yes, n, a0, a1, b, eps, label, scalar)``: yes counts (float
     array), respondents per data set, ``P(yes | 0)``, ``P(yes | 1)``, their
     difference ``b = a1 - a0`` computed without cancellation, the level, a
-    mechanism label and whether a single data set was given.
+    mechanism label, whether a single data set was given and the resolved
+    release (None for numbers).
     """
     rname = "reports" + suffix
-    rel = _release_of(reports, ("randomized_response", "two_coin_rr"), rname)
+    rel = resolve(reports, n, epsilon=epsilon, accepts=ACCEPTS, method=method, name=rname, suffix=suffix,
+                  names={"epsilon": "epsilon"}, numbers=False)
     if rel is not None:
         _not_again("yes_count" + suffix, yes_count, f"`{rname}` is a Release")
-        _not_again("n" + suffix, n, f"`{rname}` is a Release (n comes from it)")
-        _not_again("epsilon", epsilon, f"`{rname}` is a Release (epsilon comes from it)")
-        if rel.mechanism == "randomized_response":
+        if rel.mechanism == _mechanisms.RANDOMIZED_RESPONSE:
             _not_again("p1", p1, f"`{rname}` is a Warner randomized-response Release")
             _not_again("p2", p2, f"`{rname}` is a Warner randomized-response Release")
             epsilon = rel.epsilon
@@ -69,7 +77,7 @@ def _rr_setup(reports, yes_count, n, epsilon, p1, p2, *, suffix=""):
                     f"`{rname}` is a two-coin Release, which records epsilon but not the coins: "
                     "give `p1` and `p2` as used by the TwoCoinRRReleaser."
                 )
-        values = np.atleast_1d(np.asarray(rel.value))
+        values = np.atleast_1d(rel.value)
     elif reports is not None:
         _not_again("yes_count" + suffix, yes_count, f"`{rname}` is given")
         _not_again("n" + suffix, n, f"`{rname}` is given (n is its last axis)")
@@ -98,13 +106,13 @@ def _rr_setup(reports, yes_count, n, epsilon, p1, p2, *, suffix=""):
                 f"epsilon = {rel.epsilon!r}; pass the coins the releaser used."
             )
         a0, a1, b = p1 * p2, 1.0 - p1 + p1 * p2, 1.0 - p1
-        label = "two-coin randomized response"
+        label = _mechanisms.printed(_mechanisms.TWO_COIN_RR)
     else:
         if epsilon is None:
             raise ValueError("give `epsilon` (Warner's RR) or `p1` and `p2` (two-coin protocol).")
         eps = _check_epsilon(epsilon)
         a0, a1, b = float(special.expit(-eps)), float(special.expit(eps)), float(np.tanh(0.5 * eps))
-        label = "randomized response"
+        label = _mechanisms.printed(_mechanisms.RANDOMIZED_RESPONSE)
     if values is not None:
         yes = values.sum(axis=-1).astype(float)
         n = int(values.shape[-1])
@@ -116,7 +124,7 @@ def _rr_setup(reports, yes_count, n, epsilon, p1, p2, *, suffix=""):
             f"`epsilon` = {eps!r} is too small: P(yes|1) - P(yes|0) = {b!r}, so the variance "
             "factor 1 / (P(yes|1) - P(yes|0))^2 overflows a double and no estimate is meaningful."
         )
-    return yes, n, a0, a1, b, eps, label, scalar
+    return yes, n, a0, a1, b, eps, label, scalar, rel
 
 
 _RR_PARAMS_DOC = """
@@ -133,8 +141,6 @@ _RR_PARAMS_DOC = """
 
 
 #: the mechanism code of each randomized-response variant's printed name
-_RR_CODES = {"randomized response": "randomized_response",
-             "two-coin randomized response": "two_coin_rr"}
 
 
 def rr_proportion_estimate(reports=None, *, yes_count=None, n=None, epsilon=None, p1=None, p2=None):
@@ -176,12 +182,13 @@ def rr_proportion_estimate(reports=None, *, yes_count=None, n=None, epsilon=None
     >>> est.estimate, round(est.estimate_raw, 4)
     (0.0, -1.1332)
     """
-    yes, n, a0, a1, b, eps, label, scalar = _rr_setup(reports, yes_count, n, epsilon, p1, p2)
+    yes, n, a0, a1, b, eps, label, scalar, _ = _rr_setup(reports, yes_count, n, epsilon, p1, p2,
+                                                         method="rr_proportion_estimate")
     raw = (yes / n - a0) / b
     return _estimate_result(raw, np.clip(raw, 0.0, 1.0), n, scalar, estimate_name="proportion",
                             parameter_space="[0, 1]",
                             method=f"{label[0].upper()}{label[1:]} estimate of a proportion",
-                            epsilon=eps, mechanism=_RR_CODES[label])
+                            epsilon=eps, mechanism=_mechanisms.code(label))
 
 
 def _rr_se(yes, n, a0, a1, b, estimand):
@@ -240,7 +247,7 @@ def rr_proportion_se(reports=None, *, yes_count=None, n=None, epsilon=None, p1=N
     0.0303
     """
     estimand = _check_estimand(estimand)
-    yes, n, a0, a1, b, _, _, scalar = _rr_setup(reports, yes_count, n, epsilon, p1, p2)
+    yes, n, a0, a1, b, _, _, scalar, _ = _rr_setup(reports, yes_count, n, epsilon, p1, p2, method="rr_proportion_se")
     se = _rr_se(yes, n, a0, a1, b, estimand)
     return float(se) if scalar else se
 
@@ -404,7 +411,7 @@ def rr_proportion_ci(reports=None, *, yes_count=None, n=None, epsilon=None, p1=N
     alternative = _check_alternative(alternative)
     method = _check_choice(method, "method", ("exact", "wald"))
     estimand = _check_estimand(estimand)
-    yes, n, a0, a1, b, _, _, scalar = _rr_setup(reports, yes_count, n, epsilon, p1, p2)
+    yes, n, a0, a1, b, _, _, scalar, _ = _rr_setup(reports, yes_count, n, epsilon, p1, p2, method="rr_proportion_ci")
     if method == "exact":
         low, high = _rr_exact_ci(yes, n, a0, b, level, alternative)
     else:
@@ -416,7 +423,6 @@ def rr_proportion_ci(reports=None, *, yes_count=None, n=None, epsilon=None, p1=N
     return _ci_out(low, high, level, scalar)
 
 
-@_release_first(("reports",))
 def rr_proportion_test(reports=None, p0=0.5, *, yes_count=None, n=None, epsilon=None, p1=None, p2=None,
                        alternative="two-sided", confidence_level=0.95):
     """Exact binomial test of ``H0: p = p0`` from randomized-response reports.
@@ -477,7 +483,8 @@ def rr_proportion_test(reports=None, p0=0.5, *, yes_count=None, n=None, epsilon=
     p0 = _check_probability(p0, "p0")
     alternative = _check_alternative(alternative)
     level = _check_confidence_level(confidence_level)
-    yes, n, a0, a1, b, eps, label, scalar = _rr_setup(reports, yes_count, n, epsilon, p1, p2)
+    yes, n, a0, a1, b, eps, label, scalar, rec = _rr_setup(reports, yes_count, n, epsilon, p1, p2,
+                                                           method="rr_proportion_test")
     lam0 = a0 + b * p0
     p_less = stats.binom.cdf(yes, n, lam0)
     p_greater = stats.binom.sf(yes - 1, n, lam0)
@@ -492,11 +499,10 @@ def rr_proportion_test(reports=None, p0=0.5, *, yes_count=None, n=None, epsilon=
         conf_int=ConfidenceInterval(float(low), float(high), level), epsilon=eps, delta=0.0,
         data_name=f"{int(yes)} yes reports out of n = {n} (P(yes|1) = {a1:.6g}, P(yes|0) = {a0:.6g})",
         statistic_name="number of yes reports", estimate_name="proportion", null_name="proportion",
-        mechanism=label, parameter=n, parameter_name="number of trials",
+        mechanism=label, parameter=n, parameter_name="number of trials", **provenance(rec),
     )
 
 
-@_release_first(("reports1", "reports2"))
 def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None, yes_count2=None, n2=None,
                        epsilon=None, p1=None, p2=None, alternative="two-sided", confidence_level=0.95,
                        composition="sequential"):
@@ -570,13 +576,15 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
     level = _check_confidence_level(confidence_level)
     composition = check_two_sample_composition(composition)
     # a Warner Release carries its own channel: the channel arguments then serve the other group
-    own = [isinstance(r, Release) and r.mechanism == "randomized_response" for r in (reports1, reports2)]
+    own = [isinstance(r, Release) and r.mechanism == _mechanisms.RANDOMIZED_RESPONSE for r in (reports1, reports2)]
     if all(own) and not (epsilon is None and p1 is None and p2 is None):
         raise ValueError("`epsilon`, `p1` and `p2` must not be given when both groups are Warner RR Releases.")
     ch1 = (None, None, None) if own[0] else (epsilon, p1, p2)
     ch2 = (None, None, None) if own[1] else (epsilon, p1, p2)
-    y1, m1, a01, a11, b1, eps1, label, sc1 = _rr_setup(reports1, yes_count1, n1, *ch1, suffix="1")
-    y2, m2, a02, a12, b2, eps2, _, sc2 = _rr_setup(reports2, yes_count2, n2, *ch2, suffix="2")
+    y1, m1, a01, a11, b1, eps1, label, sc1, rec1 = _rr_setup(reports1, yes_count1, n1, *ch1, suffix="1",
+                                                         method="rr_two_sample_test")
+    y2, m2, a02, a12, b2, eps2, _, sc2, rec2 = _rr_setup(reports2, yes_count2, n2, *ch2, suffix="2",
+                                                     method="rr_two_sample_test")
     e1 = (y1 / m1 - a01) / b1
     e2 = (y2 / m2 - a02) / b2
     pooled = np.clip((m1 * e1 + m2 * e2) / (m1 + m2), 0.0, 1.0)
@@ -604,7 +612,7 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
         epsilon=two_sample_privacy(eps1, 0.0, eps2, 0.0, composition)[0], delta=0.0,
         data_name=f"{int(y1)} of {m1} vs {int(y2)} of {m2} yes reports",
         statistic_name="z", estimate_name="difference in proportions",
-        null_name="difference in proportions", mechanism=label,
+        null_name="difference in proportions", mechanism=label, **provenance(rec1, rec2),
     )
 
 

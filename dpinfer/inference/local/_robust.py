@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from ... import _mechanisms
 from ..._validation import (
     _as_real_array,
     _check_epsilon,
@@ -27,7 +28,7 @@ from ..._validation import (
     _check_positive,
     _check_real,
 )
-from ...releasers.release import Release
+from .._resolve import accepts, resolve
 from ._common import _project_simplex, _unary_debias, _unary_noise_var
 
 __all__ = ["RobustEstimate", "robust_frequency_estimate"]
@@ -270,26 +271,24 @@ class RobustEstimate:
         }
 
 
+#: the releases robust_frequency_estimate takes: unary-encoding reports, one (n_batches, k, d) array
+ACCEPTS = accepts({(_mechanisms.UNARY_ENCODING, "reports")}, ("robust_frequency_estimate",),
+                  "unary-encoding reports of shape (n_batches, k, d) (UnaryEncodingReleaser(epsilon, "
+                  "categories).release(x))")
+
+
 def _check_batches(data, epsilon, k):
     """Boundary checks of :func:`robust_frequency_estimate`; returns (sums, epsilon, k)."""
-    if isinstance(data, Release):
-        if data.mechanism != "unary_encoding":
-            raise ValueError(
-                f"`data` must be a unary-encoding release (mechanism 'unary_encoding'); "
-                f"got a {data.mechanism!r} release."
-            )
-        if epsilon is not None:
-            raise ValueError(
-                "`epsilon` must not be given with a Release: it is taken from the release "
-                f"(epsilon = {data.epsilon!r})."
-            )
-        value = np.asarray(data.value)
+    rec = resolve(data, epsilon=epsilon, accepts=ACCEPTS, method="robust_frequency_estimate", name="data",
+                  numbers=False)
+    if rec is not None:
+        value = rec.value
         if value.ndim != 3:
             raise ValueError(
                 "`data` must be a release of categories of shape (n_batches, k), i.e. reports of "
                 f"shape (n_batches, k, d); got reports of shape {value.shape}."
             )
-        epsilon = data.epsilon
+        epsilon = rec.epsilon
         data = value
     elif epsilon is None:
         raise TypeError("`epsilon` must be given (a positive finite number) unless `data` is a Release.")

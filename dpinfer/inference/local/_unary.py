@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ... import _mechanisms
 from ..._validation import (
     _as_real_array,
     _check_binary,
@@ -15,7 +16,7 @@ from ..._validation import (
     _show,
 )
 from ...results import HTestResult
-from .._release_args import _release_first
+from .._resolve import accepts, provenance, resolve
 from ._common import (
     _MIN_SIGNAL,
     _SIM_NOTES,
@@ -27,7 +28,6 @@ from ._common import (
     _fill_doc,
     _not_again,
     _project_simplex,
-    _release_of,
     _simultaneous,
     _unary_debias,
     _unary_noise_var,
@@ -41,9 +41,15 @@ __all__ = [
 ]
 
 
-def _unary_setup(reports, bit_counts, n, epsilon):
-    """Resolve unary-encoding inputs: ``(bit sums (..., d), n, eps, d, scalar)``."""
-    out = _unary_setup_raw(reports, bit_counts, n, epsilon)
+#: the releases the unary-encoding functions take (their number forms are raw bits and bit counts)
+ACCEPTS = accepts({(_mechanisms.UNARY_ENCODING, "reports")},
+                  ("unary_frequency_estimate", "unary_frequency_cov", "unary_frequency_ci", "unary_gof_test"),
+                  "unary-encoding reports (UnaryEncodingReleaser(epsilon, categories).release(x))")
+
+
+def _unary_setup(reports, bit_counts, n, epsilon, *, method):
+    """Resolve unary-encoding inputs: ``(bit sums (..., d), n, eps, d, scalar, record or None)``."""
+    out = _unary_setup_raw(reports, bit_counts, n, epsilon, method)
     eps = out[2]
     if np.tanh(0.25 * eps) < _MIN_SIGNAL:
         raise ValueError(
@@ -53,16 +59,14 @@ def _unary_setup(reports, bit_counts, n, epsilon):
     return out
 
 
-def _unary_setup_raw(reports, bit_counts, n, epsilon):
-    rel = _release_of(reports, ("unary_encoding",))
+def _unary_setup_raw(reports, bit_counts, n, epsilon, method):
+    rel = resolve(reports, n, epsilon=epsilon, accepts=ACCEPTS, method=method, name="reports", numbers=False)
     if rel is not None:
         _not_again("bit_counts", bit_counts, "`reports` is a Release")
-        _not_again("n", n, "`reports` is a Release (n comes from it)")
-        _not_again("epsilon", epsilon, "`reports` is a Release (epsilon comes from it)")
-        bits = np.asarray(rel.value)
+        bits = rel.value
         if bits.ndim == 1:
             bits = bits[None, :]
-        return bits.sum(axis=-2), int(bits.shape[-2]), rel.epsilon, int(bits.shape[-1]), bits.ndim == 2
+        return bits.sum(axis=-2), int(bits.shape[-2]), rel.epsilon, int(bits.shape[-1]), bits.ndim == 2, rel
     if epsilon is None:
         raise ValueError("`epsilon` must be given with unary-encoding reports or bit counts.")
     eps = _check_epsilon(epsilon)
@@ -75,7 +79,7 @@ def _unary_setup_raw(reports, bit_counts, n, epsilon):
                 f"`reports` must have shape (..., n, d) with d >= 2 (one 0/1 vector per respondent); "
                 f"got shape {bits.shape}."
             )
-        return bits.sum(axis=-2, dtype=float), int(bits.shape[-2]), eps, int(bits.shape[-1]), bits.ndim == 2
+        return bits.sum(axis=-2, dtype=float), int(bits.shape[-2]), eps, int(bits.shape[-1]), bits.ndim == 2, None
     if bit_counts is None or n is None:
         raise ValueError("give `reports` (unary-encoding reports or Release) or both `bit_counts` and `n`.")
     n = _check_int(n, "n", minimum=1)
@@ -84,7 +88,7 @@ def _unary_setup_raw(reports, bit_counts, n, epsilon):
         raise ValueError(f"`bit_counts` must have a last axis of length d >= 2; got shape {s.shape}.")
     if np.any(s < 0) or np.any(s > n) or np.any(s != np.floor(s)):
         raise ValueError(f"`bit_counts` must hold whole numbers between 0 and `n` = {n}; got {_show(s)}.")
-    return s, n, eps, int(s.shape[-1]), s.ndim == 1
+    return s, n, eps, int(s.shape[-1]), s.ndim == 1, None
 
 
 def unary_frequency_estimate(reports=None, *, bit_counts=None, n=None, epsilon=None):
@@ -135,13 +139,13 @@ def unary_frequency_estimate(reports=None, *, bit_counts=None, n=None, epsilon=N
     >>> est.estimate.round(4)
     array([0.694 , 0.2612, 0.0448])
     """
-    s, n, eps, _, _ = _unary_setup(reports, bit_counts, n, epsilon)
+    s, n, eps, _, _, _ = _unary_setup(reports, bit_counts, n, epsilon, method="unary_frequency_estimate")
     raw = _unary_debias(s / n, eps)
     return _estimate_result(raw, _project_simplex(raw), n, False,
                             estimate_name="category frequencies",
                             parameter_space="the probability simplex",
                             method="Unary-encoding (RAPPOR-style) estimate of category frequencies",
-                            epsilon=eps, mechanism="unary_encoding")
+                            epsilon=eps, mechanism=_mechanisms.UNARY_ENCODING)
 
 
 def _unary_cov(s, n, eps, estimand):
@@ -204,7 +208,7 @@ def unary_frequency_cov(reports=None, *, bit_counts=None, n=None, epsilon=None, 
            [0.     , 0.     , 0.00092]])
     """
     estimand = _check_estimand(estimand)
-    s, n, eps, _, _ = _unary_setup(reports, bit_counts, n, epsilon)
+    s, n, eps, _, _, _ = _unary_setup(reports, bit_counts, n, epsilon, method="unary_frequency_cov")
     return _unary_cov(s, n, eps, estimand)
 
 
@@ -249,7 +253,7 @@ def unary_frequency_ci(reports=None, *, bit_counts=None, n=None, epsilon=None, c
     level = _check_confidence_level(confidence_level)
     method = _check_choice(method, "method", ("bonferroni", "scheffe"))
     estimand = _check_estimand(estimand)
-    s, n, eps, d, _ = _unary_setup(reports, bit_counts, n, epsilon)
+    s, n, eps, d, _, _ = _unary_setup(reports, bit_counts, n, epsilon, method="unary_frequency_ci")
     est = _unary_debias(s / n, eps)
     return _simultaneous(est, _unary_cov(s, n, eps, estimand), level, method, d)
 
@@ -257,7 +261,6 @@ def unary_frequency_ci(reports=None, *, bit_counts=None, n=None, epsilon=None, c
 _fill_doc(unary_frequency_ci, sim=_SIM_NOTES)
 
 
-@_release_first(("reports",))
 def unary_gof_test(reports=None, p0=None, *, bit_counts=None, n=None, epsilon=None, projected=True):
     """Chi-square goodness-of-fit test of ``H0: pi = p0`` from unary-encoding reports.
 
@@ -323,7 +326,7 @@ def unary_gof_test(reports=None, p0=None, *, bit_counts=None, n=None, epsilon=No
         raise ValueError("`p0` (the null category frequencies) must be given.")
     p0 = _check_p0_vector(p0)
     projected = _check_bool(projected, "projected")
-    s, n, eps, d, scalar = _unary_setup(reports, bit_counts, n, epsilon)
+    s, n, eps, d, scalar, rec = _unary_setup(reports, bit_counts, n, epsilon, method="unary_gof_test")
     if d != p0.size:
         raise ValueError(f"`p0` must have length d = {d} (the report length); got length {p0.size}.")
     sigma0 = np.diag(p0) - np.outer(p0, p0) + _unary_noise_var(eps) * np.eye(d)
@@ -344,5 +347,6 @@ def unary_gof_test(reports=None, p0=None, *, bit_counts=None, n=None, epsilon=No
         conf_int=None, epsilon=eps, delta=0.0,
         data_name=f"unary-encoding bit counts out of n = {n}, d = {d}",
         statistic_name="T", null_name="distance between the category frequencies and p0",
-        mechanism="unary encoding", parameter=df, parameter_name="df",
+        mechanism=_mechanisms.UNARY_ENCODING, parameter=df, parameter_name="df",
+        **provenance(rec),
     )

@@ -12,13 +12,11 @@ import math
 import numpy as np
 from scipy.stats import norm
 
+from ... import _mechanisms
 from ..._validation import (
     DPInferValueError,
     _arg,
-    _as_real_array,
     _call,
-    _check_epsilon,
-    _check_int,
     _check_proportion_scale,
     _method,
     _setting,
@@ -26,80 +24,33 @@ from ..._validation import (
 )
 from ..._warnings import ApproximationWarning
 from ...distributions._laplace_law import LaplaceLaw, count_tail
-from ...releasers.release import Release
 from .._roots import bisect_predicate
 from .._oc_warnings import COUNT_TAIL_ACCURACY, coverage_message, size_message, worst_coverage
+from .._resolve import accepts
 
 
 _METHOD_ONE = "Normal-approximation test for a Laplace-noised proportion (Vu & Slavkovic 2009)"
 _METHOD_TWO = "Normal-approximation test for two Laplace-noised proportions (pooled under H0)"
 
 
-def _from_release_or_numbers(pi_hat, n, epsilon, *, func, value_name="pi_hat",
-                             n_name="n", eps_name="epsilon"):
-    """Return ``(value array, n, epsilon, delta, from_release)`` after validation.
+#: the releases the normal approximation takes (plain numbers stand for a Laplace proportion)
+ACCEPTS = accepts(
+    {(_mechanisms.LAPLACE, "proportion"), (_mechanisms.LAPLACE, "count")},
+    ("binom_normal_test", "binom_normal_ci", "binom2_normal_test"),
+    "a Laplace-noised proportion or count (LaplaceReleaser(epsilon).proportion(x, n) or .count(x, n))",
+    numbers=(_mechanisms.LAPLACE, "proportion"))
 
-    A :class:`Release` must be a Laplace release of a proportion (or of a count,
-    which is divided by n); n and epsilon then come from it and must not be given.
-    """
-    if isinstance(pi_hat, Release):
-        rel = pi_hat
-        for given, name in ((n, n_name), (epsilon, eps_name)):
-            if given is not None:
-                raise ValueError(
-                    f"`{name}` must not be given when `{value_name}` is a Release: it is taken "
-                    f"from the release (n = {rel.n}, epsilon = {rel.epsilon:g}); got "
-                    f"{name}={_show(given)}. Drop `{name}`."
-                )
-        if rel.mechanism == "tulap":
-            raise ValueError(
-                f"`{value_name}` is a Tulap release (mechanism 'tulap'): {func} assumes a "
-                "proportion with Laplace noise of scale 1/(epsilon n), and the Tulap law is a "
-                "different noise law, so the normal approximation would be miscalibrated. "
-                "Use binom_ump_test / binom_ump_ci, which are exact for Tulap releases."
-            )
-        if rel.mechanism != "laplace":
-            raise ValueError(
-                f"`{value_name}` must be a Laplace release (mechanism 'laplace'); got a release "
-                f"with mechanism {rel.mechanism!r}."
-            )
-        if rel.kind not in ("proportion", "count") or rel.n is None:
-            raise ValueError(
-                f"`{value_name}` must be a Laplace release of a proportion or a count out of n "
-                f"(LaplaceReleaser.proportion or .count); got kind {rel.kind!r} with n = {rel.n}."
-            )
-        n_rel = _check_int(rel.n, f"{value_name}.n", minimum=1)
-        eps_rel = _check_epsilon(rel.epsilon, f"{value_name}.epsilon")
-        expected = 1.0 / n_rel if rel.kind == "proportion" else 1.0
-        if not math.isclose(rel.sensitivity, expected, rel_tol=1e-9):
-            raise ValueError(
-                f"`{value_name}` is a Laplace {rel.kind} release with sensitivity "
-                f"{rel.sensitivity!r}, but {func} needs the sensitivity of a {rel.kind} out of "
-                f"n = {n_rel}, which is {expected!r} (noise scale 1/(epsilon n) on the proportion)."
-            )
-        _check_noise_scale(n_rel, eps_rel, f"{value_name}.epsilon")
-        value = _as_real_array(rel.value, value_name)
-        if rel.kind == "count":
-            value = value / n_rel
-        else:
-            _check_proportion_scale(value, n_rel, eps_rel, value_name, count_fix=_COUNT_FIX)
-        return _check_value_range(value, value_name), n_rel, eps_rel, float(rel.delta), True
-    if n is None:
-        raise TypeError(
-            f"`{n_name}` is required when `{value_name}` is a number or an array "
-            f"(only a Release carries its own n); got None."
-        )
-    if epsilon is None:
-        raise TypeError(
-            f"`{eps_name}` is required when `{value_name}` is a number or an array "
-            f"(only a Release carries its own epsilon); got None."
-        )
-    value = _as_real_array(pi_hat, value_name)
-    n = _check_int(n, n_name, minimum=1)
-    epsilon = _check_epsilon(epsilon, eps_name)
-    _check_noise_scale(n, epsilon, eps_name)
-    _check_proportion_scale(value, n, epsilon, value_name, count_fix=_COUNT_FIX)
-    return _check_value_range(value, value_name), n, epsilon, 0.0, False
+
+def _proportions(rec, name="pi_hat", suffix=""):
+    """The released proportions of a resolved record (a count divided by n), after the scale checks."""
+    eps_name = f"{name}.epsilon" if rec.from_release else f"epsilon{suffix}"
+    _check_noise_scale(rec.n, rec.epsilon, eps_name)
+    value = rec.value
+    if rec.kind == "count":
+        value = value / rec.n
+    else:
+        _check_proportion_scale(value, rec.n, rec.epsilon, name, count_fix=_COUNT_FIX)
+    return _check_value_range(value, name)
 
 
 _COUNT_FIX = "for a Laplace-noised count release it with LaplaceReleaser(epsilon).count(x, n)"

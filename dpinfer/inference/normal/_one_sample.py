@@ -35,26 +35,27 @@ from ..._validation import (
 from ..._warnings import ApproximationWarning
 from ...results import ConfidenceInterval, HTestResult
 from ._kernels import (
+    ACCEPTS,
     _METHOD_ONE,
     _check_method,
     _check_noise_scale,
     _check_one_sided_level,
     _ci_coverage_message,
     _data_name,
-    _from_release_or_numbers,
     _noise_var,
     _power,
+    _proportions,
     _pvalue_from_z,
     _score_ci,
     _size_warning,
     _wald_ci,
 )
-from .._release_args import _STACKLEVEL, _release_first
+from .._resolve import STACKLEVEL as _STACKLEVEL, provenance, release_first, resolve
 
 __all__ = ["binom_normal_ci", "binom_normal_power", "binom_normal_test"]
 
 
-@_release_first(("pi_hat",), skip=("n",))
+@release_first(skip=("n",))
 def binom_normal_test(pi_hat, n=None, p0=0.5, *, epsilon=None, alternative="two-sided",
                       confidence_level=0.95):
     """Normal-approximation test for a Laplace-noised binomial proportion.
@@ -171,8 +172,8 @@ def binom_normal_test(pi_hat, n=None, p0=0.5, *, epsilon=None, alternative="two-
     >>> res2.pvalue == res.pvalue
     True
     """
-    value, n, epsilon, delta, from_release = _from_release_or_numbers(
-        pi_hat, n, epsilon, func="binom_normal_test")
+    rec = resolve(pi_hat, n, epsilon=epsilon, accepts=ACCEPTS, method="binom_normal_test", name="pi_hat")
+    value, n, epsilon, delta, from_release = _proportions(rec), rec.n, rec.epsilon, rec.delta, rec.from_release
     p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
@@ -201,7 +202,8 @@ def binom_normal_test(pi_hat, n=None, p0=0.5, *, epsilon=None, alternative="two-
         delta=delta,
         data_name=_data_name(value, n, from_release),
         statistic_name="z",
-        mechanism="laplace",
+        mechanism=rec.mechanism,
+        **provenance(rec),
         note=_hull_note(float(value), n, epsilon, alternative),
     )
 
@@ -215,7 +217,7 @@ def _hull_note(x, n, epsilon, alternative):
     return ""
 
 
-@_release_first(("pi_hat",), skip=("n",))
+@release_first(skip=("n",))
 def binom_normal_ci(pi_hat, n=None, *, epsilon=None, confidence_level=0.95,
                     alternative="two-sided", method="score"):
     """Wald or score confidence interval for a Laplace-noised binomial proportion.
@@ -335,7 +337,8 @@ def binom_normal_ci(pi_hat, n=None, *, epsilon=None, confidence_level=0.95,
     array([[0.    , 0.0481],
            [0.    , 0.622 ]])
     """
-    value, n, epsilon, _, _ = _from_release_or_numbers(pi_hat, n, epsilon, func="binom_normal_ci")
+    rec = resolve(pi_hat, n, epsilon=epsilon, accepts=ACCEPTS, method="binom_normal_ci", name="pi_hat")
+    value, n, epsilon = _proportions(rec), rec.n, rec.epsilon
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
     method = _check_method(method)

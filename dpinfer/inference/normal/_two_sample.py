@@ -10,22 +10,23 @@ from ..._validation import _check_alternative, _check_confidence_level
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...results import ConfidenceInterval, HTestResult
 from ._kernels import (
+    ACCEPTS,
     _METHOD_TWO,
     _check_one_sided_level,
-    _from_release_or_numbers,
     _noise_var,
     _one_sided_z,
+    _proportions,
     _pvalue_from_z,
     _two_sided_z,
 )
-from .._release_args import _release_first
+from .._resolve import provenance, release_first, resolve
 
 __all__ = [
     "binom2_normal_test",
 ]
 
 
-@_release_first(("pi1", "pi2"), skip=("n1", "n2"))
+@release_first(skip=("n1", "n2"))
 def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=None,
                        alternative="two-sided", confidence_level=0.95, composition="sequential"):
     """Normal-approximation test of ``theta1 = theta2`` for two Laplace-noised proportions.
@@ -118,10 +119,10 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
     """
     if pi2 is None:
         raise TypeError("`pi2` is required (the second released proportion or its Release); got None.")
-    v1, n1, e1, d1, rel1 = _from_release_or_numbers(
-        pi1, n1, epsilon1, func="binom2_normal_test", value_name="pi1", n_name="n1", eps_name="epsilon1")
-    v2, n2, e2, d2, rel2 = _from_release_or_numbers(
-        pi2, n2, epsilon2, func="binom2_normal_test", value_name="pi2", n_name="n2", eps_name="epsilon2")
+    r1 = resolve(pi1, n1, epsilon=epsilon1, accepts=ACCEPTS, method="binom2_normal_test", name="pi1", suffix="1")
+    v1, n1, e1, d1, rel1 = _proportions(r1, "pi1", "1"), r1.n, r1.epsilon, r1.delta, r1.from_release
+    r2 = resolve(pi2, n2, epsilon=epsilon2, accepts=ACCEPTS, method="binom2_normal_test", name="pi2", suffix="2")
+    v2, n2, e2, d2, rel2 = _proportions(r2, "pi2", "2"), r2.n, r2.epsilon, r2.delta, r2.from_release
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     _check_one_sided_level(confidence_level, alternative)
@@ -172,5 +173,6 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
         statistic_name="z",
         estimate_name="difference in proportions",
         null_name="difference in proportions",
-        mechanism="Laplace",
+        mechanism=r1.mechanism,
+        **provenance(r1, r2),
     )

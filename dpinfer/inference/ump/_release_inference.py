@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._validation import (
-    _as_real_array,
-    _check_alternative,
-    _check_confidence_level,
-    _check_delta,
-    _check_epsilon,
-    _check_int,
-    _check_probability,
-    _check_sensitivity,
-)
+from ... import _mechanisms
+from ..._validation import _check_alternative, _check_confidence_level, _check_probability
 from ...distributions._tulap_law import unit_privacy
-from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
-from .._release_args import _release_first
+from .._resolve import accepts, provenance, release_first, resolve
 from ._intervals import _ci_array
 from ._kernels import _log_pvalue, _log_pvalue_greater, _log_pvalue_less
 from ._common import _check_two_sided_method, _released_law, _sensitivity_text
@@ -61,42 +52,25 @@ def _cell_ci(flat, n, law, confidence_level, alternative, method):
                      z_high=flat + law.half)
 
 
-def _resolve_release(z, n, epsilon, delta, sensitivity=None):
-    """Return (z array, n, epsilon, delta, sensitivity) from a Release or the explicit numbers."""
-    if sensitivity is not None:
-        sensitivity = _check_sensitivity(sensitivity)
-    if isinstance(z, Release):
-        given = [name for name, value in (("n", n), ("epsilon", epsilon), ("delta", delta))
-                 if value is not None]
-        if given:
-            raise ValueError(
-                f"`{given[0]}` must not be given when `z` is a Release: it comes from the "
-                f"release (got {given[0]}={dict(n=n, epsilon=epsilon, delta=delta)[given[0]]!r})."
-            )
-        if z.mechanism != "tulap" or z.kind != "count":
-            raise ValueError(
-                "`z` must be a Tulap release of a count (TulapReleaser); got a release with "
-                f"mechanism {z.mechanism!r} and kind {z.kind!r}."
-            )
-        k = _check_sensitivity(z.sensitivity)
-        if sensitivity is not None and sensitivity != k:
-            raise ValueError(f"`sensitivity` = {sensitivity} conflicts with the release's sensitivity "
-                             f"{k}; leave `sensitivity` out to use the release's.")
-        return _as_real_array(z.value, "z"), int(z.n), float(z.epsilon), float(z.delta), k
-    if n is None:
-        raise TypeError("`n` is required when `z` is a number (or pass a Release as `z`).")
-    if epsilon is None:
-        raise TypeError("`epsilon` is required when `z` is a number (or pass a Release as `z`).")
-    z_arr = _as_real_array(z, "z")
-    n = _check_int(n, "n", minimum=1)
-    epsilon = _check_epsilon(epsilon)
-    delta = _check_delta(0.0 if delta is None else delta)
-    return z_arr, n, epsilon, delta, 1 if sensitivity is None else sensitivity
+#: the releases the DP-UMP test and interval take (numbers stand for a Tulap count)
+ACCEPTS = accepts({(_mechanisms.TULAP, "count")}, ("binom_ump_test", "binom_ump_ci"),
+                  "a Tulap-noised count (TulapReleaser(...).release(x, n))",
+                  numbers=(_mechanisms.TULAP, "count"))
+
+
+def resolve_count(z, n, epsilon, delta, sensitivity=None, *, method, name="z", suffix=""):
+    """One Tulap count (a Release or numbers) resolved for ``method``: a :class:`Resolved` record.
+
+    The DP-UMP functions resolve their ``z`` with it; a caller resolving one arm
+    of a two-arm design passes that arm's ``name`` and ``suffix`` (``'z1'``, ``'1'``).
+    """
+    return resolve(z, n, epsilon=epsilon, delta=delta, sensitivity=sensitivity, accepts=ACCEPTS,
+                   method=method, name=name, suffix=suffix)
 
 
 # -- public functions ----------------------------------------------------------------------
 
-@_release_first(("z",), skip=("n",))
+@release_first(skip=("n",))
 def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="two-sided",
                    confidence_level=0.95, two_sided_method="asymptotically-unbiased",
                    sensitivity=None):
@@ -213,7 +187,8 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     >>> round(res.pvalue, 4), res.method
     (0.0687, 'DP-UMP test for a binomial proportion (Tulap release, sensitivity 2)')
     """
-    z_arr, n, epsilon, delta, sensitivity = _resolve_release(z, n, epsilon, delta, sensitivity)
+    rec = resolve_count(z, n, epsilon, delta, sensitivity, method="binom_ump_test")
+    z_arr, n, epsilon, delta, sensitivity = rec.value, rec.n, rec.epsilon, rec.delta, int(rec.sensitivity)
     p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
@@ -250,7 +225,8 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
         statistic_name="Z",
         parameter=n,
         parameter_name="number of trials",
-        mechanism="tulap",
+        mechanism=rec.mechanism,
+        **provenance(rec),
         note=_hull_note(z_val, n, alternative, two_sided_method),
     )
 
@@ -264,7 +240,7 @@ def _hull_note(z, n, alternative, two_sided_method):
             "proportion the test accepts.")
 
 
-@_release_first(("z",), skip=("n",))
+@release_first(skip=("n",))
 def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
                  alternative="two-sided", two_sided_method="asymptotically-unbiased",
                  sensitivity=None):
@@ -358,7 +334,8 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     array([[0., 1.],
            [1., 1.]])
     """
-    z_arr, n, epsilon, delta, sensitivity = _resolve_release(z, n, epsilon, delta, sensitivity)
+    rec = resolve_count(z, n, epsilon, delta, sensitivity, method="binom_ump_ci")
+    z_arr, n, epsilon, delta, sensitivity = rec.value, rec.n, rec.epsilon, rec.delta, int(rec.sensitivity)
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
     two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_TEST_METHODS)

@@ -17,7 +17,7 @@ from statsmodels.stats.proportion import confint_proportions_2indep, proportions
 
 from dpinfer import LaplaceReleaser, TulapReleaser, binom2_normal_test
 
-REF = json.loads((Path(__file__).parents[1] / "reference" / "normal_values.json").read_text())
+REF = json.loads((Path(__file__).parents[2] / "reference" / "normal_values.json").read_text())
 _LAP = LaplaceReleaser(1.0).proportion(10, 30, rng=1)
 _TULAP = TulapReleaser(1.0).release(10, 30, rng=1)
 

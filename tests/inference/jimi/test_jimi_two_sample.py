@@ -124,7 +124,7 @@ def test_bad_null_and_releases():
     with pytest.raises(ValueError, match="`pi2` is a Tulap release"):
         binom2_jimi_ci(0.3, 30, tulap, epsilon1=1.0)
     rel = LaplaceReleaser(epsilon=1.0).proportion(5, 30, rng=1)
-    with pytest.raises(ValueError, match="`n2` must not be given with a Release"):
+    with pytest.raises(ValueError, match="`n2` must not be given when `pi2` is a Release"):
         binom2_jimi_ci(0.3, 30, rel, 30, epsilon1=1.0)
 
 
@@ -133,7 +133,7 @@ def _reference_cases():
     import json
     import pathlib
 
-    path = pathlib.Path(__file__).resolve().parents[1] / "reference" / "jimi2_values.json"
+    path = pathlib.Path(__file__).resolve().parents[2] / "reference" / "jimi2_values.json"
     return json.loads(path.read_text())["cases"]
 
 

@@ -196,7 +196,7 @@ def test_demo_ends_with_the_budget_line(capsys):
 def test_readme_shows_the_budget_line():
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert "dpinfer demo" in readme
     assert ("budget: spent epsilon = 2 of 2, delta = 0 of 0; remaining epsilon = 0, delta = 0 (2 ledger entries)"
             in readme)

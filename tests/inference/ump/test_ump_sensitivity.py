@@ -26,7 +26,7 @@ from dpinfer import (
     prop_test,
 )
 
-REF = json.loads((Path(__file__).parents[1] / "reference" / "ump_sensitivity_values.json").read_text())
+REF = json.loads((Path(__file__).parents[2] / "reference" / "ump_sensitivity_values.json").read_text())
 
 
 def _groups():

@@ -89,14 +89,16 @@ def test_normal_approximation_interval_matches_its_formula():
 @pytest.mark.parametrize(
     ("release", "method", "match"),
     [
-        (LAPLACE, "ump", r"method='ump' needs a Tulap-noised count .*got a laplace release of kind "
-                         r"'proportion'.*Use method='normal' or method='jimi'"),
-        (LAPLACE_COUNT, "ump", r"needs a Tulap-noised count.*Use method='normal' or method='jimi'"),
-        (TULAP, "normal", r"method='normal' needs a Laplace-noised proportion or count.*got a tulap "
-                          r"release.*Use method='ump'"),
-        (TULAP, "jimi", r"method='jimi' needs a Laplace-noised.*re-simulates Laplace noise.*Use method='ump'"),
+        (LAPLACE, "ump", r"`release` is a Laplace release of kind 'proportion', which prop_test\(method='ump'\) "
+                         r"does not take: it takes a Tulap-noised count .*With prop_test: method='normal' or "
+                         r"method='jimi'"),
+        (LAPLACE_COUNT, "ump", r"it takes a Tulap-noised count.*method='normal' or method='jimi'"),
+        (TULAP, "normal", r"`release` is a Tulap release of kind 'count', which prop_test\(method='normal'\) does "
+                          r"not take: it takes a Laplace-noised proportion or count.*method='ump'"),
+        (TULAP, "jimi", r"prop_test\(method='jimi'\) does not take: it takes a Laplace-noised.*re-simulates Laplace "
+                        r"noise.*method='ump'"),
         (LaplaceReleaser(1.0, sensitivity=2.0).release(3.0, rng=1), "normal",
-         r"got a laplace release of kind 'value'\."),
+         r"a Laplace release of kind 'value', which prop_test\(method='normal'\) does not take"),
         (Release(0.4, "randomized_response", 1.0, 0.0, 1.0, 30, "proportion"), "normal",
          r"Local-DP reports need the local-DP estimators"),
     ],
@@ -146,7 +148,7 @@ def test_release_from_numbers_validates():
 
 def test_approximation_warning_points_at_the_callers_line():
     # n = 30, epsilon = 1, p0 = 0.1 at the 99% level is a cell where the normal
-    # approximation's exact size drifts by more than 20% (tests/inference/test_normal.py).
+    # approximation's exact size drifts by more than 20% (tests/inference/normal/test_normal.py).
     import warnings
 
     from dpinfer import ApproximationWarning, LaplaceReleaser

@@ -310,7 +310,7 @@ def test_validate_lists_studies_of_the_checkout():
     out = run("validate", "--list")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    expected = sorted(p.stem for p in (Path(__file__).resolve().parents[1] / "validation").glob("*.py")
+    expected = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "validation").glob("*.py")
                       if not p.stem.startswith("_") and p.stem != "harness")
     assert [line.split()[0] for line in lines] == expected
     assert all(len(line.split()) > 3 for line in lines)  # each study with its one-line description
@@ -359,7 +359,7 @@ def test_validate_exit_status_from_what_the_study_returns(monkeypatch, capsys, r
     assert capsys.readouterr().err.strip() == message
 
 
-STUDIES = sorted(p.stem for p in (Path(__file__).resolve().parents[1] / "validation").glob("*.py")
+STUDIES = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "validation").glob("*.py")
                  if not p.stem.startswith("_") and p.stem != "harness")
 
 

@@ -1,0 +1,106 @@
+"""The one registry of mechanisms: their codes, printed names and privacy semantics.
+
+Shared and private.  A :class:`~dpinfer.Release` records its mechanism by the code
+defined here (one spelling per mechanism: ``'tulap'``, never ``'Tulap'``), its
+neighbouring relation (:data:`REPLACE_ONE` or :data:`ADD_REMOVE`) and its unit of
+privacy in words.  The releasers set these fields; inference, the budget's
+ledger, the audit and the printed results read them and never guess.
+
+:func:`default_semantics` is the rule that fills the two semantic fields of a
+release that does not carry them: a release file written before the fields
+existed, or a Release built by hand.  It reproduces the units dpinfer has always
+printed for such releases.
+"""
+
+from __future__ import annotations
+
+TULAP = "tulap"
+LAPLACE = "laplace"
+RANDOMIZED_RESPONSE = "randomized_response"
+TWO_COIN_RR = "two_coin_rr"
+KRR = "krr"
+UNARY_ENCODING = "unary_encoding"
+LOCAL_LAPLACE = "local_laplace"
+LDP_HISTOGRAM = "ldp_histogram"
+
+#: code -> printed name ("Laplace mechanism" in a result's ``privacy:`` line)
+NAMES = {
+    TULAP: "Tulap", LAPLACE: "Laplace", KRR: "k-ary randomized response",
+    UNARY_ENCODING: "unary encoding", RANDOMIZED_RESPONSE: "randomized response",
+    TWO_COIN_RR: "two-coin randomized response", LOCAL_LAPLACE: "local Laplace",
+    LDP_HISTOGRAM: "local-DP histogram",
+}
+
+#: the local-DP mechanisms (one privatized report per respondent, kind 'reports')
+LOCAL = (RANDOMIZED_RESPONSE, TWO_COIN_RR, KRR, UNARY_ENCODING, LOCAL_LAPLACE, LDP_HISTOGRAM)
+
+#: The neighbouring relations: one record replaced (``n`` unchanged, hence public),
+#: or one record added or removed (``n`` changes, hence private).
+REPLACE_ONE = "replace-one"
+ADD_REMOVE = "add-remove"
+NEIGHBOURS = (REPLACE_ONE, ADD_REMOVE)
+
+#: the unit of privacy of a count or proportion out of a public n (sensitivity 1 or 1/n)
+CENTRAL_UNIT = "one record (replace-one, n public)"
+#: the unit of privacy of a local-DP release
+LOCAL_UNIT = "one respondent's answer (local DP)"
+#: the unit of privacy of a released value whose sensitivity the user declared
+VALUE_UNIT = "one record (the statistic moves by at most its sensitivity)"
+
+
+def code(mechanism):
+    """The registry code of ``mechanism`` (a code or a printed name); unknown names unchanged."""
+    if mechanism in NAMES:
+        return mechanism
+    for key, name in NAMES.items():
+        if name == mechanism:
+            return key
+    return mechanism
+
+
+def printed(mechanism):
+    """The printed name of a mechanism code (the code itself when it is not registered)."""
+    return NAMES.get(mechanism, mechanism)
+
+
+def of_releaser(releaser):
+    """The mechanism code a releaser object declares (its class's ``_mechanism``), or None."""
+    return getattr(type(releaser), "_mechanism", None)
+
+
+def count_unit(sensitivity):
+    """Unit of privacy of a count out of a public n that one person moves by up to ``sensitivity``."""
+    if sensitivity == 1:
+        return CENTRAL_UNIT
+    return f"one person, moving the count by up to {sensitivity:g} (n public)"
+
+
+def table_unit(neighbours, sensitivity):
+    """Unit of privacy of a noisy contingency table under ``neighbours``."""
+    relation = "replace-one" if neighbours == REPLACE_ONE else "add/remove"
+    return f"one record ({relation}, sensitivity {sensitivity:g} per table)"
+
+
+def table_neighbours(sensitivity):
+    """The relation a table's L1 sensitivity stands for: 2 under replace-one, 1 under add/remove."""
+    return REPLACE_ONE if sensitivity == 2.0 else ADD_REMOVE
+
+
+def default_semantics(mechanism, kind, sensitivity):
+    """``(neighbours, privacy_unit)`` of a release that does not record them.
+
+    The rule dpinfer applied before releases carried their semantics: local
+    reports protect one respondent's answer; a count or proportion out of a
+    public n one record under replace-one (one person moving a Tulap count by up
+    to its sensitivity ``k``); a table the relation its sensitivity stands for.
+    """
+    if kind == "reports":
+        return REPLACE_ONE, LOCAL_UNIT
+    if kind == "table":
+        neighbours = table_neighbours(sensitivity)
+        return neighbours, table_unit(neighbours, sensitivity)
+    if kind == "count" and mechanism == TULAP:
+        return REPLACE_ONE, count_unit(sensitivity)
+    if kind in ("count", "proportion"):
+        return REPLACE_ONE, CENTRAL_UNIT
+    return REPLACE_ONE, VALUE_UNIT

@@ -1,0 +1,270 @@
+"""The one resolver: "a Release, or the numbers that stand for one" -> one frozen record.
+
+Package-internal (the inference part only).  Every inference method declares,
+next to its public functions, which releases it takes (:func:`accepts`: the
+(mechanism, kind) pairs, the functions, a phrase for messages), and turns its
+arguments into a :class:`Resolved` record with :func:`resolve`.  Results take
+their privacy record (``epsilon``, ``delta``, ``mechanism``, ``secure``,
+``privacy_unit``) from it; :func:`provenance` combines the records of the
+releases behind one result.
+
+The rules, the same for every method:
+
+* A Release carries ``n``, ``epsilon`` and ``delta``: giving one of them again
+  is a ValueError (``kind`` and ``sensitivity`` may be repeated when they agree).
+* A release whose (mechanism, kind) the method does not take is a ValueError
+  with one wording, naming the functions that do take it.
+* A Laplace count or proportion must have the sensitivity of a count (1) or of
+  a proportion (``1/n``) out of its ``n``, up to the rounding of one double
+  (relative 1e-12): any larger difference is another noise law.
+* Only the Tulap law depends on ``delta``; a release of any other mechanism
+  must have ``delta = 0`` (those mechanisms are pure epsilon-DP, and a method
+  computing their law has no place for a ``delta``).
+* Plain numbers need ``n`` and ``epsilon``; they claim no sampling path
+  (``secure=None``) and no unit of privacy (``privacy_unit=''``).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _mechanisms
+from .._validation import _as_real_array, _check_delta, _check_epsilon, _check_int, _check_sensitivity, _show
+from ..releasers.release import Release
+
+__all__ = []  # package-internal: the names below are imported explicitly
+
+#: ``stacklevel`` for a warning issued in the body of a :func:`release_first`
+#: function: the wrapper adds one frame, so 3 points at the user's line.  (Catching
+#: and re-issuing in the wrapper would need ``warnings.catch_warnings``, which is
+#: not thread-safe: validation sweeps call these functions from Dask worker threads.)
+STACKLEVEL = 3
+
+#: relative tolerance of a Laplace release's sensitivity: the rounding of one double
+SENSITIVITY_RTOL = 1e-12
+
+
+@dataclass(frozen=True)
+class Accepts:
+    """What a method takes: ``pairs`` of (mechanism, kind), by ``functions``, described by ``what``.
+
+    ``numbers`` is the (mechanism, kind) that plain numbers stand for (None: the
+    method takes Releases only, or resolves its number forms itself).
+    """
+
+    pairs: frozenset
+    functions: tuple
+    what: str
+    numbers: tuple | None = None
+
+
+#: every declaration made so far (each method module declares at import)
+_DECLARED = []
+
+#: the modules that declare what their methods accept (``dpinfer`` imports lazily,
+#: so :func:`declared` imports them all before it answers)
+DECLARING_MODULES = (
+    "dpinfer.inference.ump._release_inference",
+    "dpinfer.inference.normal._kernels",
+    "dpinfer.inference.jimi._common",
+    "dpinfer.inference.table",
+    "dpinfer.inference.logistic",
+    "dpinfer.inference.local._krr",
+    "dpinfer.inference.local._unary",
+    "dpinfer.inference.local._laplace",
+    "dpinfer.inference.local._histogram",
+    "dpinfer.inference.local._randomized_response",
+    "dpinfer.inference.local._robust",
+)
+
+
+def accepts(pairs, functions, what, *, numbers=None):
+    """Declare which releases ``functions`` take; returns the :class:`Accepts` (a module constant).
+
+    The first of ``functions`` names the method in messages ("For this release use ...").
+    """
+    declared = Accepts(frozenset(pairs), tuple(functions), what, numbers)
+    _DECLARED.append(declared)
+    return declared
+
+
+def fitting(mechanism, kind):
+    """The methods that take a release of ``(mechanism, kind)``: each declaration's first function, sorted."""
+    return sorted({d.functions[0] for d in declared() if (mechanism, kind) in d.pairs})
+
+
+def declared():
+    """All declarations, every declaring module imported first (an error path and the tests)."""
+    for module in DECLARING_MODULES:
+        importlib.import_module(module)
+    return tuple(_DECLARED)
+
+
+def mismatch_message(name, release, method, accepted):
+    """The one wording of "this release does not fit this method"."""
+    fits = fitting(release.mechanism, release.kind)
+    where = (f"use {', '.join(fits)}" if fits
+             else "no dpinfer inference function takes it")
+    return (f"`{name}` is a {_mechanisms.printed(release.mechanism)} release of kind {release.kind!r}, "
+            f"which {method} does not take: it takes {accepted.what}. For this release {where}.")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """One release (or the numbers standing for it), validated: what inference needs.
+
+    ``value`` is the released value as a float array (a count for kind 'count';
+    the caller divides by ``n`` where it works on proportions).  ``secure`` is
+    None and ``privacy_unit`` '' for plain numbers, which claim neither.
+    """
+
+    value: np.ndarray
+    n: int | None
+    epsilon: float
+    delta: float
+    sensitivity: float
+    mechanism: str
+    kind: str
+    neighbours: str | None
+    privacy_unit: str
+    secure: bool | None
+    from_release: bool
+
+    @property
+    def scalar(self):
+        return self.value.ndim == 0
+
+
+def provenance(*records):
+    """``secure`` and ``privacy_unit`` of a result computed from ``records``.
+
+    Only when every input was a Release does the result claim a path and a unit
+    (the units joined with '; ' when they differ).  None stands for an input
+    given as numbers in a method that reads its own number forms.
+    """
+    if not records or not all(r is not None and r.from_release for r in records):
+        return {"secure": None, "privacy_unit": ""}
+    units = sorted({r.privacy_unit for r in records})
+    return {"secure": all(r.secure for r in records), "privacy_unit": "; ".join(units)}
+
+
+def _expected_sensitivity(mechanism, kind, n):
+    if mechanism == _mechanisms.LAPLACE and kind == "count":
+        return 1.0
+    if mechanism == _mechanisms.LAPLACE and kind == "proportion":
+        return 1.0 / n
+    return None
+
+
+def resolve(value, n=None, *, epsilon=None, delta=None, sensitivity=None, kind=None, accepts,
+            method, name="value", suffix="", names=None, numbers=True):
+    """Validate "a Release or numbers" against ``accepts``; return a :class:`Resolved` record.
+
+    ``name`` is the argument holding the release (``'z'``, ``'pi1'``); the number
+    arguments are named ``n``, ``epsilon``, ``delta``, ``kind`` plus ``suffix``
+    (``'n1'``), except those ``names`` maps to other names.  ``delta``/``sensitivity``/``kind`` None: the function has no such
+    argument or the user left it out.  With ``numbers=False`` a value that is
+    not a Release returns None (the method reads its own number forms).
+    """
+    names = {key: key + suffix for key in ("n", "epsilon", "delta", "kind")} | dict(names or {})
+    if kind is not None and not isinstance(kind, str):  # before `in`: an array compares elementwise
+        raise TypeError(f"`{names['kind']}` must be None, 'proportion' or 'count'; got {_show(kind)}.")
+    kinds = [accepts.numbers[1]] if accepts.numbers else []
+    kinds += sorted({k for _, k in accepts.pairs} - set(kinds))
+    if kind is not None and kind not in kinds:
+        shown = ", ".join(map(repr, kinds[:-1])) + f" or {kinds[-1]!r}" if len(kinds) > 1 else repr(kinds[0])
+        raise ValueError(f"`{names['kind']}` must be None, {shown}; got {kind!r}.")
+    if sensitivity is not None:
+        sensitivity = _check_sensitivity(sensitivity)
+    if isinstance(value, Release):
+        return _from_release(value, n, epsilon, delta, sensitivity, kind, accepts, method, name, names)
+    if not numbers:
+        return None
+    for key, given in (("n", n), ("epsilon", epsilon)):
+        if given is None:
+            raise TypeError(f"`{names[key]}` is required when `{name}` is a number or an array "
+                            f"(only a Release carries its own {key}); got None.")
+    mechanism, default_kind = accepts.numbers
+    arr = _as_real_array(value, name)
+    n = _check_int(n, names["n"], minimum=1)
+    epsilon = _check_epsilon(epsilon, names["epsilon"])
+    delta = _check_delta(0.0 if delta is None else delta, names["delta"])
+    return Resolved(arr, n, epsilon, delta, 1.0 if sensitivity is None else float(sensitivity), mechanism,
+                    default_kind if kind is None else kind, None, "", None, False)
+
+
+def _from_release(rel, n, epsilon, delta, sensitivity, kind, accepted, method, name, names):
+    for key, given, recorded in (("n", n, rel.n), ("epsilon", epsilon, rel.epsilon), ("delta", delta, rel.delta)):
+        if given is not None:
+            raise ValueError(
+                f"`{names[key]}` must not be given when `{name}` is a Release: the release records it "
+                f"({key} = {recorded!r}); got {names[key]}={_show(given)}. Leave `{names[key]}` out.")
+    if (rel.mechanism, rel.kind) not in accepted.pairs:
+        raise ValueError(mismatch_message(name, rel, method, accepted))
+    if kind is not None and kind != rel.kind:
+        raise ValueError(f"`{names['kind']}` = {kind!r} contradicts the release, whose kind is {rel.kind!r}; "
+                         f"leave `{names['kind']}` out when passing a Release.")
+    if rel.kind in ("count", "proportion") and rel.n is None:
+        raise ValueError(f"`{name}` must record n (a {rel.kind} out of n); its n is None.")
+    expected = _expected_sensitivity(rel.mechanism, rel.kind, rel.n)
+    if expected is not None and not math.isclose(rel.sensitivity, expected, rel_tol=SENSITIVITY_RTOL):
+        raise ValueError(
+            f"`{name}` is a {_mechanisms.printed(rel.mechanism)} {rel.kind} release with sensitivity "
+            f"{rel.sensitivity!r}, but {method} needs the sensitivity of a {rel.kind} out of n = {rel.n}, "
+            f"which is {expected!r} (noise scale 1/(epsilon n) on the proportion).")
+    if rel.mechanism == _mechanisms.TULAP:
+        k = _check_sensitivity(rel.sensitivity)
+        if sensitivity is not None and sensitivity != k:
+            raise ValueError(f"`sensitivity` = {sensitivity} conflicts with the release's sensitivity "
+                             f"{k}; leave `sensitivity` out to use the release's.")
+    elif rel.delta != 0.0:
+        raise ValueError(
+            f"`{name}` must be a pure-DP release (delta = 0): the {_mechanisms.printed(rel.mechanism)} "
+            f"mechanism is epsilon-DP and {method} has no use for a delta; got delta = {rel.delta!r}.")
+    return Resolved(_as_real_array(rel.value, name), rel.n, rel.epsilon, rel.delta, float(rel.sensitivity),
+                    rel.mechanism, rel.kind, rel.neighbours, rel.privacy_unit, rel.secure, True)
+
+
+def release_first(skip=()):
+    """Decorate a public function whose first argument may be a Release.
+
+    When the first positional argument is a Release, the positional arguments
+    after it skip the parameters in ``skip`` (``n``, ``n1``, ``n2``: the release
+    records them), so ``binom_ump_test(rel, 0.2)`` means ``p0 = 0.2``.  With
+    plain numbers the call is unchanged.  Argument binding only: the function
+    resolves its arguments with :func:`resolve`.
+    """
+
+    def decorate(func):
+        params = inspect.signature(func).parameters
+        positional = [key for key, p in params.items() if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+        names = [key for key in positional if key not in skip]
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if args and isinstance(args[0], Release):
+                if len(args) > len(names):
+                    raise TypeError(
+                        f"{func.__name__}() takes at most {len(names)} positional arguments "
+                        f"after a Release ({', '.join(names)}); got {len(args)}."
+                    )
+                for key, given in zip(names, args):
+                    if key in kwargs:
+                        raise TypeError(
+                            f"{func.__name__}() got two values for `{key}`: one by position "
+                            f"(after a Release, the arguments are {', '.join(names)}) and one "
+                            "by keyword."
+                        )
+                    kwargs[key] = given
+                args = ()
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    return decorate

@@ -1,0 +1,52 @@
+"""The inference part's package-internal interface to ``validation/`` and ``benchmarks/``.
+
+Package-internal (not for users): the validation studies and the benchmarks
+measure pieces of the methods that the public functions do not expose (the exact
+DP-JIMI size, a design matrix, the robust estimator's threshold), and import them
+from here, under these names, never the methods' private helpers.  Each name is
+the helper of the method named in its comment, unchanged.
+"""
+
+from __future__ import annotations
+
+from .._ldp_channels import _unary_keep_prob
+from .jimi._common import _tails
+from . import _oc_warnings
+from .jimi._exact import _exact_rejection
+from .jimi._kernels import _draw_theta
+from .local._common import _project_simplex, _unary_debias, _unary_noise_var
+from .local._robust import _THRESHOLD_CONSTANT, _expected_covariance, _threshold_scale
+from .logistic import _check_design, _design_matrix
+from .ump._kernels import _compiled
+
+__all__ = []  # package-internal: the names below are imported explicitly
+
+#: the relative tolerance of the shared size and coverage warning rule of
+#: :mod:`dpinfer.inference._oc_warnings` (warn outside ``(1 +- tol) alpha``)
+RATE_TOLERANCE = _oc_warnings.RATE_TOLERANCE
+
+# -- DP-JIMI (jimi/)
+#: ``jimi_tails(confidence_level, alternative)``: tail probabilities (lower, upper) outside the interval
+jimi_tails = _tails
+#: ``jimi_exact_rejection(p0, lo, hi, n, epsilon)``: exact-limit rejection rate of the DP-JIMI test
+jimi_exact_rejection = _exact_rejection
+#: ``jimi_draw_theta(gen, pi_hat, n, epsilon, n_sim)``: fiducial draws, one row per release
+jimi_draw_theta = _draw_theta
+
+# -- logistic_jimi (logistic.py)
+#: ``check_design(design, k)`` -> (names, levels); ``design_matrix(names, levels, model)`` -> (x, terms)
+check_design = _check_design
+design_matrix = _design_matrix
+
+# -- local DP (local/): unary encoding and the robust estimator
+project_simplex = _project_simplex
+unary_debias = _unary_debias
+unary_noise_var = _unary_noise_var
+unary_keep_prob = _unary_keep_prob
+ROBUST_THRESHOLD_CONSTANT = _THRESHOLD_CONSTANT
+robust_expected_covariance = _expected_covariance
+robust_threshold_scale = _threshold_scale
+
+# -- DP-UMP (ump/)
+#: ``ump_compiled()``: the compiled kernels, or None when numba is not used
+ump_compiled = _compiled

@@ -1,0 +1,141 @@
+"""The one resolver: every inference entry point refuses a release it does not take with one wording,
+and every result computed from releases states their unit of privacy (dpinfer/inference/_resolve.py)."""
+
+import re
+
+import numpy as np
+import pytest
+
+import dpinfer
+from dpinfer.inference._resolve import declared, fitting
+
+from _releaser_catalogue import RELEASE_METHODS, release
+
+_TWO = ("binom2_normal_test", "binom2_jimi_ci", "binom2_jimi_test", "binom2_jimi_sample", "rr_two_sample_test")
+_FIRST_ARG = {"ldp_histogram_density": "reports", "robust_frequency_estimate": "data", "logistic_jimi": "table",
+              "independence_jimi_test": "release", "independence_mc_test": "release",
+              "binom_jimi_sample": "release_or_value"}
+
+
+#: arguments a function checks before its release (the null value of a goodness-of-fit test)
+_REQUIRED = {"krr_gof_test": {"p0": [0.3, 0.3, 0.4]}, "unary_gof_test": {"p0": [0.25] * 4},
+             "robust_frequency_estimate": {"contamination": 0.1}}
+
+
+def _first_arg(name):
+    if name in _FIRST_ARG:
+        return _FIRST_ARG[name]
+    if name in _TWO:
+        return "reports1" if name.startswith("rr") else "pi1"
+    if name.startswith("binom_ump"):
+        return "z"
+    return "pi_hat" if name.startswith("binom") else "reports"
+
+
+_DECLARED = [(f, d) for d in declared() for f in d.functions]
+_CASES = [pytest.param(f, d, c[0], id=f"{f}-{c[0]}") for f, d in _DECLARED for c in RELEASE_METHODS]
+
+
+def test_every_public_inference_function_that_takes_a_release_declares_it():
+    names = {f for f, _ in _DECLARED}
+    assert len(names) == len(_DECLARED)  # one declaration per function
+    assert names <= set(dpinfer.__all__)
+    # a parameter typed "... Release ..." in the numpydoc Parameters section
+    typed = re.compile(r"^    \w+(, \w+)* : .*\bRelease\b", re.MULTILINE)
+    takes_release = {name for name in dpinfer.__all__
+                     if callable(getattr(dpinfer, name)) and not isinstance(getattr(dpinfer, name), type)
+                     and typed.search((getattr(dpinfer, name).__doc__ or "").split("Returns")[0])
+                     and name != "prop_test" and not name.startswith("audit")}
+    assert {"binom_ump_test", "binom2_jimi_ci", "logistic_jimi", "robust_frequency_estimate"} <= takes_release
+    assert takes_release <= names
+
+
+@pytest.mark.parametrize("func, accepts, entry", _CASES)
+def test_every_entry_point_refuses_a_release_it_does_not_take_with_one_wording(func, accepts, entry):
+    rel = release(entry)
+    if (rel.mechanism, rel.kind) in accepts.pairs:
+        return
+    args = (rel, rel) if func == "rr_two_sample_test" else (rel,)
+    kwargs = {"pi2": rel} if func in _TWO and func.startswith("binom2") else {}
+    kwargs.update(_REQUIRED.get(func, {}))
+    fits = fitting(rel.mechanism, rel.kind)
+    where = f"use {', '.join(fits)}" if fits else "no dpinfer inference function takes it"
+    wording = (f"`{_first_arg(func)}` is a {dpinfer._mechanisms.printed(rel.mechanism)} release of kind "
+               f"'{rel.kind}', which {func} does not take: it takes {accepts.what}. For this release {where}.")
+    with pytest.raises(ValueError, match=re.escape(wording)):
+        getattr(dpinfer, func)(*args, **kwargs)
+
+
+def test_the_wording_names_the_method_that_fits():
+    with pytest.raises(ValueError, match=r"For this release use binom_ump_test\.$"):
+        dpinfer.binom_jimi_test(release("tulap"))
+    with pytest.raises(ValueError, match=r"For this release use binom_jimi_test, binom_normal_test\.$"):
+        dpinfer.binom_ump_test(release("laplace.count"))
+    with pytest.raises(ValueError, match=r"For this release use independence_jimi_test, logistic_jimi\.$"):
+        dpinfer.binom_normal_test(release("table"))
+
+
+_T = dict(rng=1)
+# every result-returning entry point, called on a release it takes
+_RESULTS = {
+    "binom_ump_test": lambda r: dpinfer.binom_ump_test(r["tulap"]),
+    "binom_normal_test": lambda r: dpinfer.binom_normal_test(r["laplace.proportion"]),
+    "binom2_normal_test": lambda r: dpinfer.binom2_normal_test(r["laplace.proportion"], r["laplace.count"]),
+    "binom_jimi_test": lambda r: dpinfer.binom_jimi_test(r["laplace.count"], n_sim=1000, rng=1),
+    "binom2_jimi_test": lambda r: dpinfer.binom2_jimi_test(r["laplace.proportion"], r["laplace.count"],
+                                                           n_sim=1000, rng=1),
+    "independence_jimi_test": lambda r: dpinfer.independence_jimi_test(r["table"], n_sim=200, rng=1),
+    "independence_mc_test": lambda r: dpinfer.independence_mc_test(r["table"], n_sim=200, rng=1),
+    "logistic_jimi": lambda r: dpinfer.logistic_jimi(r["table"], n_sim=200, rng=1),
+    "krr_gof_test": lambda r: dpinfer.krr_gof_test(r["krr"], [0.3, 0.3, 0.4], k=3),
+    "unary_gof_test": lambda r: dpinfer.unary_gof_test(r["unary"], [0.25] * 4),
+    "rr_proportion_test": lambda r: dpinfer.rr_proportion_test(r["rr"]),
+    "rr_two_sample_test": lambda r: dpinfer.rr_two_sample_test(r["rr"], r["rr"]),
+}
+
+
+def test_every_test_is_checked_for_its_privacy_unit():
+    tests = {f for f, _ in _DECLARED if f.endswith("_test") or f == "logistic_jimi"}
+    assert tests == set(_RESULTS)
+
+
+@pytest.mark.parametrize("name", sorted(_RESULTS))
+@pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")
+def test_every_result_states_the_unit_of_privacy_of_its_release(name):
+    releases = {c[0]: release(c[0]) for c in RELEASE_METHODS}
+    res = _RESULTS[name](releases)
+    used = [r for r in releases.values() if r.privacy_unit == res.privacy_unit]
+    assert used, res.privacy_unit
+    assert res.secure is False
+    assert f"unit of privacy: {res.privacy_unit}" in str(res)
+
+
+def test_a_table_release_prints_one_unit_in_every_method():
+    table = release("table")
+    units = {dpinfer.independence_jimi_test(table, n_sim=200, rng=1).privacy_unit,
+             dpinfer.independence_mc_test(table, n_sim=200, rng=1).privacy_unit,
+             dpinfer.logistic_jimi(table, n_sim=200, rng=1).privacy_unit}
+    assert units == {table.privacy_unit} == {"one record (replace-one, sensitivity 2 per table)"}
+
+
+def test_numbers_claim_no_path_and_no_unit():
+    res = dpinfer.binom_ump_test(11.2, 30, epsilon=1.0)
+    assert res.secure is None and res.privacy_unit == ""
+    mixed = dpinfer.binom2_normal_test(release("laplace.proportion"), pi2=0.4, n2=30, epsilon2=1.0)
+    assert mixed.secure is None and mixed.privacy_unit == ""
+
+
+@pytest.mark.parametrize("rel, match", [
+    # the rule of the Laplace sensitivity: equal up to the rounding of one double (relative 1e-12)
+    (dpinfer.Release(0.3, "laplace", 1.0, 0.0, 1 / 30 * (1 + 1e-10), 30, "proportion"),
+     r"sensitivity .*, but binom_normal_test needs the sensitivity of a proportion out of n = 30"),
+    # only the Tulap law depends on delta: a Laplace release must be pure DP
+    (dpinfer.Release(0.3, "laplace", 1.0, 0.01, 1 / 30, 30, "proportion"),
+     r"`pi_hat` must be a pure-DP release \(delta = 0\).*got delta = 0.01"),
+])
+def test_the_rules_every_method_shares(rel, match):
+    for func in (dpinfer.binom_normal_test, dpinfer.binom_jimi_test):
+        with pytest.raises(ValueError, match=match.replace("binom_normal_test", func.__name__)):
+            func(rel)
+    ok = dpinfer.Release(0.3, "laplace", 1.0, 0.0, 1 / 30 * (1 + 1e-13), 30, "proportion")
+    assert np.isfinite(dpinfer.binom_normal_test(ok).pvalue)
