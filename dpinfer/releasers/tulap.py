@@ -184,7 +184,7 @@ class TulapReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         unit_epsilon, unit_delta = unit_privacy(self.epsilon, self.delta, self.sensitivity)
-        bits = _bit_source(secure, rng, unit_epsilon)
+        bits = _bit_source(secure, rng, self.epsilon, self.sensitivity)
         charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
                        secure=bits.hardened)
         value = release_tulap(bits, np.asarray(x), n, unit_epsilon, unit_delta)
