@@ -451,6 +451,29 @@ def _find_bracket(f, start, step, decreasing=True):
     return lo, hi
 
 
+def _bounded_bracket(f, start, step, low, high):
+    """As :func:`_find_bracket` (f decreasing) but within [low, high]; (None, None) without a sign change."""
+    lo = hi = min(max(float(start), low), high)
+    flo = fhi = f(lo)
+    if flo == 0.0:
+        return lo, lo
+    while (fhi > 0.0) if flo > 0.0 else (flo <= 0.0):
+        if flo > 0.0:
+            if hi >= high:
+                return None, None
+            lo, flo = hi, fhi
+            hi = min(hi + step, high)
+            fhi = f(hi)
+        else:
+            if lo <= low:
+                return None, None
+            hi, fhi = lo, flo
+            lo = max(lo - step, low)
+            flo = f(lo)
+        step *= 2.0
+    return lo, hi
+
+
 def _brentq(*args, **kwargs):
     from scipy.optimize import brentq  # imported on first use (start-up time)
 
@@ -489,9 +512,16 @@ def _umpu_s_for_k(n, p0, k, log_b, q, alpha):
     def f(s):
         return max(float(_log_expect_umpu(n, p0, k, s, log_b, q)) - log_alpha, -1e3)
 
+    # Below `floor`, phi(x) = F(|x - k| - s) is 1 to within 1e-17 for every x in 0..n: when
+    # even there the size does not reach alpha in doubles (alpha within rounding of 1), the
+    # test that always rejects is the answer; the bracket never searches below it (issue 26 H1:
+    # alpha = 1 - 2**-53 searched down to overflow).
+    floor = -(n + _tail_width(log_b, q) + 1.0)
+    if f(floor) <= 0.0:
+        return floor
     sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
-    lo, hi = _find_bracket(f, _normal_quantile(alpha / 2.0) * sd, max(sd, 1.0))
-    return _brentq(f, lo, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
+    lo, hi = _find_bracket(f, max(_normal_quantile(alpha / 2.0) * sd, floor), max(sd, 1.0))
+    return _brentq(f, max(lo, floor), hi, xtol=1e-13, rtol=1e-15, maxiter=500)
 
 
 def _umpu_unbias(n, p0, k, s, log_b, q):
@@ -512,7 +542,13 @@ def _umpu_parameters(n, p0, log_b, q, alpha):
         return _umpu_unbias(n, p0, k, s, log_b, q)
 
     centre = n * p0
-    lo, hi = _find_bracket(g, centre, 0.5)
+    # k stays within the reach of the noise around 0..n; where the unbiasedness condition has
+    # no sign change there (alpha within rounding of 1: phi is 1 to double precision), the
+    # centre is taken; the bracket never runs away (issue 26 H1).
+    reach = _tail_width(log_b, q) + 1.0
+    lo, hi = _bounded_bracket(g, centre, 0.5, -reach, n + reach)
+    if lo is None:
+        return centre, _umpu_s_for_k(n, p0, centre, log_b, q, alpha)
     k = _brentq(g, lo, hi, xtol=1e-12 * max(1.0, abs(centre)), rtol=1e-15, maxiter=500)
     s = _umpu_s_for_k(n, p0, k, log_b, q, alpha)
     return k, s
