@@ -64,3 +64,42 @@ def test_u5_results_to_frame_refuses_an_empty_list():
         results_to_frame([])
     with pytest.raises(ValueError, match=r"`results` must hold at least one HTestResult"):
         results_to_frame(iter(()))
+
+
+def _table_release():
+    from dpinfer import ContingencyTableReleaser
+
+    return ContingencyTableReleaser(1.0).release([[40, 10], [15, 35]], rng=3)
+
+
+@pytest.mark.parametrize("name", ["independence_jimi_test", "independence_mc_test"])
+def test_table_tests_draw_in_blocks_of_bounded_memory(monkeypatch, name):
+    import tracemalloc
+
+    import dpinfer
+    import dpinfer.inference.table as table
+
+    monkeypatch.setattr(table, "_BLOCK_CELLS", 4096)  # 1024 draws of a 2 x 2 table per block
+    test = getattr(dpinfer, name)
+    rel = _table_release()
+    tracemalloc.start()
+    try:
+        res = test(rel, n_sim=20_000, rng=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # unblocked, the 20 000 simulated tables and their draws held about 5 MB at once
+    assert peak < 1_500_000
+    assert res.n_sim == 20_000 and 0.0 < res.pvalue < 0.01
+
+
+@pytest.mark.parametrize("name", ["independence_jimi_test", "independence_mc_test"])
+def test_table_tests_show_progress_on_request(capsys, name):
+    pytest.importorskip("tqdm")
+    import dpinfer
+
+    test = getattr(dpinfer, name)
+    test(_table_release(), n_sim=500, rng=1, progress=True)
+    assert "block" in capsys.readouterr().err  # the tqdm bar, on stderr
+    with pytest.raises(TypeError, match=r"`progress` must be True or False; got 'yes'"):
+        test(_table_release(), n_sim=500, rng=1, progress="yes")
