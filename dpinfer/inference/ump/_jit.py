@@ -62,8 +62,21 @@ def _stirlerr(k):
 
 
 @njit(cache=True, error_model="numpy")
-def _bd0(x, mean):
-    d = x - mean
+def _two_product_error(a, b, prod):
+    """``a b - prod`` exactly (as ``_ump_kernels._two_product_error``)."""
+    split = 134217729.0
+    c = split * a
+    ah = c - (c - a)
+    al = a - ah
+    c = split * b
+    bh = c - (c - b)
+    bl = b - bh
+    return ((ah * bh - prod) + ah * bl + al * bh) + al * bl
+
+
+@njit(cache=True, error_model="numpy")
+def _bd0(x, mean, d):
+    """bd0(x, M) with ``d = x - M`` given (as ``_ump_kernels._bd0``)."""
     tot = x + mean
     if abs(d) < 0.1 * tot:
         v = d / tot
@@ -91,7 +104,9 @@ def _log_pmf(x, n, p, st_n):
     if x == n:
         return n * math.log(p)
     nx = n - x
-    lc = st_n - _stirlerr(x) - _stirlerr(nx) - _bd0(x, n * p) - _bd0(nx, n * (1.0 - p))
+    mp = n * p
+    dx = (x - mp) - _two_product_error(n, p, mp)  # x - n p accurately, as the numpy twin
+    lc = st_n - _stirlerr(x) - _stirlerr(nx) - _bd0(x, mp, dx) - _bd0(nx, n * (1.0 - p), -dx)
     small = min(x, nx)  # log(x (n - x) / n) as in ``_ump_kernels._log_pmf``
     lf = _LOG_2PI + math.log(small) + math.log1p(-small / max(n, 2.0))
     return lc - 0.5 * lf
