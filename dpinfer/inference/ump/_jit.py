@@ -21,6 +21,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ._kernels import _two_product_error as _kernels_two_product_error
+
 _LOG_TOL = 39.2
 # (np.floor and np.ceil keep floats: numba's math.floor and math.ceil return int64, which
 # wraps for |z| >= 2**63)
@@ -61,17 +63,8 @@ def _stirlerr(k):
     return _STIRLERR[int(k)]
 
 
-@njit(cache=True, error_model="numpy")
-def _two_product_error(a, b, prod):
-    """``a b - prod`` exactly (as ``_ump_kernels._two_product_error``)."""
-    split = 134217729.0
-    c = split * a
-    ah = c - (c - a)
-    al = a - ah
-    c = split * b
-    bh = c - (c - b)
-    bl = b - bh
-    return ((ah * bh - prod) + ah * bl + al * bh) + al * bl
+# ``a b - prod`` exactly: the numpy twin's function, compiled (pure arithmetic on scalars)
+_two_product_error = njit(cache=True, error_model="numpy")(_kernels_two_product_error)
 
 
 @njit(cache=True, error_model="numpy")
