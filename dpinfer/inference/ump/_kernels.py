@@ -454,18 +454,24 @@ def _log_sum_reflected(zr, n, p0, log_b, q):
     zi, pi, di, ls = zr.ravel()[idx], pr.ravel()[idx], d.ravel()[idx], log_s.ravel()[idx]
     total = np.zeros(idx.size)  # sum of the correction terms, relative to S
     scale = np.ones(idx.size)  # n (n - 1) ... (n - k + 1) (-d)**k / k!
-    for k in range(1, min(_REFLECT_ORDERS, n) + 1):
-        scale = scale * (n - k + 1) * (-di) / k
-        sums = np.stack([np.exp(_log_sum_greater(zi - k + j, n - k, pi, log_b, q) - ls)
-                         for j in range(k + 1)])
-        coef = np.array([(-1.0) ** (k - j) * math.comb(k, j) for j in range(k + 1)])
-        term = scale * (coef @ sums)
-        total += term
-        if np.all(np.abs(term) <= 1e-16 * np.maximum(np.abs(1.0 + total), 1e-300)):
-            break
-    out = log_s.copy().ravel()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out[idx] = ls + np.log1p(total)
+    ok = np.ones(idx.size, dtype=bool)
+    last = np.full(idx.size, np.inf)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for k in range(1, min(_REFLECT_ORDERS, n) + 1):
+            scale = scale * (n - k + 1) * (-di) / k
+            sums = np.stack([np.exp(_log_sum_greater(zi - k + j, n - k, pi, log_b, q) - ls)
+                             for j in range(k + 1)])
+            coef = np.array([(-1.0) ** (k - j) * math.comb(k, j) for j in range(k + 1)])
+            term = scale * (coef @ sums)
+            # a series that does not shrink fast (large epsilon: differences of sums e^(k eps)
+            # apart) is not used; the uncorrected sum is kept there
+            ok &= np.isfinite(term) & (np.abs(term) <= 0.1 * last)
+            last = np.abs(term)
+            total = np.where(ok, total + term, 0.0)
+            if np.all(~ok | (np.abs(term) <= 1e-16 * np.abs(1.0 + total))):
+                break
+        out = log_s.copy().ravel()
+        out[idx] = np.where(ok & (total > -1.0), ls + np.log1p(np.where(ok, total, 0.0)), ls)
     return out.reshape(log_s.shape)
 
 
