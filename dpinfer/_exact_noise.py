@@ -218,6 +218,11 @@ def _geometric(bits, lam, size):
 
     Returns an int64 array, or an object array of Python ints in the (probability
     below 2**-64 per draw) event that a draw reaches ``2**J``.
+
+    Two branches, both exact: given ``G < 2**J`` the digits ``0 .. J-1`` are
+    independent Bernoullis (drawn for every draw); the event ``G >= 2**J`` is
+    one more Bernoulli, independent of them, and replaces the draw by
+    ``2**J + G'`` with a fresh ``G'``.
     """
     n_digits = _digits(lam)
     if n_digits > 62:
@@ -227,9 +232,11 @@ def _geometric(bits, lam, size):
         g += _bernoulli(bits, _digit_probability(lam, i), size).astype(np.int64) << i
     over = np.flatnonzero(_bernoulli(bits, _power_probability(lam, n_digits), size))
     if over.size:
+        # G >= 2**J: G = 2**J + G' with a fresh G' (memoryless); the low digits drawn
+        # above are the law of G given G < 2**J and are replaced here, not kept.
         extra = _geometric(bits, lam, over.size).astype(object)
         g = g.astype(object)
-        g[over] = g[over] + 2**n_digits + extra
+        g[over] = 2**n_digits + extra
     return g
 
 

@@ -7,6 +7,8 @@ The releasers draw reports through these channels (``dpinfer.releasers.local``,
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from scipy import special
 
@@ -22,13 +24,24 @@ def _unary_keep_prob(epsilon):
 
 
 def _two_coin_epsilon(p1, p2):
-    """True privacy level of the two-coin protocol (private; valid p1, p2 in (0, 1)).
+    """True privacy level of the two-coin protocol, rounded up (private; valid p1, p2 in (0, 1)).
 
     ``ln max{(1 - p1 + p1 p2) / (p1 p2), (1 - p1 p2) / (p1 (1 - p2))}``
-    ``= log1p((1 - p1) / (p1 min(p2, 1 - p2)))``, the second form exact in
-    floating point for p1 near 1; evaluated as ``logaddexp(0, log(1 - p1) - log p1
-    - log min(p2, 1 - p2))`` so that tiny coins (p1 p2 below the doubles) stay finite.
+    ``= ln(1 + (1 - p1) / (p1 min(p2, 1 - p2)))``.  The coins are doubles, so the
+    ratio is an exact rational; its logarithm is enclosed by interval arithmetic
+    (``mpmath.iv``, 128 bits) and the result is the smallest double at or above the
+    enclosure's upper end: a recorded epsilon is never below the true level (the
+    floating-point ``log1p`` form was up to 1.5e-15 relative below it, issue 26).
     """
-    p1 = np.asarray(p1, dtype=float)
-    p2 = np.asarray(p2, dtype=float)
-    return np.logaddexp(0.0, np.log1p(-p1) - np.log(p1) - np.log(np.minimum(p2, 1.0 - p2)))
+    from mpmath import iv
+    from mpmath.libmp import to_float
+
+    p1, p2 = Fraction(float(p1)), Fraction(float(p2))
+    ratio = 1 + (1 - p1) / (p1 * min(p2, 1 - p2))
+    saved = iv.prec
+    try:
+        iv.prec = 128
+        high = iv.log(iv.mpf(ratio.numerator) / iv.mpf(ratio.denominator))._mpi_[1]
+    finally:
+        iv.prec = saved
+    return to_float(high, rnd="c")

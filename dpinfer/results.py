@@ -354,6 +354,8 @@ def results_to_frame(results):
     ------
     TypeError
         If an element is not an :class:`HTestResult`.
+    ValueError
+        If ``results`` is empty.
     ImportError
         If pandas is not installed (``pip install pandas``).
     """
@@ -374,6 +376,11 @@ def results_to_frame(results):
         if not isinstance(r, HTestResult):
             raise TypeError(f"`results` must contain HTestResult objects; element {i} is {type(r).__name__}.")
         rows.append(r.to_dict())
+    if not rows:
+        raise ValueError(
+            "`results` must hold at least one HTestResult; got an empty iterable (a frame without rows "
+            "would hide that nothing was computed)."
+        )
     return pd.DataFrame(rows, columns=_TIDY_COLUMNS)
 
 

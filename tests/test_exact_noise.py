@@ -294,3 +294,98 @@ def test_rng_with_secure_true_warns_and_is_ignored(call):
 def test_secure_must_be_a_bool_or_none(call):
     with pytest.raises(TypeError, match="`secure` must be True, False or None"):
         call(secure="yes")
+
+
+# -- the geometric's tail branch, made visible (issue 26 P1) -----------------------------------
+#
+# The event G >= 2**J has probability below 2**-64 at the real threshold; lowering the number of
+# digits drawn one by one to J = 2 (lam = 0.5: P(G >= 4) = e**-2 = 0.135) makes it visible.  Two
+# checks: a chi-square of the draws against the geometric pmf, and an exact (50-digit) enumeration of
+# the law the implementation produces, obtained by driving `_geometric` itself through every branch.
+
+_LOW_J = 2
+
+
+def _lowered(monkeypatch):
+    import dpinfer._exact_noise as noise
+
+    monkeypatch.setattr(noise, "_digits", lambda lam: _LOW_J)
+    return noise
+
+
+def test_geometric_with_a_visible_tail_branch_matches_its_pmf(monkeypatch):
+    noise = _lowered(monkeypatch)
+    lam = 0.5
+    g = np.asarray(noise._geometric(_bits(11), lam, 200_000), dtype=np.int64)
+    b = math.exp(-lam)
+    support = np.arange(0, 60)
+    pmf = (1 - b) * b**support
+    assert _chi_square_pvalue(g, pmf, support) > LEVEL  # false alarm 1e-6
+    # each branch's law: G given G < 2**J (the digits), and G - 2**J given G >= 2**J (the tail)
+    low = g[g < 2**_LOW_J]
+    sup_low = np.arange(2**_LOW_J)
+    pmf_low = (1 - b) * b**sup_low / (1 - b ** (2**_LOW_J))
+    assert _chi_square_pvalue(low, pmf_low, sup_low) > LEVEL
+    high = g[g >= 2**_LOW_J] - 2**_LOW_J
+    assert _chi_square_pvalue(high, pmf, support) > LEVEL
+
+
+def _implemented_law(noise, lam, depth):
+    """The exact law of ``_geometric(., lam, 1)``, by running it on every branch.
+
+    `_bernoulli` is replaced by a scripted one: each call takes the next outcome of a script and
+    multiplies the path's weight by p or 1 - p (p at 50 digits, from the probability's own
+    definition).  Scripts are enumerated depth-first; paths taking the tail branch more than
+    ``depth`` times are cut, so every value below ``depth * 2**J`` gets all its mass.
+    """
+    law = {}
+    pending = [()]
+    while pending:
+        script = pending.pop()
+        state = {"i": 0, "weight": mpmath.mpf(1), "overs": 0}
+
+        class _Extend(Exception):
+            pass
+
+        def scripted(bits, prob, size, script=script, state=state):
+            i = state["i"]
+            if i == len(script):
+                raise _Extend
+            p = prob._interval(mpmath.mp)
+            state["weight"] *= p if script[i] else 1 - p
+            state["i"] += 1
+            if prob is noise._power_probability(lam, _LOW_J) and script[i]:
+                state["overs"] += 1
+                if state["overs"] > depth:
+                    raise _Extend
+            return np.array([bool(script[i])])
+
+        noise._bernoulli = scripted
+        try:
+            value = int(noise._geometric(None, lam, 1)[0])
+        except _Extend:
+            if state["overs"] <= depth:
+                pending += [script + (0,), script + (1,)]
+            continue
+        law[value] = law.get(value, 0) + state["weight"]
+    return law
+
+
+@pytest.mark.parametrize("lam", [0.5, 0.05, 3.0])
+def test_geometric_implemented_law_is_exact_on_every_branch(monkeypatch, lam):
+    noise = _lowered(monkeypatch)
+    monkeypatch.setattr(noise, "_bernoulli", noise._bernoulli)  # restored after the test
+    depth = 3
+    with mpmath.workdps(50):
+        law = _implemented_law(noise, lam, depth)
+        b = mpmath.exp(-mpmath.mpf(lam))
+        tail = b ** (2**_LOW_J)
+        for g in range(depth * 2**_LOW_J):
+            want = (1 - b) * b**g
+            assert abs(law.get(g, 0) - want) <= mpmath.mpf(10) ** -45 * want, g
+        # the branches separately: the digits' law given no tail event, the tail's given one
+        for g in range(2**_LOW_J):
+            assert abs(law[g] / (1 - tail) - (1 - b) * b**g / (1 - tail)) <= mpmath.mpf(10) ** -45
+        for g in range(2**_LOW_J, depth * 2**_LOW_J):
+            cond = law[g] / tail
+            assert abs(cond - (1 - b) * b ** (g - 2**_LOW_J)) <= mpmath.mpf(10) ** -45 * cond

@@ -409,13 +409,14 @@ def _draw(call, value, args, n_samples, vectorized, gen, name):
 def _invoke(call, inputs, args, gen, name="x"):
     """Call the mechanism; explain a signature mismatch (the usual mistake: a missing ``n``).
 
-    A ValueError of the mechanism about its input is re-raised naming the audit's
-    argument (``x`` or ``x_prime``): the releaser's own message calls it ``x``.
+    An error of the mechanism about its input is re-raised naming the audit's
+    argument (``x`` or ``x_prime``) wherever the releaser's own message names its
+    first parameter (``x`` for every dpinfer releaser).
     """
     try:
         return call(inputs, *args, rng=gen)
     except ValueError as exc:
-        raise ValueError(f"the mechanism rejected `{name}`: {exc}") from exc
+        raise ValueError(f"the mechanism rejected `{name}`: {_renamed(call, exc, name)}") from exc
     except TypeError as exc:
         text = str(exc)
         if "positional argument" in text or "keyword argument" in text:
@@ -424,7 +425,20 @@ def _invoke(call, inputs, args, gen, name="x"):
                 "Pass its other positional arguments with `args`, e.g. args=(n,) for "
                 "TulapReleaser.release(x, n)."
             ) from exc
-        raise
+        renamed = _renamed(call, exc, name)
+        if renamed == text:
+            raise
+        raise TypeError(f"the mechanism rejected `{name}`: {renamed}") from exc
+
+
+def _renamed(call, exc, name):
+    """The mechanism's message with its first parameter's name replaced by the audit's ``name``."""
+    text = str(exc)
+    try:
+        first = next(iter(inspect.signature(call).parameters))
+    except (TypeError, ValueError, StopIteration):
+        return text
+    return text.replace(f"`{first}`", f"`{name}`")
 
 
 def _unpack(raw, name):

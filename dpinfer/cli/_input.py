@@ -302,6 +302,8 @@ def _releases_from_file(path, *, labels=False):
         if not rows:
             raise _UsageError(f"release file {path!r} has a header but no releases.")
     releases = [_release_from_record(row, path) for row in rows]
+    for release in releases:
+        _check_producible(release, path)
     if not labels:
         return releases
     return releases, [_table_labels(row, release, path) for row, release in zip(rows, releases)]
@@ -318,6 +320,39 @@ def _table_labels(record, release, path):
                               "strings (as 'dpinfer release --table' writes), or absent.")
         out.append(names)
     return tuple(out)
+
+
+def _check_producible(release, path):
+    """Refuse a release its mechanism cannot have produced (sensitivity, delta, n against the kind).
+
+    What 'dpinfer release' (and the Python releasers) write: a Tulap count of integer
+    sensitivity k; a Laplace count of sensitivity 1, proportion of sensitivity 1 / n and
+    delta 0; a table of sensitivity 2 (replace-one) or 1 (add/remove, whose total is
+    never published).  A hand-edited file outside these would be inverted with the
+    wrong noise law.
+    """
+    pair, k, delta = (release.mechanism, release.kind), release.sensitivity, release.delta
+    rule = None
+    if pair == ("tulap", "count") and k != int(k):
+        rule = "a Tulap count has a whole-number sensitivity k (TulapReleaser's `sensitivity`)"
+    elif pair[0] == "laplace" and delta != 0.0:
+        rule = "a Laplace release has delta 0"
+    elif pair == ("laplace", "count") and k != 1.0:
+        rule = "a Laplace count has sensitivity 1"
+    elif pair == ("laplace", "proportion") and k != 1.0 / release.n:
+        rule = f"a Laplace proportion of n = {release.n} records has sensitivity 1 / n = {1.0 / release.n!r}"
+    elif pair == ("laplace", "table") and k not in (1.0, 2.0):
+        rule = ("a table has sensitivity 2 (neighbours replace-one) or 1 (add-remove), as "
+                "'dpinfer release --table' writes")
+    elif pair == ("laplace", "table") and k == 1.0 and release.n is not None:
+        rule = ("a table released under add-remove (sensitivity 1) has no public total n, as "
+                "'dpinfer release --table --neighbours add-remove' writes null")
+    if rule is not None:
+        raise _UsageError(
+            f"release file {path!r} records a {release.mechanism} {release.kind} with sensitivity "
+            f"{k!r}, delta {delta!r} and n {release.n!r}, which its mechanism cannot have produced: "
+            f"{rule}. Write it with 'dpinfer release --format json' and do not edit it."
+        )
 
 
 def _typed_csv_row(row, path, line):

@@ -19,7 +19,7 @@ to any computation in doubles; with ``delta > 0`` it moves nothing).  Then
 with ``|j| < 2**53``, hence exact.  The grid serves every ``n`` with
 ``n + C + 1 < 2**51`` (``k >= 1``); larger ``n`` (or an ``epsilon`` so small that
 ``C`` passes that) is refused from these public numbers.  At ``n = 30``,
-``epsilon = 1``: ``h = 2**-40``; at ``n = 10**9``: ``h = 2**-21``.
+``epsilon = 1``: ``h = 2**-40``; at ``n = 10**9``, ``epsilon = 1``: ``h = 2**-22``.
 
 **The law of Z, and inference.**  Write ``F`` for the continuous Tulap cdf.  Its
 density is constant on each cell ``[i h, (i + 1) h)`` (the cells refine the unit

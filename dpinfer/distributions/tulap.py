@@ -450,10 +450,23 @@ def _cell_sum(log_b, big_k):
     return float(kk**3 * total + (m0 - 1.0) / 12.0)
 
 
+#: Most variates one call to :meth:`Tulap.sample` draws: about 30 bytes each across the
+#: working arrays (2**27 draws: ~4 GB), refused before anything is allocated.
+_MAX_DRAWS = 1 << 27
+
+
 def _check_shape(shape):
     if isinstance(shape, (tuple, list)):
-        return tuple(_check_int(s, "shape") for s in shape)
-    return (_check_int(shape, "shape"),)
+        shape = tuple(_check_int(s, "shape", minimum=0) for s in shape)
+    else:
+        shape = (_check_int(shape, "shape", minimum=0),)
+    total = math.prod(shape)
+    if total > _MAX_DRAWS:
+        raise ValueError(
+            f"`shape` must hold at most {_MAX_DRAWS:_} draws in one call; got {shape} "
+            f"({total:_} draws). Draw in batches."
+        )
+    return shape
 
 
 # Above this truncated mass rejection wastes more than inversion costs (benchmarks/bench_tulap.py).

@@ -427,12 +427,12 @@ def _table_input(table, epsilon, neighbours):
         z, b = rec.value, rec.sensitivity / rec.epsilon
         eps, delta, secure, unit, n = rec.epsilon, rec.delta, rec.secure, rec.privacy_unit, rec.n
     else:
+        z = _as_real_array(table, "table")  # first: a wrong kind of `table` is named as such
         if epsilon is None:
             raise TypeError("`epsilon` must be given with bare noisy counts (it is read from a Release).")
         eps = _check_epsilon(epsilon)
         neighbours = "replace-one" if neighbours is None else neighbours
         _check_choice(neighbours, "neighbours", tuple(_NEIGHBOURS))
-        z = _as_real_array(table, "table")
         b = _NEIGHBOURS[neighbours] / eps
         delta, secure, unit, n = 0.0, None, "", None
     if z.ndim != 2 or z.shape[1] != 2 or z.shape[0] < 2:

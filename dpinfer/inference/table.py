@@ -120,6 +120,28 @@ def _fiducial_total(gen, z, n, b, n_sim):
     return np.maximum(np.rint(z.sum() - noise), 1).astype(np.int64)
 
 
+#: Simulated cells (draws x r x c) per block: memory stays near 60 MB whatever ``n_sim``.
+_BLOCK_CELLS = 1 << 20
+
+
+def _blocks(n_sim, cells, progress, desc):
+    """Sizes of the blocks of draws, in order, shown by a tqdm bar when ``progress`` is true.
+
+    One block when ``n_sim * cells <= _BLOCK_CELLS`` (the stream is then the unblocked one).
+    """
+    if not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"`progress` must be True or False; got {_show(progress)}.")
+    per = max(1, _BLOCK_CELLS // cells)
+    sizes = [min(per, n_sim - start) for start in range(0, n_sim, per)]
+    if not progress:
+        return sizes
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # optional dependency: no bar, same result
+        return sizes
+    return tqdm(sizes, desc=desc, unit="block", leave=False)
+
+
 def _result(stat, pvalue, method, rec, n, statistic_name, n_sim):
     r, c = rec.value.shape
     total = f"n = {n}" if rec.n is not None else "n private"
@@ -133,7 +155,7 @@ def _result(stat, pvalue, method, rec, n, statistic_name, n_sim):
     )
 
 
-def independence_jimi_test(release, *, n_sim=10_000, rng=None):
+def independence_jimi_test(release, *, n_sim=10_000, rng=None, progress=False):
     """DP-JIMI (fiducial matching) test of independence for a noisy r x c table.
 
     Parameters
@@ -149,6 +171,12 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None):
     rng : None, int, SeedSequence or numpy.random.Generator
         Seeds the draws (numpy's default PCG64; reproducible, not
         cryptographic: the draws use only the public release).
+    progress : bool, default False
+        Show a tqdm progress bar over the blocks of draws (tqdm is optional;
+        without it nothing is shown).  The cost is about 1 microsecond per
+        simulated cell (``n_sim`` x r x c): a 50 x 50 table at ``n_sim = 10_000``
+        takes about 30 s.  Memory stays near 60 MB: the draws are made in blocks
+        of about 2**20 cells.
 
     Returns
     -------
@@ -235,16 +263,19 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None):
     gen = _check_rng(rng)
     r, c = z.shape
     stat = _clamped_chi2(z)
-    n_star = _fiducial_total(gen, z, n, b, n_sim)
-    rows = _fiducial_probabilities(gen, z.sum(axis=1), n_star, b, c)
-    cols = _fiducial_probabilities(gen, z.sum(axis=0), n_star, b, r)
-    sims = _simulate(gen, n_star, rows[:, :, None] * cols[:, None, :], b, z.shape)
-    pvalue = (1.0 + np.count_nonzero(_clamped_chi2(sims) >= stat)) / (1.0 + n_sim)
+    hits = 0
+    for size in _blocks(n_sim, z.size, progress, "DP-JIMI draws"):
+        n_star = _fiducial_total(gen, z, n, b, size)
+        rows = _fiducial_probabilities(gen, z.sum(axis=1), n_star, b, c)
+        cols = _fiducial_probabilities(gen, z.sum(axis=0), n_star, b, r)
+        sims = _simulate(gen, n_star, rows[:, :, None] * cols[:, None, :], b, z.shape)
+        hits += np.count_nonzero(_clamped_chi2(sims) >= stat)
+    pvalue = (1.0 + hits) / (1.0 + n_sim)
     return _result(stat, pvalue, f"DP-JIMI fiducial test of independence ({n_sim} draws)", rec, n,
                    "X-squared (noisy, clamped)", n_sim)
 
 
-def independence_mc_test(release, *, n_sim=10_000, rng=None):
+def independence_mc_test(release, *, n_sim=10_000, rng=None, progress=False):
     """Monte Carlo test of independence for a noisy r x c table (Gaboardi et al. 2016).
 
     Parameters
@@ -256,6 +287,8 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None):
         Number of simulated tables.
     rng : None, int, SeedSequence or numpy.random.Generator
         Seeds the simulation (numpy's default PCG64).
+    progress : bool, default False
+        As :func:`independence_jimi_test` (a progress bar; draws in blocks).
 
     Returns
     -------
@@ -310,8 +343,11 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None):
     n_used = n if n is not None else max(1, int(np.rint(z.sum())))
     stat = _plugin_chi2(z, n_used)
     p, q = _plugin_margins(z)
-    probs = np.broadcast_to(p[:, None] * q[None, :], (n_sim,) + z.shape)
-    sims = _simulate(gen, np.full(n_sim, n_used, dtype=np.int64), probs, b, z.shape)
-    pvalue = (1.0 + np.count_nonzero(_plugin_chi2(sims, np.full(n_sim, n_used)) >= stat)) / (1.0 + n_sim)
+    hits = 0
+    for size in _blocks(n_sim, z.size, progress, "Monte Carlo tables"):
+        probs = np.broadcast_to(p[:, None] * q[None, :], (size,) + z.shape)
+        sims = _simulate(gen, np.full(size, n_used, dtype=np.int64), probs, b, z.shape)
+        hits += np.count_nonzero(_plugin_chi2(sims, np.full(size, n_used)) >= stat)
+    pvalue = (1.0 + hits) / (1.0 + n_sim)
     return _result(stat, pvalue, f"Monte Carlo test of independence, Gaboardi et al. 2016 ({n_sim} draws)",
                    rec, n_used, "Q-squared (noisy)", n_sim)

@@ -45,20 +45,27 @@ _INT_LIMIT = 2**62 - 1
 _MIN_EPSILON = 1e-12
 
 
-def _bit_source(secure, rng, epsilon=None):
+def _bit_source(secure, rng, epsilon=None, sensitivity=1):
     """The bits for one release: hardened (OS) unless a generator is asked for.
 
     ``secure=None`` (the default) means hardened when ``rng`` is None, seeded when
     it is given; ``secure=True`` with an ``rng`` warns and ignores the ``rng``.
     Given the ``epsilon`` of an additive-noise release (Tulap, Laplace), also
-    refuses one below 1e-12 (public), whose noise would not fit its integers.
+    refuses one whose noise scale ``sensitivity / epsilon`` exceeds 1e12 (public),
+    which would not fit its integers; the message names the numbers the user gave.
     """
     if secure is not None and not isinstance(secure, (bool, np.bool_)):
         raise TypeError(f"`secure` must be True, False or None; got {secure!r}.")
-    if epsilon is not None and epsilon < _MIN_EPSILON:
+    if epsilon is not None and sensitivity == 1 and epsilon < _MIN_EPSILON:
         raise DPInferValueError(
             _arg("epsilon"), f" must be at least {_MIN_EPSILON:g} for a release; got {epsilon!r}. Its "
             "noise, of scale 1 / epsilon, would overflow the 64-bit integers that carry it exactly."
+        )
+    if epsilon is not None and sensitivity != 1 and _per_step(epsilon, sensitivity) < _MIN_EPSILON:
+        raise DPInferValueError(
+            _arg("epsilon"), " / ", _arg("sensitivity"), f" must be at least {_MIN_EPSILON:g} for a "
+            f"release; got epsilon = {epsilon!r} with sensitivity = {sensitivity!r}. Its noise, of scale "
+            "sensitivity / epsilon, would overflow the 64-bit integers that carry it exactly."
         )
     if secure is None:
         secure = rng is None

@@ -188,7 +188,7 @@ class TulapReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         unit_epsilon, unit_delta = unit_privacy(self.epsilon, self.delta, self.sensitivity)
-        bits = _bit_source(secure, rng, unit_epsilon)
+        bits = _bit_source(secure, rng, self.epsilon, self.sensitivity)
         grid = tulap_grid(n, unit_epsilon, unit_delta)  # refuses n, epsilon without a grid before the charge
         digest = charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
                                 secure=bits.hardened, sensitivity=float(self.sensitivity), grid=2.0**-grid.bits)

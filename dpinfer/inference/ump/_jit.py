@@ -21,6 +21,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ._two_product import _two_product_error as _python_two_product_error
+
 _LOG_TOL = 39.2
 # (np.floor and np.ceil keep floats: numba's math.floor and math.ceil return int64, which
 # wraps for |z| >= 2**63)
@@ -61,9 +63,13 @@ def _stirlerr(k):
     return _STIRLERR[int(k)]
 
 
+# ``a b - prod`` exactly: the shared function of ``_two_product``, compiled (pure arithmetic on scalars)
+_two_product_error = njit(cache=True, error_model="numpy")(_python_two_product_error)
+
+
 @njit(cache=True, error_model="numpy")
-def _bd0(x, mean):
-    d = x - mean
+def _bd0(x, mean, d):
+    """bd0(x, M) with ``d = x - M`` given (as ``_ump_kernels._bd0``)."""
     tot = x + mean
     if abs(d) < 0.1 * tot:
         v = d / tot
@@ -91,7 +97,9 @@ def _log_pmf(x, n, p, st_n):
     if x == n:
         return n * math.log(p)
     nx = n - x
-    lc = st_n - _stirlerr(x) - _stirlerr(nx) - _bd0(x, n * p) - _bd0(nx, n * (1.0 - p))
+    mp = n * p
+    dx = (x - mp) - _two_product_error(n, p, mp)  # x - n p accurately, as the numpy twin
+    lc = st_n - _stirlerr(x) - _stirlerr(nx) - _bd0(x, mp, dx) - _bd0(nx, n * (1.0 - p), -dx)
     small = min(x, nx)  # log(x (n - x) / n) as in ``_ump_kernels._log_pmf``
     lf = _LOG_2PI + math.log(small) + math.log1p(-small / max(n, 2.0))
     return lc - 0.5 * lf

@@ -26,19 +26,24 @@ is one or two such sums (see ``ump.py``).  The cost does not grow with n:
 * The middle x in (m, hi) has at most K + 1 terms, summed directly.
 
 So the total truncation error is below 2e-17 relative; the remaining error is rounding in
-log Binom (Loader's saddle-point algorithm, relative error ~1e-16 |log pmf|) and in scipy's
-binomial tails.  Checked against 40-digit mpmath full sums in ``tests/reference``.
+log Binom (Loader's saddle-point algorithm, relative error ~1e-16 |log pmf|, with x - n p
+carried exactly so that it does not grow with n) and in scipy's binomial tails (about 1e-11
+relative at n = 1e9 and a standard deviation of 1e4).  A 'less' sum reflects x -> n - x;
+where the double 1 - p0 is not exact (p0 < 1/2) the reflected sum is corrected for its
+rounding by a Taylor series in the binomial parameter (``_log_sum_reflected``).  Checked against 40-digit mpmath full sums in ``tests/reference``.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import os
 
 import numpy as np
 
 from ...distributions._tulap_law import log_cdf, log_tails, quantile
 from . import _twin
+from ._two_product import _two_product_error
 from .._roots import find_root
 
 _LOG_TOL = 39.2  # -log(1e-17)
@@ -127,15 +132,20 @@ def _stirlerr(k):
     return np.where(big, series, table)
 
 
-def _bd0(x, mean):
+def _bd0(x, mean, d=None):
     """Loader's bd0(x, M) = x log(x / M) + M - x without cancellation (x > 0, M > 0).
+
+    ``d`` is ``x - M`` when the caller knows it more accurately than ``x - fl(M)``: at
+    large n the mean ``n p`` rounds to ``2**-53 n p`` absolute, which moved log pmf by
+    about ``|x - n p| 1e-16`` (1e-9 at n = 2**47; issue 26 W4).
 
     Where |x - M| < 0.1 (x + M), the series sum_j 2 x v**(2j+1) / (2j + 1), v = (x - M) /
     (x + M), is summed to a fixed number of terms set by the largest v in the array: term j
     is below 2 v**(2j) of the first, so j with v**(2j) < 2**-61 leaves nothing a double can
     hold (the same sum as iterating until it stops changing, without a test per step).
     """
-    d = x - mean
+    if d is None:
+        d = x - mean
     tot = x + mean
     small = np.abs(d) < 0.1 * tot
     v = np.where(small, d / tot, 0.0)
@@ -166,9 +176,12 @@ def _log_pmf(x, n, p):
     ns = float(max(n, 2))
     nx = np.where(inner, n - xs, 1.0)
     # x and n - x through stirlerr and bd0 in one pass each
-    xs, nx, mp, mq = np.broadcast_arrays(xs, nx, n * p, n * q)
+    mp = n * p
+    # x - n p to a few ulps of itself (n p = fl(n p) + e exactly), and n - x - n q = -(x - n p)
+    dx = (xs - mp) - _two_product_error(float(n), p, mp)
+    xs, nx, mp, mq, dx = np.broadcast_arrays(xs, nx, mp, n * q, dx)
     st = _stirlerr(np.stack([xs, nx]))
-    bd = _bd0(np.stack([xs, nx]), np.stack([mp, mq]))
+    bd = _bd0(np.stack([xs, nx]), np.stack([mp, mq]), np.stack([dx, -dx]))
     lc = float(_stirlerr(n)) - st[0] - st[1] - bd[0] - bd[1]
     # log(x (n - x) / n) from the smaller of x and n - x: x / n rounds to 1e-16 absolute,
     # so log1p(-x / n) would lose n / (n - x) ulps next to x = n (R's dbinom_raw does that)
@@ -382,10 +395,18 @@ def _log_sum_interior(z, n, p, log_b, q, xmin):
 
 def _log_left_closed(z, n, p, log_b, q, xmin, m):
     """Closed form of sum_{xmin <= x <= m} Binom(x; n, p) F(x - z) for q = 0 (module notes)."""
-    p_tilt = p / (p + (1.0 - p) * np.exp(log_b))
+    b = np.exp(log_b)
+    p_tilt = p / (p + (1.0 - p) * b)
+    q_tilt = (1.0 - p) * b / (p + (1.0 - p) * b)  # not 1 - p_tilt: p_tilt may round near 1
     log_f_m = log_tails(m - z, log_b, q)[0]
-    return (log_f_m + _log_pmf(m, n, p) + _log_binom_range(n, p_tilt, xmin, m)
-            - _log_pmf(m, n, p_tilt))
+    # near 1, the tilted law is taken by its failures n - X ~ Binom(n, q_tilt) (issue 26 W4:
+    # 1 - p_tilt lost 1e-4 relative at p = 1 - 1.4e-12)
+    flip = p_tilt > 0.5
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_mass = np.where(flip, _log_binom_range(n, q_tilt, n - m, n - xmin),
+                            _log_binom_range(n, p_tilt, xmin, m))
+        log_at_m = np.where(flip, _log_pmf(n - m, n, q_tilt), _log_pmf(m, n, p_tilt))
+    return log_f_m + _log_pmf(m, n, p) + log_mass - log_at_m
 
 
 def _log_window_sum(z, n, p, log_b, q, lo, width):
@@ -432,7 +453,59 @@ def _log_pvalue_greater(z, n, p0, log_b, q):
 
 def _log_pvalue_less(z, n, p0, log_b, q):
     """log P_p0(X + N <= z) = log sum_x Binom(x; n, p0) F(z - x), by the reflection x -> n - x."""
-    return _log_sum_greater(n - np.asarray(z, float), n, 1.0 - np.asarray(p0, float), log_b, q)
+    return _log_sum_reflected(n - np.asarray(z, float), n, np.asarray(p0, float), log_b, q)
+
+
+# Orders of the correction for the rounding of 1 - p0 (each term is about n 2**-54 times the last).
+_REFLECT_ORDERS = 8
+
+
+def _log_sum_reflected(zr, n, p0, log_b, q):
+    """log sum_y Binom(y; n, 1 - p0) F(y - zr): the reflected sum at the exact 1 - p0.
+
+    The kernel can only take the double ``pr = fl(1 - p0)``, whose complement ``1 - pr``
+    (exact) differs from ``p0`` by ``d`` (exact, below 2**-54; zero for p0 >= 1/2).  With
+    ``W = n - Y ~ Binom(n, c)`` the failures and ``G(w) = F(n - w - zr)``,
+    ``d^k/dc^k E_n[G(W)] = n (n - 1) ... (n - k + 1) E_{n-k}[Delta^k G(W)]`` and
+    ``E_{n-k}[G(W + j)] = S_{n-k}(zr - k + j)`` (the kernel's sum), so the Taylor series in
+    ``-d`` is summed until its terms are below 1e-16 of the sum (a term is about
+    ``n |d|`` times the last: 1e-2 at n = 2**47, 1e-8 at n = 1e9).  Without it the
+    p-value moved by about ``2**-54 sqrt(n / p0)`` relative (issue 26 W4: 7.3e-10 at
+    n = 1e9, p0 = 2e-7).
+    """
+    zr, p0 = np.broadcast_arrays(np.asarray(zr, float), np.asarray(p0, float))
+    pr = 1.0 - p0
+    log_s = _log_sum_greater(zr, n, pr, log_b, q)
+    d = (1.0 - pr) - p0  # exact (Sterbenz twice)
+    # the first term is at most n |d| (1 + e^epsilon) relative: below 1e-14, leave it out
+    # (n <= about 1e3 at epsilon = 1; the sums there are exact to a few 1e-15 anyway)
+    fix = ((n * np.abs(d) * (1.0 + math.exp(min(-log_b, 50.0))) >= 1e-14)
+           & np.isfinite(log_s) & (pr > 0.0) & (pr < 1.0))
+    if not fix.any() or n < 1:
+        return log_s
+    idx = np.flatnonzero(fix.ravel())
+    zi, pi, di, ls = zr.ravel()[idx], pr.ravel()[idx], d.ravel()[idx], log_s.ravel()[idx]
+    total = np.zeros(idx.size)  # sum of the correction terms, relative to S
+    scale = np.ones(idx.size)  # n (n - 1) ... (n - k + 1) (-d)**k / k!
+    ok = np.ones(idx.size, dtype=bool)
+    last = np.full(idx.size, np.inf)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for k in range(1, min(_REFLECT_ORDERS, n) + 1):
+            scale = scale * (n - k + 1) * (-di) / k
+            sums = np.stack([np.exp(_log_sum_greater(zi - k + j, n - k, pi, log_b, q) - ls)
+                             for j in range(k + 1)])
+            coef = np.array([(-1.0) ** (k - j) * math.comb(k, j) for j in range(k + 1)])
+            term = scale * (coef @ sums)
+            # a series that does not shrink fast (large epsilon: differences of sums e^(k eps)
+            # apart) is not used; the uncorrected sum is kept there
+            ok &= np.isfinite(term) & (np.abs(term) <= 0.1 * last)
+            last = np.abs(term)
+            total = np.where(ok, total + term, 0.0)
+            if np.all(~ok | (np.abs(term) <= 1e-16 * np.abs(1.0 + total))):
+                break
+        out = log_s.copy().ravel()
+        out[idx] = np.where(ok & (total > -1.0), ls + np.log1p(np.where(ok, total, 0.0)), ls)
+    return out.reshape(log_s.shape)
 
 
 def _log_pvalue_two_sided(z, n, p0, log_b, q, method):
@@ -444,18 +517,26 @@ def _log_pvalue_two_sided(z, n, p0, log_b, q, method):
     if (method != "equal-tailed" and n <= _FULL_N and z.size * (n + 1) <= _FULL_BLOCK
             and np.all((p0 > 0.0) & (p0 < 1.0))):
         return _log_two_sided_full(z.ravel(), n, p0.ravel(), log_b, q).reshape(z.shape)
+    exact_reflection = bool(np.all(p0 >= 0.5))  # 1 - p0 exact: one kernel call for both tails
     if method == "equal-tailed":
-        both = _log_sum_greater(np.concatenate([z.ravel(), n - z.ravel()]), n,
-                                np.concatenate([p0.ravel(), 1.0 - p0.ravel()]),
-                                log_b, q)
-        lg, ll = both[:z.size].reshape(z.shape), both[z.size:].reshape(z.shape)
+        if exact_reflection:
+            both = _log_sum_greater(np.concatenate([z.ravel(), n - z.ravel()]), n,
+                                    np.concatenate([p0.ravel(), 1.0 - p0.ravel()]),
+                                    log_b, q)
+            lg, ll = both[:z.size].reshape(z.shape), both[z.size:].reshape(z.shape)
+        else:
+            lg, ll = _log_sum_greater(z, n, p0, log_b, q), _log_sum_reflected(n - z, n, p0, log_b, q)
         return np.minimum(np.log(2.0) + np.minimum(lg, ll), 0.0)
     centre = n * p0
     t = np.abs(z - centre)
-    # both tails in one kernel call; the 'less' tail by the reflection x -> n - x
-    both = _log_sum_greater(np.concatenate([(centre + t).ravel(), (n - (centre - t)).ravel()]), n,
-                            np.concatenate([p0.ravel(), (1.0 - p0).ravel()]), log_b, q)
-    lg, ll = both[:z.size].reshape(z.shape), both[z.size:].reshape(z.shape)
+    if exact_reflection:
+        # both tails in one kernel call; the 'less' tail by the reflection x -> n - x
+        both = _log_sum_greater(np.concatenate([(centre + t).ravel(), (n - (centre - t)).ravel()]), n,
+                                np.concatenate([p0.ravel(), (1.0 - p0).ravel()]), log_b, q)
+        lg, ll = both[:z.size].reshape(z.shape), both[z.size:].reshape(z.shape)
+    else:
+        lg = _log_sum_greater(centre + t, n, p0, log_b, q)
+        ll = _log_sum_reflected(n - (centre - t), n, p0, log_b, q)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.minimum(np.logaddexp(lg, ll), 0.0)
 
@@ -495,6 +576,29 @@ def _find_bracket(f, start, step, decreasing=True):
     return lo, hi
 
 
+def _bounded_bracket(f, start, step, low, high):
+    """As :func:`_find_bracket` (f decreasing) but within [low, high]; (None, None) without a sign change."""
+    lo = hi = min(max(float(start), low), high)
+    flo = fhi = f(lo)
+    if flo == 0.0:
+        return lo, lo
+    while (fhi > 0.0) if flo > 0.0 else (flo <= 0.0):
+        if flo > 0.0:
+            if hi >= high:
+                return None, None
+            lo, flo = hi, fhi
+            hi = min(hi + step, high)
+            fhi = f(hi)
+        else:
+            if lo <= low:
+                return None, None
+            hi, fhi = lo, flo
+            lo = max(lo - step, low)
+            flo = f(lo)
+        step *= 2.0
+    return lo, hi
+
+
 def _normal_quantile(alpha):
     return float(-_special().ndtri(alpha))
 
@@ -527,9 +631,16 @@ def _umpu_s_for_k(n, p0, k, log_b, q, alpha):
     def f(s):
         return max(float(_log_expect_umpu(n, p0, k, s, log_b, q)) - log_alpha, -1e3)
 
+    # Below `floor`, phi(x) = F(|x - k| - s) is 1 to within 1e-17 for every x in 0..n: when
+    # even there the size does not reach alpha in doubles (alpha within rounding of 1), the
+    # test that always rejects is the answer; the bracket never searches below it (issue 26 H1:
+    # alpha = 1 - 2**-53 searched down to overflow).
+    floor = -(n + _tail_width(log_b, q) + 1.0)
+    if f(floor) <= 0.0:
+        return floor
     sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
-    lo, hi = _find_bracket(f, _normal_quantile(alpha / 2.0) * sd, max(sd, 1.0))
-    return find_root(f, lo, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
+    lo, hi = _find_bracket(f, max(_normal_quantile(alpha / 2.0) * sd, floor), max(sd, 1.0))
+    return find_root(f, max(lo, floor), hi, xtol=1e-13, rtol=1e-15, maxiter=500)
 
 
 def _umpu_unbias(n, p0, k, s, log_b, q):
@@ -550,7 +661,13 @@ def _umpu_parameters(n, p0, log_b, q, alpha):
         return _umpu_unbias(n, p0, k, s, log_b, q)
 
     centre = n * p0
-    lo, hi = _find_bracket(g, centre, 0.5)
+    # k stays within the reach of the noise around 0..n; where the unbiasedness condition has
+    # no sign change there (alpha within rounding of 1: phi is 1 to double precision), the
+    # centre is taken; the bracket never runs away (issue 26 H1).
+    reach = _tail_width(log_b, q) + 1.0
+    lo, hi = _bounded_bracket(g, centre, 0.5, -reach, n + reach)
+    if lo is None:
+        return centre, _umpu_s_for_k(n, p0, centre, log_b, q, alpha)
     k = find_root(g, lo, hi, xtol=1e-12 * max(1.0, abs(centre)), rtol=1e-15, maxiter=500)
     s = _umpu_s_for_k(n, p0, k, log_b, q, alpha)
     return k, s

@@ -141,7 +141,13 @@ class _Rule:
         # bracket from the normal approximation t ~ z_(alpha/2) sd, expanded geometrically;
         # t to 1e-13 sd moves the size by about 1e-14 (the density of X + N is below 1 / sd)
         sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
-        lo, hi = _find_bracket(f, _normal_quantile(alpha / 2.0) * sd, max(0.05 * sd, 1.0))
+        start = max(_normal_quantile(alpha / 2.0) * sd, 0.0)
+        if f(start) > 0.0:
+            lo, hi = _find_bracket(f, start, max(0.05 * sd, 1.0))
+        else:
+            # f is even in t (the two-sided tail at |t|): a bracket searched below 0 never
+            # changes sign (issue 26 H1: alpha = 0.9 looped); f(0) = -log(alpha) > 0.
+            lo, hi = 0.0, start
         return find_root(f, max(lo, 0.0), hi, xtol=1e-13 * max(1.0, sd), rtol=1e-15, maxiter=500)
 
     def log_power(self, theta):

@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 
+from ._two_product import _two_product_error
+
 _INF = math.inf
 _LOG_HALF = math.log(0.5)
 
@@ -169,8 +171,7 @@ def _stirlerr(k):
     return _STIRLERR[int(k)]
 
 
-def _bd0(x, mean):
-    d = x - mean
+def _bd0(x, mean, d):
     tot = x + mean
     if abs(d) < 0.1 * tot:
         v = d / tot
@@ -196,7 +197,9 @@ def _log_pmf(x, n, p, st_n):
     if x == n:
         return n * math.log(p)
     nx = n - x
-    lc = st_n - _stirlerr(x) - _stirlerr(nx) - _bd0(x, n * p) - _bd0(nx, n * (1.0 - p))
+    mp = n * p
+    dx = (x - mp) - _two_product_error(n, p, mp)  # x - n p accurately, as the compiled kernels
+    lc = st_n - _stirlerr(x) - _stirlerr(nx) - _bd0(x, mp, dx) - _bd0(nx, n * (1.0 - p), -dx)
     small = min(x, nx)
     lf = _LOG_2PI + math.log(small) + math.log1p(-small / max(n, 2.0))
     return lc - 0.5 * lf
