@@ -331,6 +331,13 @@ def _scalar_or_array(arr):
 _SCALE_GUARD = 50.0
 
 
+def _looks_like_proportion(value, n):
+    """Whether a noisy *count* looks like a proportion typed by mistake: strictly between 0
+    and 1 with ``n >= 5`` (a count that small out of 5 or more is possible but rare, so this
+    is a warning, never a refusal).  The one rule of the Python API and the command."""
+    return 0.0 < value < 1.0 and n >= 5
+
+
 def _check_proportion_scale(pi_hat, n, epsilon, name, *, count_fix):
     """Refuse a released "proportion" that only a count could be (a count-for-proportion slip).
 

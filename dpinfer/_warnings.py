@@ -1,6 +1,6 @@
 """Warning classes raised by dpinfer (always with ``stacklevel=2`` or deeper)."""
 
-__all__ = ["DPInferWarning", "ApproximationWarning", "PrivacyWarning"]
+__all__ = ["DPInferWarning", "ApproximationWarning", "InputWarning", "PrivacyWarning"]
 
 
 class DPInferWarning(UserWarning):
@@ -13,3 +13,8 @@ class ApproximationWarning(DPInferWarning):
 
 class PrivacyWarning(DPInferWarning):
     """A release may not carry the guarantee it records (for example a seeded generator)."""
+
+
+class InputWarning(DPInferWarning):
+    """An input is valid but looks like a slip: a proportion given where a noisy count
+    belongs, or a release that no parameter value makes plausible."""

@@ -189,7 +189,7 @@ SPECS = {
     # DP-UMP
     "binom_ump_test": (
         lambda a: dpinfer.binom_ump_test(**a),
-        dict(z=11.2, n=30, p0=0.2, epsilon=1.0, delta=0.0, alternative="greater", confidence_level=0.95,
+        dict(z=11.2, n=30, p0=0.2, epsilon=1.0, delta=0.0, alternative="two-sided", confidence_level=0.95,
              two_sided_method="asymptotically-unbiased"), "htest_prop"),
     "binom_ump_ci": (
         lambda a: dpinfer.binom_ump_ci(**a),

@@ -43,8 +43,8 @@ confidential count.  Methods:
   jimi    DP-JIMI fiducial matching for a Laplace-noised proportion or count
           (exact infinite-draw limit by default, or --n-sim draws)
 
-Defaults are the same here, in the Python functions and in prop_test: test and
-ci are two-sided, power and sample-size one-sided (greater); the normal
+Defaults are the same here, in the Python functions and in prop_test: test,
+ci, power and sample-size are two-sided (as R's power.prop.test); the normal
 approximation's interval is the score interval; DP-JIMI is its exact limit
 unless --n-sim is given.
 
@@ -258,9 +258,9 @@ def _build_parser():
     power.add_argument("--sensitivity", type=whole, default=1,
                        help="count sensitivity of the Tulap release, ump only (default 1)")
     power.add_argument("--alpha", type=real, default=0.05, help="significance level (default 0.05)")
-    power.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="greater",
-                       help="alternative hypothesis (default greater: a one-sided trial question, "
-                            "as binom_ump_power)")
+    power.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
+                       help="alternative hypothesis (default two-sided, as binom_ump_power and "
+                            "R's power.prop.test)")
     power.add_argument("--method", choices=("ump", "normal"), default="ump", help="test (default ump)")
     power.set_defaults(func=_cmd_power)
 
@@ -275,9 +275,9 @@ def _build_parser():
                       help="count sensitivity of the Tulap release (default 1)")
     size.add_argument("--alpha", type=real, default=0.05, help="significance level (default 0.05)")
     size.add_argument("--power", type=real, default=0.8, help="target power (default 0.8)")
-    size.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="greater",
-                      help="alternative hypothesis (default greater: a one-sided trial question, "
-                           "as binom_ump_sample_size)")
+    size.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
+                      help="alternative hypothesis (default two-sided, as binom_ump_sample_size and "
+                           "R's power.prop.test)")
     size.set_defaults(func=_cmd_sample_size)
 
     val = add("validate", "run a validation study (source checkout)",

@@ -300,7 +300,7 @@ def test_errors():
     with pytest.raises(ValueError, match="`x` must lie between 0"):
         binom_ump_phi(10, 0.5, epsilon=1.0, x=[11])
     with pytest.raises(ValueError, match="`theta1` must be > p0"):
-        binom_ump_sample_size(0.2, 0.3, epsilon=1.0)
+        binom_ump_sample_size(0.2, 0.3, epsilon=1.0, alternative="greater")
     with pytest.raises(ValueError, match="`power` must lie strictly between"):
         binom_ump_sample_size(0.5, 0.3, epsilon=1.0, power=0.01)
     with pytest.raises(ValueError, match="`epsilon` must be at least"):

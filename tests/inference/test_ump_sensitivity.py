@@ -92,7 +92,8 @@ def test_phi_is_the_epsilon_over_k_tulap_cdf_with_size_alpha(k, n, p0, eps, delt
     plain sum, and the decision is epsilon-DP for counts up to k apart:
     phi(x + j) <= e^eps phi(x) and 1 - phi(x) <= e^eps (1 - phi(x + j)), j <= k
     (Awan & Slavkovic 2018, Def. 3.1, at distance k), to 1e-12 relative."""
-    phi = binom_ump_phi(n, p0, epsilon=eps, delta=delta, alpha=0.05, sensitivity=k)
+    phi = binom_ump_phi(n, p0, epsilon=eps, delta=delta, alpha=0.05, sensitivity=k,
+                        alternative="greater")
     x = np.arange(n + 1)
     assert float(np.sum(stats.binom.pmf(x, n, p0) * phi)) == pytest.approx(0.05, abs=1e-10)
     b = math.exp(-eps / k)

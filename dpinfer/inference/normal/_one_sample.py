@@ -349,7 +349,7 @@ def binom_normal_ci(pi_hat, n=None, *, epsilon=None, confidence_level=0.95,
     return np.stack([low, high], axis=-1)
 
 
-def binom_normal_power(theta, n, p0, *, epsilon, alpha=0.05, alternative="greater"):
+def binom_normal_power(theta, n, p0, *, epsilon, alpha=0.05, alternative="two-sided"):
     """Exact power (and size) of the normal-approximation test for a Laplace release.
 
     Parameters
@@ -365,7 +365,7 @@ def binom_normal_power(theta, n, p0, *, epsilon, alpha=0.05, alternative="greate
     alpha : float, default 0.05
         Significance level of the test, in (0, 1): it rejects when its p-value
         is at most alpha.
-    alternative : {'greater', 'less', 'two-sided'}, default 'greater'
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
 
     Returns
     -------
@@ -406,9 +406,11 @@ def binom_normal_power(theta, n, p0, *, epsilon, alpha=0.05, alternative="greate
     Examples
     --------
     >>> from dpinfer import binom_normal_power
-    >>> round(binom_normal_power(0.2, 30, 0.2, epsilon=1.0), 4)   # exact size
+    >>> round(binom_normal_power(0.2, 30, 0.2, epsilon=1.0), 4)   # exact size, two-sided
+    0.0502
+    >>> round(binom_normal_power(0.2, 30, 0.2, epsilon=1.0, alternative='greater'), 4)
     0.0539
-    >>> binom_normal_power([0.3, 0.5], 30, 0.2, epsilon=1.0).round(4)
+    >>> binom_normal_power([0.3, 0.5], 30, 0.2, epsilon=1.0, alternative='greater').round(4)
     array([0.3192, 0.9372])
     """
     theta = _as_probability_array(theta, "theta")

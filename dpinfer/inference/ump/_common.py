@@ -58,3 +58,17 @@ def _check_two_sided_method(method, allowed, name="two_sided_method"):
                 "a function of the release Z (see the Notes); use binom_ump_phi or "
                 "binom_ump_power for it.")
     return _check_choice(method, name, allowed, hint=hint)
+
+
+def _resolve_two_sided_method(method, alternative, allowed):
+    """The two-sided method to use: None means 'asymptotically-unbiased'; one given with a
+    one-sided ``alternative`` would be ignored, so it is refused (``alternative`` already checked)."""
+    if method is None:
+        return "asymptotically-unbiased"
+    method = _check_two_sided_method(method, allowed)
+    if alternative != "two-sided":
+        raise ValueError(
+            f"`two_sided_method` applies to alternative='two-sided' only; got "
+            f"two_sided_method={method!r} with alternative={alternative!r}. Leave it out "
+            "for a one-sided test.")
+    return method

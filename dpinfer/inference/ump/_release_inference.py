@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..._validation import (
@@ -13,14 +15,16 @@ from ..._validation import (
     _check_int,
     _check_probability,
     _check_sensitivity,
+    _looks_like_proportion,
 )
-from ...distributions._tulap_law import unit_privacy
+from ..._warnings import InputWarning
+from ...distributions._tulap_law import log_tails, unit_privacy
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
-from .._release_args import _release_first
+from .._release_args import _STACKLEVEL, _release_first
 from ._intervals import _ci_array
 from ._kernels import _log_pvalue, _log_pvalue_greater, _log_pvalue_less
-from ._common import _check_two_sided_method, _half_step, _noise, _sensitivity_text
+from ._common import _half_step, _noise, _resolve_two_sided_method, _sensitivity_text
 
 __all__ = ["binom_ump_ci", "binom_ump_test"]
 
@@ -92,12 +96,49 @@ def _resolve_release(z, n, epsilon, delta, sensitivity=None):
     return z_arr, n, epsilon, delta, 1 if sensitivity is None else sensitivity
 
 
+#: A release that every theta puts this far out (probability of lying at least as far beyond
+#: [0, n]) draws an InputWarning: genuine releases do so less than once in 1e6.
+_IMPLAUSIBLE = 1e-6
+
+
+def _warn_on_scale(z, z_arr, n, log_b, q, half):
+    """Warn (InputWarning) about a single released count that looks like a slip.
+
+    The rule of the command (``_looks_like_proportion``): a bare number strictly between 0
+    and 1 with ``n >= 5`` is probably a proportion.  And any single release so far outside
+    [0, n] that even the most favourable theta (1 above n, 0 below 0) puts it there with
+    probability below ``_IMPLAUSIBLE``.  Arrays (simulation grids) are not checked.  The
+    release value is public; nothing confidential enters the message.
+    """
+    if z_arr.ndim:
+        return
+    value = float(z_arr)
+    if not isinstance(z, Release) and _looks_like_proportion(value, n):
+        warnings.warn(
+            f"`z` = {value:g} is read as a noisy count (about {value:g} of n = {n}; DP-UMP takes "
+            f"the Tulap-noised count); if {value:g} is a proportion, give z = {value * n:.4g} "
+            "(the proportion times n).", InputWarning, stacklevel=_STACKLEVEL + 1)
+        return
+    beyond = value - n if value > n else -value
+    if beyond <= 0.0:
+        return
+    # P(N >= beyond) under theta = 1 (or theta = 0 below 0), N the released noise, on the grid cell
+    log_tail = float(log_tails(np.asarray(beyond - half), log_b, q)[1])
+    if log_tail < np.log(_IMPLAUSIBLE):
+        side = f"{beyond:g} above n = {n}" if value > n else f"{beyond:g} below 0"
+        reach = ("cannot reach that far (its support ends before)" if log_tail == -np.inf else
+                 f"reaches that far with probability {np.exp(log_tail):.2g} (below {_IMPLAUSIBLE:g})")
+        warnings.warn(
+            f"the release `z` = {value:g} lies {side}: under every theta the Tulap noise {reach}. Check that `z` is this release's noisy "
+            "count out of `n` (not a count out of another total, nor another release's value).",
+            InputWarning, stacklevel=_STACKLEVEL + 1)
+
+
 # -- public functions ----------------------------------------------------------------------
 
 @_release_first(("z",), skip=("n",))
 def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="two-sided",
-                   confidence_level=0.95, two_sided_method="asymptotically-unbiased",
-                   sensitivity=None):
+                   confidence_level=0.95, two_sided_method=None, sensitivity=None):
     """Exact DP-UMP test for a binomial proportion from a Tulap-noised count.
 
     Parameters
@@ -117,9 +158,11 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
     confidence_level : float, default 0.95
         Level of the interval returned in ``conf_int`` (scalar input only).
-    two_sided_method : {'asymptotically-unbiased', 'equal-tailed'}
+    two_sided_method : {None, 'asymptotically-unbiased', 'equal-tailed'}
         Two-sided p-value: ``P_p0(|X + N - n p0| >= |z - n p0|)`` (Awan & Slavkovic
-        2020; default) or ``min(1, 2 min(p_less, p_greater))``.
+        2020; the default, None) or ``min(1, 2 min(p_less, p_greater))``.  Only for
+        ``alternative='two-sided'``: given with a one-sided alternative it is refused
+        (it would be ignored).
     sensitivity : int, default 1
         Count sensitivity ``k`` of the release (the most one person moves the count;
         see :class:`~dpinfer.TulapReleaser`).  Taken from a Release; given together
@@ -215,10 +258,11 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
-    two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_TEST_METHODS)
+    two_sided_method = _resolve_two_sided_method(two_sided_method, alternative, _TWO_SIDED_TEST_METHODS)
     unit_epsilon, unit_delta = unit_privacy(epsilon, delta, sensitivity)
     log_b, q = _noise(unit_epsilon, unit_delta, n)
     half = _half_step(n, unit_epsilon, unit_delta)
+    _warn_on_scale(z, z_arr, n, log_b, q, half)
     log_p = _cell_log_pvalue(z_arr, n, p0, log_b, q, half, alternative, two_sided_method)
     pvalue = np.clip(np.exp(log_p), 0.0, 1.0)
     if z_arr.ndim > 0:
@@ -226,15 +270,12 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     z_val = float(z_arr)
     ci = _cell_ci(z_arr.reshape(1), n, log_b, q, half, confidence_level, alternative,
                   two_sided_method)[0]
-    if alternative == "two-sided":
-        method = {"asymptotically-unbiased": "Asymptotically unbiased DP test for a binomial "
-                                             "proportion (Tulap)",
-                  "equal-tailed": "Equal-tailed DP-UMP test for a binomial proportion (Tulap)",
-                  }[two_sided_method]
-    else:
-        method = "DP-UMP test for a binomial proportion (Tulap release)"
-    if sensitivity != 1:
-        method = method[:-1] + _sensitivity_text(sensitivity) + ")"
+    # One name whatever the alternative (printed on its own line); only an explicitly chosen
+    # equal-tailed two-sided p-value is a different method.
+    details = _sensitivity_text(sensitivity)
+    if two_sided_method == "equal-tailed":
+        details += ", equal-tailed two-sided p-value"
+    method = f"DP-UMP test for a binomial proportion (Tulap release{details})"
     return HTestResult(
         statistic=z_val,
         pvalue=float(pvalue),
@@ -266,8 +307,7 @@ def _hull_note(z, n, alternative, two_sided_method):
 
 @_release_first(("z",), skip=("n",))
 def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
-                 alternative="two-sided", two_sided_method="asymptotically-unbiased",
-                 sensitivity=None):
+                 alternative="two-sided", two_sided_method=None, sensitivity=None):
     """Exact confidence interval for a binomial proportion from a Tulap-noised count.
 
     The interval is the set of theta not rejected by the matching test: all theta whose
@@ -285,9 +325,10 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     confidence_level : float, default 0.95
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         'greater' gives ``[low, 1]`` (a lower confidence bound), 'less' gives ``[0, high]``.
-    two_sided_method : {'asymptotically-unbiased', 'equal-tailed'}
-        Which two-sided test is inverted; 'equal-tailed' intersects the two one-sided
-        intervals at level ``1 - (1 - confidence_level) / 2``.
+    two_sided_method : {None, 'asymptotically-unbiased', 'equal-tailed'}
+        Which two-sided test is inverted (None: 'asymptotically-unbiased'); 'equal-tailed'
+        intersects the two one-sided intervals at level ``1 - (1 - confidence_level) / 2``.
+        Only for ``alternative='two-sided'`` (refused with a one-sided alternative).
     sensitivity : int, default 1
         Count sensitivity ``k`` of the release (the most one person moves the count;
         see :class:`~dpinfer.TulapReleaser`).  Taken from a Release; given together
@@ -361,12 +402,13 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     z_arr, n, epsilon, delta, sensitivity = _resolve_release(z, n, epsilon, delta, sensitivity)
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
-    two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_TEST_METHODS)
+    two_sided_method = _resolve_two_sided_method(two_sided_method, alternative, _TWO_SIDED_TEST_METHODS)
     epsilon, delta = unit_privacy(epsilon, delta, sensitivity)
     log_b, q = _noise(epsilon, delta, n)
+    half = _half_step(n, epsilon, delta)
+    _warn_on_scale(z, z_arr, n, log_b, q, half)
     flat = z_arr.reshape(-1)
-    out = _cell_ci(flat, n, log_b, q, _half_step(n, epsilon, delta), confidence_level, alternative,
-                   two_sided_method)
+    out = _cell_ci(flat, n, log_b, q, half, confidence_level, alternative, two_sided_method)
     if z_arr.ndim == 0:
         return ConfidenceInterval(float(out[0, 0]), float(out[0, 1]), confidence_level)
     return out.reshape(z_arr.shape + (2,))
