@@ -146,6 +146,14 @@ def _check_choice(value, name, choices, hint=""):
     return value
 
 
+#: spellings of other packages, with the hint their users need
+_ALTERNATIVE_HINTS = {
+    "two.sided": " (R's 'two.sided' is spelled 'two-sided' here)",
+    "larger": " (statsmodels' 'larger' is spelled 'greater' here, as in scipy)",
+    "smaller": " (statsmodels' 'smaller' is spelled 'less' here, as in scipy)",
+}
+
+
 def _check_alternative(alternative, name="alternative"):
     """One of 'two-sided', 'less', 'greater' (scipy's spelling, no abbreviations)."""
     if not isinstance(alternative, str):
@@ -154,7 +162,7 @@ def _check_alternative(alternative, name="alternative"):
             f"got {_show(alternative)}."
         )
     if alternative not in _ALTERNATIVES:
-        hint = " (R's 'two.sided' is spelled 'two-sided' here)" if alternative == "two.sided" else ""
+        hint = _ALTERNATIVE_HINTS.get(alternative, "")
         raise ValueError(
             f"`{name}` must be one of {', '.join(map(repr, _ALTERNATIVES))}{hint}; "
             f"got {alternative!r}."
@@ -182,6 +190,22 @@ def _check_int(value, name, *, minimum=0, maximum=2**53):
         raise ValueError(f"`{name}` must be an integer <= {maximum}; got {_show(out)}.")
     return out
 
+
+
+def _as_int_array(value, name, *, minimum=0, maximum=2**53):
+    """``_check_int`` for a scalar (returns an int) or each entry of an array (returns an
+    int64 array).  For public whole numbers such as ``n``: the message shows the value."""
+    if np.ndim(value) == 0:
+        return _check_int(value, name, minimum=minimum, maximum=maximum)
+    arr = _as_real_array(value, name)
+    bad = arr != np.floor(arr)
+    if bad.any():
+        raise ValueError(f"`{name}` must contain whole numbers; got {float(arr[bad].flat[0])!r}.")
+    bad = (arr < minimum) | (arr > maximum)
+    if bad.any():
+        raise ValueError(f"`{name}` must contain integers between {minimum} and {maximum}; "
+                         f"got {int(arr[bad].flat[0])}.")
+    return arr.astype(np.int64)
 
 
 def _check_sensitivity(sensitivity):

@@ -185,6 +185,10 @@ SPECS = {
         lambda a: Release(a["value"], "laplace", a["epsilon"], a["delta"], 1.0, a["n"], "proportion"),
         dict(value=0.3, epsilon=1.0, delta=0.0, n=30), "release"),
     "results_to_frame": (lambda a: dpinfer.results_to_frame(a["results"]), dict(results=[_htest()]), "any"),
+    "HTestResults": (lambda a: dpinfer.HTestResults(a["results"]), dict(results=[_htest()]), "any"),
+    "map_results": (
+        lambda a: dpinfer.map_results(dpinfer.binom_ump_test, a["values"], a["n"], epsilon=a["epsilon"]),
+        dict(values=[3.0, 11.2], n=30, epsilon=1.0), "any"),
     "load_example_trial": (lambda a: dpinfer.load_example_trial(), dict(), "any"),
     # DP-UMP
     "binom_ump_test": (
@@ -363,6 +367,7 @@ NOT_FUZZED = {
     "ApproximationWarning": "warning class",
     "DPInferWarning": "warning class",
     "PrivacyWarning": "warning class",
+    "InputWarning": "warning class",
 }
 
 # -- fixed bugs -------------------------------------------------------------------------

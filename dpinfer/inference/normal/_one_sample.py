@@ -17,12 +17,14 @@ valid input; the public functions validate every argument once.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
 import numpy as np
 
 from ..._validation import (
+    _as_int_array,
     _as_probability_array,
     _check_alpha,
     _check_alternative,
@@ -49,6 +51,7 @@ from ._kernels import (
     _size_warning,
     _wald_ci,
 )
+from .._over_n import _power_over_n
 from .._release_args import _STACKLEVEL, _release_first
 
 __all__ = ["binom_normal_ci", "binom_normal_power", "binom_normal_test"]
@@ -203,7 +206,15 @@ def binom_normal_test(pi_hat, n=None, p0=0.5, *, epsilon=None, alternative="two-
         statistic_name="z",
         mechanism="laplace",
         note=_hull_note(float(value), n, epsilon, alternative),
+        pvalue_function=functools.partial(_pvalue_at, float(value), n, epsilon, alternative),
     )
+
+
+def _pvalue_at(value, n, epsilon, alternative, p0):
+    """The test's p-value for the release ``value`` at an array of null values ``p0``."""
+    p0 = np.asarray(p0, dtype=float)
+    sd0 = np.sqrt(p0 * (1.0 - p0) / n + _noise_var(n, epsilon))
+    return np.clip(_pvalue_from_z((value - p0) / sd0, alternative), 0.0, 1.0)
 
 
 def _hull_note(x, n, epsilon, alternative):
@@ -356,8 +367,9 @@ def binom_normal_power(theta, n, p0, *, epsilon, alpha=0.05, alternative="two-si
     ----------
     theta : float or array_like
         True proportion(s), each in [0, 1].
-    n : int
-        Number of records (>= 1).
+    n : int or array_like of int
+        Number of records (>= 1); an array gives the power at each ``n``
+        (broadcast against ``theta``).
     p0 : float
         Null proportion, in (0, 1).
     epsilon : float
@@ -414,10 +426,13 @@ def binom_normal_power(theta, n, p0, *, epsilon, alpha=0.05, alternative="two-si
     array([0.3192, 0.9372])
     """
     theta = _as_probability_array(theta, "theta")
-    n = _check_int(n, "n", minimum=1)
+    n = _as_int_array(n, "n", minimum=1)
     p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
     epsilon = _check_epsilon(epsilon)
-    _check_noise_scale(n, epsilon, "epsilon")
+    for size in np.unique(n):
+        _check_noise_scale(int(size), epsilon, "epsilon")
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
+    if np.ndim(n):
+        return _power_over_n(theta, n, lambda th, size: _power(th, size, p0, epsilon, alpha, alternative))
     return _scalar_or_array(_power(theta, n, p0, epsilon, alpha, alternative))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._validation import (
+    _as_int_array,
     _as_probability_array,
     _check_alpha,
     _check_alternative,
@@ -28,6 +29,7 @@ from ._kernels import (
     _log_sum_greater,
     _umpu_parameters,
 )
+from .._over_n import _power_over_n
 from ._common import _noise, _resolve_two_sided_method
 
 __all__ = ["binom_ump_phi", "binom_ump_power", "binom_ump_sample_size"]
@@ -37,9 +39,11 @@ _MAX_SAMPLE_SIZE = 10**12
 _PHI_ARRAY_LIMIT = 10**7
 
 
-def _check_power_args(n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity=1):
-    """Validated arguments, with ``(epsilon, delta)`` replaced by the unit law's (``unit_privacy``)."""
-    n = _check_int(n, "n", minimum=1)
+def _check_power_args(n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity=1,
+                      n_array=False):
+    """Validated arguments, with ``(epsilon, delta)`` replaced by the unit law's (``unit_privacy``);
+    ``n_array``: ``n`` may be an array of sample sizes."""
+    n = _as_int_array(n, "n", minimum=1) if n_array else _check_int(n, "n", minimum=1)
     p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
     epsilon = _check_epsilon(epsilon)
     delta = _check_delta(delta)
@@ -176,8 +180,9 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
     ----------
     theta : float or array_like
         True proportion(s) in [0, 1].
-    n : int
-        Number of trials, >= 1.
+    n : int or array_like of int
+        Number of trials, >= 1; an array gives the power at each ``n`` (broadcast
+        against ``theta``), e.g. a power curve over the sample size.
     p0 : float
         Null proportion in (0, 1).
     epsilon : float
@@ -199,7 +204,8 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
     Returns
     -------
     float or ndarray
-        ``E_theta[phi(X)]``; at ``theta = p0`` this is the size, alpha.
+        ``E_theta[phi(X)]``; at ``theta = p0`` this is the size, alpha.  An array of
+        the broadcast shape of ``theta`` and ``n`` when either is an array.
 
     Raises
     ------
@@ -235,13 +241,21 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
     array([0.612, 0.987])
     >>> binom_ump_power([0.4, 0.6], 30, 0.2, epsilon=1.0, alternative='greater').round(4)
     array([0.7053, 0.9932])
+    >>> binom_ump_power(0.4, [30, 60], 0.2, epsilon=1.0).round(4)   # over n
+    array([0.612 , 0.9097])
     """
     n, p0, epsilon, delta, alpha, alternative, two_sided_method = _check_power_args(
-        n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity)
+        n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity, n_array=True)
     theta = _as_probability_array(theta, "theta")
-    log_b, q = _noise(epsilon, delta, n)
-    rule = _Rule(n, p0, log_b, q, alpha, alternative, two_sided_method)
-    return _scalar_or_array(np.clip(np.exp(rule.log_power(theta)), 0.0, 1.0))
+
+    def power_at(th, size):
+        log_b, q = _noise(epsilon, delta, size)
+        rule = _Rule(size, p0, log_b, q, alpha, alternative, two_sided_method)
+        return np.clip(np.exp(rule.log_power(th)), 0.0, 1.0)
+
+    if np.ndim(n):
+        return _power_over_n(theta, n, power_at)
+    return _scalar_or_array(power_at(theta, n))
 
 
 def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="two-sided",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -132,6 +133,14 @@ def _warn_on_scale(z, z_arr, n, log_b, q, half):
             f"the release `z` = {value:g} lies {side}: under every theta the Tulap noise {reach}. Check that `z` is this release's noisy "
             "count out of `n` (not a count out of another total, nor another release's value).",
             InputWarning, stacklevel=_STACKLEVEL + 1)
+
+
+def _pvalue_at(z, n, log_b, q, half, alternative, method, p0):
+    """The p-value of the release ``z`` at an array of null values ``p0`` in (0, 1)."""
+    p0 = np.clip(np.asarray(p0, dtype=float), 1e-300, 1.0 - 2.0**-53)
+    z_arr = np.full(p0.shape, float(z))
+    return np.clip(np.exp(_cell_log_pvalue(z_arr, n, p0, log_b, q, half, alternative, method)),
+                   0.0, 1.0)
 
 
 # -- public functions ----------------------------------------------------------------------
@@ -293,6 +302,8 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
         parameter_name="number of trials",
         mechanism="tulap",
         note=_hull_note(z_val, n, alternative, two_sided_method),
+        pvalue_function=functools.partial(_pvalue_at, z_val, n, log_b, q, half, alternative,
+                                          two_sided_method),
     )
 
 
