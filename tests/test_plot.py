@@ -256,3 +256,25 @@ def test_rejection_region_takes_a_vectorised_callable():
     np.testing.assert_array_equal(np.diag(shown), np.zeros(6))
     with pytest.raises(ValueError, match="at least two increasing values"):
         rejection_region(pvalue, [0.0], grid)
+
+
+# -- the docs' figures ------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_docs_script_draws_the_committed_figures(tmp_path):
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    out = subprocess.run([sys.executable, "-W", "error", str(docs / "make_plots.py"), "--out",
+                          str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    committed = docs / "_static" / "plots"
+    drawn = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert drawn == sorted(p.name for p in committed.glob("*.png")) and len(drawn) == 6
+    page = (docs / "plots.rst").read_text(encoding="utf-8")
+    for name in drawn:
+        assert f"_static/plots/{name}" in page
+        new, old = plt.imread(tmp_path / name), plt.imread(committed / name)
+        assert new.shape == old.shape == (420, 640, 4)
+        # the committed figure is the script's (mean pixel difference, in [0, 1])
+        assert float(np.abs(new - old).mean()) < 0.01, name
