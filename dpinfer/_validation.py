@@ -195,7 +195,11 @@ def _check_int(value, name, *, minimum=0, maximum=2**53):
 def _as_int_array(value, name, *, minimum=0, maximum=2**53):
     """``_check_int`` for a scalar (returns an int) or each entry of an array (returns an
     int64 array).  For public whole numbers such as ``n``: the message shows the value."""
-    if np.ndim(value) == 0:
+    try:
+        scalar = np.ndim(value) == 0
+    except ValueError:  # a ragged list: _as_real_array names the argument
+        scalar = False
+    if scalar:
         return _check_int(value, name, minimum=minimum, maximum=maximum)
     arr = _as_real_array(value, name)
     bad = arr != np.floor(arr)

@@ -28,6 +28,7 @@ from ._printing import (
     _write_or_return,
 )
 from ._validation import (
+    _as_real_array,
     _check_alternative,
     _check_confidence_level,
     _check_delta,
@@ -513,7 +514,11 @@ class HTestResults:
     """
 
     def __init__(self, results):
-        results = tuple(results)
+        try:
+            results = tuple(results)
+        except TypeError as exc:
+            raise TypeError(f"`results` must be an iterable of HTestResult objects; got "
+                            f"{type(results).__name__}.") from exc
         for i, r in enumerate(results):
             if not isinstance(r, HTestResult):
                 raise TypeError(f"`results` must contain HTestResult objects; element {i} is "
@@ -602,7 +607,7 @@ def map_results(func, values, *args, **kwargs):
     elif isinstance(values, (list, tuple)) and any(isinstance(v, Release) for v in values):
         items = list(values)
     else:
-        items = [float(v) for v in np.ravel(np.asarray(values, dtype=float))]
+        items = [float(v) for v in _as_real_array(values, "values", finite=False).ravel()]
     out = []
     for v in items:
         result = func(v, *args, **kwargs)
