@@ -163,7 +163,7 @@ def test_cli_power_normal_says_when_size_exceeds_alpha(capsys):
     assert "exact size (power at theta = p0): 0.0679" in out.out
     assert "above alpha = 0.05" in out.err
     assert main(["power", "--theta", "0.3", "--n", "30", "--p0", "0.5", "--epsilon", "1",
-                 "--method", "normal"]) == 0
+                 "--method", "normal", "--alternative", "greater"]) == 0
     assert "warning" not in capsys.readouterr().err
 
 
