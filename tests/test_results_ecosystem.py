@@ -126,3 +126,11 @@ def test_pvalue_function_reproduces_the_test_and_survives_pickling():
     assert again == res and "pvalue_function" not in res.to_dict()
     norm = binom_normal_test(0.4, 30, 0.2, epsilon=1.0)
     assert norm.pvalue_function(np.array([0.2]))[0] == pytest.approx(norm.pvalue, rel=1e-14)
+
+
+def test_point_estimates_export_to_json_and_csv():
+    pd = pytest.importorskip("pandas")
+    est = dpinfer.krr_frequency_estimate(counts=[50, 30, 20], epsilon=1.0, k=3)
+    assert json.loads(est.to_json()) == est.to_dict()
+    frame = pd.read_csv(io.StringIO(est.to_csv()))
+    pd.testing.assert_frame_equal(frame, est.to_frame(), check_dtype=False)
