@@ -13,6 +13,7 @@ import importlib
 _PUBLIC = {
     "ApproximationWarning": "._warnings",
     "AdvancedComposition": ".budget",
+    "AllocationPlan": ".budget",
     "AuditResult": ".audit",
     "BudgetExceededError": ".budget",
     "ConfidenceInterval": ".results",
@@ -109,6 +110,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AdvancedComposition",
+    "AllocationPlan",
     "ApproximationWarning",
     "AuditResult",
     "BudgetExceededError",

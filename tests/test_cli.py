@@ -309,10 +309,11 @@ def test_validate_without_checkout_is_a_clear_error(monkeypatch, tmp_path, capsy
 def test_validate_lists_studies_of_the_checkout():
     out = run("validate", "--list")
     assert out.returncode == 0, out.stderr
-    studies = out.stdout.split()
+    lines = out.stdout.splitlines()
     expected = sorted(p.stem for p in (Path(__file__).resolve().parents[1] / "validation").glob("*.py")
                       if not p.stem.startswith("_") and p.stem != "harness")
-    assert studies == expected
+    assert [line.split()[0] for line in lines] == expected
+    assert all(len(line.split()) > 3 for line in lines)  # each study with its one-line description
 
 
 def test_validate_runs_the_study_main_with_its_arguments(monkeypatch, capsys):

@@ -110,10 +110,10 @@ def test_map_results_refuses_a_function_without_a_result():
         HTestResults([1.0])
 
 
-@pytest.mark.parametrize("spelling,hint", [("larger", "'greater'"), ("smaller", "'less'"),
-                                           ("two.sided", "'two-sided'")])
+@pytest.mark.parametrize("spelling,hint", [("larger", "is 'greater' here"), ("smaller", "is 'less' here"),
+                                           ("two.sided", "is spelled 'two-sided' here")])
 def test_other_packages_spellings_get_a_hint(spelling, hint):
-    with pytest.raises(ValueError, match=f"is spelled {hint} here"):
+    with pytest.raises(ValueError, match=hint):
         binom_ump_test(11.2, 30, 0.2, epsilon=1.0, alternative=spelling)
 
 

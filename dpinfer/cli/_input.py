@@ -42,7 +42,7 @@ def _counts_from_csv(path, column):
         raise _UsageError(f"cannot read CSV file {path!r}: {exc.strerror}.") from exc
     with handle:
         try:
-            return _count_rows(csv.DictReader(_bounded_lines(handle, path)), path, column)
+            return _count_rows(csv.reader(_bounded_lines(handle, path)), path, column)
         except csv.Error as exc:
             raise _UsageError(f"CSV file {path!r} cannot be read as CSV: {exc}.") from exc
         except UnicodeDecodeError as exc:
@@ -64,18 +64,35 @@ def _bounded_lines(handle, path):
 
 
 def _count_rows(reader, path, column):
-    """(x, n) from a DictReader over a CSV file (see _counts_from_csv)."""
-    if reader.fieldnames is None:
+    """(x, n) from a csv.reader over a CSV file (see _counts_from_csv).
+
+    The first row is a header only when it can be told from data: none of its
+    cells is empty, a number or TRUE/FALSE.  Otherwise the file has no header,
+    every row is data (possibly confidential, so never shown), and its columns
+    are named by position: ``--column 1`` is the first.
+    """
+    first = next(reader, None)
+    if first is None:
         raise _UsageError(f"CSV file {path!r} is empty.")
-    if column not in reader.fieldnames:
-        raise _UsageError(
-            f"column {column!r} not found in {path!r}; its columns are "
-            f"{', '.join(map(repr, reader.fieldnames))}."
-        )
+    header = all(cell.strip() and not _looks_like_value(cell) for cell in first)
+    names = first if header else [str(j) for j in range(1, len(first) + 1)]
+    if column not in names:
+        hint = _delimiter_hint(first)
+        if hint:  # one cell holding semicolons or tabs: a header cannot be told from data, so nothing is shown
+            shown = hint.lstrip()
+        elif header:
+            shown = f"its columns are {', '.join(map(repr, names))}."
+        else:  # the first row is data: name the columns by position, never by their (confidential) cells
+            shown = (f"its first row holds values, so it has no header row and its {len(names)} columns are "
+                     f"named by position: --column 1 to --column {len(names)}.")
+        raise _UsageError(f"column {column!r} not found in {path!r}; {shown}")
+    at = names.index(column)
     x = n = 0
-    for row in reader:
+    for row in (reader if header else _chain_first(first, reader)):
+        if not row:  # a blank line is no record (as csv.DictReader skips it)
+            continue
         n += 1
-        cell = (row[column] or "").strip()
+        cell = (row[at] if at < len(row) else "").strip()
         if cell in ("1", "1.0") or cell.upper() == "TRUE":
             x += 1
         elif not (cell in ("0", "0.0") or cell.upper() == "FALSE"):
@@ -89,6 +106,38 @@ def _count_rows(reader, path, column):
     return x, n
 
 
+def _looks_like_value(cell):
+    """True when a CSV cell reads as data (a number, or R's TRUE/FALSE/NA), not as a column name."""
+    text = cell.strip()
+    if text.upper() in ("TRUE", "FALSE", "NA", "T", "F"):
+        return True
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _chain_first(first, reader):
+    yield first
+    yield from reader
+
+
+def _delimiter_hint(cells):
+    """A hint when a CSV row read with commas is one cell holding semicolons or tabs.
+
+    The hint never quotes the row: it may be data rather than a header.
+    """
+    if len(cells) != 1:
+        return ""
+    for mark, name in ((";", "semicolon"), ("\t", "tab")):
+        if mark in cells[0]:
+            return (f" The file looks {name}-separated (as spreadsheets write it in some locales); "
+                    "dpinfer reads comma-separated files: save it as CSV with commas (in R, "
+                    "write.csv).")
+    return ""
+
+
 # --------------------------------------------------------------------------- tables
 #: Largest table CSV file read (characters); a table of counts is a few hundred.
 _MAX_TABLE_CHARS = 1 << 20
@@ -97,8 +146,11 @@ _MAX_COUNT_DIGITS = 15
 _WHOLE = re.compile(r"\+?[0-9]+")
 
 
-def _table_from_csv(path, *, confidential):
+def _table_from_csv(path, *, confidential, with_names=False):
     """The r x c table in a CSV file: counts (``confidential``) or released noisy cells.
+
+    With ``with_names``, ``(table, row_names, column_names)``: the labels of the header
+    row and the row-name column, each None when the file has none.
 
     Layout (R's ``write.csv`` of a matrix, or bare numbers): an optional header
     row and an optional row-name column.  The first row is a header when its
@@ -142,6 +194,8 @@ def _table_from_csv(path, *, confidential):
             return False
 
     first = rows[0][1]
+    if len(first) == 1 and _delimiter_hint(first) and not number(first[0]):
+        raise _UsageError(f"{what} file {path!r} has one column only.{_delimiter_hint(first)}")
     header = (not first[0] or not number(first[0])) and not any(number(c) for c in first[1:])
     data = rows[1:] if header else rows
     if not data:
@@ -192,17 +246,24 @@ def _table_from_csv(path, *, confidential):
             "and 2 columns.")
     import numpy as np
 
-    return np.array(values, dtype=np.int64 if confidential else float)
+    table = np.array(values, dtype=np.int64 if confidential else float)
+    if not with_names:
+        return table
+    row_names = [row[0] for _, row in data] if names else None
+    column_names = (first[start:] if len(first) == width else first) if header else None
+    return table, row_names, column_names
 
 
 _RELEASE_FIELDS = ("value", "mechanism", "epsilon", "delta", "sensitivity", "n", "kind")
 
 
-def _releases_from_file(path):
+def _releases_from_file(path, *, labels=False):
     """The Releases in a file written by ``dpinfer release --format json`` or ``--format csv``.
 
     JSON holds one release (an object) or several (a list of objects); CSV holds one
-    release per row under the header ``value,mechanism,epsilon,...``.
+    release per row under the header ``value,mechanism,epsilon,...``.  With
+    ``labels``, ``(releases, labels)``: for each release, the ``(row_names,
+    column_names)`` a table release records (see :func:`_table_labels`).
     """
     try:
         if path == "-":
@@ -240,7 +301,23 @@ def _releases_from_file(path):
             raise _UsageError(f"release file {path!r} cannot be read as CSV: {exc}.") from exc
         if not rows:
             raise _UsageError(f"release file {path!r} has a header but no releases.")
-    return [_release_from_record(row, path) for row in rows]
+    releases = [_release_from_record(row, path) for row in rows]
+    if not labels:
+        return releases
+    return releases, [_table_labels(row, release, path) for row, release in zip(rows, releases)]
+
+
+def _table_labels(record, release, path):
+    """(row_names, column_names) of a table release record: lists of r and c strings, or None."""
+    out = []
+    for key, size in (("row_names", 0), ("column_names", 1)):
+        names = record.get(key) if release.kind == "table" else None
+        if names is not None and not (isinstance(names, list) and all(isinstance(v, str) for v in names)
+                                      and len(names) == release.value.shape[size]):
+            raise _UsageError(f"release file {path!r}: {key} must be a list of {release.value.shape[size]} "
+                              "strings (as 'dpinfer release --table' writes), or absent.")
+        out.append(names)
+    return tuple(out)
 
 
 def _typed_csv_row(row, path, line):

@@ -32,7 +32,7 @@ from fractions import Fraction
 import numpy as np
 
 from .._exact_noise import _GeneratorBits, _clip_to_int64, _discrete_laplace, _os_bits
-from .._validation import _check_rng
+from .._validation import DPInferValueError, _arg, _check_rng
 from .._warnings import PrivacyWarning
 
 __all__ = []  # private module
@@ -56,8 +56,8 @@ def _bit_source(secure, rng, epsilon=None):
     if secure is not None and not isinstance(secure, (bool, np.bool_)):
         raise TypeError(f"`secure` must be True, False or None; got {secure!r}.")
     if epsilon is not None and epsilon < _MIN_EPSILON:
-        raise ValueError(
-            f"`epsilon` must be at least {_MIN_EPSILON:g} for a release; got {epsilon!r}. Its "
+        raise DPInferValueError(
+            _arg("epsilon"), f" must be at least {_MIN_EPSILON:g} for a release; got {epsilon!r}. Its "
             "noise, of scale 1 / epsilon, would overflow the 64-bit integers that carry it exactly."
         )
     if secure is None:
@@ -78,6 +78,25 @@ def _grid_bits(bound, epsilon):
     """``g``: steps of ``2**-g`` units keep ``(B + C) 2**g`` inside 64-bit integers."""
     reach = math.ceil(764.0 / epsilon) + 1
     return min(_MAX_GRID_BITS, 61 - (math.ceil(bound) + reach + 1).bit_length())
+
+
+def _check_output_range(bound, epsilon, sensitivity):
+    """Refuse (before any charge) a ``sensitivity`` whose released values could overflow a double.
+
+    The released units stay within ``bound`` plus the noise reach ``C = ceil(764 / epsilon) + 1``
+    except with probability below ``2**-1100``; both are public.
+    """
+    reach = math.ceil(764.0 / epsilon) + 1
+    if not math.isfinite((float(bound) + reach) * sensitivity):
+        raise ValueError(
+            f"`sensitivity` = {sensitivity!r} with `epsilon` = {epsilon!r} would release values beyond the "
+            f"largest double ((2**{int(bound).bit_length() - 1} + {reach}) x sensitivity); rescale the "
+            "statistic to a smaller sensitivity.")
+
+
+def _grid_step(bound, epsilon, scale=1.0):
+    """The spacing of :func:`_laplace_on_grid`'s output grid, in the statistic's units (``scale`` per unit)."""
+    return scale * 2.0 ** -_grid_bits(bound, epsilon)
 
 
 def _per_step(epsilon, steps):

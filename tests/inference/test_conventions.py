@@ -84,7 +84,7 @@ def test_method_name_is_the_same_for_every_alternative():
 # -- item 5: the API warns where the command warns, and refuses ignored arguments ----------
 
 def test_a_proportion_given_as_a_count_warns_as_the_command_does():
-    with pytest.warns(InputWarning, match=r"`z` = 0.3833 is read as a noisy count.*z = 23"):
+    with pytest.warns(InputWarning, match=r"`z` = 0.3833 is read as a noisy count.*give `z` = 23"):
         binom_ump_test(0.3833, 60, 0.25, epsilon=1.0)
     with pytest.warns(InputWarning, match="read as a noisy count"):
         binom_ump_ci(0.3833, 60, epsilon=1.0)

@@ -16,6 +16,7 @@ from ..._validation import (
     _check_int,
     _check_probability,
     _check_sensitivity,
+    _arg,
     _looks_like_proportion,
 )
 from ..._warnings import InputWarning
@@ -115,10 +116,11 @@ def _warn_on_scale(z, z_arr, n, log_b, q, half):
         return
     value = float(z_arr)
     if not isinstance(z, Release) and _looks_like_proportion(value, n):
-        warnings.warn(
-            f"`z` = {value:g} is read as a noisy count (about {value:g} of n = {n}; DP-UMP takes "
-            f"the Tulap-noised count); if {value:g} is a proportion, give z = {value * n:.4g} "
-            "(the proportion times n).", InputWarning, stacklevel=_STACKLEVEL + 1)
+        warnings.warn(InputWarning(
+            _arg("z"), f" = {value:g} is read as a noisy count (about {value:g} of ", _arg("n"),
+            f" = {n}; DP-UMP takes the Tulap-noised count); if {value:g} is a proportion, give ",
+            _arg("z"), f" = {value * n:.4g} (the proportion times ", _arg("n"), ")."),
+            stacklevel=_STACKLEVEL + 1)
         return
     beyond = value - n if value > n else -value
     if beyond <= 0.0:
@@ -126,14 +128,16 @@ def _warn_on_scale(z, z_arr, n, log_b, q, half):
     # P(N >= beyond) under theta = 1 (or theta = 0 below 0), N the released noise, on the grid cell
     log_tail = float(log_tails(np.asarray(beyond - half), log_b, q)[1])
     if log_tail < np.log(_IMPLAUSIBLE):
-        side = f"{beyond:g} above n = {n}" if value > n else f"{beyond:g} below 0"
+        side = ([f"{beyond:g} above ", _arg("n"), f" = {n}"] if value > n
+                else [f"{beyond:g} below 0"])
         reach = ("cannot reach that far (its support ends before)" if log_tail == -np.inf else
                  f"reaches that far with probability {np.exp(log_tail):.2g} (below {_IMPLAUSIBLE:g})")
-        warnings.warn(
-            f"the release `z` = {value:g} lies {side}: under every theta the Tulap noise {reach}. Check that `z` is this release's noisy "
-            "count out of `n` (not a count out of another total, nor another release's value).",
-            InputWarning, stacklevel=_STACKLEVEL + 1)
-
+        warnings.warn(InputWarning(
+            "the release ", _arg("z"), f" = {value:g} lies ", *side,
+            f": under every theta the Tulap noise {reach}. Check that ", _arg("z"),
+            " is this release's noisy count out of ", _arg("n"),
+            " (not a count out of another total, nor another release's value)."),
+            stacklevel=_STACKLEVEL + 1)
 
 def _pvalue_at(z, n, log_b, q, half, alternative, method, p0):
     """The p-value of the release ``z`` at an array of null values ``p0`` in (0, 1)."""
