@@ -44,14 +44,15 @@ def _json_text(record):
     return json.dumps(record, indent=2)
 
 
-def _csv_text(records):
-    """CSV text of flat dicts (one header line, one line each; None as an empty field), as
-    the command's ``--format csv`` writes it."""
+def _csv_text(records, columns=None):
+    """CSV text of flat dicts (one header line of ``columns``, default the first record's
+    keys; one line each; None as an empty field): the command's ``--format csv``."""
     import csv
     import io
 
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(records[0]), lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=list(records[0]) if columns is None else columns,
+                            lineterminator="\n")
     writer.writeheader()
     writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in records)
     return buffer.getvalue()
