@@ -34,6 +34,36 @@ def _json_float(value):
     return value if math.isfinite(value) else None
 
 
+def _json_text(record):
+    """``json.dumps`` of a JSON-safe dict (or list of dicts), indented as the command prints it."""
+    import json
+
+    return json.dumps(record, indent=2)
+
+
+def _csv_text(records, columns=None):
+    """CSV text of flat dicts (one header line of ``columns``, default the first record's
+    keys; one line each; None as an empty field): the command's ``--format csv``."""
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(records[0]) if columns is None else columns,
+                            lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in records)
+    return buffer.getvalue()
+
+
+def _write_or_return(text, path):
+    """``text`` itself when ``path`` is None, else written to ``path`` (UTF-8) and None returned."""
+    if path is None:
+        return text
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+    return None
+
+
 def _sig_and_exponent(value, digits):
     """Significant digits R would show for ``value`` at ``digits``, and its decimal exponent."""
     if value == 0.0:

@@ -270,6 +270,26 @@ def _check_int(value, name, *, minimum=0, maximum=2**53):
 
 
 
+def _as_int_array(value, name, *, minimum=0, maximum=2**53):
+    """``_check_int`` for a scalar (returns an int) or each entry of an array (returns an
+    int64 array).  For public whole numbers such as ``n``: the message shows the value."""
+    try:
+        scalar = np.ndim(value) == 0
+    except ValueError:  # a ragged list: _as_real_array names the argument
+        scalar = False
+    if scalar:
+        return _check_int(value, name, minimum=minimum, maximum=maximum)
+    arr = _as_real_array(value, name)
+    bad = arr != np.floor(arr)
+    if bad.any():
+        raise DPInferValueError(_arg(name), f" must contain whole numbers; got {float(arr[bad].flat[0])!r}.")
+    bad = (arr < minimum) | (arr > maximum)
+    if bad.any():
+        raise DPInferValueError(_arg(name), f" must contain integers between {minimum} and {maximum}; "
+                                f"got {int(arr[bad].flat[0])}.")
+    return arr.astype(np.int64)
+
+
 def _check_sensitivity(sensitivity):
     """A count's sensitivity: a whole number >= 1 (a count moves by whole units)."""
     return _check_int(sensitivity, "sensitivity", minimum=1, maximum=2**40)
@@ -424,6 +444,13 @@ def _scalar_or_array(arr):
 #: Laplace noise scales beyond [0, 1] at which a "proportion" is taken for a count:
 #: P(|Laplace| > 50 scales) = exp(-50) ~ 2e-22, so a true noisy proportion never trips it.
 _SCALE_GUARD = 50.0
+
+
+def _looks_like_proportion(value, n):
+    """Whether a noisy *count* looks like a proportion typed by mistake: strictly between 0
+    and 1 with ``n >= 5`` (a count that small out of 5 or more is possible but rare, so this
+    is a warning, never a refusal).  The one rule of the Python API and the command."""
+    return 0.0 < value < 1.0 and n >= 5
 
 
 def _check_proportion_scale(pi_hat, n, epsilon, name, *, count_fix):

@@ -2,7 +2,7 @@
 
 from ._validation import _NamedMessage
 
-__all__ = ["DPInferWarning", "ApproximationWarning", "PrivacyWarning"]
+__all__ = ["DPInferWarning", "ApproximationWarning", "InputWarning", "PrivacyWarning"]
 
 
 class DPInferWarning(_NamedMessage, UserWarning):
@@ -20,3 +20,8 @@ class ApproximationWarning(DPInferWarning):
 
 class PrivacyWarning(DPInferWarning):
     """A release may not carry the guarantee it records (for example a seeded generator)."""
+
+
+class InputWarning(DPInferWarning):
+    """An input is valid but looks like a slip: a proportion given where a noisy count
+    belongs, or a release that no parameter value makes plausible."""

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import _check_epsilon, _check_int
-from ._printing import _MECHANISM_CODES, _format_point_estimate, _json_float
+from ._printing import (
+    _MECHANISM_CODES,
+    _csv_text,
+    _format_point_estimate,
+    _json_float,
+    _json_text,
+    _write_or_return,
+)
 
 __all__ = ["PointEstimate"]
 
@@ -171,6 +178,10 @@ class PointEstimate:
             raise ImportError("PointEstimate.to_frame needs pandas; install it with "
                               "`pip install pandas`.") from exc
 
+        return pd.DataFrame(self._long_columns())
+
+    def _long_columns(self):
+        """The columns of :meth:`to_frame` as a dict of 1-d arrays (no pandas needed)."""
         est = np.asarray(self.estimate, dtype=float)
         raw = np.asarray(self.estimate_raw, dtype=float)
         unit = self._unit_ndim()
@@ -182,4 +193,25 @@ class PointEstimate:
         data = {name: index[i] for i, name in enumerate(names)}
         data["estimate"] = est.ravel()
         data["estimate_raw"] = raw.ravel()
-        return pd.DataFrame(data)
+        return data
+
+    def to_json(self, path=None):
+        """:meth:`to_dict` as JSON text; written to ``path`` (and None returned) when given."""
+        return _write_or_return(_json_text(self.to_dict()) + "\n", path)
+
+    def to_csv(self, path=None):
+        """The rows of :meth:`to_frame` as CSV text (non-finite numbers as empty cells);
+        written to ``path`` (and None returned) when given.
+
+        Examples
+        --------
+        >>> from dpinfer import krr_frequency_estimate
+        >>> print(krr_frequency_estimate(counts=[50, 30, 20], epsilon=1.0, k=3).to_csv())
+        ... # doctest: +ELLIPSIS
+        category,estimate,estimate_raw
+        0,0.7...
+        """
+        columns = self._long_columns()
+        rows = [{name: (int(col[i]) if col.dtype.kind == "i" else _json_float(col[i]))
+                 for name, col in columns.items()} for i in range(columns["estimate"].size)]
+        return _write_or_return(_csv_text(rows), path)

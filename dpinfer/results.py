@@ -10,17 +10,25 @@ and :func:`results_to_frame` stacks many results into one frame.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import numbers
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
 
 from ._printing import (
     _MECHANISM_CODES,
+    _csv_text,
     _format_htest,
     _format_interval,
     _htest_notes,
     _htest_privacy_lines,
     _json_float,
+    _json_text,
+    _write_or_return,
 )
 from ._validation import (
+    _as_real_array,
     _check_alternative,
     _check_confidence_level,
     _check_delta,
@@ -29,7 +37,7 @@ from ._validation import (
     _check_real,
 )
 
-__all__ = ["ConfidenceInterval", "HTestResult", "results_to_frame"]
+__all__ = ["ConfidenceInterval", "HTestResult", "HTestResults", "map_results", "results_to_frame"]
 
 _R_ALTERNATIVE = {"two-sided": "two.sided", "less": "less", "greater": "greater"}
 
@@ -53,6 +61,13 @@ class ConfidenceInterval:
     95 percent confidence interval: [0.12, 0.51]
     >>> ci.length
     0.39
+
+    It unpacks and indexes like scipy's ``ConfidenceInterval`` (a named pair ``low, high``)
+    and statsmodels' tuples:
+
+    >>> low, high = ci
+    >>> low, ci[1], len(ci), tuple(ci)
+    (0.12, 0.51, 2, (0.12, 0.51))
     """
 
     low: float
@@ -79,6 +94,17 @@ class ConfidenceInterval:
         value = _check_real(value, "value", finite=False)
         return bool(self.low <= value <= self.high)
 
+    def __iter__(self):
+        """``low, high = ci``: the two ends, in order (the level stays an attribute)."""
+        return iter((self.low, self.high))
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, index):
+        """``ci[0]`` is ``low``, ``ci[1]`` (or ``ci[-1]``) is ``high``; slices as a tuple's."""
+        return (self.low, self.high)[index]
+
     def to_dict(self):
         """``{'conf_low', 'conf_high', 'conf_level'}``, JSON-safe (non-finite -> None)."""
         return {
@@ -86,6 +112,14 @@ class ConfidenceInterval:
             "conf_high": _json_float(self.high),
             "conf_level": self.level,
         }
+
+    def to_json(self, path=None):
+        """:meth:`to_dict` as JSON text; written to ``path`` (and None returned) when given."""
+        return _write_or_return(_json_text(self.to_dict()) + "\n", path)
+
+    def to_csv(self, path=None):
+        """:meth:`to_dict` as CSV text (a header line and one row); written to ``path`` when given."""
+        return _write_or_return(_csv_text([self.to_dict()]), path)
 
     def __str__(self):
         return _format_interval(self)
@@ -122,9 +156,10 @@ class HTestResult:
         The privacy mechanism of the release ('Tulap', 'Laplace', ...).
     n_sim : int or None
         Monte Carlo draws behind the answer; None when it is exact.
-    parameter : float or None
+    parameter : int, float or None
         A parameter of the test's null distribution, printed after the
-        statistic (R's ``x$parameter``, e.g. the number of trials).
+        statistic (R's ``x$parameter``, e.g. the number of trials).  An integer
+        given (a count such as ``n``) stays an ``int``.
     parameter_name : str
         Name printed beside ``parameter`` (R's ``names(x$parameter)``).
     estimate_raw : float or None
@@ -146,6 +181,12 @@ class HTestResult:
     note : str
         A one-line remark of the method printed under the result (e.g. why an
         interval is a hull).  A zero-width interval adds its own note.
+    pvalue_function : callable or None
+        ``f(p0)``: the p-value the same test gives the same data at other null
+        values (an array of them), which draws the confidence curve
+        (:meth:`plot`, :func:`dpinfer.plot.confidence_curve`); None when the
+        method does not provide it.  Not printed, not compared, not in
+        :meth:`to_dict`.
 
     ``mechanism`` is stored as the Release names it (``'tulap'``,
     ``'laplace'``, ``'krr'``, ...); the print shows its display name.
@@ -198,6 +239,7 @@ class HTestResult:
     secure: bool | None = None
     privacy_unit: str = ""
     note: str = ""
+    pvalue_function: Callable | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         for name in ("statistic", "null_value"):
@@ -206,8 +248,14 @@ class HTestResult:
         object.__setattr__(self, "epsilon", _check_epsilon(self.epsilon))
         object.__setattr__(self, "delta", _check_delta(self.delta))
         for name in ("estimate", "parameter", "estimate_raw"):
-            if getattr(self, name) is not None:
-                object.__setattr__(self, name, _check_real(getattr(self, name), name, finite=False))
+            value = getattr(self, name)
+            if name == "parameter" and _is_count(value):
+                object.__setattr__(self, name, _check_int(value, name, minimum=-2**53))
+            elif value is not None:
+                object.__setattr__(self, name, _check_real(value, name, finite=False))
+        if self.pvalue_function is not None and not callable(self.pvalue_function):
+            raise TypeError(f"`pvalue_function` must be callable or None; got "
+                            f"{type(self.pvalue_function).__name__}.")
         for name in ("method", "data_name", "statistic_name", "estimate_name", "null_name",
                      "mechanism", "parameter_name", "privacy_unit", "note"):
             if not isinstance(getattr(self, name), str):
@@ -261,7 +309,7 @@ class HTestResult:
             "estimate": _json_float(self.estimate),
             "statistic": _json_float(self.statistic),
             "pvalue": _json_float(self.pvalue),
-            "parameter": _json_float(self.parameter),
+            "parameter": _json_number(self.parameter),
             **ci,
             "null_value": _json_float(self.null_value),
             "method": self.method,
@@ -280,6 +328,52 @@ class HTestResult:
             "estimate_raw": _json_float(self.estimate_raw),
             "note": " ".join(self._notes()),
         }
+
+    def to_json(self, path=None):
+        """:meth:`to_dict` as JSON text (the command's ``--format json``); written to ``path``
+        (and None returned) when given."""
+        return _write_or_return(_json_text(self.to_dict()) + "\n", path)
+
+    def to_csv(self, path=None):
+        """:meth:`to_dict` as CSV text, a header line and one row (the command's ``--format
+        csv``); written to ``path`` (and None returned) when given."""
+        return _write_or_return(_csv_text([self.to_dict()]), path)
+
+    def confidence_interval(self, confidence_level=None):
+        """The interval that matches the test (scipy's name for it): ``conf_int``.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            Must be the level the test was run at (``conf_int.level``) when given: the
+            result holds one interval.  For another level run the test again with
+            ``confidence_level=``.
+
+        Raises
+        ------
+        ValueError
+            When the test has no interval, or for another level.
+        """
+        if self.conf_int is None:
+            raise ValueError(f"this test ({self.method}) reports no confidence interval.")
+        if confidence_level is not None:
+            level = _check_confidence_level(confidence_level)
+            if level != self.conf_int.level:
+                raise ValueError(
+                    f"`confidence_level` must be the level the test was run at, "
+                    f"{self.conf_int.level!r}; got {level!r}. Run the test again with "
+                    f"confidence_level={level!r} for that interval.")
+        return self.conf_int
+
+    def plot(self, *, theta=None, ax=None):
+        """The confidence curve (p-value function) with the interval marked.
+
+        See :func:`dpinfer.plot.confidence_curve` (matplotlib is imported here, not
+        before).  Returns the matplotlib Axes.
+        """
+        from .plot import confidence_curve
+
+        return confidence_curve(self, theta=theta, ax=ax)
 
     def to_frame(self):
         """One-row tidy :class:`pandas.DataFrame` whose columns are the keys of :meth:`to_dict`.
@@ -318,7 +412,7 @@ class HTestResult:
         return {
             "statistic": {self.statistic_name: _json_float(self.statistic)},
             "parameter": (None if self.parameter is None
-                          else {self.parameter_name: _json_float(self.parameter)}),
+                          else {self.parameter_name: _json_number(self.parameter)}),
             "p.value": _json_float(self.pvalue),
             "conf.int": None if ci is None else [_json_float(ci.low), _json_float(ci.high)],
             "conf.level": None if ci is None else ci.level,
@@ -390,3 +484,142 @@ _TIDY_COLUMNS = [
     "data_name", "statistic_name", "parameter_name", "estimate_name", "null_name", "estimate_raw",
     "note",
 ]
+
+
+def _is_count(value):
+    """An integer (not a bool): a count such as the number of trials, kept as an ``int``."""
+    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _json_number(value):
+    """An int stays an int (a count); anything else as :func:`_json_float`."""
+    return value if _is_count(value) else _json_float(value)
+
+
+class HTestResults:
+    """Many test results, one per release, that tabulate and export together.
+
+    Returned by :func:`map_results`.  A sequence: ``len``, indexing (a slice gives
+    an ``HTestResults``), iteration over the :class:`HTestResult` objects.  The
+    vectorised calls of the tests (an array ``z``) keep returning a bare array of
+    p-values, the fast path for simulation; this collection is the opt-in for a
+    report: one full result per release, with its interval.
+
+    Attributes
+    ----------
+    pvalue : ndarray
+        The p-values, in order (what the array call returns).
+
+    Examples
+    --------
+    >>> from dpinfer import binom_ump_test, map_results
+    >>> res = map_results(binom_ump_test, [3.0, 11.2], 30, p0=0.2, epsilon=1.0)
+    >>> len(res), res.pvalue.round(4)
+    (2, array([0.2434, 0.0464]))
+    >>> print(res.to_csv().splitlines()[0][:40])
+    estimate,statistic,pvalue,parameter,conf
+    """
+
+    def __init__(self, results):
+        try:
+            results = tuple(results)
+        except TypeError as exc:
+            raise TypeError(f"`results` must be an iterable of HTestResult objects; got "
+                            f"{type(results).__name__}.") from exc
+        for i, r in enumerate(results):
+            if not isinstance(r, HTestResult):
+                raise TypeError(f"`results` must contain HTestResult objects; element {i} is "
+                                f"{type(r).__name__}.")
+        self._results = results
+
+    def __len__(self):
+        return len(self._results)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return HTestResults(self._results[index])
+        return self._results[index]
+
+    def __iter__(self):
+        return iter(self._results)
+
+    def __eq__(self, other):
+        return isinstance(other, HTestResults) and self._results == other._results
+
+    __hash__ = None
+
+    @property
+    def pvalue(self):
+        return np.array([r.pvalue for r in self._results], dtype=float)
+
+    def __repr__(self):
+        methods = sorted({r.method for r in self._results})
+        return (f"<HTestResults: {len(self)} results of {'; '.join(methods) or 'no test'}; "
+                "to_frame(), to_csv(), to_json(), or index one to print it>")
+
+    def to_dict(self):
+        """A list of :meth:`HTestResult.to_dict` records, one per result."""
+        return [r.to_dict() for r in self._results]
+
+    def to_frame(self):
+        """A tidy :class:`pandas.DataFrame`, one row per result (:func:`results_to_frame`)."""
+        return results_to_frame(self._results)
+
+    def to_json(self, path=None):
+        """A JSON list of the records; written to ``path`` (and None returned) when given."""
+        return _write_or_return(_json_text(self.to_dict()) + "\n", path)
+
+    def to_csv(self, path=None):
+        """CSV text, a header line and one row per result (the command's ``--format csv``);
+        written to ``path`` (and None returned) when given."""
+        if not self._results:
+            raise ValueError("an empty HTestResults has no CSV columns to write.")
+        return _write_or_return(_csv_text(self.to_dict()), path)
+
+
+def map_results(func, values, *args, **kwargs):
+    """Run a test on each of many released values and collect the full results.
+
+    ``func(value, *args, **kwargs)`` is called once per value and must return an
+    :class:`HTestResult`; ``values`` is a sequence or array of released values
+    (flattened), a sequence of :class:`~dpinfer.Release` objects, or one Release
+    holding an array (split into one Release per element, in C order).
+
+    Parameters
+    ----------
+    func : callable
+        A test, e.g. :func:`~dpinfer.binom_ump_test` or :func:`~dpinfer.prop_test`.
+    values : array_like, sequence of Release, or Release
+    *args, **kwargs
+        Passed on to ``func`` unchanged.
+
+    Returns
+    -------
+    HTestResults
+
+    Notes
+    -----
+    This runs the scalar path once per value, so each result carries its interval;
+    for p-values alone the array call (``binom_ump_test(z_array, ...)``) is much faster.
+    """
+    import dataclasses
+
+    from .releasers.release import Release
+
+    if not callable(func):
+        raise TypeError(f"`func` must be callable (a test function); got {type(func).__name__}.")
+    if isinstance(values, Release):
+        items = ([values] if np.ndim(values.value) == 0 else
+                 [dataclasses.replace(values, value=float(v)) for v in np.ravel(values.value)])
+    elif isinstance(values, (list, tuple)) and any(isinstance(v, Release) for v in values):
+        items = list(values)
+    else:
+        items = [float(v) for v in _as_real_array(values, "values", finite=False).ravel()]
+    out = []
+    for v in items:
+        result = func(v, *args, **kwargs)
+        if not isinstance(result, HTestResult):
+            raise TypeError(f"`func` must return an HTestResult for one value; "
+                            f"{getattr(func, '__name__', 'func')} returned {type(result).__name__}.")
+        out.append(result)
+    return HTestResults(out)

@@ -185,11 +185,15 @@ SPECS = {
         lambda a: Release(a["value"], "laplace", a["epsilon"], a["delta"], 1.0, a["n"], "proportion"),
         dict(value=0.3, epsilon=1.0, delta=0.0, n=30), "release"),
     "results_to_frame": (lambda a: dpinfer.results_to_frame(a["results"]), dict(results=[_htest()]), "any"),
+    "HTestResults": (lambda a: dpinfer.HTestResults(a["results"]), dict(results=[_htest()]), "any"),
+    "map_results": (
+        lambda a: dpinfer.map_results(dpinfer.binom_ump_test, a["values"], a["n"], epsilon=a["epsilon"]),
+        dict(values=[3.0, 11.2], n=30, epsilon=1.0), "any"),
     "load_example_trial": (lambda a: dpinfer.load_example_trial(), dict(), "any"),
     # DP-UMP
     "binom_ump_test": (
         lambda a: dpinfer.binom_ump_test(**a),
-        dict(z=11.2, n=30, p0=0.2, epsilon=1.0, delta=0.0, alternative="greater", confidence_level=0.95,
+        dict(z=11.2, n=30, p0=0.2, epsilon=1.0, delta=0.0, alternative="two-sided", confidence_level=0.95,
              two_sided_method="asymptotically-unbiased"), "htest_prop"),
     "binom_ump_ci": (
         lambda a: dpinfer.binom_ump_ci(**a),
@@ -373,6 +377,7 @@ NOT_FUZZED = {
     "ApproximationWarning": "warning class",
     "DPInferWarning": "warning class",
     "PrivacyWarning": "warning class",
+    "InputWarning": "warning class",
 }
 
 # -- fixed bugs -------------------------------------------------------------------------

@@ -115,7 +115,7 @@ def test_normal_interval_default_is_the_score_interval_in_every_door(capsys):
 
 
 @pytest.mark.parametrize("verb, default", [("test", "two-sided"), ("ci", "two-sided"),
-                                           ("power", "greater"), ("sample-size", "greater")])
+                                           ("power", "two-sided"), ("sample-size", "two-sided")])
 def test_each_verb_states_its_alternative_default_in_help(capsys, verb, default):
     assert main([verb, "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())

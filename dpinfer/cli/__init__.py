@@ -79,7 +79,7 @@ def _cli_message(exc):
 #: Python argument names -> the options a command user types instead
 _OPTIONS = {name: "--" + name.replace("_", "-") for name in (
     "confidence_level", "n_sim", "epsilon", "delta", "p0", "alpha", "theta1", "theta", "power", "n", "x",
-    "value")}
+    "value", "two_sided_method")}
 
 #: public functions named in library messages -> what a command user runs instead
 _CALLS = {

@@ -3,16 +3,15 @@ demo) and their output.  The parser and ``main`` are in :mod:`dpinfer.cli`."""
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import importlib
-import io
 import json
 import sys
 import textwrap
 import warnings
 from pathlib import Path
 
+from .._printing import _csv_text, _json_text
 from ._input import (
     EXIT_INTERNAL,
     EXIT_OK,
@@ -34,18 +33,14 @@ def _emit(fmt, text, records, *, as_list=False):
     if fmt == "text":
         print(text)
     elif fmt in ("json", "htest-json"):
-        print(json.dumps(records[0] if len(records) == 1 and not as_list else records, indent=2))
+        print(_json_text(records[0] if len(records) == 1 and not as_list else records))
     else:
         _emit_rows(list(records[0]), records)
 
 
 def _emit_rows(columns, records):
     """Print ``records`` as CSV with a header row of ``columns`` (a header alone when there are none)."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in records)
-    print(buffer.getvalue(), end="")
+    print(_csv_text(records, columns), end="")
 
 
 def _fmt(value, digits=7):

@@ -487,7 +487,8 @@ def _releases_from_args(args, loaded=None):
 
 def _check_typed_scale(value, n, epsilon, method):
     """Catch a count typed where a proportion belongs, or (a warning) the reverse."""
-    from .._validation import _SCALE_GUARD
+    from .._validation import _SCALE_GUARD, _looks_like_proportion
+    from .._warnings import InputWarning
 
     if not (math.isfinite(value) and isinstance(n, int) and n >= 1 and epsilon and epsilon > 0):
         return  # the method's own checks name the bad argument
@@ -500,11 +501,11 @@ def _check_typed_scale(value, n, epsilon, method):
                 f"[0, 1]); --method {method} reads --value as a proportion: for a count of about "
                 f"{value:g}, give --value {value / n:.4g} (the count divided by --n)."
             )
-    elif 0.0 < value < 1.0 and n >= 5:
+    elif _looks_like_proportion(value, n):
         warnings.warn(
             f"--value {value:g} is read as a noisy count (--method ump takes the Tulap-noised "
             f"count, about {value:g} of {n} records); if {value:g} is a proportion, give "
-            f"--value {value * n:.4g} (the proportion times --n).", stacklevel=2)
+            f"--value {value * n:.4g} (the proportion times --n).", InputWarning, stacklevel=2)
 
 
 def _check_file_scale(release, path, method):

@@ -43,8 +43,8 @@ confidential count.  Methods:
   jimi    DP-JIMI fiducial matching for a Laplace-noised proportion or count
           (exact infinite-draw limit by default, or --n-sim draws)
 
-Defaults are the same here, in the Python functions and in prop_test: test and
-ci are two-sided, power and sample-size one-sided (greater); the normal
+Defaults are the same here, in the Python functions and in prop_test: test,
+ci, power and sample-size are two-sided (as R's power.prop.test); the normal
 approximation's interval is the score interval; DP-JIMI is its exact limit
 unless --n-sim is given.
 
@@ -71,7 +71,7 @@ examples:
   dpinfer test --release table.json
       DP-JIMI test of independence for the released table (--method mc: Gaboardi et al.)
   dpinfer power --theta 0.3 0.4 0.5 --n 30 --p0 0.2 --epsilon 1
-      exact power of the one-sided DP-UMP test at alpha = 0.05
+      exact power of the two-sided DP-UMP test at alpha = 0.05
   dpinfer sample-size --theta1 0.4 --p0 0.2 --epsilon 1 --power 0.8
       smallest n giving 80% power
   dpinfer validate size --quick
@@ -348,9 +348,9 @@ def _add_power(sub):
     power.add_argument("--n", type=_WHOLE, required=True, help="number of records")
     power.add_argument("--p0", type=_REAL, required=True, help="null proportion")
     _add_planned_release(power, ump_only=False)
-    power.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="greater",
-                       help="alternative hypothesis (default greater: a one-sided trial question, "
-                            "as binom_ump_power)")
+    power.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
+                       help="alternative hypothesis (default two-sided, as binom_ump_power and "
+                            "R's power.prop.test)")
     power.add_argument("--method", choices=("ump", "normal"), default="ump", help="test (default ump)")
     power.set_defaults(func=_cmd_power)
 
@@ -367,9 +367,9 @@ def _add_sample_size(sub):
     size.add_argument("--p0", type=_REAL, required=True, help="null proportion")
     _add_planned_release(size, ump_only=True)
     size.add_argument("--power", type=_REAL, default=0.8, help="target power (default 0.8)")
-    size.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="greater",
-                      help="alternative hypothesis (default greater: a one-sided trial question, "
-                           "as binom_ump_sample_size)")
+    size.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
+                      help="alternative hypothesis (default two-sided, as binom_ump_sample_size and "
+                           "R's power.prop.test)")
     size.add_argument("--method", choices=("ump",), default="ump",
                       help="test (ump, the default and only choice: the DP-UMP test)")
     size.set_defaults(func=_cmd_sample_size)

@@ -168,6 +168,50 @@ class Release:
             "ledger_digest": self.ledger_digest,
         }
 
+    def noise_law(self):
+        """The law of the noise added to the statistic (public: it depends on no data).
+
+        Returns
+        -------
+        Tulap or scipy.stats frozen distribution
+            A Tulap count: :class:`~dpinfer.Tulap` of the per-unit privacy
+            ``(epsilon / k, delta_1)`` of a count of sensitivity ``k`` (see
+            :class:`~dpinfer.TulapReleaser`).  A Laplace release: the frozen
+            ``scipy.stats.laplace(0, sensitivity / epsilon)`` on the scale of the value
+            (``1 / (epsilon n)`` for a proportion).  Both have ``pdf`` and ``cdf``.
+
+        Raises
+        ------
+        ValueError
+            For local-DP reports, whose noise is a channel per respondent, not an
+            additive law.
+
+        Notes
+        -----
+        Releases are exact on a dyadic grid (:mod:`dpinfer.releasers._secure_path`):
+        the noise actually added is this law discretised on that grid (step
+        ``2**-40`` for a Tulap count at n = 30, epsilon = 1), which no plot or
+        density at ordinary resolution can tell apart from the law returned here.
+
+        Examples
+        --------
+        >>> from dpinfer import TulapReleaser
+        >>> law = TulapReleaser(1.0).release(11, 30, rng=7).noise_law()
+        >>> law
+        Tulap(median=0.0, b=0.36787944117144233, q=0.0)
+        """
+        if self.mechanism == "tulap" and self.kind == "count":
+            from ..distributions._tulap_law import unit_privacy
+            from ..distributions.tulap import Tulap
+
+            return Tulap.from_privacy(*unit_privacy(self.epsilon, self.delta, int(self.sensitivity)))
+        if self.mechanism == "laplace":
+            from scipy.stats import laplace
+
+            return laplace(loc=0.0, scale=self.sensitivity / self.epsilon)
+        raise ValueError(f"a release of mechanism {self.mechanism!r} has no additive noise law "
+                         "(local-DP reports pass each answer through a channel).")
+
 
 _KINDS = ("count", "proportion", "value", "reports", "table")
 

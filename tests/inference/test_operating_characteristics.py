@@ -158,12 +158,12 @@ def test_rr_wald_coverage_by_direct_sum_and_warning():
 
 def test_cli_power_normal_says_when_size_exceeds_alpha(capsys):
     assert main(["power", "--theta", "0.1", "0.3", "--n", "30", "--p0", "0.1", "--epsilon", "5",
-                 "--method", "normal"]) == 0
+                 "--method", "normal", "--alternative", "greater"]) == 0
     out = capsys.readouterr()
     assert "exact size (power at theta = p0): 0.0679" in out.out
     assert "above alpha = 0.05" in out.err
     assert main(["power", "--theta", "0.3", "--n", "30", "--p0", "0.5", "--epsilon", "1",
-                 "--method", "normal"]) == 0
+                 "--method", "normal", "--alternative", "greater"]) == 0
     assert "warning" not in capsys.readouterr().err
 
 

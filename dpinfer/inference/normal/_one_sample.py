@@ -17,18 +17,19 @@ valid input; the public functions validate every argument once.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
 import numpy as np
 
 from ..._validation import (
+    _as_int_array,
     _as_probability_array,
     _check_alpha,
     _check_alternative,
     _check_confidence_level,
     _check_epsilon,
-    _check_int,
     _check_probability,
     _scalar_or_array,
 )
@@ -50,6 +51,7 @@ from ._kernels import (
     _size_warning,
     _wald_ci,
 )
+from .._over_n import _power_over_n
 from .._resolve import STACKLEVEL as _STACKLEVEL, provenance, release_first, resolve
 
 __all__ = ["binom_normal_ci", "binom_normal_power", "binom_normal_test"]
@@ -205,7 +207,15 @@ def binom_normal_test(pi_hat, n=None, p0=0.5, *, epsilon=None, alternative="two-
         mechanism=rec.mechanism,
         **provenance(rec),
         note=_hull_note(float(value), n, epsilon, alternative),
+        pvalue_function=functools.partial(_pvalue_at, float(value), n, epsilon, alternative),
     )
+
+
+def _pvalue_at(value, n, epsilon, alternative, p0):
+    """The test's p-value for the release ``value`` at an array of null values ``p0``."""
+    p0 = np.asarray(p0, dtype=float)
+    sd0 = np.sqrt(p0 * (1.0 - p0) / n + _noise_var(n, epsilon))
+    return np.clip(_pvalue_from_z((value - p0) / sd0, alternative), 0.0, 1.0)
 
 
 def _hull_note(x, n, epsilon, alternative):
@@ -353,15 +363,16 @@ def binom_normal_ci(pi_hat, n=None, *, epsilon=None, confidence_level=0.95,
     return np.stack([low, high], axis=-1)
 
 
-def binom_normal_power(theta, n, p0, *, epsilon, alpha=0.05, alternative="greater"):
+def binom_normal_power(theta, n, p0, *, epsilon, alpha=0.05, alternative="two-sided"):
     """Exact power (and size) of the normal-approximation test for a Laplace release.
 
     Parameters
     ----------
     theta : float or array_like
         True proportion(s), each in [0, 1].
-    n : int
-        Number of records (>= 1).
+    n : int or array_like of int
+        Number of records (>= 1); an array gives the power at each ``n``
+        (broadcast against ``theta``).
     p0 : float
         Null proportion, in (0, 1).
     epsilon : float
@@ -369,7 +380,7 @@ def binom_normal_power(theta, n, p0, *, epsilon, alpha=0.05, alternative="greate
     alpha : float, default 0.05
         Significance level of the test, in (0, 1): it rejects when its p-value
         is at most alpha.
-    alternative : {'greater', 'less', 'two-sided'}, default 'greater'
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
 
     Returns
     -------
@@ -410,16 +421,21 @@ def binom_normal_power(theta, n, p0, *, epsilon, alpha=0.05, alternative="greate
     Examples
     --------
     >>> from dpinfer import binom_normal_power
-    >>> round(binom_normal_power(0.2, 30, 0.2, epsilon=1.0), 4)   # exact size
+    >>> round(binom_normal_power(0.2, 30, 0.2, epsilon=1.0), 4)   # exact size, two-sided
+    0.0502
+    >>> round(binom_normal_power(0.2, 30, 0.2, epsilon=1.0, alternative='greater'), 4)
     0.0539
-    >>> binom_normal_power([0.3, 0.5], 30, 0.2, epsilon=1.0).round(4)
+    >>> binom_normal_power([0.3, 0.5], 30, 0.2, epsilon=1.0, alternative='greater').round(4)
     array([0.3192, 0.9372])
     """
     theta = _as_probability_array(theta, "theta")
-    n = _check_int(n, "n", minimum=1)
+    n = _as_int_array(n, "n", minimum=1)
     p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
     epsilon = _check_epsilon(epsilon)
-    _check_noise_scale(n, epsilon, "epsilon")
+    for size in np.unique(n):
+        _check_noise_scale(int(size), epsilon, "epsilon")
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
+    if np.ndim(n):
+        return _power_over_n(theta, n, lambda th, size: _power(th, size, p0, epsilon, alpha, alternative))
     return _scalar_or_array(_power(theta, n, p0, epsilon, alpha, alternative))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..._validation import DPInferValueError, _arg, _check_choice
+from ..._validation import DPInferValueError, _arg, _check_choice, _setting
 from ...distributions._tulap_law import released_tulap
 
 _MIN_EPSILON = 1e-4
@@ -39,3 +39,17 @@ def _check_two_sided_method(method, allowed, name="two_sided_method"):
                 "a function of the release Z (see the Notes); use binom_ump_phi or "
                 "binom_ump_power for it.")
     return _check_choice(method, name, allowed, hint=hint)
+
+
+def _resolve_two_sided_method(method, alternative, allowed):
+    """The two-sided method to use: None means 'asymptotically-unbiased'; one given with a
+    one-sided ``alternative`` would be ignored, so it is refused (``alternative`` already checked)."""
+    if method is None:
+        return "asymptotically-unbiased"
+    method = _check_two_sided_method(method, allowed)
+    if alternative != "two-sided":
+        raise DPInferValueError(
+            _arg("two_sided_method"), " applies to ", _setting("alternative", "two-sided"),
+            " only; got ", _setting("two_sided_method", method), " with ",
+            _setting("alternative", alternative), ". Leave it out for a one-sided test.")
+    return method

@@ -473,7 +473,8 @@ def _log_sum_reflected(zr, n, p0, log_b, q):
     p-value moved by about ``2**-54 sqrt(n / p0)`` relative (issue 26 W4: 7.3e-10 at
     n = 1e9, p0 = 2e-7).
     """
-    zr, p0 = np.broadcast_arrays(np.asarray(zr, float), np.asarray(p0, float))
+    # copies: broadcast views are not plain writeable arrays (numba warns on them)
+    zr, p0 = (np.array(a) for a in np.broadcast_arrays(np.asarray(zr, float), np.asarray(p0, float)))
     pr = 1.0 - p0
     log_s = _log_sum_greater(zr, n, pr, log_b, q)
     d = (1.0 - pr) - p0  # exact (Sterbenz twice)

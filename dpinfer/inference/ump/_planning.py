@@ -7,6 +7,7 @@ import numpy as np
 from ..._validation import (
     DPInferValueError,
     _arg,
+    _as_int_array,
     _as_probability_array,
     _check_alpha,
     _check_alternative,
@@ -30,8 +31,9 @@ from ._kernels import (
     _log_sum_greater,
     _umpu_parameters,
 )
+from .._over_n import _power_over_n
 from .._roots import find_root
-from ._common import _check_two_sided_method, _released_law
+from ._common import _released_law, _resolve_two_sided_method
 
 __all__ = ["binom_ump_phi", "binom_ump_power", "binom_ump_sample_size"]
 
@@ -40,15 +42,17 @@ _MAX_SAMPLE_SIZE = 10**12
 _PHI_ARRAY_LIMIT = 10**7
 
 
-def _check_power_args(n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity=1):
-    """Validated arguments, with ``(epsilon, delta)`` replaced by the unit law's (``unit_privacy``)."""
-    n = _check_int(n, "n", minimum=1)
+def _check_power_args(n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity=1,
+                      n_array=False):
+    """Validated arguments, with ``(epsilon, delta)`` replaced by the unit law's (``unit_privacy``);
+    ``n_array``: ``n`` may be an array of sample sizes."""
+    n = _as_int_array(n, "n", minimum=1) if n_array else _check_int(n, "n", minimum=1)
     p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
     epsilon = _check_epsilon(epsilon)
     delta = _check_delta(delta)
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
-    two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_POWER_METHODS)
+    two_sided_method = _resolve_two_sided_method(two_sided_method, alternative, _TWO_SIDED_POWER_METHODS)
     epsilon, delta = unit_privacy(epsilon, delta, _check_sensitivity(sensitivity))
     return n, p0, epsilon, delta, alpha, alternative, two_sided_method
 
@@ -182,24 +186,25 @@ class _Rule:
         return np.exp(law.log_tails(np.abs(x - self.k) - self.s)[0])
 
 
-def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater",
-                    two_sided_method="asymptotically-unbiased", sensitivity=1):
+def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="two-sided",
+                    two_sided_method=None, sensitivity=1):
     """Exact power of the DP-UMP tests (a finite sum), vectorised over theta.
 
     Parameters
     ----------
     theta : float or array_like
         True proportion(s) in [0, 1].
-    n : int
-        Number of trials, >= 1.
+    n : int or array_like of int
+        Number of trials, >= 1; an array gives the power at each ``n`` (broadcast
+        against ``theta``), e.g. a power curve over the sample size.
     p0 : float
         Null proportion in (0, 1).
     epsilon : float
     delta : float, default 0.0
     alpha : float, default 0.05
         Significance level.
-    alternative : {'greater', 'less', 'two-sided'}, default 'greater'
-    two_sided_method : {'umpu', 'asymptotically-unbiased', 'equal-tailed'}, default 'asymptotically-unbiased'
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
+    two_sided_method : {None, 'umpu', 'asymptotically-unbiased', 'equal-tailed'}, default None
         The default is the test :func:`binom_ump_test` runs from a release, so power
         and sample size describe the analysis that will be done.  Which two-sided test: the UMP-unbiased test ``phi(x) = F(|x - k| - s)`` (a
         decision about the count, see :func:`binom_ump_phi`), the test that rejects when
@@ -213,7 +218,8 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
     Returns
     -------
     float or ndarray
-        ``E_theta[phi(X)]``; at ``theta = p0`` this is the size, alpha.
+        ``E_theta[phi(X)]``; at ``theta = p0`` this is the size, alpha.  An array of
+        the broadcast shape of ``theta`` and ``n`` when either is an array.
 
     Raises
     ------
@@ -245,18 +251,28 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
     >>> from dpinfer import binom_ump_power
     >>> round(binom_ump_power(0.2, 30, 0.2, epsilon=1.0), 10)
     0.05
-    >>> binom_ump_power([0.4, 0.6], 30, 0.2, epsilon=1.0).round(4)
+    >>> binom_ump_power([0.4, 0.6], 30, 0.2, epsilon=1.0).round(4)   # two-sided, the default
+    array([0.612, 0.987])
+    >>> binom_ump_power([0.4, 0.6], 30, 0.2, epsilon=1.0, alternative='greater').round(4)
     array([0.7053, 0.9932])
+    >>> binom_ump_power(0.4, [30, 60], 0.2, epsilon=1.0).round(4)   # over n
+    array([0.612 , 0.9097])
     """
     n, p0, epsilon, delta, alpha, alternative, two_sided_method = _check_power_args(
-        n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity)
+        n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity, n_array=True)
     theta = _as_probability_array(theta, "theta")
-    rule = _Rule(n, p0, _released_law(epsilon, delta, n), alpha, alternative, two_sided_method)
-    return _scalar_or_array(np.clip(np.exp(rule.log_power(theta)), 0.0, 1.0))
+
+    def power_at(th, size):
+        rule = _Rule(size, p0, _released_law(epsilon, delta, size), alpha, alternative, two_sided_method)
+        return np.clip(np.exp(rule.log_power(th)), 0.0, 1.0)
+
+    if np.ndim(n):
+        return _power_over_n(theta, n, power_at)
+    return _scalar_or_array(power_at(theta, n))
 
 
-def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater",
-                  two_sided_method="asymptotically-unbiased", x=None, sensitivity=1):
+def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="two-sided",
+                  two_sided_method=None, x=None, sensitivity=1):
     """The test function phi(x): the probability that the DP test rejects given count x.
 
     Parameters
@@ -268,8 +284,8 @@ def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater
     epsilon : float
     delta : float, default 0.0
     alpha : float, default 0.05
-    alternative : {'greater', 'less', 'two-sided'}, default 'greater'
-    two_sided_method : {'umpu', 'asymptotically-unbiased', 'equal-tailed'}, default 'asymptotically-unbiased'
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
+    two_sided_method : {None, 'umpu', 'asymptotically-unbiased', 'equal-tailed'}, default None
         See :func:`binom_ump_power`; 'umpu' gives ``phi(x) = F(|x - k| - s)``.
     x : array_like of int, optional
         Counts at which to evaluate phi; default ``0, 1, ..., n`` (only for
@@ -303,9 +319,12 @@ def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater
     Examples
     --------
     >>> from dpinfer import binom_ump_phi
-    >>> phi = binom_ump_phi(10, 0.5, epsilon=1.0)
-    >>> phi.shape, bool(phi[10] > phi[0])
+    >>> phi = binom_ump_phi(10, 0.5, epsilon=1.0)   # two-sided: symmetric about n p0
+    >>> phi.shape, bool(phi[0] == phi[10] > phi[5])
     ((11,), True)
+    >>> phi = binom_ump_phi(10, 0.5, epsilon=1.0, alternative='greater')
+    >>> bool(phi[10] > phi[5] > phi[0])
+    True
     """
     n, p0, epsilon, delta, alpha, alternative, two_sided_method = _check_power_args(
         n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity)
@@ -322,7 +341,7 @@ def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="greater
 
 
 def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0.8,
-                          alternative="greater", two_sided_method="asymptotically-unbiased",
+                          alternative="two-sided", two_sided_method=None,
                           sensitivity=1):
     """Smallest number of trials n for which the DP-UMP test reaches the target power.
 
@@ -338,8 +357,8 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
     alpha : float, default 0.05
     power : float, default 0.8
         Target power in (alpha, 1).
-    alternative : {'greater', 'less', 'two-sided'}, default 'greater'
-    two_sided_method : {'umpu', 'asymptotically-unbiased', 'equal-tailed'}, default 'asymptotically-unbiased'
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
+    two_sided_method : {None, 'umpu', 'asymptotically-unbiased', 'equal-tailed'}, default None
     sensitivity : int, default 1
         Count sensitivity ``k`` of the planned release (Tulap law of ``epsilon / k``).
 
@@ -375,11 +394,13 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
     Examples
     --------
     >>> from dpinfer import binom_ump_sample_size, binom_ump_power
-    >>> n = binom_ump_sample_size(0.4, 0.2, epsilon=1.0)
+    >>> n = binom_ump_sample_size(0.4, 0.2, epsilon=1.0)   # two-sided, the default
     >>> n
-    38
+    45
     >>> bool(binom_ump_power(0.4, n, 0.2, epsilon=1.0) >= 0.8 > binom_ump_power(0.4, n - 1, 0.2, epsilon=1.0))
     True
+    >>> binom_ump_sample_size(0.4, 0.2, epsilon=1.0, alternative='greater')
+    38
     """
     from ..._validation import _check_real
 
@@ -393,7 +414,7 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
         raise DPInferValueError(_arg("power"), " must lie strictly between ", _arg("alpha"),
                                 f" = {alpha} and 1; got {power!r}.")
     alternative = _check_alternative(alternative)
-    two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_POWER_METHODS)
+    two_sided_method = _resolve_two_sided_method(two_sided_method, alternative, _TWO_SIDED_POWER_METHODS)
     wrong_side = ((alternative == "greater" and theta1 <= p0)
                   or (alternative == "less" and theta1 >= p0)
                   or (alternative == "two-sided" and theta1 == p0))

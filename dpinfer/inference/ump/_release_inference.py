@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import functools
+import warnings
+
 import numpy as np
 
 from ... import _mechanisms
-from ..._validation import _check_alternative, _check_confidence_level, _check_probability
+from ..._validation import (
+    _arg,
+    _check_alternative,
+    _check_confidence_level,
+    _check_probability,
+    _looks_like_proportion,
+)
+from ..._warnings import InputWarning
 from ...distributions._tulap_law import unit_privacy
+from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
-from .._resolve import accepts, provenance, release_first, resolve
+from .._resolve import STACKLEVEL, accepts, provenance, release_first, resolve
 from ._intervals import _ci_array
 from ._kernels import _log_pvalue, _log_pvalue_greater, _log_pvalue_less
-from ._common import _check_two_sided_method, _released_law, _sensitivity_text
+from ._common import _released_law, _resolve_two_sided_method, _sensitivity_text
 
 __all__ = ["binom_ump_ci", "binom_ump_test"]
 
@@ -68,12 +79,60 @@ def resolve_count(z, n, epsilon, delta, sensitivity=None, *, method, name="z", s
                    method=method, name=name, suffix=suffix)
 
 
+#: A release that every theta puts this far out (probability of lying at least as far beyond
+#: [0, n]) draws an InputWarning: genuine releases do so less than once in 1e6.
+_IMPLAUSIBLE = 1e-6
+
+
+def _warn_on_scale(z, z_arr, n, law):
+    """Warn (InputWarning) about a single released count that looks like a slip.
+
+    The rule of the command (``_looks_like_proportion``): a bare number strictly between 0
+    and 1 with ``n >= 5`` is probably a proportion.  And any single release so far outside
+    [0, n] that even the most favourable theta (1 above n, 0 below 0) puts it there with
+    probability below ``_IMPLAUSIBLE``.  Arrays (simulation grids) are not checked.  The
+    release value is public; nothing confidential enters the message.
+    """
+    if z_arr.ndim:
+        return
+    value = float(z_arr)
+    if not isinstance(z, Release) and _looks_like_proportion(value, n):
+        warnings.warn(InputWarning(
+            _arg("z"), f" = {value:g} is read as a noisy count (about {value:g} of ", _arg("n"),
+            f" = {n}; DP-UMP takes the Tulap-noised count); if {value:g} is a proportion, give ",
+            _arg("z"), f" = {value * n:.4g} (the proportion times ", _arg("n"), ")."),
+            stacklevel=STACKLEVEL + 1)
+        return
+    beyond = value - n if value > n else -value
+    if beyond <= 0.0:
+        return
+    # P(N >= beyond) under theta = 1 (or theta = 0 below 0), N the released noise, on the grid cell
+    log_tail = float(law.log_tails(np.asarray(beyond - law.half))[1])
+    if log_tail < np.log(_IMPLAUSIBLE):
+        side = ([f"{beyond:g} above ", _arg("n"), f" = {n}"] if value > n
+                else [f"{beyond:g} below 0"])
+        reach = ("cannot reach that far (its support ends before)" if log_tail == -np.inf else
+                 f"reaches that far with probability {np.exp(log_tail):.2g} (below {_IMPLAUSIBLE:g})")
+        warnings.warn(InputWarning(
+            "the release ", _arg("z"), f" = {value:g} lies ", *side,
+            f": under every theta the Tulap noise {reach}. Check that ", _arg("z"),
+            " is this release's noisy count out of ", _arg("n"),
+            " (not a count out of another total, nor another release's value)."),
+            stacklevel=STACKLEVEL + 1)
+
+def _pvalue_at(z, n, law, alternative, method, p0):
+    """The p-value of the release ``z`` at an array of null values ``p0`` in (0, 1)."""
+    p0 = np.clip(np.asarray(p0, dtype=float), 1e-300, 1.0 - 2.0**-53)
+    z_arr = np.full(p0.shape, float(z))
+    return np.clip(np.exp(_cell_log_pvalue(z_arr, n, p0, law, alternative, method)),
+                   0.0, 1.0)
+
+
 # -- public functions ----------------------------------------------------------------------
 
 @release_first(skip=("n",))
 def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="two-sided",
-                   confidence_level=0.95, two_sided_method="asymptotically-unbiased",
-                   sensitivity=None):
+                   confidence_level=0.95, two_sided_method=None, sensitivity=None):
     """Exact DP-UMP test for a binomial proportion from a Tulap-noised count.
 
     Parameters
@@ -93,9 +152,11 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
     confidence_level : float, default 0.95
         Level of the interval returned in ``conf_int`` (scalar input only).
-    two_sided_method : {'asymptotically-unbiased', 'equal-tailed'}
+    two_sided_method : {None, 'asymptotically-unbiased', 'equal-tailed'}
         Two-sided p-value: ``P_p0(|X + N - n p0| >= |z - n p0|)`` (Awan & Slavkovic
-        2020; default) or ``min(1, 2 min(p_less, p_greater))``.
+        2020; the default, None) or ``min(1, 2 min(p_less, p_greater))``.  Only for
+        ``alternative='two-sided'``: given with a one-sided alternative it is refused
+        (it would be ignored).
     sensitivity : int, default 1
         Count sensitivity ``k`` of the release (the most one person moves the count;
         see :class:`~dpinfer.TulapReleaser`).  Taken from a Release; given together
@@ -196,24 +257,22 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     p0 = _check_probability(p0, "p0", open_low=True, open_high=True)
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
-    two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_TEST_METHODS)
+    two_sided_method = _resolve_two_sided_method(two_sided_method, alternative, _TWO_SIDED_TEST_METHODS)
     unit_epsilon, unit_delta = unit_privacy(epsilon, delta, sensitivity)
     law = _released_law(unit_epsilon, unit_delta, n)
+    _warn_on_scale(z, z_arr, n, law)
     log_p = _cell_log_pvalue(z_arr, n, p0, law, alternative, two_sided_method)
     pvalue = np.minimum(np.exp(log_p), 1.0)  # (exp is never below 0)
     if z_arr.ndim > 0:
         return pvalue
     z_val = float(z_arr)
     ci = _cell_ci(z_arr.reshape(1), n, law, confidence_level, alternative, two_sided_method)[0]
-    if alternative == "two-sided":
-        method = {"asymptotically-unbiased": "Asymptotically unbiased DP test for a binomial "
-                                             "proportion (Tulap)",
-                  "equal-tailed": "Equal-tailed DP-UMP test for a binomial proportion (Tulap)",
-                  }[two_sided_method]
-    else:
-        method = "DP-UMP test for a binomial proportion (Tulap release)"
-    if sensitivity != 1:
-        method = method[:-1] + _sensitivity_text(sensitivity) + ")"
+    # One name whatever the alternative (printed on its own line); only an explicitly chosen
+    # equal-tailed two-sided p-value is a different method.
+    details = _sensitivity_text(sensitivity)
+    if two_sided_method == "equal-tailed":
+        details += ", equal-tailed two-sided p-value"
+    method = f"DP-UMP test for a binomial proportion (Tulap release{details})"
     return HTestResult(
         statistic=z_val,
         pvalue=float(pvalue),
@@ -232,6 +291,8 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
         mechanism=rec.mechanism,
         **provenance(rec),
         note=_hull_note(z_val, n, alternative, two_sided_method),
+        pvalue_function=functools.partial(_pvalue_at, z_val, n, law, alternative,
+                                          two_sided_method),
     )
 
 
@@ -246,8 +307,7 @@ def _hull_note(z, n, alternative, two_sided_method):
 
 @release_first(skip=("n",))
 def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
-                 alternative="two-sided", two_sided_method="asymptotically-unbiased",
-                 sensitivity=None):
+                 alternative="two-sided", two_sided_method=None, sensitivity=None):
     """Exact confidence interval for a binomial proportion from a Tulap-noised count.
 
     The interval is the set of theta not rejected by the matching test: all theta whose
@@ -265,9 +325,10 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     confidence_level : float, default 0.95
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         'greater' gives ``[low, 1]`` (a lower confidence bound), 'less' gives ``[0, high]``.
-    two_sided_method : {'asymptotically-unbiased', 'equal-tailed'}
-        Which two-sided test is inverted; 'equal-tailed' intersects the two one-sided
-        intervals at level ``1 - (1 - confidence_level) / 2``.
+    two_sided_method : {None, 'asymptotically-unbiased', 'equal-tailed'}
+        Which two-sided test is inverted (None: 'asymptotically-unbiased'); 'equal-tailed'
+        intersects the two one-sided intervals at level ``1 - (1 - confidence_level) / 2``.
+        Only for ``alternative='two-sided'`` (refused with a one-sided alternative).
     sensitivity : int, default 1
         Count sensitivity ``k`` of the release (the most one person moves the count;
         see :class:`~dpinfer.TulapReleaser`).  Taken from a Release; given together
@@ -342,11 +403,12 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     z_arr, n, epsilon, delta, sensitivity = rec.value, rec.n, rec.epsilon, rec.delta, int(rec.sensitivity)
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
-    two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_TEST_METHODS)
+    two_sided_method = _resolve_two_sided_method(two_sided_method, alternative, _TWO_SIDED_TEST_METHODS)
     epsilon, delta = unit_privacy(epsilon, delta, sensitivity)
+    law = _released_law(epsilon, delta, n)
+    _warn_on_scale(z, z_arr, n, law)
     flat = z_arr.reshape(-1)
-    out = _cell_ci(flat, n, _released_law(epsilon, delta, n), confidence_level, alternative,
-                   two_sided_method)
+    out = _cell_ci(flat, n, law, confidence_level, alternative, two_sided_method)
     if z_arr.ndim == 0:
         return ConfidenceInterval(float(out[0, 0]), float(out[0, 1]), confidence_level)
     return out.reshape(z_arr.shape + (2,))

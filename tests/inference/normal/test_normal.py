@@ -234,7 +234,7 @@ def test_power_large_n_window_equals_full_sum(eps):
     tail = np.where(u >= 0, 0.5 * np.exp(-eps * np.abs(u)), 1 - 0.5 * np.exp(-eps * np.abs(u)))
     thetas = np.array([0.297, 0.3, 0.302, 0.305])
     full = np.array([binom.pmf(x, n, t) @ tail for t in thetas])
-    got = binom_normal_power(thetas, n, p0, epsilon=eps)
+    got = binom_normal_power(thetas, n, p0, epsilon=eps, alternative="greater")
     assert got.min() < 0.01 and got.max() > 0.5
     np.testing.assert_allclose(got, full, rtol=1e-12)
 
@@ -264,7 +264,7 @@ def test_power_no_scipy_quantile_warning(theta):
 
 def test_power_shapes_and_edges():
     th = np.array([[0.0, 0.2], [0.5, 1.0]])
-    got = binom_normal_power(th, 30, 0.2, epsilon=1.0)
+    got = binom_normal_power(th, 30, 0.2, epsilon=1.0, alternative="greater")
     assert got.shape == (2, 2)
     assert got[1, 1] > 0.999 and got[0, 0] < 1e-3
     # the two-sided power is >= each one-sided power at level alpha/2 summed

@@ -1,0 +1,385 @@
+"""Pictures a statistician expects: power curves, confidence curves, release laws, rejection regions.
+
+matplotlib is imported here and only here, when this module is first used: ``import
+dpinfer`` does not import it.  Every function draws on the Axes given as ``ax=`` (a new
+figure's Axes when None) and returns that Axes, so pictures compose and can be checked
+or restyled afterwards (titles, limits, legends are plain matplotlib).
+
+* :func:`power_curve` -- power against the true proportion, ``n`` or ``epsilon`` for any
+  power function: :func:`~dpinfer.binom_ump_power`, :func:`~dpinfer.binom_normal_power`,
+  or a two-arm one (any callable taking the varied argument by keyword).
+* :func:`confidence_curve` -- the p-value function of a test result over the null value,
+  with the level line and the confidence interval marked (also ``result.plot()``).
+* :func:`release_density` -- the density of a release's law ``X + N`` (or ``X / n + L``)
+  under chosen true proportions, with the released value marked.
+* :func:`rejection_region` -- where a two-arm test rejects, on a grid of the two releases.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ._validation import _as_real_array, _check_alpha
+
+__all__ = ["confidence_curve", "power_curve", "rejection_region", "release_density"]
+
+#: axis labels of the usual arguments of the power functions
+_AXIS_LABELS = {
+    "theta": "true proportion theta",
+    "theta1": "true proportion theta1",
+    "n": "number of records n",
+    "epsilon": "privacy-loss parameter epsilon",
+}
+
+
+def _axes(ax):
+    """``ax`` itself, or the Axes of a new figure."""
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=(6.0, 4.0), layout="constrained")[1]
+
+
+def _evaluate(func, values, call):
+    """``call(func, array)``; if the function refuses arrays (or returns another shape), one
+    call per value.  Results that are HTestResults give their p-value."""
+    values = np.asarray(values)
+    try:
+        out = np.asarray(_pvalues(call(func, values)), dtype=float)
+        if out.shape == values.shape:
+            return out
+    except (TypeError, ValueError):
+        pass
+    return np.array([_pvalues(call(func, v)) for v in values.flat], dtype=float).reshape(values.shape)
+
+
+def _pvalues(out):
+    """A p-value from an HTestResult, else the value itself."""
+    return getattr(out, "pvalue", out)
+
+
+def power_curve(power, values, *, over="theta", ax=None, label=None, **kwargs):
+    """Plot the power of a test against one of its arguments (theta, n or epsilon).
+
+    Parameters
+    ----------
+    power : callable
+        A power function, e.g. :func:`~dpinfer.binom_ump_power` or
+        :func:`~dpinfer.binom_normal_power`; for two arms, any callable taking ``over``
+        by keyword (the two-arm power functions plug in the same way).
+    values : array_like
+        The values of the varied argument (the x axis).
+    over : str, default 'theta'
+        The name of the varied argument: 'theta', 'n', 'epsilon', or any keyword of
+        ``power`` (e.g. 'theta1' for two arms).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure's Axes when None.
+    label : str, optional
+        Legend label of the curve; by default the function's name and the alternative.
+    **kwargs
+        The other arguments of ``power``, by keyword (``n=30, p0=0.2, epsilon=1.0``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        With one line (the power) and, when ``power`` has a level ``alpha``, a dotted
+        horizontal line at it (the size the curve meets at the null value); y limits
+        [0, 1.02].
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from dpinfer import binom_ump_power
+    >>> from dpinfer.plot import power_curve
+    >>> ax = power_curve(binom_ump_power, [0.2, 0.3, 0.4, 0.5], n=30, p0=0.2, epsilon=1.0)
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('true proportion theta', 'power')
+    >>> ax = power_curve(binom_ump_power, [10, 30, 60, 100], over='n', theta=0.4, p0=0.2,
+    ...                  epsilon=1.0, ax=ax)
+    """
+    if not callable(power):
+        raise TypeError(f"`power` must be a power function (callable); got {type(power).__name__}.")
+    if not isinstance(over, str) or not over:
+        raise TypeError(f"`over` must be the name of an argument of `power`; got {over!r}.")
+    if over in kwargs:
+        raise TypeError(f"`{over}` is the varied argument (`over`); give its values as `values`.")
+    x = _as_real_array(values, "values", ndim_max=1).reshape(-1)
+    if over == "n":
+        x = x.astype(np.int64) if np.all(x == np.floor(x)) else x
+    y = _evaluate(power, x, lambda f, v: f(**{over: v}, **kwargs))
+    ax = _axes(ax)
+    if label is None:
+        name = getattr(power, "__name__", "power")
+        alternative = kwargs.get("alternative", _default(power, "alternative"))
+        label = name if alternative is None else f"{name} ({alternative})"
+    ax.plot(x, y, marker="o" if x.size <= 12 else None, label=label)
+    alpha = kwargs.get("alpha", _default(power, "alpha"))
+    if alpha is not None and not any(line.get_gid() == "alpha" for line in ax.get_lines()):
+        ax.axhline(float(alpha), color="0.5", linestyle=":", linewidth=1.0, gid="alpha",
+                   label=f"alpha = {float(alpha):g}")
+    ax.set_xlabel(_AXIS_LABELS.get(over, over))
+    ax.set_ylabel("power")
+    ax.set_ylim(0.0, 1.02)
+    if over in ("n", "epsilon") and x.min() > 0 and x.max() / x.min() >= 50:
+        ax.set_xscale("log")
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def _default(func, name):
+    """The default of ``func``'s parameter ``name``, or None."""
+    try:
+        param = inspect.signature(func).parameters.get(name)
+    except (TypeError, ValueError):
+        return None
+    if param is None or param.default is inspect.Parameter.empty:
+        return None
+    return param.default
+
+
+def confidence_curve(result, *, theta=None, interval=None, ax=None):
+    """Plot the confidence curve (p-value function) of a test, with its interval marked.
+
+    The curve is the p-value the same test gives the same release at every null value
+    ``p0``; the confidence interval at level ``L`` is where it lies above ``1 - L``
+    (for DP-UMP exactly; see each test for hulls at the edges).
+
+    Parameters
+    ----------
+    result : HTestResult or callable
+        A test result that carries its p-value function (:func:`~dpinfer.binom_ump_test`,
+        :func:`~dpinfer.binom_normal_test`, or :func:`~dpinfer.prop_test` with those
+        methods), or a callable ``f(p0)`` giving p-values (then ``interval`` marks the
+        interval, if any).
+    theta : array_like, optional
+        Null values to draw at; by default 400 points over [0, 1] ([-1, 1] for a
+        difference of proportions) plus the interval's ends.
+    interval : ConfidenceInterval, optional
+        Only with a callable ``result``: the interval to mark.
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The curve (a line labelled 'p-value'), a dotted line at ``1 - level``, the
+        interval shaded (``axvspan``, gid 'interval') between its ends, and the
+        estimate as a point when the result has one.
+
+    Raises
+    ------
+    TypeError
+        For a result without a p-value function (e.g. DP-JIMI, whose p-values need the
+        whole fiducial law at each null value): draw it from a callable instead.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from dpinfer import binom_ump_test
+    >>> res = binom_ump_test(11.2, 30, 0.2, epsilon=1.0)
+    >>> ax = res.plot()
+    >>> ax.get_ylabel(), [patch.get_gid() for patch in ax.patches]
+    ('p-value', ['interval'])
+    """
+    estimate, xlabel, title = None, "null value p0", None
+    if hasattr(result, "pvalue_function"):  # an HTestResult (duck-typed: results.py imports this module)
+        if interval is not None:
+            raise TypeError("`interval` is taken from the result; give it only with a callable.")
+        if result.pvalue_function is None:
+            raise TypeError(
+                f"this result ({result.method}) carries no p-value function; pass a callable "
+                "f(p0) returning the p-values instead.")
+        func, interval, estimate = result.pvalue_function, result.conf_int, result.estimate
+        xlabel, title = f"null value: {result.null_name}", result.method
+        low_end = -1.0 if "difference" in result.null_name else 0.0
+    elif callable(result):
+        func, low_end = result, 0.0
+    else:
+        raise TypeError(f"`result` must be an HTestResult or a callable f(p0); got "
+                        f"{type(result).__name__}.")
+    if theta is None:
+        grid = np.linspace(low_end, 1.0, 401)
+        grid = grid[(grid > low_end) & (grid < 1.0)]
+        grid = np.concatenate([[low_end + 1e-4, 1.0 - 1e-4], grid])
+        if interval is not None:
+            ends = [v for v in (interval.low, interval.high) if low_end < v < 1.0]
+            grid = np.concatenate([grid, ends])
+        theta = np.unique(grid)
+    else:
+        theta = np.sort(_as_real_array(theta, "theta", ndim_max=1).reshape(-1))
+    p = _evaluate(func, theta, lambda f, v: f(v))
+    ax = _axes(ax)
+    ax.plot(theta, p, label="p-value")
+    if interval is not None:
+        level = interval.level
+        ax.axhline(1.0 - level, color="0.5", linestyle=":", linewidth=1.0, gid="level",
+                   label=f"1 - level = {1.0 - level:g}")
+        ax.axvspan(interval.low, interval.high, color="C1", alpha=0.2, gid="interval",
+                   label=f"{100 * level:g}% interval [{interval.low:.4g}, {interval.high:.4g}]")
+    if estimate is not None:
+        ax.plot([estimate], [float(_evaluate(func, np.array([estimate]), lambda f, v: f(v))[0])],
+                "o", color="C3", label=f"estimate {estimate:.4g}", gid="estimate")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("p-value")
+    ax.set_ylim(0.0, 1.02)
+    if title:
+        import textwrap
+
+        ax.set_title("\n".join(textwrap.wrap(title, 60)), fontsize="medium")
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def release_density(release, theta, *, grid=None, ax=None):
+    """Plot the density of a release's law under chosen true proportions.
+
+    A Tulap count is ``Z = X + N`` with ``X ~ Binomial(n, theta)`` and ``N`` the release's
+    noise law (:meth:`Release.noise_law <dpinfer.Release.noise_law>`), whose density is
+    ``sum_x Binom(x; n, theta) f_N(z - x)``; a Laplace proportion is ``X / n + L`` (a Laplace
+    count ``X + L``).  The released value is marked, so one sees which theta make it
+    plausible.
+
+    Parameters
+    ----------
+    release : Release
+        A Tulap count or a Laplace count or proportion (with ``n``).
+    theta : float or array_like
+        True proportion(s) in [0, 1]; one curve each.
+    grid : array_like, optional
+        Points at which to draw the density; by default 600 points covering the laws'
+        central mass (mean +- 5 sd) and the released value.
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One line per theta (labelled ``theta = ...``) and a vertical line at the release
+        (gid 'release').
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from dpinfer import TulapReleaser
+    >>> from dpinfer.plot import release_density
+    >>> rel = TulapReleaser(1.0).release(11, 30, rng=2024)
+    >>> ax = release_density(rel, [0.2, 0.4])
+    >>> [line.get_label() for line in ax.get_lines()][:2]
+    ['theta = 0.2', 'theta = 0.4']
+    """
+    from scipy.stats import binom
+
+    from ._validation import _as_probability_array
+    from .releasers.release import Release
+
+    if not isinstance(release, Release):
+        raise TypeError(f"`release` must be a Release; got {type(release).__name__}.")
+    if release.n is None or release.kind not in ("count", "proportion") or np.ndim(release.value):
+        raise ValueError("`release` must be a single released count or proportion with its n; got "
+                         f"a release of kind {release.kind!r} with n = {release.n}.")
+    law = release.noise_law()
+    thetas = _as_probability_array(theta, "theta").reshape(-1)
+    n = int(release.n)
+    scale = 1.0 / n if release.kind == "proportion" else 1.0
+    noise_sd = float(np.sqrt(law.var())) if callable(getattr(law, "var", None)) else 0.0
+    if grid is None:
+        sds = np.sqrt(n * thetas * (1 - thetas) * scale**2 + noise_sd**2)
+        low = min(float(np.min(n * thetas * scale - 5 * sds)), release.value)
+        high = max(float(np.max(n * thetas * scale + 5 * sds)), release.value)
+        pad = 0.05 * (high - low)
+        grid = np.linspace(low - pad, high + pad, 600)
+    else:
+        grid = np.sort(_as_real_array(grid, "grid", ndim_max=1).reshape(-1))
+    ax = _axes(ax)
+    for th in thetas:
+        x = np.arange(n + 1)
+        pmf = binom.pmf(x, n, th)
+        keep = pmf > 1e-15 * pmf.max()
+        # density of X * scale + N at the grid: sum_x pmf(x) f_N(z - x scale)
+        dens = pmf[keep] @ law.pdf(grid[None, :] - scale * x[keep, None])
+        ax.plot(grid, dens, label=f"theta = {th:g}")
+    ax.axvline(release.value, color="k", linestyle="--", linewidth=1.0, gid="release",
+               label=f"release {release.value:.4g}")
+    what = "noisy count Z = X + N" if release.kind == "count" else "noisy proportion X / n + L"
+    ax.set_xlabel(f"{what} (n = {n}, epsilon = {release.epsilon:g})")
+    ax.set_ylabel("density")
+    ax.set_ylim(bottom=0.0)
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def rejection_region(test, z1, z2, *, alpha=0.05, labels=("release of arm 1", "release of arm 2"),
+                     ax=None):
+    """Plot where a two-arm test rejects, over a grid of the two released values.
+
+    Parameters
+    ----------
+    test : callable
+        ``test(z1, z2)`` giving a p-value (or an HTestResult) for releases ``z1``, ``z2``;
+        any two-arm test with its other arguments fixed (``functools.partial`` or a
+        lambda).  Called once on the whole grid when it takes arrays, else once per point.
+    z1, z2 : array_like
+        Grid values of the first and second release (1-d, increasing).
+    alpha : float, default 0.05
+        The level: a point is in the rejection region when its p-value is at most alpha.
+    labels : (str, str)
+        Axis labels.
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        A filled map (``pcolormesh``, gid 'region') of reject (1) / do not reject (0), and
+        the p-value = alpha contour where the region has a boundary on the grid.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from dpinfer import binom2_normal_test
+    >>> from dpinfer.plot import rejection_region
+    >>> grid = np.linspace(0.0, 1.0, 21)
+    >>> def test(a, b):
+    ...     return binom2_normal_test(a, 50, b, 50, epsilon1=1.0, epsilon2=1.0)
+    >>> ax = rejection_region(test, grid, grid)
+    >>> ax.get_xlabel()
+    'release of arm 1'
+    """
+    if not callable(test):
+        raise TypeError(f"`test` must be a callable test(z1, z2); got {type(test).__name__}.")
+    alpha = _check_alpha(alpha)
+    g1 = _as_real_array(z1, "z1", ndim_max=1).reshape(-1)
+    g2 = _as_real_array(z2, "z2", ndim_max=1).reshape(-1)
+    for name, g in (("z1", g1), ("z2", g2)):
+        if g.size < 2 or np.any(np.diff(g) <= 0):
+            raise ValueError(f"`{name}` must hold at least two increasing values; got {g.size} values.")
+    if not (isinstance(labels, (tuple, list)) and len(labels) == 2):
+        raise TypeError(f"`labels` must be a pair of strings; got {labels!r}.")
+    a, b = np.meshgrid(g1, g2, indexing="xy")
+    pairs = np.stack([a, b], axis=-1)
+    try:
+        p = np.asarray(_pvalues(test(a, b)), dtype=float)
+        if p.shape != a.shape:
+            raise ValueError
+    except (TypeError, ValueError):
+        p = np.array([float(_pvalues(test(float(u), float(v)))) for u, v in pairs.reshape(-1, 2)])
+        p = p.reshape(a.shape)
+    reject = (p <= alpha).astype(float)
+    ax = _axes(ax)
+    from matplotlib.colors import ListedColormap
+
+    mesh = ax.pcolormesh(g1, g2, reject, shading="nearest", vmin=0.0, vmax=1.0,
+                         cmap=ListedColormap(["#f0f0f0", "#d95f02"]))
+    mesh.set_gid("region")
+    if 0.0 < reject.mean() < 1.0:
+        ax.contour(g1, g2, p, levels=[alpha], colors="k", linewidths=1.0)
+    ax.set_xlabel(labels[0])
+    ax.set_ylabel(labels[1])
+    ax.set_title(f"rejection region at alpha = {alpha:g} (shaded: reject)", fontsize="medium")
+    return ax
+
