@@ -1,0 +1,123 @@
+"""Intervals by inverting the exact two-arm tests (kernels; valid input assumed).
+
+Two-sided intervals invert the two one-sided tests at ``alpha / 2`` each (the "tail method"
+of Chan & Zhang 1999): the interval is ``[L, U]`` with ``L`` the end of
+``{Delta0 : p_greater(Delta0) <= alpha / 2}`` and ``U`` the start of
+``{Delta0 : p_less(Delta0) <= alpha / 2}``.  A one-sided interval inverts one test at
+``alpha``.
+
+*Risk difference.*  ``p_greater(Delta0)`` is non-decreasing in ``Delta0``: every point of the
+null line of ``Delta0`` is dominated, for the upper tail, by a point of the line of a larger
+``Delta0'`` (raise ``theta1`` to ``nu + Delta0'`` or, where that passes 1, take
+``(1, 1 - Delta0')``, which lowers ``theta2``), and the statistic does not depend on
+``Delta0``.  So the accepted set is an interval and is found by bisection.  Coverage: the
+true difference is excluded only when one of the two valid one-sided p-values at it is at
+most ``alpha / 2``, so the coverage is at least ``1 - alpha`` at every ``(theta1, theta2)``.
+Never empty: at every ``Delta0`` one of the two suprema is at least 1/2 (the two tails at
+any one nuisance value add to 1), so each ``Delta0`` is accepted by at least one of the one-sided
+tests and ``L <= U``.
+
+*Risk ratio.*  The statistic ``Z1/n1 - rho0 Z2/n2`` moves with ``rho0``, so monotonicity is
+not automatic; the ends are found by bisection on ``log rho0`` between ``1e-6`` and ``1e6``
+from a 49-point scan that brackets the outermost change, and the interval is the hull of
+what the scan accepts (containing every accepted scan point, hence conservative where the
+p-value is not monotone between scan points).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize
+
+from ._test import _null, _pvalues
+
+__all__ = []  # private module
+
+#: bisection tolerance on the effect scale (difference) or on log(rho) (ratio)
+XTOL = 1e-10
+_RATIO_RANGE = (1e-6, 1e6)
+
+
+def _one_sided_p(arm1, arm2, effect, margin, t_of, upper):
+    null = _null(effect, margin)
+    alternative = "greater" if upper else "less"
+    return _pvalues(arm1, arm2, null, t_of(margin), alternative)[0]
+
+
+def _bisect(p, level, low, high):
+    """The boundary of ``{x : p(x) > level}`` for ``p`` non-decreasing, ``p(low) <= level < p(high)``.
+
+    Brent's root of ``p - level`` (``p`` is continuous: a supremum of continuous tails over
+    a line that moves continuously), then stepped down until it is *not* accepted, with a
+    bisection as the fallback: the closed interval reaching the returned point contains
+    every accepted value.
+    """
+    root = optimize.brentq(lambda x: p(x) - level, low, high, xtol=XTOL / 4.0)
+    for step in (XTOL / 4.0, XTOL, 4.0 * XTOL):
+        x = max(low, root - step)
+        if not p(x) > level:
+            return x
+    while high - low > XTOL:
+        mid = (low + high) / 2.0
+        if p(mid) > level:
+            high = mid
+        else:
+            low = mid
+    return low
+
+
+def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
+    """``L`` (``lower``) or ``U`` of the risk-difference interval, one tail at ``level_tail``."""
+    t = z1 / arm1.n - z2 / arm2.n
+
+    def p(delta):
+        return _one_sided_p(arm1, arm2, "difference", delta, lambda _m: t, lower)
+
+    if lower:
+        if p(-1.0) > level_tail:
+            return -1.0
+        if not p(1.0) > level_tail:
+            return 1.0
+        return _bisect(p, level_tail, -1.0, 1.0)
+    if p(1.0) > level_tail:
+        return 1.0
+    if not p(-1.0) > level_tail:
+        return -1.0
+    return -_bisect(lambda d: p(-d), level_tail, -1.0, 1.0)
+
+
+def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower):
+    """``L`` (``lower``) or ``U`` of the risk-ratio interval on ``[0, inf]``."""
+    def p(log_rho):
+        rho = math.exp(log_rho)
+        return _one_sided_p(arm1, arm2, "ratio", rho, lambda r: z1 / arm1.n - r * z2 / arm2.n, lower)
+
+    lo, hi = (math.log(v) for v in _RATIO_RANGE)
+    scan = np.linspace(lo, hi, 49)
+    accepted = np.array([p(x) > level_tail for x in scan])
+    if lower:
+        if accepted[0]:
+            return 0.0
+        if not accepted.any():
+            return math.inf
+        j = int(np.argmax(accepted))  # first accepted scan point
+        return math.exp(_bisect(p, level_tail, scan[j - 1], scan[j]))
+    if accepted[-1]:
+        return math.inf
+    if not accepted.any():
+        return 0.0
+    j = len(scan) - 1 - int(np.argmax(accepted[::-1]))  # last accepted scan point
+    return math.exp(-_bisect(lambda x: p(-x), level_tail, -scan[j + 1], -scan[j]))
+
+
+def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative):
+    """``(low, high)`` of the interval for the difference or the ratio."""
+    alpha = 1.0 - confidence_level
+    ends = _difference_ends if effect == "difference" else _ratio_ends
+    full = (-1.0, 1.0) if effect == "difference" else (0.0, math.inf)
+    tail = alpha / 2.0 if alternative == "two-sided" else alpha
+    low = ends(arm1, arm2, z1, z2, tail, True) if alternative != "less" else full[0]
+    high = ends(arm1, arm2, z1, z2, tail, False) if alternative != "greater" else full[1]
+    return low, max(low, high)
