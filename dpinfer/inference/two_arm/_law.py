@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import signal, stats
@@ -99,6 +100,25 @@ def _layout(arm):
 
 
 def _pmfs(arm, theta):
+    """:func:`_component_pmfs`, remembered for the last few ``(arm, theta)``.
+
+    A supremum, a critical value and an interval evaluate the same nuisance grid again and
+    again at new cut-offs; the pmfs do not depend on the cut-off.  The arrays are shared:
+    callers must not write to them.
+    """
+    theta = np.ascontiguousarray(theta, dtype=float)
+    return _cached_pmfs(arm, theta.tobytes())
+
+
+@lru_cache(maxsize=24)
+def _cached_pmfs(arm, theta_bytes):
+    out = _component_pmfs(arm, np.frombuffer(theta_bytes, dtype=float))
+    for p in out:
+        p.flags.writeable = False
+    return out
+
+
+def _component_pmfs(arm, theta):
     """The component pmfs ``(m, size)`` of :func:`_layout` at each ``theta`` (m,).
 
     ``pmf[:, j]`` is ``P(K = k_min + j, U in [u_low, u_high])``; the components' masses add

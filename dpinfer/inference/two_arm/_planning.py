@@ -183,27 +183,53 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
         raise ValueError(f"`theta1` = {theta1!r} and `theta2` = {theta2!r} are not on the "
                          f"alternative side ({alternative!r}) of the null {effect} {margin!r}.")
 
-    def reaches(n):
-        m = max(1, math.ceil(ratio * n))
-        arm1, arm2 = _arms(n, m, epsilon, delta, sensitivity)
-        return float(_power(arm1, arm2, null, theta1, theta2, alpha, alternative)[0]) >= power
+    seen = {}
 
+    def power_at(n):
+        if n not in seen:
+            m = max(1, math.ceil(ratio * n))
+            arm1, arm2 = _arms(n, m, epsilon, delta, sensitivity)
+            seen[n] = float(_power(arm1, arm2, null, theta1, theta2, alpha, alternative)[0])
+        return seen[n]
+
+    one_sided = alpha / 2.0 if alternative == "two-sided" else alpha
+    z_a, z_b = stats.norm.isf(one_sided), stats.norm.isf(1.0 - power)
     arm1, _ = _arms(1, 1, epsilon, delta, sensitivity)
-    start = min(max(1, _normal_n(theta1, theta2, ratio, arm1, null, alpha, power, alternative)), _N_MAX)
-    if reaches(start):
-        high, low = start, start // 2
-        while low >= 1 and reaches(low):
-            high, low = low, low // 2
-    else:
-        low, high = start, start * 2
-        while not reaches(high):
+    n = min(max(1, _normal_n(theta1, theta2, ratio, arm1, null, alpha, power, alternative)), _N_MAX)
+    # secant steps on the normal model's scale: Phi^-1(power(n)) + z_a grows like sqrt(n)
+    for _ in range(4):
+        power_at(n)
+        if 1e-12 < seen[n] < 1.0 - 1e-12:
+            slope = (stats.norm.ppf(seen[n]) + z_a) / math.sqrt(n)
+            guess = n if slope <= 0 else math.ceil(((z_a + z_b) / slope) ** 2)
+        else:
+            guess = 2 * n if seen[n] <= 1e-12 else max(1, n // 2)
+        guess = min(max(1, guess), _N_MAX)
+        if guess == n or guess in seen:
+            break
+        n = guess
+    # the exact bracket: power(low) < target <= power(high)
+    low = max((k for k, v in seen.items() if v < power), default=0)
+    high = min((k for k, v in seen.items() if v >= power), default=None)
+    if high is None or high <= low:
+        high = max(seen) if high is None else high
+        step = 1
+        while power_at(high) < power:
+            low = high
             if high >= _N_MAX:
                 raise ValueError(f"no n1 up to {_N_MAX} reaches power {power!r}; the effect is too "
                                  "small for this privacy budget.")
-            low, high = high, min(2 * high, _N_MAX)
+            high = min(high + step, _N_MAX)
+            step *= 2
+    if low == 0:
+        step = 1  # the secant step usually lands on the answer: check just below first
+        low = max(0, high - step)
+        while low > 0 and power_at(low) >= power:
+            high, step = low, step * 2
+            low = max(0, high - step)
     while high - low > 1:
         mid = (low + high) // 2
-        if reaches(mid):
+        if power_at(mid) >= power:
             high = mid
         else:
             low = mid
