@@ -31,31 +31,38 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._test import _null, _pvalues
+from ._test import GRID, _null, _pvalues
 
 __all__ = []  # private module
 
-#: bisection tolerance on the effect scale (difference) or on log(rho) (ratio)
-XTOL = 1e-10
+#: root tolerance on the effect scale (difference) or on log(rho) (ratio)
+XTOL = 1e-9
+#: grid points of the supremum while an end is bracketed (the answer is checked with GRID)
+_COARSE = 17
 _RATIO_RANGE = (1e-6, 1e6)
 
 
-def _one_sided_p(arm1, arm2, effect, margin, t_of, upper):
+def _one_sided_p(arm1, arm2, effect, margin, t_of, upper, points=GRID):
     null = _null(effect, margin)
     alternative = "greater" if upper else "less"
-    return _pvalues(arm1, arm2, null, t_of(margin), alternative)[0]
+    return _pvalues(arm1, arm2, null, t_of(margin), alternative, points)[0]
 
 
-def _bisect(p, level, low, high):
+def _bisect(p, level, low, high, coarse=None):
     """The boundary of ``{x : p(x) > level}`` for ``p`` non-decreasing, ``p(low) <= level < p(high)``.
 
-    Brent's root of ``p - level`` (``p`` is continuous: a supremum of continuous tails over
-    a line that moves continuously), then stepped down until it is *not* accepted, with a
-    bisection as the fallback: the closed interval reaching the returned point contains
-    every accepted value.
+    Brent's root of ``coarse - level`` (``coarse`` a quicker version of ``p``, a supremum over
+    fewer grid points, by default ``p`` itself; both are continuous: suprema of continuous
+    tails over a line that moves continuously), then stepped down until ``p`` itself does
+    *not* accept it, with a bisection on ``p`` as the fallback: the closed interval reaching
+    the returned point contains every value ``p`` accepts.
     """
-    root = optimize.brentq(lambda x: p(x) - level, low, high, xtol=XTOL / 4.0)
-    for step in (XTOL / 4.0, XTOL, 4.0 * XTOL):
+    coarse = p if coarse is None else coarse
+    try:
+        root = optimize.brentq(lambda x: coarse(x) - level, low, high, xtol=XTOL)
+    except ValueError:  # the quicker version does not change sign on the bracket
+        root = high
+    for step in (XTOL, 4.0 * XTOL, 16.0 * XTOL):
         x = max(low, root - step)
         if not p(x) > level:
             return x
@@ -68,24 +75,43 @@ def _bisect(p, level, low, high):
     return low
 
 
+def _bracket(p, level, centre, scale, low, high):
+    """A bracket ``(a, b)`` inside ``[low, high]`` with ``p(a) <= level < p(b)``, from ``centre``."""
+    a, b = max(low, centre - scale), min(high, centre + scale)
+    while a > low and p(a) > level:
+        a, scale = max(low, a - 2.0 * scale), 2.0 * scale
+    while b < high and not p(b) > level:
+        b, scale = min(high, b + 2.0 * scale), 2.0 * scale
+    return a, b
+
+
 def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     """``L`` (``lower``) or ``U`` of the risk-difference interval, one tail at ``level_tail``."""
     t = z1 / arm1.n - z2 / arm2.n
+    sign = 1.0 if lower else -1.0  # the upper end is the lower end of the mirrored problem
+    memo = {}
 
-    def p(delta):
-        return _one_sided_p(arm1, arm2, "difference", delta, lambda _m: t, lower)
+    def p(d, points=GRID):
+        key = (d, points)
+        if key not in memo:
+            memo[key] = _one_sided_p(arm1, arm2, "difference", sign * d, lambda _m: t, lower, points)
+        return memo[key]
 
-    if lower:
-        if p(-1.0) > level_tail:
-            return -1.0
-        if not p(1.0) > level_tail:
-            return 1.0
-        return _bisect(p, level_tail, -1.0, 1.0)
-    if p(1.0) > level_tail:
-        return 1.0
-    if not p(-1.0) > level_tail:
-        return -1.0
-    return -_bisect(lambda d: p(-d), level_tail, -1.0, 1.0)
+    def coarse(d):
+        return p(d, _COARSE)
+
+    if p(-1.0) > level_tail:
+        return sign * -1.0
+    if not p(1.0) > level_tail:
+        return sign * 1.0
+    # the scale of a binomial difference plus the noise, to start the bracket near the end
+    spread = math.sqrt(0.25 / arm1.n + 0.25 / arm2.n + 4.0 / (arm1.epsilon * arm1.n) ** 2
+                       + 4.0 / (arm2.epsilon * arm2.n) ** 2)
+    centre = min(max(sign * t - 2.0 * spread, -1.0), 1.0)
+    a, b = _bracket(p, level_tail, centre, spread, -1.0, 1.0)
+    if a > -1.0 and not p(a) <= level_tail or not p(b) > level_tail:
+        a, b = -1.0, 1.0
+    return sign * _bisect(p, level_tail, a, b, coarse)
 
 
 def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower):

@@ -134,13 +134,17 @@ def _component_pmfs(arm, theta):
     m = binom.shape[0]
     cells = _cells(arm)
     if cells is None:
+        # on 0..n: left(k) = sum_{x <= k} B(x) b^(k - x), right(k) = sum_{x > k} B(x) b^(x - k);
+        # beyond, K = k < 0 has mass density b^|k| sum_x B(x) b^x, and K = n + j has
+        # density b^j sum_x B(x) b^(n - x) = density b^j left(n): geometric tails, in closed form
         reach = _reach(arm.log_b)
-        padded = np.zeros((m, arm.n + 1 + 2 * reach))
-        padded[:, reach:reach + arm.n + 1] = binom
-        left = signal.lfilter([1.0], [1.0, -b], padded, axis=1)  # sum_{x <= k} B(x) b^(k - x)
-        right = signal.lfilter([b], [1.0, -b], padded[:, ::-1], axis=1)[:, ::-1]  # x >= k + 1
-        right = np.concatenate([right[:, 1:], np.zeros((m, 1))], axis=1)
-        return [density * (left + right)]
+        left = signal.lfilter([1.0], [1.0, -b], binom, axis=1)
+        right = np.zeros_like(binom)
+        right[:, :-1] = signal.lfilter([b], [1.0, -b], binom[:, :0:-1], axis=1)[:, ::-1]
+        powers = np.exp(np.arange(1, reach + 1) * arm.log_b)
+        below = np.outer(binom[:, 0] + right[:, 0], powers)[:, ::-1]
+        above = np.outer(left[:, -1], powers)
+        return [density * np.concatenate([below, left + right, above], axis=1)]
     big_m, rest = cells
     if big_m == 0:
         return [binom]

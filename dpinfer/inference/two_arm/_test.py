@@ -82,25 +82,35 @@ class _Sup:
     nu: float
 
 
-def _sup_tail(arm1, arm2, null, t, upper):
-    """``sup_nu P_nu(T >= t)`` (``upper``) or ``sup_nu P_nu(T <= t)`` on the null line."""
+def _sup_tail(arm1, arm2, null, t, upper, points=GRID):
+    """``sup_nu P_nu(T >= t)`` (``upper``) or ``sup_nu P_nu(T <= t)`` on the null line.
+
+    ``points`` grid points (65 by default; the interval search uses fewer while it
+    brackets, then checks its answer with the default).
+    """
     tail = _plan(arm1, arm2, null, t, upper)
     if null.high <= null.low:
         return _Sup(float(_on_line(tail, null, null.low)[0]), float(null.low))
-    grid = np.linspace(null.low, null.high, GRID)
+    grid = np.linspace(null.low, null.high, points)
     values = _on_line(tail, null, grid)
     best = int(np.argmax(values))
     out = _Sup(float(values[best]), float(grid[best]))
     bounds = _corner_bound(tail, null, grid[:-1], grid[1:], upper)
     # refine every grid maximum whose neighbouring cells could hold more than the best value
-    peaks = [i for i in range(GRID)
-             if (i == 0 or values[i] >= values[i - 1]) and (i == GRID - 1 or values[i] >= values[i + 1])]
+    last = points - 1
+    peaks = [i for i in range(points)
+             if (i == 0 or values[i] >= values[i - 1]) and (i == last or values[i] >= values[i + 1])]
     peaks.sort(key=lambda i: -values[i])
     for i in peaks:
-        lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, GRID - 1)]
-        reach = max(bounds[max(i - 1, 0)], bounds[min(i, GRID - 2)])
+        lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, last)]
+        reach = max(bounds[max(i - 1, 0)], bounds[min(i, last - 1)])
         if reach <= out.value:
             continue
+        if i in (0, last):
+            # a maximum at an end of the line: refine only if the tail rises inwards
+            inward = grid[i] + (1e-7 if i == 0 else -1e-7) * (null.high - null.low)
+            if float(_on_line(tail, null, inward)[0]) <= values[i]:
+                continue
         res = optimize.minimize_scalar(
             lambda nu: -float(_on_line(tail, null, nu)[0]),
             bounds=(lo, hi), method="bounded", options={"xatol": XATOL})
@@ -148,18 +158,24 @@ def _effective(arm1, arm2, null, t, upper):
     return t - shift if upper else t + shift
 
 
-def _pvalues(arm1, arm2, null, t, alternative):
-    """``(p, p_greater, p_less)`` at the observed statistic ``t`` (release cells accounted for)."""
+def _pvalues(arm1, arm2, null, t, alternative, points=GRID):
+    """``(p, p_greater, p_less)`` at the observed statistic ``t`` (release cells accounted for).
+
+    Two-sided, ``p_less`` is None when ``p_greater < 1/2`` (it is then above 1/2 and unused).
+    """
     p_greater = p_less = None
     if alternative in ("greater", "two-sided"):
-        p_greater = _sup_tail(arm1, arm2, null, _effective(arm1, arm2, null, t, True), True).value
-    if alternative in ("less", "two-sided"):
-        p_less = _sup_tail(arm1, arm2, null, _effective(arm1, arm2, null, t, False), False).value
+        p_greater = _sup_tail(arm1, arm2, null, _effective(arm1, arm2, null, t, True), True, points).value
+    # p_greater + p_less >= 1 (the two tails at any one nu add to at least 1), so when
+    # p_greater < 1/2 the smaller one is p_greater and p_less (> 1/2) is not needed
+    if alternative == "less" or (alternative == "two-sided" and p_greater >= 0.5):
+        p_less = _sup_tail(arm1, arm2, null, _effective(arm1, arm2, null, t, False), False, points).value
     if alternative == "greater":
         return p_greater, p_greater, p_less
     if alternative == "less":
         return p_less, p_greater, p_less
-    return min(1.0, 2.0 * min(p_greater, p_less)), p_greater, p_less
+    smaller = p_greater if p_less is None else min(p_greater, p_less)
+    return min(1.0, 2.0 * smaller), p_greater, p_less
 
 
 def _critical(arm1, arm2, null, level, upper):
