@@ -232,7 +232,10 @@ class _TailPlan:
     def __call__(self, theta1, theta2):
         theta1, theta2 = np.broadcast_arrays(np.atleast_1d(np.asarray(theta1, float)),
                                              np.atleast_1d(np.asarray(theta2, float)))
-        p1, p2 = _pmfs(self.arms[0], theta1), _pmfs(self.arms[1], theta2)
+        return self.from_pmfs(_pmfs(self.arms[0], theta1), _pmfs(self.arms[1], theta2))
+
+    def from_pmfs(self, p1, p2):
+        """The tail from the arms' component pmfs (rows paired), as :func:`_pmfs` gives them."""
         outer, inner = (p2, p1) if self.swap else (p1, p2)
         if self.reflect:
             inner = [p[:, ::-1] for p in inner]

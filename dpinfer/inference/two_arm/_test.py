@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ._law import _statistic_tail, _TailPlan
+from ._law import _pmfs, _statistic_tail, _TailPlan
 
 __all__ = []  # private module
 
@@ -92,10 +92,13 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID):
     if null.high <= null.low:
         return _Sup(float(_on_line(tail, null, null.low)[0]), float(null.low))
     grid = np.linspace(null.low, null.high, points)
-    values = _on_line(tail, null, grid)
+    p1, p2 = _pmfs(arm1, null.theta1(grid)), _pmfs(arm2, grid)
+    values = tail.from_pmfs(p1, p2)
     best = int(np.argmax(values))
     out = _Sup(float(values[best]), float(grid[best]))
-    bounds = _corner_bound(tail, null, grid[:-1], grid[1:], upper)
+    # the corner bounds pair neighbouring grid rows: (theta1(b), a) upper, (theta1(a), b) lower
+    first, second = (slice(1, None), slice(None, -1)) if upper else (slice(None, -1), slice(1, None))
+    bounds = tail.from_pmfs([p[first] for p in p1], [p[second] for p in p2])
     # refine every grid maximum whose neighbouring cells could hold more than the best value
     last = points - 1
     peaks = [i for i in range(points)
