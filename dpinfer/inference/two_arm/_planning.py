@@ -78,7 +78,7 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     --------
     >>> from dpinfer import binom2_ump_power
     >>> round(float(binom2_ump_power(0.6, 0.4, 100, 100, epsilon=1.0)), 4)
-    0.4971
+    0.7828
     """
     theta1 = _as_probability_array(theta1, "theta1")
     theta2 = _as_probability_array(theta2, "theta2")
@@ -156,16 +156,19 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
 
     Notes
     -----
-    A normal approximation (with the noise variance) gives a start; the exact power is then
-    bracketed by doubling and the smallest ``n1`` found by bisection, which assumes the
-    exact power increases with ``n1`` (the noise smooths the sawtooth of exact binomial
-    power; the tests check a stretch of ``n1`` below the answer).
+    A normal approximation (with the noise variance) gives a start; secant steps on the
+    normal model's scale (``Phi^-1(power) + z_alpha`` grows like ``sqrt(n1)``), with the exact
+    power at each step, usually land on the answer in two or three evaluations; the answer
+    is then bracketed (power below the target at ``n1 - 1``, at least the target at ``n1``)
+    and, if needed, found by bisection.  This assumes the exact power increases with
+    ``n1``: the noise smooths the sawtooth of exact binomial power, and the tests check
+    ``n1 - 1``.  About a second at ``n1`` near 1e4 on a quiet machine.
 
     Examples
     --------
     >>> from dpinfer import binom2_ump_sample_size
     >>> binom2_ump_sample_size(0.6, 0.4, epsilon=1.0)
-    (208, 208)
+    (105, 105)
     """
     theta1 = _check_probability(theta1, "theta1")
     theta2 = _check_probability(theta2, "theta2")
