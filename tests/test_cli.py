@@ -296,7 +296,7 @@ def test_mechanism_mismatch_from_a_release_file(capsys, tmp_path):
 
 
 def test_validate_without_checkout_is_a_clear_error(monkeypatch, tmp_path, capsys):
-    from dpinfer import _cli_commands as cli_commands
+    from dpinfer.cli import _commands as cli_commands
     from dpinfer import cli
 
     monkeypatch.setattr(cli_commands, "_validation_dir", lambda: tmp_path / "validation")
@@ -318,7 +318,7 @@ def test_validate_lists_studies_of_the_checkout():
 def test_validate_runs_the_study_main_with_its_arguments(monkeypatch, capsys):
     from types import SimpleNamespace
 
-    from dpinfer import _cli_commands as cli_commands
+    from dpinfer.cli import _commands as cli_commands
     from dpinfer import cli
 
     seen = {}
@@ -348,7 +348,7 @@ def test_validate_exit_status_from_what_the_study_returns(monkeypatch, capsys, r
     # an internal error (1) naming the study, not as a usage error (2).
     from types import SimpleNamespace
 
-    from dpinfer import _cli_commands as cli_commands
+    from dpinfer.cli import _commands as cli_commands
     from dpinfer import cli
 
     monkeypatch.setattr(cli_commands, "_studies", lambda folder: ["demo"])

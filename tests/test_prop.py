@@ -5,8 +5,8 @@ import pytest
 from scipy.stats import binom
 
 from dpinfer import LaplaceReleaser, Release, Tulap, TulapReleaser, prop_test
-from dpinfer.inference.jimi import binom_jimi_test
-from dpinfer.inference.normal import binom_normal_test
+from dpinfer.inference.jimi._one_sample import binom_jimi_test
+from dpinfer.inference.normal._one_sample import binom_normal_test
 from dpinfer.inference.ump import binom_ump_test
 
 TULAP = TulapReleaser(epsilon=1.0).release(11, 30, rng=2024)

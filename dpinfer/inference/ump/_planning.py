@@ -16,7 +16,7 @@ from ..._validation import (
     _scalar_or_array,
 )
 from ...distributions._tulap_law import log_tails, unit_privacy
-from .._ump_kernels import (
+from ._kernels import (
     _brentq,
     _find_bracket,
     _noise_sd,

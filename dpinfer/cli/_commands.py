@@ -13,7 +13,7 @@ import textwrap
 import warnings
 from pathlib import Path
 
-from ._cli_input import (
+from ._input import (
     EXIT_INTERNAL,
     EXIT_OK,
     _UsageError,
@@ -44,7 +44,7 @@ def _emit(fmt, text, records, *, as_list=False):
 
 
 def _fmt(value, digits=7):
-    from ._printing import _r_format
+    from .._printing import _r_format
 
     return _r_format([value], digits)[0].strip()
 
@@ -57,7 +57,7 @@ def _seeded_warning(seed):
 
 
 def _cmd_release(args):
-    from . import LaplaceReleaser, TulapReleaser
+    from .. import LaplaceReleaser, TulapReleaser
 
     if args.table is not None:
         return _release_table(args)
@@ -77,8 +77,6 @@ def _cmd_release(args):
             raise _UsageError("give the confidential count as --x X --n N, or --csv FILE --column NAME.")
         x, n = args.x, args.n
     secure = args.seed is None
-    if not secure:
-        _seeded_warning(args.seed)
     rng = None if secure else args.seed
     with _budget_session(args) as ledger:
         budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
@@ -93,6 +91,8 @@ def _cmd_release(args):
             releaser = LaplaceReleaser(args.epsilon)
             make = releaser.proportion if args.kind == "proportion" else releaser.count
             release = make(x, n, rng=rng, secure=secure, budget=budget)
+    if not secure:  # after the release: a refused one warns of nothing
+        _seeded_warning(args.seed)
     _emit(args.format, str(release), [release.to_dict()])
     if ledger is not None and args.format == "text":
         print(f"{ledger.summary()}; ledger {args.budget}")
@@ -101,7 +101,7 @@ def _cmd_release(args):
 
 def _release_table(args):
     """``dpinfer release --table COUNTS.csv``: Laplace noise on every cell (ContingencyTableReleaser)."""
-    from . import ContingencyTableReleaser
+    from .. import ContingencyTableReleaser
 
     given = [flag for flag, value in (("--x", args.x), ("--n", args.n), ("--csv", args.csv),
                                       ("--column", args.column), ("--kind", args.kind)) if value is not None]
@@ -122,11 +122,11 @@ def _release_table(args):
                                                                  else "total"))
     counts = _table_from_csv(args.table, confidential=True)
     secure = args.seed is None
-    if not secure:
-        _seeded_warning(args.seed)
     with _budget_session(args) as ledger:
         budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
         release = releaser.release(counts, rng=None if secure else args.seed, secure=secure, budget=budget)
+    if not secure:  # after the release: a refused one warns of nothing
+        _seeded_warning(args.seed)
     cells = "\n".join("  " + "  ".join(f"{v:>12.6g}" for v in row) for row in release.value)
     _emit(args.format, f"{release}\n  noisy cells:\n{cells}", [release.to_dict()])
     if ledger is not None and args.format == "text":
@@ -138,7 +138,8 @@ def _budget_session(args):
     """The ledger file of ``release --budget FILE``, locked for this invocation (or no budget)."""
     import contextlib
 
-    totals = {"--total-epsilon": args.total_epsilon, "--total-delta": args.total_delta, "--label": args.label}
+    totals = {"--total-epsilon": args.total_epsilon, "--total-delta": args.total_delta, "--label": args.label,
+              "--plan": args.plan}
     if args.budget is None:
         given = [flag for flag, value in totals.items() if value is not None]
         if given:
@@ -147,22 +148,27 @@ def _budget_session(args):
         return contextlib.nullcontext(None)
     from ._ledger_file import locked_budget
 
-    return locked_budget(args.budget, total_epsilon=args.total_epsilon, total_delta=args.total_delta)
+    return locked_budget(args.budget, total_epsilon=args.total_epsilon, total_delta=args.total_delta,
+                         plan=args.plan)
 
 
 def _cmd_budget(args):
     from ._ledger_file import read_budget
 
+    if args.format != "events" and args.delta_slack != 1e-6:
+        raise _UsageError("--delta-slack applies to --format events only (the advanced-composition total).")
     budget = read_budget(args.file)
     if args.format == "json":
         print(budget.to_json(), end="")
+    elif args.format == "events":
+        print(json.dumps(budget.export_events(delta_slack=args.delta_slack), indent=2))
     else:
         print(budget)
     return EXIT_OK
 
 
 def _cmd_test(args):
-    from .inference.prop import prop_test
+    from ..inference.prop import prop_test
 
     loaded = None
     if args.table is not None:
@@ -203,7 +209,7 @@ def _scalar_method(args):
 
 def _typed_table_release(args):
     """A Release of kind 'table' from --table NOISY.csv and the public facts typed with it."""
-    from .releasers.release import Release
+    from ..releasers.release import Release
 
     given = [flag for flag, value in (("--release", args.release), ("--value", args.value),
                                       ("--delta", args.delta), ("--sensitivity", args.sensitivity))
@@ -224,7 +230,7 @@ def _typed_table_release(args):
 
 def _test_tables(args, releases, *, typed):
     """'dpinfer test' on tables: the test of independence (DP-JIMI by default, --method mc)."""
-    from .inference.prop import prop_test
+    from ..inference.prop import prop_test
 
     if args.method in ("ump", "normal"):
         raise _UsageError(f"--method {args.method} tests one proportion; a table is tested for independence "
@@ -278,15 +284,15 @@ def _cmd_ci(args):
     if args.interval is not None and args.method != "normal":
         raise _UsageError(f"--interval applies to --method normal only; got --method {args.method}.")
     if args.method == "ump":
-        from .inference.ump import binom_ump_ci as ci_func
+        from ..inference.ump import binom_ump_ci as ci_func
 
         options.update(_method_options(args))
     elif args.method == "normal":
-        from .inference.normal import binom_normal_ci as ci_func
+        from ..inference.normal import binom_normal_ci as ci_func
 
         options["method"] = args.interval or "score"
     else:
-        from .inference.jimi import binom_jimi_ci as ci_func
+        from ..inference.jimi import binom_jimi_ci as ci_func
 
         options.update(_method_options(args))
     name = _METHOD_NAMES[args.method]
@@ -314,7 +320,7 @@ def _cmd_power(args):
     import numpy as np
 
     if args.method == "ump":
-        from .inference.ump import binom_ump_power
+        from ..inference.ump import binom_ump_power
 
         power = binom_ump_power(np.asarray(args.theta), args.n, args.p0, epsilon=args.epsilon,
                                 delta=args.delta, alpha=args.alpha, alternative=args.alternative,
@@ -324,7 +330,7 @@ def _cmd_power(args):
             raise _UsageError(f"--sensitivity applies to --method ump only; got {args.sensitivity}.")
         if args.delta != 0.0:
             raise _UsageError(f"--delta must be 0 for --method normal (Laplace noise); got {args.delta:g}.")
-        from .inference.normal import binom_normal_power
+        from ..inference.normal import binom_normal_power
 
         power = binom_normal_power(np.asarray(args.theta), args.n, args.p0, epsilon=args.epsilon,
                                    alpha=args.alpha, alternative=args.alternative)
@@ -347,7 +353,7 @@ def _cmd_power(args):
     if args.method == "normal":
         lines += ["", f"exact size (power at theta = p0): {_fmt(size, 4)}"]
         if size > args.alpha:
-            from ._warnings import ApproximationWarning
+            from .._warnings import ApproximationWarning
 
             note = (f"the normal-approximation test's exact size is {_fmt(size, 4)}, above alpha = "
                     f"{_fmt(args.alpha)}: part of its power comes from rejecting true nulls too often, "
@@ -359,7 +365,7 @@ def _cmd_power(args):
 
 
 def _cmd_sample_size(args):
-    from .inference.ump import binom_ump_sample_size
+    from ..inference.ump import binom_ump_sample_size
 
     n = binom_ump_sample_size(args.theta1, args.p0, epsilon=args.epsilon, delta=args.delta,
                               alpha=args.alpha, power=args.power, alternative=args.alternative,
@@ -379,7 +385,7 @@ def _cmd_sample_size(args):
 
 def _validation_dir():
     """The ``validation/`` folder of the source checkout the package is installed from."""
-    return Path(__file__).resolve().parent.parent / "validation"
+    return Path(__file__).resolve().parents[2] / "validation"
 
 
 def _studies(folder):
@@ -423,10 +429,10 @@ def _cmd_validate(args):
 def _cmd_demo(args):
     import numpy as np
 
-    from . import LaplaceReleaser, PrivacyBudget, TulapReleaser, load_example_trial
-    from .inference.jimi import binom_jimi_test
-    from .inference.normal import binom_normal_test
-    from .inference.ump import binom_ump_test
+    from .. import LaplaceReleaser, PrivacyBudget, TulapReleaser, load_example_trial
+    from ..inference.jimi import binom_jimi_test
+    from ..inference.normal import binom_normal_test
+    from ..inference.ump import binom_ump_test
 
     trial = load_example_trial()
     tulap_seed, laplace_seed = np.random.SeedSequence(args.seed).spawn(2)

@@ -13,8 +13,8 @@ import warnings
 import numpy as np
 from scipy.stats import binom, norm
 
-from .._validation import _as_real_array, _check_epsilon, _check_int, _check_proportion_scale, _show
-from ..releasers.release import Release
+from ..._validation import _as_real_array, _check_epsilon, _check_int, _check_proportion_scale, _show
+from ...releasers.release import Release
 
 
 #: Relative size tolerance of the ApproximationWarning: warn when the exact size of

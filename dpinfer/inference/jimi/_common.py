@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _jimi_kernels as _k
-from .._printing import _r_format
-from .._validation import (
+from . import _kernels as _k
+from ..._printing import _r_format
+from ..._validation import (
     _as_real_array,
     _check_epsilon,
     _check_int,
@@ -50,7 +50,7 @@ def _resolve(value, n, epsilon, kind, *, value_name, n_name, epsilon_name, kind_
     A :class:`~dpinfer.Release` supplies n, epsilon (and its kind); a plain number
     needs ``n`` and ``epsilon``, and is a proportion unless ``kind='count'``.
     """
-    from ..releasers.release import Release  # local: releasers import results, not inference
+    from ...releasers.release import Release  # local: releasers import results, not inference
 
     if kind is not None and not isinstance(kind, str):  # before `in`: an array would compare elementwise
         raise TypeError(f"`{kind_name}` must be None, 'proportion' or 'count'; got {_show(kind)}.")

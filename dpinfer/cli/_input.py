@@ -42,7 +42,7 @@ def _counts_from_csv(path, column):
         raise _UsageError(f"cannot read CSV file {path!r}: {exc.strerror}.") from exc
     with handle:
         try:
-            return _count_rows(csv.DictReader(_bounded_lines(handle, path)), path, column)
+            return _count_rows(csv.reader(_bounded_lines(handle, path)), path, column)
         except csv.Error as exc:
             raise _UsageError(f"CSV file {path!r} cannot be read as CSV: {exc}.") from exc
         except UnicodeDecodeError as exc:
@@ -64,18 +64,32 @@ def _bounded_lines(handle, path):
 
 
 def _count_rows(reader, path, column):
-    """(x, n) from a DictReader over a CSV file (see _counts_from_csv)."""
-    if reader.fieldnames is None:
+    """(x, n) from a csv.reader over a CSV file (see _counts_from_csv).
+
+    The first row is a header only when it can be told from data: none of its
+    cells is empty, a number or TRUE/FALSE.  Otherwise the file has no header,
+    every row is data (possibly confidential, so never shown), and its columns
+    are named by position: ``--column 1`` is the first.
+    """
+    first = next(reader, None)
+    if first is None:
         raise _UsageError(f"CSV file {path!r} is empty.")
-    if column not in reader.fieldnames:
-        raise _UsageError(
-            f"column {column!r} not found in {path!r}; its columns are "
-            f"{', '.join(map(repr, reader.fieldnames))}."
-        )
+    header = all(cell.strip() and not _looks_like_value(cell) for cell in first)
+    names = first if header else [str(j) for j in range(1, len(first) + 1)]
+    if column not in names:
+        if header:
+            shown = f"its columns are {', '.join(map(repr, names))}."
+        else:  # the first row is data: name the columns by position, never by their (confidential) cells
+            shown = (f"its first row holds values, so it has no header row and its {len(names)} columns are "
+                     f"named by position: --column 1 to --column {len(names)}.")
+        raise _UsageError(f"column {column!r} not found in {path!r}; {shown}")
+    at = names.index(column)
     x = n = 0
-    for row in reader:
+    for row in (reader if header else _chain_first(first, reader)):
+        if not row:  # a blank line is no record (as csv.DictReader skips it)
+            continue
         n += 1
-        cell = (row[column] or "").strip()
+        cell = (row[at] if at < len(row) else "").strip()
         if cell in ("1", "1.0") or cell.upper() == "TRUE":
             x += 1
         elif not (cell in ("0", "0.0") or cell.upper() == "FALSE"):
@@ -87,6 +101,23 @@ def _count_rows(reader, path, column):
     if n == 0:
         raise _UsageError(f"CSV file {path!r} has a header but no data rows.")
     return x, n
+
+
+def _looks_like_value(cell):
+    """True when a CSV cell reads as data (a number, or R's TRUE/FALSE/NA), not as a column name."""
+    text = cell.strip()
+    if text.upper() in ("TRUE", "FALSE", "NA", "T", "F"):
+        return True
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _chain_first(first, reader):
+    yield first
+    yield from reader
 
 
 # --------------------------------------------------------------------------- tables
@@ -262,8 +293,8 @@ def _typed_csv_row(row, path, line):
 
 def _release_from_record(data, path):
     """A Release from one JSON object / CSV row written by ``dpinfer release``."""
-    from ._validation import _check_delta, _check_epsilon, _check_int, _check_positive, _check_real
-    from .releasers.release import Release
+    from .._validation import _check_delta, _check_epsilon, _check_int, _check_positive, _check_real
+    from ..releasers.release import Release
 
     missing = [k for k in _RELEASE_FIELDS if not isinstance(data, dict) or k not in data]
     if missing:
@@ -291,8 +322,8 @@ def _table_release_from_record(data, path):
     """A Release of kind 'table' from the JSON that 'dpinfer release --table' writes."""
     import numpy as np
 
-    from ._validation import _check_epsilon, _check_int, _check_positive
-    from .releasers.release import Release
+    from .._validation import _check_epsilon, _check_int, _check_positive
+    from ..releasers.release import Release
 
     value = data["value"]
     rows = value if isinstance(value, list) and all(isinstance(row, list) for row in value) else None
@@ -319,7 +350,7 @@ def _releases_from_args(args, loaded=None):
 
     ``loaded``: the releases of --release FILE when the caller has read it already.
     """
-    from .inference._command import release_from_numbers as _release_from_numbers
+    from ..inference._command import release_from_numbers as _release_from_numbers
 
     typed = {"--value": args.value, "--n": args.n, "--epsilon": args.epsilon}
     if args.release is not None:
@@ -359,7 +390,7 @@ def _releases_from_args(args, loaded=None):
 
 def _check_typed_scale(value, n, epsilon, method):
     """Catch a count typed where a proportion belongs, or (a warning) the reverse."""
-    from ._validation import _SCALE_GUARD
+    from .._validation import _SCALE_GUARD
 
     if not (math.isfinite(value) and isinstance(n, int) and n >= 1 and epsilon and epsilon > 0):
         return  # the method's own checks name the bad argument
@@ -381,7 +412,7 @@ def _check_typed_scale(value, n, epsilon, method):
 
 def _check_file_scale(release, path, method):
     """A release file whose 'proportion' could only be a count is refused (see _check_typed_scale)."""
-    from ._validation import _SCALE_GUARD
+    from .._validation import _SCALE_GUARD
 
     value, n, epsilon = release.value, release.n, release.epsilon
     margin = _SCALE_GUARD / (epsilon * n)
@@ -403,7 +434,7 @@ _NEEDS = {
 
 def _check_cli_release(release, method):
     """The release fits --method; otherwise say which --method fits it, in command terms."""
-    from .inference._command import METHODS as _METHODS
+    from ..inference._command import METHODS as _METHODS
 
     if release.kind == "table":
         raise _UsageError("a release of kind 'table' is tested with 'dpinfer test' (a test of "

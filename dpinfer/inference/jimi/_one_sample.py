@@ -23,10 +23,10 @@ import warnings
 
 import numpy as np
 
-from .._validation import _check_alternative, _check_confidence_level, _check_real, _check_rng
-from .._warnings import ApproximationWarning
-from ..results import ConfidenceInterval, HTestResult
-from ._jimi_common import (
+from ..._validation import _check_alternative, _check_confidence_level, _check_real, _check_rng
+from ..._warnings import ApproximationWarning
+from ...results import ConfidenceInterval, HTestResult
+from ._common import (
     _check_jimi_n_sim,
     _data_name,
     _one_sample,
@@ -35,11 +35,10 @@ from ._jimi_common import (
     _stack,
     _tails,
 )
-from ._jimi_exact import _coverage_message, _size_message
-from ._jimi_two_sample import binom2_jimi_ci, binom2_jimi_test
-from ._release_args import _STACKLEVEL, _release_first
+from ._exact import _coverage_message, _size_message
+from .._release_args import _STACKLEVEL, _release_first
 
-__all__ = ["binom2_jimi_ci", "binom2_jimi_test", "binom_jimi_ci", "binom_jimi_test"]
+__all__ = ["binom_jimi_ci", "binom_jimi_test"]
 
 
 @_release_first(("pi_hat",), skip=("n",))

@@ -6,9 +6,9 @@ import functools
 
 import numpy as np
 
-from . import _jimi_kernels as _k
-from ._jimi_common import _tails
-from ._normal_kernels import _rejection_prob
+from . import _kernels as _k
+from ._common import _tails
+from ..normal._kernels import _rejection_prob
 
 
 #: Warn when the exact error rate (the size of a test, one minus the coverage of an

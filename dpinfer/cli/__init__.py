@@ -14,7 +14,7 @@ import re
 import sys
 import warnings
 
-from ._cli_commands import (
+from ._commands import (
     _cmd_budget,
     _cmd_ci,
     _cmd_demo,
@@ -24,7 +24,7 @@ from ._cli_commands import (
     _cmd_test,
     _cmd_validate,
 )
-from ._cli_input import EXIT_INTERNAL, EXIT_USAGE, _UsageError
+from ._input import EXIT_INTERNAL, EXIT_USAGE, _UsageError
 
 __all__ = ["main"]
 
@@ -128,7 +128,7 @@ def _formatter(prog):
 
 
 def _build_parser():
-    from . import __version__
+    from .. import __version__
 
     parser = _Parser(prog="dpinfer", description=_DESCRIPTION, epilog=_EPILOG,
                      formatter_class=_formatter)
@@ -183,14 +183,22 @@ def _build_parser():
                      "if the release does not fit")
     led.add_argument("--total-epsilon", type=real, metavar="E", help="total epsilon, when FILE is created")
     led.add_argument("--total-delta", type=real, metavar="D", help="total delta, when FILE is created (default 0)")
-    led.add_argument("--label", metavar="TEXT", help="what the release is, for the ledger (no confidential values)")
+    led.add_argument("--label", metavar="TEXT", help="what the release is, for the ledger (no confidential values); "
+                     "with a plan, the plan line it is charged to")
+    led.add_argument("--plan", metavar="PLAN", help="allocation plan (JSON) fixed when FILE is created: each release "
+                     "must name a plan line with --label and fit its share")
     rel.set_defaults(func=_cmd_release)
 
-    bud = add("budget", "print a privacy-budget ledger file",
+    bud = add("budget", "print or export a privacy-budget ledger file",
               "Print the ledger kept by 'dpinfer release --budget FILE': the totals, what is\n"
-              "spent and remains, and one line per charge.", parents=())
+              "spent and remains, one line per charge, the plan's lines and the head digest.\n"
+              "--format events exports the mechanism events (dp_accounting DpEvent shape) with\n"
+              "the hash chain and the composed totals (see docs/budget.rst).", parents=())
     bud.add_argument("file", metavar="FILE", help="the ledger file")
-    bud.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or the JSON file")
+    bud.add_argument("--format", choices=("text", "json", "events"), default="text",
+                     help="text (default), the JSON file, or the export of its events")
+    bud.add_argument("--delta-slack", type=real, default=1e-6, metavar="D",
+                     help="delta' of the advanced-composition total in --format events (default 1e-6)")
     bud.set_defaults(func=_cmd_budget)
 
     def add_release_input(p):
@@ -362,6 +370,3 @@ _CLI_NAMES = (
     (r"alternative ?= ?'([\w-]+)'", r"--alternative \1"),
 )
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
