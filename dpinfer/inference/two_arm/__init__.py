@@ -71,7 +71,7 @@ that its two cells cannot beat the best value found: on a cell ``[a, b]`` of the
 is a polynomial in ``nu``, so Brent's maximum is accurate to far below 1e-12 relative.  This
 located supremum is what the p-value reports; it is not certified by a bound on the whole
 line (a first-order monotone bound needs very many cells near the maximum).  The tests check
-it against a dense grid of the line (1201 points: never above it by more than 1e-13
+it against a dense grid of the line (1201 points, none above it by more than 1e-13
 relative), against the independent mpmath search, and bisect the monotone bound
 (``_test._certify``) to show that no cell of the line can hold a larger value by more than
 1%.
