@@ -81,6 +81,7 @@ DECLARING_MODULES = (
     "dpinfer.inference.local._histogram",
     "dpinfer.inference.local._randomized_response",
     "dpinfer.inference.local._robust",
+    "dpinfer.inference.two_arm._arguments",
 )
 
 

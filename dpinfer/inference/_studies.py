@@ -17,6 +17,8 @@ from .jimi._kernels import _draw_theta
 from .local._common import _project_simplex, _unary_debias, _unary_noise_var
 from .local._robust import _THRESHOLD_CONSTANT, _expected_covariance, _threshold_scale
 from .logistic import _check_design, _design_matrix
+from .two_arm._law import _arm, _cached_pmfs
+from .two_arm._test import _critical, _null, _power, _sup_tail
 from .ump._kernels import _compiled
 
 __all__ = []  # package-internal: the names below are imported explicitly
@@ -50,3 +52,17 @@ robust_threshold_scale = _threshold_scale
 # -- DP-UMP (ump/)
 #: ``ump_compiled()``: the compiled kernels, or None when numba is not used
 ump_compiled = _compiled
+
+# -- exact two-arm inference (two_arm/): the exact size, critical value and power behind the study
+#: ``two_arm_arm(n, epsilon, delta, sensitivity)``: one arm's released law
+two_arm_arm = _arm
+#: ``two_arm_clear_cache()``: forget the cached pmfs (a benchmark times every call's own)
+two_arm_clear_cache = _cached_pmfs.cache_clear
+#: ``two_arm_null(effect, margin)``: the null hypothesis (its statistic's coefficient)
+two_arm_null = _null
+#: ``two_arm_critical(arm1, arm2, null, alpha, upper)``: the critical value of the one-sided test
+two_arm_critical = _critical
+#: ``two_arm_sup_tail(arm1, arm2, null, t, upper)``: the largest tail over the null's nuisance
+two_arm_sup_tail = _sup_tail
+#: ``two_arm_power(arm1, arm2, null, theta1, theta2, alpha, alternative)``: exact power
+two_arm_power = _power

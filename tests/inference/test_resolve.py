@@ -25,6 +25,8 @@ _REQUIRED = {"krr_gof_test": {"p0": [0.3, 0.3, 0.4]}, "unary_gof_test": {"p0": [
 def _first_arg(name):
     if name in _FIRST_ARG:
         return _FIRST_ARG[name]
+    if name.startswith("binom2_ump"):
+        return "z1"
     if name in _TWO:
         return "reports1" if name.startswith("rr") else "pi1"
     if name.startswith("binom_ump"):
@@ -57,7 +59,7 @@ def test_every_entry_point_refuses_a_release_it_does_not_take_with_one_wording(f
     if (rel.mechanism, rel.kind) in accepts.pairs:
         return
     args = (rel, rel) if func == "rr_two_sample_test" else (rel,)
-    kwargs = {"pi2": rel} if func in _TWO and func.startswith("binom2") else {}
+    kwargs = ({"z2": rel} if func.startswith("binom2_ump") else {"pi2": rel}) if func.startswith("binom2") else {}
     kwargs.update(_REQUIRED.get(func, {}))
     fits = fitting(rel.mechanism, rel.kind)
     where = f"use {', '.join(fits)}" if fits else "no dpinfer inference function takes it"
@@ -68,7 +70,7 @@ def test_every_entry_point_refuses_a_release_it_does_not_take_with_one_wording(f
 
 
 def test_the_wording_names_the_method_that_fits():
-    with pytest.raises(ValueError, match=r"For this release use binom_ump_test\.$"):
+    with pytest.raises(ValueError, match=r"For this release use binom2_ump_test, binom_ump_test\.$"):
         dpinfer.binom_jimi_test(release("tulap"))
     with pytest.raises(ValueError, match=r"For this release use binom_jimi_test, binom_normal_test\.$"):
         dpinfer.binom_ump_test(release("laplace.count"))
@@ -80,6 +82,7 @@ _T = dict(rng=1)
 # every result-returning entry point, called on a release it takes
 _RESULTS = {
     "binom_ump_test": lambda r: dpinfer.binom_ump_test(r["tulap"]),
+    "binom2_ump_test": lambda r: dpinfer.binom2_ump_test(r["tulap"], r["tulap"]),
     "binom_normal_test": lambda r: dpinfer.binom_normal_test(r["laplace.proportion"]),
     "binom2_normal_test": lambda r: dpinfer.binom2_normal_test(r["laplace.proportion"], r["laplace.count"]),
     "binom_jimi_test": lambda r: dpinfer.binom_jimi_test(r["laplace.count"], n_sim=1000, rng=1),

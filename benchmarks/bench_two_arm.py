@@ -1,0 +1,72 @@
+"""Speed of the exact two-arm inference against the goals of issue 25.
+
+Run: ``python benchmarks/bench_two_arm.py`` (about a minute).
+
+The baseline is measured in the same run, on the same machine: ``scipy.stats.barnard_exact``
+(two-sided, its default 32 nuisance points) on the non-private counts behind the releases,
+at n1 = n2 = 100.  Each line prints our time, the baseline's, the ratio, the goal and the
+verdict (``ok`` or ``MISSED``):
+
+* one exact two-arm p-value from two releases at n1 = n2 = 100 (the array path, which computes
+  no interval): at most 1x barnard_exact;
+* the exact two-sided 95% risk-difference interval there: at most 20x;
+* ``binom2_ump_sample_size`` for a trial needing about 1e4 per arm: under 2 s (absolute).
+
+Times are the best of a few repeats (the pmf cache emptied before each), so a busy machine inflates both sides alike; run it on
+a quiet machine before quoting absolute numbers.
+"""
+
+import time
+
+import numpy as np
+from scipy import stats
+
+from dpinfer import TulapReleaser, binom2_ump_ci, binom2_ump_sample_size, binom2_ump_test
+from dpinfer.inference._studies import two_arm_clear_cache
+
+N, X1, X2, EPSILON = 100, 61, 45, 1.0
+
+
+def best_time(func, repeat=3, number=1):
+    """Best of ``repeat`` averages over ``number`` calls (seconds per call); the result too."""
+    best, out = np.inf, None
+    for _ in range(repeat):
+        two_arm_clear_cache()  # every call pays for its own pmfs
+        start = time.perf_counter()
+        for _ in range(number):
+            out = func()
+        best = min(best, (time.perf_counter() - start) / number)
+    return best, out
+
+
+def line(what, ours, base, goal):
+    ratio = ours / base
+    verdict = "ok" if ratio <= goal else "MISSED"
+    print(f"{what:<58} {ours * 1e3:9.1f} ms  baseline {base * 1e3:8.1f} ms  ratio {ratio:6.2f}  "
+          f"goal <= {goal:g}x  {verdict}")
+    return verdict == "ok"
+
+
+def main():
+    rel = TulapReleaser(epsilon=EPSILON)
+    z1, z2 = rel.release(X1, N, rng=1), rel.release(X2, N, rng=2)
+    table = [[X1, X2], [N - X1, N - X2]]
+    base, res = best_time(lambda: stats.barnard_exact(table), repeat=5)
+    print(f"baseline: scipy.stats.barnard_exact({table}) p = {res.pvalue:.4g}")
+    values = (np.array([z1.value]), np.array([z2.value]))
+    ours, p = best_time(lambda: binom2_ump_test(values[0], N, values[1], N, epsilon=EPSILON), repeat=5)
+    print(f"exact two-arm p-value from the releases: {float(p[0]):.4g}")
+    ok = line("two-arm p-value, n1 = n2 = 100", ours, base, 1.0)
+    ours, ci = best_time(lambda: binom2_ump_ci(z1, z2))
+    print(f"risk-difference interval: [{ci.low:.4f}, {ci.high:.4f}]")
+    ok &= line("two-sided 95% risk-difference interval, n1 = n2 = 100", ours, base, 20.0)
+    ours, size = best_time(lambda: binom2_ump_sample_size(0.52, 0.5, epsilon=EPSILON), repeat=1)
+    verdict = "ok" if ours < 2.0 else "MISSED"
+    ok &= verdict == "ok"
+    print(f"{'sample size for 0.52 vs 0.5 (n per arm ' + str(size[0]) + ')':<58} {ours:9.2f} s   "
+          f"goal < 2 s  {verdict}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,167 @@
+"""Intervals by inverting the exact two-arm tests (kernels; valid input assumed).
+
+Two-sided intervals invert the two one-sided tests at ``alpha / 2`` each (the "tail method"
+of Chan & Zhang 1999): the interval is ``[L, U]`` with ``L`` the end of
+``{Delta0 : p_greater(Delta0) <= alpha / 2}`` and ``U`` the start of
+``{Delta0 : p_less(Delta0) <= alpha / 2}``.  A one-sided interval inverts one test at
+``alpha``.
+
+*Risk difference.*  ``p_greater(Delta0)`` is non-decreasing in ``Delta0``: every point of the
+null line of ``Delta0`` is dominated, for the upper tail, by a point of the line of a larger
+``Delta0'`` (raise ``theta1`` to ``nu + Delta0'`` or, where that passes 1, take
+``(1, 1 - Delta0')``, which lowers ``theta2``), and the statistic does not depend on
+``Delta0``.  So the accepted set is an interval and is found by bisection.  Coverage: the
+true difference is excluded only when one of the two valid one-sided p-values at it is at
+most ``alpha / 2``, so the coverage is at least ``1 - alpha`` at every ``(theta1, theta2)``.
+Never empty: at every ``Delta0`` one of the two suprema is at least 1/2 (the two tails at
+any one nuisance value add to 1), so each ``Delta0`` is accepted by at least one of the one-sided
+tests and ``L <= U``.
+
+*Risk ratio.*  The statistic ``Z1/n1 - rho0 Z2/n2`` moves with ``rho0``, so monotonicity is
+not automatic; each end is bracketed by a 49-point scan of ``log rho0`` over ``[1e-6, 1e6]``
+(the outermost accepted scan point, checked with the full supremum) and then found by the
+root search, and the interval is the hull of what the scan accepts: it contains every
+accepted scan point, but a value accepted only between two scan points beyond that hull
+would be missed (the tests compute the coverage exactly at a few points).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize
+
+from ._test import GRID, _null, _pvalues
+
+__all__ = []  # private module
+
+#: root tolerance on the effect scale (difference) or on log(rho) (ratio)
+XTOL = 1e-9
+#: grid points of the supremum while an end is bracketed (the answer is checked with GRID)
+_COARSE = 17
+_RATIO_RANGE = (1e-6, 1e6)
+
+
+def _one_sided_p(arm1, arm2, effect, margin, t_of, upper, points=GRID):
+    null = _null(effect, margin)
+    alternative = "greater" if upper else "less"
+    return _pvalues(arm1, arm2, null, t_of(margin), alternative, points)[0]
+
+
+def _bisect(p, level, low, high, coarse=None):
+    """The boundary of ``{x : p(x) > level}`` for ``p`` non-decreasing, ``p(low) <= level < p(high)``.
+
+    Brent's root of ``coarse - level`` (``coarse`` a quicker version of ``p``, a supremum over
+    fewer grid points, by default ``p`` itself; both are continuous: suprema of continuous
+    tails over a line that moves continuously), then stepped down until ``p`` itself does
+    *not* accept it, with a bisection on ``p`` as the fallback: the closed interval reaching
+    the returned point contains every value ``p`` accepts.
+    """
+    coarse = p if coarse is None else coarse
+    try:
+        root = optimize.brentq(lambda x: coarse(x) - level, low, high, xtol=XTOL)
+    except ValueError:  # the quicker version does not change sign on the bracket
+        root = high
+    for step in (XTOL, 4.0 * XTOL, 16.0 * XTOL):
+        x = max(low, root - step)
+        if not p(x) > level:
+            return x
+    while high - low > XTOL:
+        mid = (low + high) / 2.0
+        if p(mid) > level:
+            high = mid
+        else:
+            low = mid
+    return low
+
+
+def _bracket(p, level, centre, scale, low, high):
+    """A bracket ``(a, b)`` inside ``[low, high]`` with ``p(a) <= level < p(b)``, from ``centre``."""
+    a, b = max(low, centre - scale), min(high, centre + scale)
+    while a > low and p(a) > level:
+        a, scale = max(low, a - 2.0 * scale), 2.0 * scale
+    while b < high and not p(b) > level:
+        b, scale = min(high, b + 2.0 * scale), 2.0 * scale
+    return a, b
+
+
+def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
+    """``L`` (``lower``) or ``U`` of the risk-difference interval, one tail at ``level_tail``."""
+    t = z1 / arm1.n - z2 / arm2.n
+    sign = 1.0 if lower else -1.0  # the upper end is the lower end of the mirrored problem
+    memo = {}
+
+    def p(d, points=GRID):
+        key = (d, points)
+        if key not in memo:
+            memo[key] = _one_sided_p(arm1, arm2, "difference", sign * d, lambda _m: t, lower, points)
+        return memo[key]
+
+    def coarse(d):
+        return p(d, _COARSE)
+
+    if p(-1.0) > level_tail:
+        return sign * -1.0
+    if not p(1.0) > level_tail:
+        return sign * 1.0
+    # the scale of a binomial difference plus the noise, to start the bracket near the end
+    spread = math.sqrt(0.25 / arm1.n + 0.25 / arm2.n + 4.0 / (arm1.epsilon * arm1.n) ** 2
+                       + 4.0 / (arm2.epsilon * arm2.n) ** 2)
+    centre = min(max(sign * t - 2.0 * spread, -1.0), 1.0)
+    a, b = _bracket(p, level_tail, centre, spread, -1.0, 1.0)
+    if a > -1.0 and not p(a) <= level_tail or not p(b) > level_tail:
+        a, b = -1.0, 1.0
+    return sign * _bisect(p, level_tail, a, b, coarse)
+
+
+def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower):
+    """``L`` (``lower``) or ``U`` of the risk-ratio interval on ``[0, inf]``.
+
+    Mirrored for the upper end (``x = -log rho``), so that in both cases the accepted scan
+    points start at some index: the scan uses the quicker supremum, and the scan points
+    below the first accepted one are then checked with the full supremum (which can only
+    accept more), walking down while they are accepted.
+    """
+    sign = 1.0 if lower else -1.0
+    memo = {}
+
+    def p(x, points=GRID):
+        key = (x, points)
+        if key not in memo:
+            memo[key] = _one_sided_p(arm1, arm2, "ratio", math.exp(sign * x),
+                                     lambda r: z1 / arm1.n - r * z2 / arm2.n, lower, points)
+        return memo[key]
+
+    def coarse(x):
+        return p(x, _COARSE)
+
+    lo, hi = (math.log(v) for v in _RATIO_RANGE)
+    scan = np.linspace(lo, hi, 49)
+    accepted = [coarse(x) > level_tail for x in scan]
+    if not any(accepted):
+        accepted = [p(x) > level_tail for x in scan]
+        if not any(accepted):
+            return math.inf if lower else 0.0
+    j = accepted.index(True)
+    while j > 0 and p(scan[j - 1]) > level_tail:
+        j -= 1
+    if j == 0:
+        return 0.0 if lower else math.inf
+    if not p(scan[j]) > level_tail:  # the quicker supremum accepted it; so must the full one
+        j = min(j + 1, len(scan) - 1)
+        while j < len(scan) - 1 and not p(scan[j]) > level_tail:
+            j += 1
+    x = _bisect(p, level_tail, scan[j - 1], scan[j], coarse)
+    return math.exp(sign * x)
+
+
+def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative):
+    """``(low, high)`` of the interval for the difference or the ratio."""
+    alpha = 1.0 - confidence_level
+    ends = _difference_ends if effect == "difference" else _ratio_ends
+    full = (-1.0, 1.0) if effect == "difference" else (0.0, math.inf)
+    tail = alpha / 2.0 if alternative == "two-sided" else alpha
+    low = ends(arm1, arm2, z1, z2, tail, True) if alternative != "less" else full[0]
+    high = ends(arm1, arm2, z1, z2, tail, False) if alternative != "greater" else full[1]
+    return low, max(low, high)

@@ -1,0 +1,262 @@
+"""The exact law of two Tulap releases and the tails of a linear statistic of them.
+
+Kernels: valid public input assumed (the public functions in ``__init__`` validate once).
+See the package docstring for the derivation; the names here follow it.
+
+An arm is the released law of ``Z = X + N`` with ``X ~ Binomial(n, theta)`` and ``N`` the
+continuous Tulap law of the release's unit privacy ``(epsilon_1, delta_1)`` (truncated at
+the grid's support end ``c`` when ``delta > 0``).  Its density is constant on the unit cells
+``[d - 1/2, d + 1/2)``, so ``N = D + U`` with ``D`` an integer and, given ``D = d``, ``U``
+uniform on the part of the cell inside the support: the whole cell except at the two edge
+cells ``d = +-M`` of a truncated law.  Hence ``Z = K + U`` with ``K = X + D`` and the law of
+``Z`` is a mixture of at most three *components* ``(K-pmf, uniform interval)``:
+the interior cells (``U ~ U(-1/2, 1/2)``) and the two edges.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy import signal, stats
+
+from ...distributions._tulap_law import quantile, tulap_grid, unit_privacy
+from ...distributions.tulap import Tulap
+
+__all__ = []  # private module
+
+#: the noise is cut where the two-sided tail left out is below this (see ``_reach``)
+NEGLECTED_MASS = 1e-300
+
+
+@dataclass(frozen=True)
+class _Arm:
+    """One arm's public numbers and its released noise law.
+
+    ``log_b = -epsilon_1``; ``cut`` the support end ``c`` of a truncated law (None when
+    untruncated); ``one_minus_q`` the kept mass; ``half_step`` half the release grid's step
+    (0 when no release of ours has these numbers).
+    """
+
+    n: int
+    epsilon: float
+    delta: float
+    sensitivity: int
+    log_b: float
+    cut: float | None
+    one_minus_q: float
+    half_step: float
+
+
+def _arm(n, epsilon, delta, sensitivity):
+    """The ``_Arm`` of a Tulap count release at these public numbers."""
+    unit_eps, unit_delta = unit_privacy(epsilon, delta, sensitivity)
+    try:
+        grid = tulap_grid(n, unit_eps, unit_delta)
+    except ValueError:
+        grid = None
+    if grid is not None:
+        cut = None if grid.cut is None else grid.half_width
+        return _Arm(n, epsilon, delta, sensitivity, -unit_eps, cut, grid.one_minus_q, grid.step / 2.0)
+    q = Tulap.from_privacy(unit_eps, unit_delta).q
+    cut = None if q == 0.0 else -float(quantile(np.array([0.0]), -unit_eps, q)[0])
+    return _Arm(n, epsilon, delta, sensitivity, -unit_eps, cut, 1.0 - q, 0.0)
+
+
+def _reach(log_b):
+    """``L`` with ``P(|D| > L) = 2 b^(L+1) / (1 + b) < NEGLECTED_MASS`` for the untruncated noise."""
+    return int(math.ceil((math.log(2.0) - math.log(NEGLECTED_MASS)) / -log_b))
+
+
+def _binomial(n, theta):
+    """``(m, n + 1)`` binomial pmfs at the ``m`` values of ``theta``."""
+    x = np.arange(n + 1)
+    return stats.binom.pmf(x[None, :], n, np.asarray(theta, float)[:, None])
+
+
+def _cells(arm):
+    """``(M, rest)``: interior cells ``|d| < M``, edge cells ``[M - 1/2, M + rest]``; None untruncated."""
+    if arm.cut is None or math.floor(arm.cut + 0.5) - 1 > _reach(arm.log_b):
+        return None  # untruncated, or cut beyond the neglected tail
+    big_m = math.floor(arm.cut + 0.5)
+    return big_m, arm.cut - big_m
+
+
+def _layout(arm):
+    """The components of ``Z``: ``(k_min, size, u_low, u_high)`` each (see :func:`_pmfs`)."""
+    cells = _cells(arm)
+    if cells is None:
+        reach = _reach(arm.log_b)
+        return [(-reach, arm.n + 1 + 2 * reach, -0.5, 0.5)]
+    big_m, rest = cells
+    if big_m == 0:
+        return [(0, arm.n + 1, -arm.cut, arm.cut)]
+    out = [(-(big_m - 1), arm.n + 1 + 2 * (big_m - 1), -0.5, 0.5)]
+    if rest > -0.5:
+        out += [(big_m, arm.n + 1, -0.5, rest), (-big_m, arm.n + 1, -rest, 0.5)]
+    return out
+
+
+def _pmfs(arm, theta):
+    """:func:`_component_pmfs`, remembered for the last few ``(arm, theta)``.
+
+    A supremum, a critical value and an interval evaluate the same nuisance grid again and
+    again at new cut-offs; the pmfs do not depend on the cut-off.  The arrays are shared:
+    callers must not write to them.
+    """
+    theta = np.ascontiguousarray(theta, dtype=float)
+    if theta.size * sum(size for _, size, _, _ in _layout(arm)) > _CACHE_ENTRY:
+        return _component_pmfs(arm, theta)  # too large to keep
+    return _cached_pmfs(arm, theta.tobytes())
+
+
+#: the largest set of pmfs kept (in doubles, 8 MB); with 16 entries at most about 128 MB
+_CACHE_ENTRY = 1_000_000
+
+
+@lru_cache(maxsize=16)
+def _cached_pmfs(arm, theta_bytes):
+    out = _component_pmfs(arm, np.frombuffer(theta_bytes, dtype=float))
+    for p in out:
+        p.flags.writeable = False
+    return out
+
+
+def _component_pmfs(arm, theta):
+    """The component pmfs ``(m, size)`` of :func:`_layout` at each ``theta`` (m,).
+
+    ``pmf[:, j]`` is ``P(K = k_min + j, U in [u_low, u_high])``; the components' masses add
+    to 1 up to the neglected noise tail (< ``NEGLECTED_MASS``).  ``K = X + D``: the binomial
+    pmf convolved with the integer noise, exactly (sums of non-negative terms, so every
+    entry keeps its relative precision): by two first-order recursions (geometric filters)
+    for the untruncated noise, by direct shifted sums for the truncated one.
+    """
+    b = math.exp(arm.log_b)
+    one_minus_b = -math.expm1(arm.log_b)
+    density = one_minus_b / (1.0 + b) / arm.one_minus_q  # mass of the cell d = 0
+    binom = _binomial(arm.n, theta)
+    m = binom.shape[0]
+    cells = _cells(arm)
+    if cells is None:
+        # on 0..n: left(k) = sum_{x <= k} B(x) b^(k - x), right(k) = sum_{x > k} B(x) b^(x - k);
+        # beyond, K = k < 0 has mass density b^|k| sum_x B(x) b^x, and K = n + j has
+        # density b^j sum_x B(x) b^(n - x) = density b^j left(n): geometric tails, in closed form
+        reach = _reach(arm.log_b)
+        left = signal.lfilter([1.0], [1.0, -b], binom, axis=1)
+        right = np.zeros_like(binom)
+        right[:, :-1] = signal.lfilter([b], [1.0, -b], binom[:, :0:-1], axis=1)[:, ::-1]
+        powers = np.exp(np.arange(1, reach + 1) * arm.log_b)
+        below = np.outer(binom[:, 0] + right[:, 0], powers)[:, ::-1]
+        above = np.outer(left[:, -1], powers)
+        return [density * np.concatenate([below, left + right, above], axis=1)]
+    big_m, rest = cells
+    if big_m == 0:
+        return [binom]
+    interior = np.zeros((m, arm.n + 1 + 2 * (big_m - 1)))
+    for d in range(-(big_m - 1), big_m):
+        start = d + big_m - 1
+        interior[:, start:start + arm.n + 1] += density * b ** abs(d) * binom
+    out = [interior]
+    if rest > -0.5:
+        edge = density * math.exp(big_m * arm.log_b) * (rest + 0.5)
+        out += [edge * binom, edge * binom]
+    return out
+
+
+def _uniform_sum_tail(s, lo1, hi1, lo2, hi2):
+    """``P(A + B >= s)`` for independent ``A ~ U(lo1, hi1)``, ``B ~ U(lo2, hi2)``, elementwise.
+
+    The sum's cdf is ``[R(s - lo1 - lo2) - R(s - lo1 - hi2) - R(s - hi1 - lo2) + R(s - hi1 - hi2)]
+    / (w1 w2)`` with ``R(x) = max(x, 0)^2 / 2``; the tail is taken from the same formula
+    mirrored, and each side is used where it is below 1/2 (no cancellation against 1).
+    """
+    w = (hi1 - lo1) * (hi2 - lo2)
+    # outside [lo1 + lo2, hi1 + hi2] the tail is 1 or 0: clip far values (no overflow in R)
+    s = np.clip(s, lo1 + lo2 - 1.0, hi1 + hi2 + 1.0)
+
+    def ramp(x):
+        return np.square(np.maximum(x, 0.0)) / 2.0
+
+    upper = (ramp(hi1 + hi2 - s) - ramp(hi1 + lo2 - s) - ramp(lo1 + hi2 - s) + ramp(lo1 + lo2 - s)) / w
+    lower = (ramp(s - lo1 - lo2) - ramp(s - lo1 - hi2) - ramp(s - hi1 - lo2) + ramp(s - hi1 - hi2)) / w
+    middle = (lo1 + lo2 + hi1 + hi2) / 2.0
+    return np.clip(np.where(s >= middle, upper, 1.0 - lower), 0.0, 1.0)
+
+
+def _pair_plan(outer, a_out, inner, a_in, t):
+    """What ``P(a_out Z_o + a_in Z_i >= t)`` needs beyond the pmfs, for one pair of components.
+
+    ``outer``/``inner`` are layouts ``(k_min, size, u_low, u_high)``, ``a_in > 0``.  For each
+    outer ``k_o`` the inner sum is the inner upper tail from the first ``k_i`` where the
+    uniform part surely clears ``t`` (index ``start``), plus the few ``k_i`` where it may
+    (indices ``near``, weights ``g`` = the closed-form tail of the two uniforms).  None of it
+    depends on theta, so a supremum over the nuisance computes it once.
+    """
+    ko_min, n_o, lo_o, hi_o = outer
+    ki_min, n_i, lo_i, hi_i = inner
+    a_lo, a_hi = sorted((a_out * lo_o, a_out * hi_o))
+    b_lo, b_hi = a_in * lo_i, a_in * hi_i
+    rest = t - a_out * (ko_min + np.arange(n_o))  # a_in k_i + W >= rest
+    # g = 1 from ``first`` on; clipped (as a float) to just beyond the inner support first,
+    # so that a far-away t cannot overflow the integer cast
+    first = np.clip(np.ceil((rest - a_lo - b_lo) / a_in), ki_min - 1.0, ki_min + n_i + 1.0)
+    first = first.astype(np.int64) + 1
+    width = int(math.ceil((a_hi - a_lo + b_hi - b_lo) / a_in)) + 2
+    k_i = first[:, None] - np.arange(1, width + 1)[None, :]
+    idx = k_i - ki_min
+    g = _uniform_sum_tail(rest[:, None] - a_in * k_i, a_lo, a_hi, b_lo, b_hi)
+    g = np.where((idx >= 0) & (idx < n_i), g, 0.0)
+    return np.clip(first - ki_min, 0, n_i), np.clip(idx, 0, n_i - 1), g
+
+
+def _pair_value(plan, po, pi):
+    """The pair's tail at rows (m,) from its plan and the two pmfs (m, size)."""
+    start, near, g = plan
+    sf = np.zeros((pi.shape[0], pi.shape[1] + 1))
+    sf[:, :-1] = np.cumsum(pi[:, ::-1], axis=1)[:, ::-1]
+    total = sf[:, start] + np.einsum("mow,ow->mo", pi[:, near], g)
+    return np.einsum("mo,mo->m", po, total)
+
+
+class _TailPlan:
+    """``P(a1 Z1 + a2 Z2 >= t)`` (``upper``) or ``<= t`` as a function of ``(theta1, theta2)``.
+
+    The arm with the larger ``|a|`` is the inner one (fewest cut terms per outer count).
+    """
+
+    def __init__(self, arm1, arm2, a1, a2, t, upper=True):
+        t = float(t)
+        if not upper:
+            a1, a2, t = -a1, -a2, -t
+        self.arms = (arm1, arm2)
+        self.swap = abs(a1) > abs(a2)
+        a_out, a_in = (a2, a1) if self.swap else (a1, a2)
+        self.reflect = a_in < 0
+        outer = _layout(arm2 if self.swap else arm1)
+        inner = _layout(arm1 if self.swap else arm2)
+        if self.reflect:
+            inner, a_in = [(-(k + size - 1), size, -hi, -lo) for k, size, lo, hi in inner], -a_in
+        self.plans = [[_pair_plan(co, a_out, ci, a_in, t) for ci in inner] for co in outer]
+
+    def __call__(self, theta1, theta2):
+        theta1, theta2 = np.broadcast_arrays(np.atleast_1d(np.asarray(theta1, float)),
+                                             np.atleast_1d(np.asarray(theta2, float)))
+        return self.from_pmfs(_pmfs(self.arms[0], theta1), _pmfs(self.arms[1], theta2))
+
+    def from_pmfs(self, p1, p2):
+        """The tail from the arms' component pmfs (rows paired), as :func:`_pmfs` gives them."""
+        outer, inner = (p2, p1) if self.swap else (p1, p2)
+        if self.reflect:
+            inner = [p[:, ::-1] for p in inner]
+        total = 0.0
+        for plans, po in zip(self.plans, outer):
+            for plan, pi in zip(plans, inner):
+                total = total + _pair_value(plan, po, pi)
+        return np.clip(total, 0.0, 1.0)
+
+
+def _statistic_tail(arm1, arm2, theta1, theta2, c, t, upper=True):
+    """``P(Z1/n1 - c Z2/n2 >= t)`` (or ``<= t``) at rows ``(theta1, theta2)`` (arrays (m,)), ``t`` a number."""
+    return _TailPlan(arm1, arm2, 1.0 / arm1.n, -c / arm2.n, t, upper)(theta1, theta2)

@@ -1,0 +1,248 @@
+"""Exact power and sample size of the two-arm test (``binom2_ump_power``, ``binom2_ump_sample_size``)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from ..._validation import (
+    _as_probability_array,
+    _as_real_array,
+    _check_alpha,
+    _check_alternative,
+    _check_delta,
+    _check_epsilon,
+    _check_int,
+    _check_positive,
+    _check_probability,
+    _check_sensitivity,
+)
+from ._arguments import MAX_N, _check_effect, _checked_arm, _per_arm
+from ._test import _null, _power
+
+__all__ = ["binom2_ump_power", "binom2_ump_sample_size"]
+
+_N_MAX = MAX_N
+
+
+def _arms(n1, n2, epsilon, delta, sensitivity):
+    eps = [_check_epsilon(e, "epsilon") for e in _per_arm(epsilon, "epsilon")]
+    dlt = [_check_delta(d, "delta") for d in _per_arm(delta, "delta")]
+    sens = [_check_sensitivity(s) for s in _per_arm(sensitivity, "sensitivity")]
+    return (_checked_arm(n1, eps[0], dlt[0], sens[0], 1), _checked_arm(n2, eps[1], dlt[1], sens[1], 2))
+
+
+def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=1,
+                     effect="difference", margin=None, alpha=0.05, alternative="two-sided"):
+    """Exact power of the two-arm test of :func:`binom2_ump_test` at ``(theta1, theta2)``.
+
+    Parameters
+    ----------
+    theta1, theta2 : float or array_like
+        True proportions of the arms, in [0, 1] (broadcast together).
+    n1, n2 : int or array_like of int
+        Numbers of trials per arm (broadcast with the thetas).
+    epsilon, delta, sensitivity : float, or a pair (arm 1, arm 2)
+        The privacy parameters the two releases will have.
+    effect, margin
+        The null hypothesis, as in :func:`binom2_ump_test`.
+    alpha : float, default 0.05
+        Significance level.
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
+
+    Returns
+    -------
+    float or ndarray
+        ``P(reject)`` at each ``(theta1, theta2, n1, n2)``; at a null point it is the size.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For an invalid argument (named in the message).
+
+    See Also
+    --------
+    binom2_ump_sample_size, binom2_ump_test
+
+    Notes
+    -----
+    The test rejects when ``T >= u + s`` (and/or ``T <= l - s``), with ``u`` the smallest
+    cut-off whose supremum tail over the null is at most ``alpha`` (``alpha / 2`` for each
+    side of a two-sided test), ``s = h1/(2 n1) + c h2/(2 n2)`` the release cells' shift;
+    the power is that exact tail at ``(theta1, theta2)`` (the released grid law differs from
+    the continuous one by at most ``s`` in ``T``, a change below 1e-10 in power).
+
+    Examples
+    --------
+    >>> from dpinfer import binom2_ump_power
+    >>> round(float(binom2_ump_power(0.6, 0.4, 100, 100, epsilon=1.0)), 4)
+    0.7828
+    """
+    theta1 = _as_probability_array(theta1, "theta1")
+    theta2 = _as_probability_array(theta2, "theta2")
+    n1a, n2a = _as_real_array(n1, "n1"), _as_real_array(n2, "n2")
+    for name, arr in (("n1", n1a), ("n2", n2a)):
+        for value in arr.ravel():
+            _check_int(int(value) if float(value).is_integer() else float(value), name, minimum=1)
+    effect, margin = _check_effect(effect, margin)
+    alpha = _check_alpha(alpha)
+    alternative = _check_alternative(alternative)
+    null = _null(effect, margin)
+    shape = np.broadcast_shapes(theta1.shape, theta2.shape, n1a.shape, n2a.shape)
+    th1, th2 = np.broadcast_to(theta1, shape), np.broadcast_to(theta2, shape)
+    nn1, nn2 = np.broadcast_to(n1a, shape), np.broadcast_to(n2a, shape)
+    out = np.empty(shape)
+    pairs = {(int(a), int(b)) for a, b in zip(nn1.ravel(), nn2.ravel())}
+    for a, b in sorted(pairs):
+        arm1, arm2 = _arms(a, b, epsilon, delta, sensitivity)
+        mask = (nn1 == a) & (nn2 == b)
+        out[mask] = _power(arm1, arm2, null, th1[mask], th2[mask], alpha, alternative)
+    return float(out) if out.ndim == 0 else out
+
+
+def _normal_n(theta1, theta2, ratio, arm, null, alpha, power, alternative):
+    """A normal-approximation starting point for the search (noise variance included)."""
+    b = math.exp(arm.log_b)
+    noise = 2.0 * b / (1.0 - b) ** 2 + 1.0 / 12.0
+    z_a = stats.norm.isf(alpha / 2.0 if alternative == "two-sided" else alpha)
+    z_b = stats.norm.isf(1.0 - power) if power < 1.0 else 8.0
+    c = null.coefficient
+    gap = abs(theta1 - c * theta2 - (null.margin if null.effect == "difference" else 0.0))
+    if gap == 0.0:
+        return _N_MAX + 1
+    for n in np.unique(np.geomspace(1, _N_MAX, 400).astype(int)):
+        m = max(1, math.ceil(ratio * n))
+        if m > _N_MAX:
+            break
+        sd = math.sqrt(theta1 * (1 - theta1) / n + c * c * theta2 * (1 - theta2) / m
+                       + noise / n**2 + c * c * noise / m**2)
+        if gap / sd >= z_a + z_b:
+            return int(n)
+    return _N_MAX + 1
+
+
+def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, delta=0.0, sensitivity=1,
+                           effect="difference", margin=None, alpha=0.05, alternative="two-sided"):
+    """Smallest numbers per arm for the exact two-arm test to reach a power (as ``power.prop.test``).
+
+    Parameters
+    ----------
+    theta1, theta2 : float
+        The proportions the trial is planned for (on the alternative side).
+    power : float, default 0.8
+        Target power, in (alpha, 1).
+    ratio : float, default 1
+        Allocation ``n2 / n1``; ``n2 = ceil(ratio * n1)``.
+    epsilon, delta, sensitivity, effect, margin, alpha, alternative
+        As in :func:`binom2_ump_power`.
+
+    Returns
+    -------
+    tuple of int
+        ``(n1, n2)``: the smallest ``n1`` (with ``n2 = ceil(ratio n1)``) whose exact power is at
+        least ``power``.
+
+    Raises
+    ------
+    ValueError
+        If the proportions are not on the alternative side, ``power <= alpha``, or no ``n1``
+        up to 1e5 per arm (the limit of the exact sums) reaches the power.
+
+    See Also
+    --------
+    binom2_ump_power
+
+    Notes
+    -----
+    A normal approximation (with the noise variance) gives a start; secant steps on the
+    normal model's scale (``Phi^-1(power) + z_alpha`` grows like ``sqrt(n1)``), with the exact
+    power at each step, usually land on the answer in two or three evaluations; the answer
+    is then bracketed (power below the target at ``n1 - 1``, at least the target at ``n1``)
+    and, if needed, found by bisection.  This assumes the exact power increases with
+    ``n1``: the noise smooths the sawtooth of exact binomial power, and the tests check
+    ``n1 - 1``.  About a second at ``n1`` near 1e4 on a quiet machine.
+
+    Examples
+    --------
+    >>> from dpinfer import binom2_ump_sample_size
+    >>> binom2_ump_sample_size(0.6, 0.4, epsilon=1.0)
+    (105, 105)
+    """
+    theta1 = _check_probability(theta1, "theta1")
+    theta2 = _check_probability(theta2, "theta2")
+    power = _check_probability(power, "power", open_low=True, open_high=True)
+    ratio = _check_positive(ratio, "ratio")
+    if not 1e-3 <= ratio <= 1e3:
+        raise ValueError(f"`ratio` (the allocation n2 / n1) must lie in [0.001, 1000]; got {ratio!r}.")
+    effect, margin = _check_effect(effect, margin)
+    alpha = _check_alpha(alpha)
+    alternative = _check_alternative(alternative)
+    if power <= alpha:
+        raise ValueError(f"`power` must exceed `alpha` = {alpha!r}; got {power!r}.")
+    null = _null(effect, margin)
+    gap = theta1 - null.coefficient * theta2 - (margin if effect == "difference" else 0.0)
+    side_ok = {"greater": gap > 0, "less": gap < 0, "two-sided": gap != 0}[alternative]
+    if not side_ok:
+        raise ValueError(f"`theta1` = {theta1!r} and `theta2` = {theta2!r} are not on the "
+                         f"alternative side ({alternative!r}) of the null {effect} {margin!r}.")
+
+    seen = {}
+
+    def power_at(n):
+        if n not in seen:
+            m = max(1, math.ceil(ratio * n))
+            arm1, arm2 = _arms(n, m, epsilon, delta, sensitivity)
+            seen[n] = float(_power(arm1, arm2, null, theta1, theta2, alpha, alternative)[0])
+        return seen[n]
+
+    one_sided = alpha / 2.0 if alternative == "two-sided" else alpha
+    z_a, z_b = stats.norm.isf(one_sided), stats.norm.isf(1.0 - power)
+    arm1, _ = _arms(1, 1, epsilon, delta, sensitivity)
+    n = _normal_n(theta1, theta2, ratio, arm1, null, alpha, power, alternative)
+    cap = max(1, min(_N_MAX, math.floor(_N_MAX / ratio)))
+    if n > cap:
+        raise ValueError(f"`theta1` = {theta1!r} and `theta2` = {theta2!r} need more than {_N_MAX} per "
+                         "arm (the limit of the exact two-arm sums) already under the normal "
+                         "approximation at this `power`, `alpha` and `epsilon`; plan for a larger "
+                         "effect, epsilon or alpha, or a smaller power.")
+    # secant steps on the normal model's scale: Phi^-1(power(n)) + z_a grows like sqrt(n)
+    for _ in range(4):
+        power_at(n)
+        if 1e-12 < seen[n] < 1.0 - 1e-12:
+            slope = (stats.norm.ppf(seen[n]) + z_a) / math.sqrt(n)
+            guess = n if slope <= 0 else math.ceil(((z_a + z_b) / slope) ** 2)
+        else:
+            guess = 2 * n if seen[n] <= 1e-12 else max(1, n // 2)
+        guess = min(max(1, guess), cap)
+        if guess == n or guess in seen:
+            break
+        n = guess
+    # the exact bracket: power(low) < target <= power(high)
+    low = max((k for k, v in seen.items() if v < power), default=0)
+    high = min((k for k, v in seen.items() if v >= power), default=None)
+    if high is None or high <= low:
+        high = max(seen) if high is None else high
+        step = 1
+        while power_at(high) < power:
+            low = high
+            if high >= cap:
+                raise ValueError(f"no n1 up to {cap} reaches `power` = {power!r} at `theta1` = "
+                                 f"{theta1!r}, `theta2` = {theta2!r}; the effect is too small for "
+                                 "this privacy budget.")
+            high = min(high + step, cap)
+            step *= 2
+    if low == 0:
+        step = 1  # the secant step usually lands on the answer: check just below first
+        low = max(0, high - step)
+        while low > 0 and power_at(low) >= power:
+            high, step = low, step * 2
+            low = max(0, high - step)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if power_at(mid) >= power:
+            high = mid
+        else:
+            low = mid
+    return high, max(1, math.ceil(ratio * high))
