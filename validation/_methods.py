@@ -30,6 +30,7 @@ import functools
 
 import numpy as np
 from scipy import special, stats
+from statsmodels.stats.proportion import proportion_confint
 
 
 __all__ = []
@@ -86,20 +87,22 @@ def phi_simulate(gen, phi, n, theta, reps):
 
 
 def clopper_pearson(x, n, level):
-    """Clopper-Pearson interval [low, high] for counts x (array), as an (..., 2) array."""
-    x = np.asarray(x, dtype=float)
-    a = 1.0 - level
-    with np.errstate(invalid="ignore"):
-        low = np.where(x > 0, special.betaincinv(np.maximum(x, 1), n - x + 1, a / 2), 0.0)
-        high = np.where(x < n, special.betaincinv(x + 1, np.maximum(n - x, 1), 1 - a / 2), 1.0)
+    """Clopper-Pearson interval [low, high] for counts x (array), as an (..., 2) array.
+
+    statsmodels' ``proportion_confint(method='beta')``: the non-private yardstick as the
+    field computes it.
+    """
+    low, high = proportion_confint(np.asarray(x, dtype=float), n, alpha=1.0 - level, method="beta")
     return np.stack([low, high], axis=-1)
 
 
 def wald(x, n, level):
-    """Wald interval p_hat +/- z sqrt(p_hat (1 - p_hat) / n), clipped to [0, 1]."""
-    p = np.asarray(x, dtype=float) / n
-    half = stats.norm.ppf(0.5 + level / 2) * np.sqrt(p * (1 - p) / n)
-    return np.stack([np.clip(p - half, 0, 1), np.clip(p + half, 0, 1)], axis=-1)
+    """Wald interval p_hat +/- z sqrt(p_hat (1 - p_hat) / n), clipped to [0, 1].
+
+    statsmodels' ``proportion_confint(method='normal')``, clipped.
+    """
+    low, high = proportion_confint(np.asarray(x, dtype=float), n, alpha=1.0 - level, method="normal")
+    return np.stack([np.clip(low, 0, 1), np.clip(high, 0, 1)], axis=-1)
 
 
 def nonprivate_ci_coverage(interval, n, theta, level):
