@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 
