@@ -486,6 +486,10 @@ def _cmd_validate(args):
     return EXIT_INTERNAL
 
 
+#: the demo's text width (no line over 100 characters, issue 27)
+_DEMO_WIDTH = 96
+
+
 def _cmd_demo(args):
     import numpy as np
 
@@ -513,32 +517,62 @@ def _cmd_demo(args):
     labels = [("DP-UMP", "Tulap", f"z = {_fmt(tulap.value, 4)}"),
               ("Normal approximation", "Laplace", f"pi_hat = {_fmt(laplace.value, 4)}"),
               ("DP-JIMI (exact limit)", "Laplace", f"pi_hat = {_fmt(laplace.value, 4)}")]
+    # one scale for the table: each release as a proportion of n
+    released_rates = [float(tulap.value) / trial.n, float(laplace.value), float(laplace.value)]
     if args.format != "text":
         records = [{"label": lab, **r.to_dict()} for (lab, _, _), r in zip(labels, results)]
         _emit(args.format, "", records, as_list=True)
         return EXIT_OK
     pct = _fmt(100 * level)
+    eps = _fmt(args.epsilon)
+    p0 = _fmt(trial.p0)
+
+    def para(text):
+        return textwrap.wrap(text, width=_DEMO_WIDTH)
+
     out = [
-        *textwrap.wrap(trial.description, width=88),
-        f"Confidential data: {trial.responders} responders out of n = {trial.n}; "
-        f"Question: does the response rate exceed the historical {_fmt(trial.p0)}? "
-        f"H0: rate <= {_fmt(trial.p0)} against H1: rate > {_fmt(trial.p0)} (one-sided).",
-        f"Noise seeded with {args.seed} because the data are synthetic; never seed a real release.",
+        "dpinfer demo: one private analysis of a small trial, then what other methods would say.",
         "",
-        f"== 1. Tulap release of the count (epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}) ==",
-        str(tulap), str(results[0]).rstrip("\n"), "",
-        f"== 2. Laplace release of the proportion (epsilon = {_fmt(args.epsilon)}) ==",
-        str(laplace), str(results[1]).rstrip("\n"), str(results[2]).rstrip("\n"), "",
-        f"== Side by side: one-sided tests of H0: rate <= {_fmt(trial.p0)}, {pct}% lower bounds ==",
+        *para(trial.description),
+        *para(f"Confidential data: {trial.responders} responders out of n = {trial.n}. Question: does "
+              f"the response rate exceed the historical {p0}? H0: rate <= {p0} against "
+              f"H1: rate > {p0} (one-sided)."),
+        *para(f"Noise seeded with {args.seed} because the data are synthetic; never seed a real "
+              "release."),
+        "",
+        f"== 1. Release the count once, privately (Tulap noise, epsilon = {eps}) ==",
+        *para("Only this noisy count leaves the hospital. Epsilon bounds how much it can reveal "
+              "about any one patient (smaller is more private); its noise is exact integer "
+              "arithmetic on a fixed grid, so the value's bits say nothing more."),
+        str(tulap),
+        "",
+        "== 2. The recommended analysis: the DP-UMP test of that release ==",
+        *para("DP-UMP (Awan & Slavkovic 2018) is the most powerful epsilon-DP test for a count: its "
+              "p-value and interval are exact for the noise actually added, at every n."),
+        str(results[0]).rstrip("\n"),
+        "",
+        f"== 3. For comparison only: other methods, on a second release (Laplace noise, epsilon = "
+        f"{eps}) ==",
+        *para("The normal approximation (Vu & Slavkovic 2009) and DP-JIMI (fiducial matching, "
+              "Romanus et al. 2025; 'exact limit' = infinitely many simulation draws, computed "
+              "exactly) analyse a Laplace-noised proportion. They need that second release, "
+              "with fresh noise: their numbers differ from step 2 by the luck of the noise as "
+              "well as by method. Both are approximate; DP-UMP is exact, so report step 2."),
+        str(laplace),
+        "",
+        f"== Side by side: one-sided tests of H0: rate <= {p0}, {pct}% lower bounds ==",
     ]
-    rows = [(lab, rel, _fmt(r.pvalue, 4), f"[{r.conf_int.low:.4f}, {r.conf_int.high:.4f}]")
-            for (lab, _, rel), r in zip(labels, results)]
-    header = ("method", "release", "p-value", f"{pct}% CI (one-sided)")
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
+    rows = [(lab, noise, _fmt(value, 4), _fmt(r.pvalue, 4),
+             f"[{r.conf_int.low:.4f}, {r.conf_int.high:.4f}]")
+            for (lab, noise, _), value, r in zip(labels, released_rates, results)]
+    header = ("method", "noise", "release / n", "p-value", f"{pct}% CI (one-sided)")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         out.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
-    out += ["", f"Each release spends epsilon = {_fmt(args.epsilon)}; the two together spend "
-            f"{_fmt(2 * args.epsilon)} (basic composition). A real analysis makes one release.",
+    out += ["",
+            *para(f"Each release spends epsilon = {eps}; the two together spend "
+                  f"{_fmt(2 * args.epsilon)} (basic composition). A real analysis makes one "
+                  "release and reports one method (terms: the glossary of the user guide, docs/glossary.rst)."),
             budget.summary()]
     print("\n".join(out))
     return EXIT_OK

@@ -147,7 +147,7 @@ class Release:
             f"  privacy:     epsilon = {eps}, delta = {delta}\n"
             f"  sensitivity: {sens}\n"
             f"  sampling:    {_SAMPLING[self.secure]}"
-            + (f"\n  ledger:      head digest {self.ledger_digest} (after this release's charge)"
+            + (f"\n  ledger:      head digest after this release's charge:\n               {self.ledger_digest}"
                if self.ledger_digest else "")
         )
 

@@ -186,7 +186,8 @@ def test_demo_shows_three_methods_side_by_side():
                  "Side by side", "95% CI", "never seed a real release"):
         assert part in out.stdout, part
     table = out.stdout.split("== Side by side")[1].splitlines()
-    assert table[1].split()[:2] == ["method", "release"]
+    assert table[1].split()[:3] == ["method", "noise", "release"]
+    assert max(len(line) for line in out.stdout.splitlines()) <= 100  # issue 27: no line over 100
     assert len([line for line in table if line.startswith(("DP-UMP", "Normal", "DP-JIMI"))]) == 3
     data = json.loads(run("demo", "--format", "json").stdout)
     assert [d["label"] for d in data] == ["DP-UMP", "Normal approximation", "DP-JIMI (exact limit)"]
