@@ -17,10 +17,11 @@ copyright = "2026, the dpinfer developers"
 release = dpinfer.__version__
 version = release
 
+# No sphinx.ext.mathjax: its script comes from a CDN, which an air-gapped hospital network
+# cannot reach (issue 27).  The few formulas are written in Unicode (class "formula").
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.mathjax",
     "numpydoc",
 ]
 

@@ -11,6 +11,7 @@
 """
 
 import doctest
+import re
 import shlex
 import shutil
 import subprocess
@@ -91,6 +92,12 @@ def test_sphinx_build_is_warning_free(tmp_path):
         assert f'id="dpinfer.{name}"' in html, name
     assert (tmp_path / "html" / "tutorial.html").is_file()
     assert 'href="budget.html"' in (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
+    # read offline (an air-gapped hospital network): no page loads a script from elsewhere,
+    # and no formula is left as raw LaTeX for a renderer that never arrives (issue 27)
+    for page in (tmp_path / "html").glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r'<script[^>]+src="(https?:)?//', text), page.name
+        assert "\\varepsilon" not in text and "\\(" not in text, page.name
 
 
 @pytest.mark.slow
