@@ -83,10 +83,8 @@ _API_GROUPS = [
 _API_SECTION_OF = {"dpinfer.inference.local._robust": "Robust and other inference"}
 
 
-def _api_listing():
-    """reST for every name in ``dpinfer.__all__``, grouped by defining module."""
-    import inspect
-
+def _api_sections():
+    """(title, names) for every name in ``dpinfer.__all__``, grouped by defining module."""
     placed, sections = set(), []
     for title, prefixes in _API_GROUPS:
         names = []
@@ -105,8 +103,17 @@ def _api_listing():
     rest = [n for n in dpinfer.__all__ if n not in placed]
     if rest:
         sections.append(("Other", rest))
+    return sections
+
+
+def _api_listing(titles=None):
+    """reST documenting the names of the sections ``titles`` (every section when None)."""
+    import inspect
+
     out = []
-    for title, names in sections:
+    for title, names in _api_sections():
+        if titles is not None and title not in titles:
+            continue
         out += [title, "-" * len(title), "", ".. currentmodule:: dpinfer", "", ".. autosummary::", ""]
         out += [f"   {name}" for name in names]
         out.append("")
@@ -119,9 +126,40 @@ def _api_listing():
     return "\n".join(out)
 
 
+def _api_overview():
+    """reST of the API index: one summary table per topic page, linking to the documented names."""
+    sections = dict(_api_sections())
+    out = []
+    for page, titles in _API_PAGES.items():
+        for title in titles:
+            if title not in sections:
+                continue
+            out += [f"**{title}** (:doc:`{page}`)", "", ".. currentmodule:: dpinfer", "",
+                    ".. autosummary::", ""]
+            out += [f"   {name}" for name in sections[title]]
+            out.append("")
+    return "\n".join(out)
+
+
+#: The API reference's topic pages: docname -> the sections (titles of _API_GROUPS) it holds.
+#: Names no group claims go under "Other" on the last page.
+_API_PAGES = {
+    "api_inference": ("One entry point", "DP-UMP inference for Tulap releases",
+                      "Two arms: exact inference from two Tulap releases",
+                      "Normal approximation for Laplace releases", "DP-JIMI for Laplace releases"),
+    "api_tables": ("Contingency tables", "Logistic regression from a private table"),
+    "api_local": ("Local differential privacy", "Robust and other inference"),
+    "api_releases": ("Releasing a statistic", "Privacy budgets", "Auditing a mechanism",
+                     "Noise distributions"),
+    "api_results": ("Results", "Example data", "Warnings", "Other"),
+}
+
+
 def _fill_api_page(app, docname, source):
     if docname == "api":
-        source[0] = source[0].replace(".. dpinfer-api-listing", _api_listing())
+        source[0] = source[0].replace(".. dpinfer-api-listing", _api_overview())
+    elif docname in _API_PAGES:
+        source[0] = source[0].replace(".. dpinfer-api-listing", _api_listing(_API_PAGES[docname]))
 
 
 _LITERAL = re.compile(r"``.*?``|`[^`]*`")
