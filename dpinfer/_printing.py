@@ -181,11 +181,12 @@ def _format_htest(result):
         pval = _r_format_pval(result.pvalue)
     out.append(f"p-value {pval}" if pval.startswith("<") else f"p-value = {pval}")
     lines += _strwrap(", ".join(out))
-    null = _r_format([result.null_value], 7)[0]
-    lines.append(
-        f"alternative hypothesis: true {result.null_name} is "
-        f"{_ALT_TEXT[result.alternative]} {null}"
-    )
+    if result.null_value is not None:  # R's chisq.test has no null.value and prints no alternative
+        null = _r_format([result.null_value], 7)[0]
+        lines.append(
+            f"alternative hypothesis: true {result.null_name} is "
+            f"{_ALT_TEXT[result.alternative]} {null}"
+        )
     if result.conf_int is not None:
         level = _r_format([100 * result.conf_int.level], 7)[0].strip()
         low, high = _r_format([result.conf_int.low, result.conf_int.high], 7)

@@ -135,8 +135,10 @@ class HTestResult:
         The test statistic (for DP tests usually the released value itself).
     pvalue : float
         The p-value.
-    null_value : float
-        The parameter value under the null hypothesis (``p0``).
+    null_value : float or None
+        The parameter value under the null hypothesis (``p0``); None for a test whose
+        null is no parameter value (independence, goodness of fit), as R's
+        ``chisq.test`` has no ``null.value`` (the print then has no alternative line).
     alternative : {'two-sided', 'less', 'greater'}
         The alternative hypothesis.
     method : str
@@ -220,7 +222,7 @@ class HTestResult:
 
     statistic: float
     pvalue: float
-    null_value: float
+    null_value: float | None
     alternative: str
     method: str
     estimate: float | None
@@ -243,6 +245,8 @@ class HTestResult:
 
     def __post_init__(self):
         for name in ("statistic", "null_value"):
+            if name == "null_value" and self.null_value is None:
+                continue
             object.__setattr__(self, name, _check_real(getattr(self, name), name, finite=False))
         object.__setattr__(self, "pvalue", _check_real(self.pvalue, "pvalue"))
         object.__setattr__(self, "epsilon", _check_epsilon(self.epsilon))
@@ -417,7 +421,8 @@ class HTestResult:
             "conf.int": None if ci is None else [_json_float(ci.low), _json_float(ci.high)],
             "conf.level": None if ci is None else ci.level,
             "estimate": None if self.estimate is None else {self.estimate_name: _json_float(self.estimate)},
-            "null.value": {self.null_name: _json_float(self.null_value)},
+            "null.value": (None if self.null_value is None
+                           else {self.null_name: _json_float(self.null_value)}),
             "alternative": _R_ALTERNATIVE[self.alternative],
             "method": self.method,
             "data.name": self.data_name,

@@ -146,7 +146,7 @@ def _result(stat, pvalue, method, rec, n, statistic_name, n_sim):
     r, c = rec.value.shape
     total = f"n = {n}" if rec.n is not None else "n private"
     return HTestResult(
-        statistic=float(stat), pvalue=float(pvalue), null_value=0.0, alternative="greater",
+        statistic=float(stat), pvalue=float(pvalue), null_value=None, alternative="greater",
         method=method, estimate=None, conf_int=None, epsilon=rec.epsilon, delta=rec.delta,
         data_name=(f"noisy {r} x {c} table ({total}, Laplace scale "
                    f"{rec.sensitivity / rec.epsilon:.4g} per cell)"),

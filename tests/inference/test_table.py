@@ -84,3 +84,24 @@ def test_bad_input(test):
         test(rel, n_sim=0)
     with pytest.raises(ValueError, match="`n_sim` times the number of cells"):
         test(rel, n_sim=10**8)
+
+
+@pytest.mark.parametrize("test", [independence_jimi_test, independence_mc_test])
+def test_a_table_test_has_no_null_value_as_r_chisq_test(test):
+    # R's chisq.test returns no null.value and print.htest then prints no alternative line;
+    # a 0.0 "association is greater than 0" was a made-up null (issue 27, command quirks)
+    rel = ContingencyTableReleaser(epsilon=1.0).release([[40, 10], [15, 35]], rng=3)
+    res = test(rel, n_sim=200, rng=1)
+    assert res.null_value is None
+    assert "alternative hypothesis" not in str(res)
+    assert res.to_htest()["null.value"] is None
+    assert res.to_dict()["null_value"] is None
+    assert res.to_frame()["null_value"].isna().all()
+
+
+def test_a_goodness_of_fit_test_has_no_null_value():
+    from dpinfer import KRRReleaser, krr_gof_test
+
+    reports = KRRReleaser(epsilon=2.0, k=3).release(np.array([0, 1, 2] * 40), rng=1)
+    res = krr_gof_test(reports, [0.3, 0.3, 0.4], k=3)
+    assert res.null_value is None and "alternative hypothesis" not in str(res)

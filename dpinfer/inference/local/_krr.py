@@ -342,7 +342,7 @@ def krr_gof_test(reports=None, p0=None, *, counts=None, epsilon=None, k=None):
     if not scalar:
         return pvalue
     return HTestResult(
-        statistic=float(stat), pvalue=float(pvalue), null_value=0.0, alternative="greater",
+        statistic=float(stat), pvalue=float(pvalue), null_value=None, alternative="greater",
         method="Chi-square goodness-of-fit test on k-RR reports (privatized null)", estimate=None,
         conf_int=None, epsilon=eps, delta=0.0,
         data_name=f"k-RR report counts out of n = {int(n)}, k = {k}",

@@ -341,7 +341,7 @@ def unary_gof_test(reports=None, p0=None, *, bit_counts=None, n=None, epsilon=No
     if not scalar:
         return pvalue
     return HTestResult(
-        statistic=float(stat), pvalue=float(pvalue), null_value=0.0, alternative="greater",
+        statistic=float(stat), pvalue=float(pvalue), null_value=None, alternative="greater",
         method=("Projected chi-square" if projected else "Chi-square")
         + " goodness-of-fit test on unary-encoding reports", estimate=None,
         conf_int=None, epsilon=eps, delta=0.0,
