@@ -69,7 +69,7 @@ def startup(code):
 
 
 def main(quick=False):
-    from dpinfer.inference import _ump_kernels
+    from dpinfer.inference.ump import _kernels as _ump_kernels
 
     binom_ump_test(np.array([1.0, 500.0]), 1000, P0, epsilon=EPSILON)  # compile or load once
     binom_ump_ci(np.array([10.3, 60.0]), 50, epsilon=EPSILON)

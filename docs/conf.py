@@ -56,14 +56,13 @@ def _add_validation_gallery(app, docname, source):
 
 
 # --------------------------------------------------------------------------- API page
-# (title, modules whose public names go in the section), in page order.
+# (title, modules whose public names go in the section), in page order.  A module
+# named in _API_SECTION_OF goes to that section whatever its package.
 _API_GROUPS = [
     ("One entry point", ("dpinfer.inference.prop",)),
     ("DP-UMP inference for Tulap releases", ("dpinfer.inference.ump",)),
-    ("Normal approximation for Laplace releases", ("dpinfer.inference.normal",
-                                                  "dpinfer.inference._normal_two_sample")),
-    ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi", "dpinfer.inference._jimi_two_sample",
-                                      "dpinfer.inference.jimi_draws")),
+    ("Normal approximation for Laplace releases", ("dpinfer.inference.normal",)),
+    ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi",)),
     ("Contingency tables", ("dpinfer.inference.table", "dpinfer.releasers.table")),
     ("Logistic regression from a private table", ("dpinfer.inference.logistic",)),
     ("Local differential privacy", ("dpinfer.inference.local", "dpinfer.releasers.local",
@@ -79,6 +78,9 @@ _API_GROUPS = [
 ]
 
 
+_API_SECTION_OF = {"dpinfer.inference.local._robust": "Robust and other inference"}
+
+
 def _api_listing():
     """reST for every name in ``dpinfer.__all__``, grouped by defining module."""
     import inspect
@@ -88,7 +90,12 @@ def _api_listing():
         names = []
         for name in dpinfer.__all__:
             module = getattr(getattr(dpinfer, name), "__module__", "") or ""
-            if name not in placed and any(module == p or module.startswith(p + ".") for p in prefixes):
+            wanted = _API_SECTION_OF.get(module)
+            if wanted is not None:
+                fits = wanted == title
+            else:
+                fits = any(module == p or module.startswith(p + ".") for p in prefixes)
+            if name not in placed and fits:
                 names.append(name)
         if names:
             placed.update(names)

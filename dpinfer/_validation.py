@@ -18,7 +18,88 @@ import numpy as np
 
 __all__ = []  # private module
 
+
+# --------------------------------------------------------------------------- named messages
+class _Name:
+    """A Python name inside a message, kept as data so that another front end can spell it.
+
+    ``kind`` is 'argument' (a parameter, ```epsilon```), 'setting' (a parameter with
+    its value, ``alternative='greater'``), 'method' (the functions of one inference
+    method, ``binom_ump_test``) or 'call' (a call of a public function).  ``python``
+    is how the message spells it for Python users; the ``dpinfer`` command spells
+    it as an option (``--epsilon``, ``--alternative greater``, ``--method ump``).
+    """
+
+    __slots__ = ("kind", "name", "value", "python")
+
+    def __init__(self, kind, name, value=None, python=None):
+        self.kind, self.name, self.value = kind, name, value
+        self.python = python if python is not None else f"`{name}`"
+
+    def __str__(self):
+        return self.python
+
+    def __repr__(self):
+        return f"_Name({self.kind!r}, {self.name!r}, {self.value!r}, {self.python!r})"
+
+
+def _arg(name):
+    """An argument's name in a message: ```name``` for Python users."""
+    return _Name("argument", name)
+
+
+def _setting(name, value, python=None):
+    """``name=value`` in a message (``alternative='greater'``); ``python`` overrides the spelling."""
+    return _Name("setting", name, value, python if python is not None else f"{name}={value!r}")
+
+
+def _method(method, python):
+    """The functions of one inference method (``python``, e.g. 'binom_ump_test') in a message."""
+    return _Name("method", "method", method, python)
+
+
+def _call(function, python):
+    """A call of the public ``function`` in a message (``python``, e.g. 'binom_ump_power(p0, n, p0, ...)')."""
+    return _Name("call", function, None, python)
+
+
+class _NamedMessage:
+    """A message made of text and :class:`_Name` parts (mixed into exceptions and warnings).
+
+    ``str()`` is the message for Python users, as before; ``argument`` is the name of
+    the argument at fault (the first argument named, unless given), or None; ``parts``
+    the text and names, from which :meth:`spelled` builds the message another front
+    end shows.  Built from one plain string, it is that string with no names.
+    """
+
+    def __init__(self, *parts, argument=None):
+        parts = tuple(parts)
+        super().__init__("".join(map(str, parts)))
+        self.parts = parts
+        if argument is None:
+            argument = next((p.name for p in parts if isinstance(p, _Name) and p.kind == "argument"), None)
+        self.argument = argument
+
+    def spelled(self, spell):
+        """The message with every name spelt by ``spell(name)`` (a :class:`_Name` -> str)."""
+        return "".join(spell(p) if isinstance(p, _Name) else p for p in self.parts)
+
+
+class DPInferValueError(_NamedMessage, ValueError):
+    """A ``ValueError`` whose message names its argument as data (``argument``, ``parts``)."""
+
+
+class DPInferTypeError(_NamedMessage, TypeError):
+    """A ``TypeError`` whose message names its argument as data (``argument``, ``parts``)."""
+
 _ALTERNATIVES = ("two-sided", "less", "greater")
+
+#: Other tools' spellings of an alternative -> the hint given with the refusal (R, statsmodels)
+_ALTERNATIVE_HINTS = {
+    "two.sided": "R's 'two.sided' is spelled 'two-sided' here",
+    "larger": "statsmodels' 'larger' is 'greater' here",
+    "smaller": "statsmodels' 'smaller' is 'less' here",
+}
 
 
 def _show(value):
@@ -47,8 +128,8 @@ def _to_float(value, name):
     try:
         return float(value)
     except OverflowError:
-        raise ValueError(
-            f"`{name}` must be a finite real number within the range of doubles (|x| < 1.8e308); "
+        raise DPInferValueError(
+            _arg(name), f" must be a finite real number within the range of doubles (|x| < 1.8e308); "
             f"got {_show(value)}."
         ) from None
 
@@ -58,11 +139,11 @@ def _check_real(value, name, *, finite=True):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if not _is_real_scalar(value):
-        raise TypeError(f"`{name}` must be a real number; got {_show(value)}.")
+        raise DPInferTypeError(_arg(name), f" must be a real number; got {_show(value)}.")
     value = _to_float(value, name)
     if np.isnan(value) or (finite and not np.isfinite(value)):
         rule = "a finite real number" if finite else "a real number, not NaN"
-        raise ValueError(f"`{name}` must be {rule}; got {value!r}.")
+        raise DPInferValueError(_arg(name), f" must be {rule}; got {value!r}.")
     return value
 
 
@@ -77,11 +158,11 @@ def _check_epsilon(epsilon, name="epsilon"):
     """
     value = _check_real(epsilon, name, finite=False)
     if not (0.0 < value < np.inf):
-        raise ValueError(f"`{name}` must be a positive finite number; got {value!r}.")
+        raise DPInferValueError(_arg(name), f" must be a positive finite number; got {value!r}.")
     low, high = _EPSILON_RANGE
     if not (low <= value <= high):
-        raise ValueError(
-            f"`{name}` must lie in [{low:g}, {high:g}] (outside it the noise scale 1/epsilon "
+        raise DPInferValueError(
+            _arg(name), f" must lie in [{low:g}, {high:g}] (outside it the noise scale 1/epsilon "
             f"cannot be represented usefully in double precision); got {value!r}."
         )
     return value
@@ -91,7 +172,7 @@ def _check_delta(delta, name="delta"):
     """Approximate-DP slack: a real number in [0, 1)."""
     value = _check_real(delta, name)
     if not (0.0 <= value < 1.0):
-        raise ValueError(f"`{name}` must lie in [0, 1); got {value!r}.")
+        raise DPInferValueError(_arg(name), f" must lie in [0, 1); got {value!r}.")
     return value
 
 
@@ -102,10 +183,10 @@ def _check_probability(p, name, *, open_low=False, open_high=False):
     hi_ok = value < 1.0 if open_high else value <= 1.0
     if not (lo_ok and hi_ok):
         interval = ("(" if open_low else "[") + "0, 1" + (")" if open_high else "]")
-        raise ValueError(f"`{name}` must lie in {interval}; got {value!r}.")
+        raise DPInferValueError(_arg(name), f" must lie in {interval}; got {value!r}.")
     if 0.0 < value < 1e-300:
         # Logs, odds and reciprocals of such values overflow or lose every digit.
-        raise ValueError(f"`{name}` must be 0 or at least 1e-300; got {value!r}.")
+        raise DPInferValueError(_arg(name), f" must be 0 or at least 1e-300; got {value!r}.")
     return value
 
 
@@ -113,7 +194,7 @@ def _check_positive(value, name):
     """A positive finite real number (a sensitivity, a scale)."""
     value = _check_real(value, name, finite=False)
     if not (0.0 < value < np.inf):
-        raise ValueError(f"`{name}` must be a positive finite number; got {value!r}.")
+        raise DPInferValueError(_arg(name), f" must be a positive finite number; got {value!r}.")
     return value
 
 
@@ -122,7 +203,7 @@ def _check_confidence_level(confidence_level, name="confidence_level"):
     value = _check_real(confidence_level, name)
     if not (0.0 < value < 1.0):
         hint = " (give 0.95, not 95)" if 1.0 < value <= 100.0 else ""
-        raise ValueError(f"`{name}` must lie in the open interval (0, 1){hint}; got {value!r}.")
+        raise DPInferValueError(_arg(name), f" must lie in the open interval (0, 1){hint}; got {value!r}.")
     return value
 
 
@@ -130,33 +211,33 @@ def _check_alpha(alpha, name="alpha"):
     """A significance level strictly between 0 and 1, at least 1e-300."""
     value = _check_real(alpha, name)
     if not (0.0 < value < 1.0):
-        raise ValueError(f"`{name}` must lie in the open interval (0, 1); got {value!r}.")
+        raise DPInferValueError(_arg(name), f" must lie in the open interval (0, 1); got {value!r}.")
     if value < 1e-300:
         # Logs and reciprocals of subnormal levels overflow (as for _check_probability).
-        raise ValueError(f"`{name}` must be at least 1e-300; got {value!r}.")
+        raise DPInferValueError(_arg(name), f" must be at least 1e-300; got {value!r}.")
     return value
 
 
 def _check_choice(value, name, choices, hint=""):
     """``value`` is one of the strings ``choices``; ``hint`` is appended to the ValueError."""
     if not isinstance(value, str):
-        raise TypeError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {_show(value)}.")
+        raise DPInferTypeError(_arg(name), f" must be one of {', '.join(map(repr, choices))}; got {_show(value)}.")
     if value not in choices:
-        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.{hint}")
+        raise DPInferValueError(_arg(name), f" must be one of {', '.join(map(repr, choices))}; got {value!r}.{hint}")
     return value
 
 
 def _check_alternative(alternative, name="alternative"):
     """One of 'two-sided', 'less', 'greater' (scipy's spelling, no abbreviations)."""
     if not isinstance(alternative, str):
-        raise TypeError(
-            f"`{name}` must be one of {', '.join(map(repr, _ALTERNATIVES))}; "
+        raise DPInferTypeError(
+            _arg(name), f" must be one of {', '.join(map(repr, _ALTERNATIVES))}; "
             f"got {_show(alternative)}."
         )
     if alternative not in _ALTERNATIVES:
-        hint = " (R's 'two.sided' is spelled 'two-sided' here)" if alternative == "two.sided" else ""
-        raise ValueError(
-            f"`{name}` must be one of {', '.join(map(repr, _ALTERNATIVES))}{hint}; "
+        hint = f" ({_ALTERNATIVE_HINTS[alternative]})" if alternative in _ALTERNATIVE_HINTS else ""
+        raise DPInferValueError(
+            _arg(name), f" must be one of {', '.join(map(repr, _ALTERNATIVES))}{hint}; "
             f"got {alternative!r}."
         )
     return alternative
@@ -167,19 +248,19 @@ def _check_int(value, name, *, minimum=0, maximum=2**53):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if isinstance(value, (bool, np.bool_)) or not _is_real_scalar(value):
-        raise TypeError(f"`{name}` must be an integer; got {_show(value)}.")
+        raise DPInferTypeError(_arg(name), f" must be an integer; got {_show(value)}.")
     if isinstance(value, (numbers.Integral, np.integer)):
         out = operator.index(value)
     else:
         fvalue = _to_float(value, name)
         if not np.isfinite(fvalue) or fvalue != np.floor(fvalue):
-            raise ValueError(f"`{name}` must be a whole number; got {fvalue!r}.")
+            raise DPInferValueError(_arg(name), f" must be a whole number; got {fvalue!r}.")
         out = int(fvalue)
     if out < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {_show(out)}.")
+        raise DPInferValueError(_arg(name), f" must be an integer >= {minimum}; got {_show(out)}.")
     if out > maximum:
         # Beyond 2**53 doubles cannot hold every integer, and numpy's int64 ends at 2**63.
-        raise ValueError(f"`{name}` must be an integer <= {maximum}; got {_show(out)}.")
+        raise DPInferValueError(_arg(name), f" must be an integer <= {maximum}; got {_show(out)}.")
     return out
 
 
@@ -198,30 +279,30 @@ def _check_n_sim(n_sim, name="n_sim", *, allow_none=True):
 def _as_real_array(value, name, *, finite=True, ndim_max=None):
     """A float array from a scalar, list or array of real numbers; rejects NaN (and inf)."""
     if isinstance(value, str) or value is None:
-        raise TypeError(f"`{name}` must be a real number or an array of real numbers; got {_show(value)}.")
+        raise DPInferTypeError(_arg(name), f" must be a real number or an array of real numbers; got {_show(value)}.")
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:  # ragged lists and the like
-        raise TypeError(
-            f"`{name}` must be a real number or an array of real numbers; got {_show(value)}."
+        raise DPInferTypeError(
+            _arg(name), f" must be a real number or an array of real numbers; got {_show(value)}."
         ) from exc
     if arr.dtype == object:
         arr = _object_to_float(arr, value, name)
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise TypeError(
-            f"`{name}` must be a real number or an array of real numbers; "
+        raise DPInferTypeError(
+            _arg(name), f" must be a real number or an array of real numbers; "
             f"got {_show(value)} (dtype {arr.dtype})."
         )
     if ndim_max is not None and arr.ndim > ndim_max:
-        raise ValueError(f"`{name}` must have at most {ndim_max} dimension(s); got shape {arr.shape}.")
+        raise DPInferValueError(_arg(name), f" must have at most {ndim_max} dimension(s); got shape {arr.shape}.")
     if arr.size == 0:
-        raise ValueError(f"`{name}` must not be empty; got shape {arr.shape}.")
+        raise DPInferValueError(_arg(name), f" must not be empty; got shape {arr.shape}.")
     arr = arr.astype(float)
     bad = np.isnan(arr) if not finite else ~np.isfinite(arr)
     if bad.any():
         first = float(arr[bad].flat[0])
         rule = "finite real numbers" if finite else "real numbers, not NaN"
-        raise ValueError(f"`{name}` must contain only {rule}; got {first!r}.")
+        raise DPInferValueError(_arg(name), f" must contain only {rule}; got {first!r}.")
     return arr
 
 
@@ -229,8 +310,8 @@ def _object_to_float(arr, value, name):
     """An object array of real scalars (Fraction, Decimal, ints beyond int64) as floats."""
     flat = arr.ravel()
     if not all(_is_real_scalar(v) for v in flat):
-        raise TypeError(
-            f"`{name}` must be a real number or an array of real numbers; got {_show(value)} (dtype object)."
+        raise DPInferTypeError(
+            _arg(name), f" must be a real number or an array of real numbers; got {_show(value)} (dtype object)."
         )
     return np.array([_to_float(v, name) for v in flat], dtype=float).reshape(arr.shape)
 
@@ -240,10 +321,10 @@ def _as_probability_array(value, name):
     arr = _as_real_array(value, name)
     bad = (arr < 0.0) | (arr > 1.0)
     if bad.any():
-        raise ValueError(f"`{name}` must lie in [0, 1]; got {float(arr[bad].flat[0])!r}.")
+        raise DPInferValueError(_arg(name), f" must lie in [0, 1]; got {float(arr[bad].flat[0])!r}.")
     tiny = (arr > 0.0) & (arr < 1e-300)
     if tiny.any():
-        raise ValueError(f"`{name}` must be 0 or at least 1e-300; got {float(arr[tiny].flat[0])!r}.")
+        raise DPInferValueError(_arg(name), f" must be 0 or at least 1e-300; got {float(arr[tiny].flat[0])!r}.")
     return arr
 
 
@@ -269,21 +350,23 @@ def _data_array(value, name, *, dtype_rule="a real number or an array of real nu
     data are what the release protects (DESIGN.md section 5).
     """
     if isinstance(value, str) or value is None:
-        raise TypeError(f"`{name}` must be {dtype_rule}; got {_kind_of(value)}.")
+        raise DPInferTypeError(_arg(name), f" must be {dtype_rule}; got {_kind_of(value)}.")
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:  # ragged lists and the like
-        raise TypeError(f"`{name}` must be {dtype_rule}; got {_kind_of(value)} that numpy cannot read as one.") from exc
+        raise DPInferTypeError(
+            _arg(name), f" must be {dtype_rule}; got {_kind_of(value)} that numpy cannot read as one.") from exc
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise TypeError(f"`{name}` must be {dtype_rule}; got {_kind_of(arr)}.")
+        raise DPInferTypeError(_arg(name), f" must be {dtype_rule}; got {_kind_of(arr)}.")
     if arr.size == 0:
-        raise ValueError(f"`{name}` must not be empty; got shape {arr.shape}.")
+        raise DPInferValueError(_arg(name), f" must not be empty; got shape {arr.shape}.")
     out = arr.astype(float)
     bad = ~np.isfinite(out)
     if np.issubdtype(arr.dtype, np.integer):
         bad = bad | (np.abs(arr) > 2**53)  # would not survive the float conversion
     if bad.any():
-        raise ValueError(f"`{name}` must contain only finite numbers (at most 2**53 in magnitude); {_position(bad)} is not.")
+        raise DPInferValueError(
+            _arg(name), f" must contain only finite numbers (at most 2**53 in magnitude); {_position(bad)} is not.")
     return out
 
 
@@ -295,10 +378,11 @@ def _check_counts(x, n, name="x", n_name="n"):
     arr = _data_array(x, name)
     bad = arr != np.floor(arr)
     if bad.any():
-        raise ValueError(f"`{name}` must contain whole numbers (counts); {_position(bad)} is not.")
+        raise DPInferValueError(_arg(name), f" must contain whole numbers (counts); {_position(bad)} is not.")
     bad = (arr < 0) | (arr > n)
     if bad.any():
-        raise ValueError(f"`{name}` must lie between 0 and `{n_name}` = {n}; {_position(bad)} does not.")
+        raise DPInferValueError(_arg(name), " must lie between 0 and ", _arg(n_name),
+                                f" = {n}; {_position(bad)} does not.", argument=name)
     return arr.astype(np.int64)
 
 
@@ -307,15 +391,15 @@ def _check_rng(rng, name="rng"):
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, (bool, np.bool_, float, str, np.random.RandomState)):
-        raise TypeError(
-            f"`{name}` must be None, an integer seed, a SeedSequence or a numpy Generator; "
+        raise DPInferTypeError(
+            _arg(name), f" must be None, an integer seed, a SeedSequence or a numpy Generator; "
             f"got {_show(rng)}."
         )
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"`{name}` must be None, an integer seed, a SeedSequence or a numpy Generator; "
+        raise DPInferTypeError(
+            _arg(name), f" must be None, an integer seed, a SeedSequence or a numpy Generator; "
             f"got {_show(rng)}."
         ) from exc
 
@@ -350,8 +434,8 @@ def _check_proportion_scale(pi_hat, n, epsilon, name, *, count_fix):
     if not np.any(bad):
         return
     value = float(arr)
-    raise ValueError(
-        f"`{name}` = {value:.6g} cannot be a Laplace-noised proportion with n = {n} and "
+    raise DPInferValueError(
+        _arg(name), f" = {value:.6g} cannot be a Laplace-noised proportion with n = {n} and "
         f"epsilon = {epsilon:g}: it lies more than {_SCALE_GUARD:g} noise scales outside [0, 1] "
         f"(probability below 1e-21). It looks like a count: give the proportion "
         f"({value:.6g} / {n} = {value / n:.4g}), or {count_fix}."
@@ -372,7 +456,7 @@ def _check_binary(x, name="x"):
     arr = _data_array(arr, name, dtype_rule="0/1 answers (an integer or an array)")
     bad = (arr != 0.0) & (arr != 1.0)
     if bad.any():
-        raise ValueError(f"`{name}` must contain only 0 and 1 (no and yes); {_position(bad)} is not.")
+        raise DPInferValueError(_arg(name), f" must contain only 0 and 1 (no and yes); {_position(bad)} is not.")
     return arr.astype(np.int8)
 
 
@@ -384,8 +468,8 @@ def _check_categories(categories, d, name="categories"):
     arr = _data_array(categories, name, dtype_rule="an integer or an array of integers")
     bad = arr != np.floor(arr)
     if bad.any():
-        raise ValueError(f"`{name}` must contain whole numbers (category labels); {_position(bad)} is not.")
+        raise DPInferValueError(_arg(name), f" must contain whole numbers (category labels); {_position(bad)} is not.")
     bad = (arr < 0) | (arr > d - 1)
     if bad.any():
-        raise ValueError(f"`{name}` must contain labels in {{0, ..., {d - 1}}} (d = {d}); {_position(bad)} is not.")
+        raise DPInferValueError(_arg(name), f" must contain labels in {{0, ..., {d - 1}}} (d = {d}); {_position(bad)} is not.")
     return arr.astype(np.int64)

@@ -296,7 +296,7 @@ def test_mechanism_mismatch_from_a_release_file(capsys, tmp_path):
 
 
 def test_validate_without_checkout_is_a_clear_error(monkeypatch, tmp_path, capsys):
-    from dpinfer import _cli_commands as cli_commands
+    from dpinfer.cli import _commands as cli_commands
     from dpinfer import cli
 
     monkeypatch.setattr(cli_commands, "_validation_dir", lambda: tmp_path / "validation")
@@ -309,16 +309,17 @@ def test_validate_without_checkout_is_a_clear_error(monkeypatch, tmp_path, capsy
 def test_validate_lists_studies_of_the_checkout():
     out = run("validate", "--list")
     assert out.returncode == 0, out.stderr
-    studies = out.stdout.split()
+    lines = out.stdout.splitlines()
     expected = sorted(p.stem for p in (Path(__file__).resolve().parents[1] / "validation").glob("*.py")
                       if not p.stem.startswith("_") and p.stem != "harness")
-    assert studies == expected
+    assert [line.split()[0] for line in lines] == expected
+    assert all(len(line.split()) > 3 for line in lines)  # each study with its one-line description
 
 
 def test_validate_runs_the_study_main_with_its_arguments(monkeypatch, capsys):
     from types import SimpleNamespace
 
-    from dpinfer import _cli_commands as cli_commands
+    from dpinfer.cli import _commands as cli_commands
     from dpinfer import cli
 
     seen = {}
@@ -348,7 +349,7 @@ def test_validate_exit_status_from_what_the_study_returns(monkeypatch, capsys, r
     # an internal error (1) naming the study, not as a usage error (2).
     from types import SimpleNamespace
 
-    from dpinfer import _cli_commands as cli_commands
+    from dpinfer.cli import _commands as cli_commands
     from dpinfer import cli
 
     monkeypatch.setattr(cli_commands, "_studies", lambda folder: ["demo"])

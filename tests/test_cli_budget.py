@@ -120,7 +120,7 @@ def test_concurrent_invocations_never_lose_a_charge(tmp_path):
 
 _KILLED = textwrap.dedent("""
     import sys, time
-    import dpinfer._ledger_file as lf
+    import dpinfer.cli._ledger_file as lf
     from dpinfer.cli import main
 
     def stall(handle):  # the new ledger is in the temporary file, not yet renamed
@@ -161,7 +161,7 @@ def test_ledger_survives_a_process_killed_mid_write(capsys, tmp_path):
 
 def test_ledger_written_before_the_release_is_shown(capsys, tmp_path, monkeypatch):
     # A failure writing the ledger means the release is never printed (no uncharged output).
-    import dpinfer._ledger_file as lf
+    import dpinfer.cli._ledger_file as lf
 
     def broken(handle):
         raise OSError(28, "No space left on device")

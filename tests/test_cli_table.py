@@ -78,7 +78,7 @@ def test_release_table_text_and_budget(capsys, tmp_path):
     assert code == 0, err
     assert "noisy contingency table out of n = 127" in out and "noisy cells:" in out
     assert "budget: spent epsilon = 0.75 of 1" in out
-    from dpinfer._ledger_file import read_budget
+    from dpinfer.cli._ledger_file import read_budget
 
     budget = read_budget(ledger)
     assert budget.spent_epsilon == pytest.approx(0.75) and "site x AE" in ledger.read_text()

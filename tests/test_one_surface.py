@@ -294,7 +294,7 @@ def test_command_reads_its_own_csv_release(capsys, tmp_path):
 def test_validate_accepts_the_readme_study_name(monkeypatch):
     from types import SimpleNamespace
 
-    from dpinfer import _cli_commands as cli_commands
+    from dpinfer.cli import _commands as cli_commands
     from dpinfer import cli
 
     seen = {}

@@ -5,8 +5,8 @@ import pytest
 from scipy.stats import binom
 
 from dpinfer import LaplaceReleaser, Release, Tulap, TulapReleaser, prop_test
-from dpinfer.inference.jimi import binom_jimi_test
-from dpinfer.inference.normal import binom_normal_test
+from dpinfer.inference.jimi._one_sample import binom_jimi_test
+from dpinfer.inference.normal._one_sample import binom_normal_test
 from dpinfer.inference.ump import binom_ump_test
 
 TULAP = TulapReleaser(epsilon=1.0).release(11, 30, rng=2024)
@@ -114,7 +114,7 @@ def test_mechanism_mismatch_is_an_explained_error(release, method, match):
          r"must hold one value for prop_test; got an array of shape \(2,\)"),
         ((TULAP,), {"method": "exact"}, ValueError, r"`method` must be one of 'ump', 'normal', 'jimi'; got 'exact'"),
         ((TULAP,), {"method": 3}, TypeError, r"`method` must be one of"),  # None means the default now
-        ((TULAP, 1.2), {}, ValueError, r"`p0` must lie in \[0, 1\]; got 1.2"),
+        ((TULAP, 1.2), {}, ValueError, r"`p0` must lie in \(0, 1\); got 1.2"),  # the ump rule, as for p0 = 0
         ((TULAP,), {"alternative": "two.sided"}, ValueError, r"'two.sided' is spelled 'two-sided'"),
         ((TULAP,), {"confidence_level": 95}, ValueError, r"give 0.95, not 95"),
         ((TULAP,), {"n_sim": 100}, ValueError, r"`n_sim` and `rng` apply to method='jimi' only"),

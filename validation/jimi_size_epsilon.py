@@ -24,7 +24,7 @@ if __package__ in (None, ""):  # run as a script: make `validation` importable
 
 import numpy as np  # noqa: E402
 
-from dpinfer.inference import _jimi_common, _jimi_exact  # noqa: E402
+from dpinfer.inference.jimi import _common as _jimi_common, _exact as _jimi_exact  # noqa: E402
 from validation import harness  # noqa: E402
 
 STUDY = "jimi_size_epsilon"

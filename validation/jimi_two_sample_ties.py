@@ -31,8 +31,8 @@ if __package__ in (None, ""):  # run as a script: make `validation` importable
 import numpy as np  # noqa: E402
 
 import dpinfer  # noqa: E402
-from dpinfer.inference import _jimi_kernels as K  # noqa: E402
-from dpinfer.inference import _jimi_common, _jimi_exact  # noqa: E402
+from dpinfer.inference.jimi import _kernels as K  # noqa: E402
+from dpinfer.inference.jimi import _common as _jimi_common, _exact as _jimi_exact  # noqa: E402
 from validation import harness  # noqa: E402
 
 STUDY = "jimi_two_sample_ties"

@@ -70,7 +70,7 @@ import numpy as np
 
 from dpinfer import UnaryEncodingReleaser, robust_frequency_estimate
 from dpinfer.inference.local._common import _project_simplex, _unary_debias, _unary_noise_var
-from dpinfer.inference.robust import _THRESHOLD_CONSTANT, _expected_covariance, _threshold_scale
+from dpinfer.inference.local._robust import _THRESHOLD_CONSTANT, _expected_covariance, _threshold_scale
 from dpinfer._ldp_channels import _unary_keep_prob
 
 from .harness import (

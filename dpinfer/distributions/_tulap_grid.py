@@ -68,6 +68,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._validation import DPInferValueError, _arg
+
 __all__ = []  # private module
 
 _MAX_BITS = 40
@@ -192,8 +194,8 @@ def _tulap_grid(n, epsilon, delta):
     width = n + bound + 1
     bits = min(_MAX_BITS, 52 - width.bit_length())
     if width >= _MAX_WIDTH or bits < 1:
-        raise ValueError(
-            f"`n` = {n} with `epsilon` = {epsilon!r} is too large for an exact release: the "
+        raise DPInferValueError(
+            _arg("n"), f" = {n} with ", _arg("epsilon"), f" = {epsilon!r} is too large for an exact release: the "
             f"count plus its noise range must stay below 2**51 (here n + {bound}); use a larger "
             "epsilon or a smaller n."
         )
@@ -201,8 +203,8 @@ def _tulap_grid(n, epsilon, delta):
         cut = math.ceil(cut_point * 2.0**bits * (1.0 + 2.0**-45)) + 1
         q_h, one_minus_q_h = _masses(epsilon, cut * 2.0**-bits)
         if not (q_h < 1.0 and one_minus_q_h > 0.0):
-            raise ValueError(
-                f"`epsilon` = {epsilon!r} with `delta` = {delta!r} gives a Tulap law that doubles "
+            raise DPInferValueError(
+                _arg("epsilon"), f" = {epsilon!r} with ", _arg("delta"), f" = {delta!r} gives a Tulap law that doubles "
                 "cannot represent (the truncated mass rounds to 1); use a larger epsilon or a "
                 "smaller delta."
             )

@@ -258,7 +258,9 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
         if not defaulted:
             raise
         raise ValueError(f"`method` defaults to 'ump' for one released value, and {exc}") from None
-    p0 = _check_probability(p0, "p0")
+    # the method's own rule, so that every out-of-range p0 is refused with one interval:
+    # (0, 1) for the exact and normal tests, [0, 1] for DP-JIMI (which tests p0 = 0 or 1)
+    p0 = _check_probability(p0, "p0", open_low=method != "jimi", open_high=method != "jimi")
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = _check_n_sim(n_sim)

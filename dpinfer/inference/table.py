@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import _check_n_sim, _check_rng, _show
+from .._validation import DPInferValueError, _arg, _check_n_sim, _check_rng, _show
 from ..results import HTestResult
 from ._release_args import _with_provenance
 
@@ -52,8 +52,8 @@ def _resolve_table(release, n_sim, name="release"):
             f"`{name}` must hold one r x c table; got shape {z.shape}. Test the tables of a stack one at a time.")
     n_sim = _check_n_sim(n_sim, allow_none=False)
     if n_sim * z.size > _MAX_SIM_CELLS:
-        raise ValueError(
-            f"`n_sim` times the number of cells must be at most {_MAX_SIM_CELLS:_} (the simulated tables are "
+        raise DPInferValueError(
+            _arg("n_sim"), " times the number of cells must be at most {_MAX_SIM_CELLS:_} (the simulated tables are "
             f"held in memory at once); got n_sim = {n_sim!r} for {z.size} cells.")
     return z, release.sensitivity / release.epsilon, release.n, release.epsilon, n_sim
 
@@ -127,7 +127,7 @@ def _result(stat, pvalue, method, release, n, statistic_name, n_sim):
         method=method, estimate=None, conf_int=None, epsilon=release.epsilon, delta=release.delta,
         data_name=(f"noisy {r} x {c} table ({total}, Laplace scale "
                    f"{release.sensitivity / release.epsilon:.4g} per cell)"),
-        statistic_name=statistic_name, null_name="association between rows and columns",
+        statistic_name=statistic_name, estimate_name="", null_name="association between rows and columns",
         mechanism="Laplace", n_sim=n_sim
     )
     return _with_provenance(result, [release])  # hardened or seeded path, unit of privacy

@@ -32,7 +32,7 @@ from fractions import Fraction
 import numpy as np
 
 from .._exact_noise import _GeneratorBits, _clip_to_int64, _discrete_laplace, _os_bits
-from .._validation import _check_rng
+from .._validation import DPInferValueError, _arg, _check_rng
 from .._warnings import PrivacyWarning
 
 __all__ = []  # private module
@@ -56,8 +56,8 @@ def _bit_source(secure, rng, epsilon=None):
     if secure is not None and not isinstance(secure, (bool, np.bool_)):
         raise TypeError(f"`secure` must be True, False or None; got {secure!r}.")
     if epsilon is not None and epsilon < _MIN_EPSILON:
-        raise ValueError(
-            f"`epsilon` must be at least {_MIN_EPSILON:g} for a release; got {epsilon!r}. Its "
+        raise DPInferValueError(
+            _arg("epsilon"), f" must be at least {_MIN_EPSILON:g} for a release; got {epsilon!r}. Its "
             "noise, of scale 1 / epsilon, would overflow the 64-bit integers that carry it exactly."
         )
     if secure is None:

@@ -15,7 +15,7 @@ from dpinfer import (
     binom_jimi_ci,
     binom_jimi_test,
 )
-from dpinfer.inference._jimi_kernels import (
+from dpinfer.inference.jimi._kernels import (
     _draw_theta,
     _exact_cdf,
     _exact_quantile,
@@ -403,7 +403,7 @@ def test_release_far_outside_the_unit_interval_gives_the_point_masses():
 
 def test_exact_path_in_blocks_equals_one_block(monkeypatch):
     # The exact path processes releases in blocks; block size must not change answers.
-    from dpinfer.inference import _jimi_common
+    from dpinfer.inference.jimi import _common as _jimi_common
 
     pi = np.linspace(-0.2, 1.2, 23)
     whole = binom_jimi_test(pi, 30, p0=0.3, epsilon=1.0, n_sim=None)

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from dpinfer import HTestResult, LaplaceReleaser, TulapReleaser, binom2_jimi_ci, binom2_jimi_test
-from dpinfer.inference._jimi_kernels import _draw_theta, _exact_cdf, _mass_one, _mass_zero
-from dpinfer.inference._jimi_two_sample import _spawn_pair
+from dpinfer.inference.jimi._kernels import _draw_theta, _exact_cdf, _mass_one, _mass_zero
+from dpinfer.inference.jimi._two_sample import _spawn_pair
 
 
 def _difference_cdf(d, pi1, n1, eps1, pi2, n2, eps2, cells=800):
@@ -142,7 +142,7 @@ def test_exact_two_sample_law_against_mpmath(case):
     # tests/reference/make_jimi2.py: nested mpmath tanh-sinh quadrature at 20 digits.
     # The Gauss-Legendre panels (one-sample parts ~1e-12, the outer panels graded
     # towards 0 and 1) must agree to 1e-8 absolute (the requirement).
-    from dpinfer.inference import _jimi_kernels as k
+    from dpinfer.inference.jimi import _kernels as k
 
     lt, tie, gt = k._two_exact(*case["args"])
     assert abs(lt - case["lt"]) < 1e-8
@@ -163,7 +163,7 @@ def test_exact_two_sample_pvalue_is_the_limit_of_the_draws():
 def test_exact_two_sample_interval_endpoints_are_quantiles():
     # The bounds of the exact interval are the 2.5% and 97.5% quantiles of the exact law:
     # P(D <= low) >= 0.025 > P(D < low) up to the root finder's 1e-12 in d.
-    from dpinfer.inference import _jimi_kernels as k
+    from dpinfer.inference.jimi import _kernels as k
 
     args = (0.4, 30, 1.0, 0.3, 40, 1.0)
     ci = binom2_jimi_ci(args[0], args[1], args[3], args[4], epsilon1=1.0, epsilon2=1.0, n_sim=None)

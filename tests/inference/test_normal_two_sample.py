@@ -1,4 +1,4 @@
-"""Tests of the two-sample normal-approximation test (dpinfer.inference._normal_two_sample).
+"""Tests of the two-sample normal-approximation test (dpinfer.inference.normal._two_sample).
 
 Expected values come from tests/reference/normal_values.json (mpmath, 50 digits,
 made by tests/reference/make_normal.py without importing dpinfer), from hand

@@ -16,8 +16,8 @@ from scipy import stats
 import dpinfer
 from dpinfer import ApproximationWarning
 from dpinfer.cli import main
-from dpinfer.inference import _jimi_common, _jimi_exact, _jimi_kernels
-from dpinfer.inference import _normal_kernels as normal
+from dpinfer.inference.jimi import _common as _jimi_common, _exact as _jimi_exact, _kernels as _jimi_kernels
+from dpinfer.inference.normal import _kernels as normal
 from dpinfer.inference.local import _randomized_response
 
 

@@ -16,7 +16,7 @@ from scipy import optimize
 import dpinfer
 from dpinfer import RobustEstimate, UnaryEncodingReleaser, robust_frequency_estimate
 from dpinfer.inference.local._common import _unary_noise_var
-from dpinfer.inference.robust import (
+from dpinfer.inference.local._robust import (
     _expected_covariance,
     _shorth_centre,
     _spectral_filter,

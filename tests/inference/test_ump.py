@@ -26,7 +26,7 @@ from dpinfer import (
     binom_ump_sample_size,
     binom_ump_test,
 )
-from dpinfer.inference._ump_intervals import _log_tulap_mgf, _outside_window
+from dpinfer.inference.ump._intervals import _log_tulap_mgf, _outside_window
 
 REF_PATH = Path(__file__).parents[1] / "reference" / "ump_values.json"
 REF = json.loads(REF_PATH.read_text())
@@ -587,7 +587,7 @@ def test_interval_kernel_takes_separate_releases_for_the_two_ends(alternative, m
     """The internal interval routine takes one release for the lower end and one for the
     upper end (a release known to a grid cell [z - h/2, z + h/2]); each end equals that
     end of the interval of its own release, and equal arrays give the plain intervals."""
-    from dpinfer.inference._ump_intervals import _ci_array
+    from dpinfer.inference.ump._intervals import _ci_array
 
     n, eps = 30, 1.0
     z_low = np.array([-3.0, -0.4, 0.2, 11.1, 29.7, 30.5, 33.0])
@@ -611,7 +611,7 @@ def test_intervals_are_the_union_over_the_cell(alternative):
     the continuous interval at z - h/2 and the upper end at z + h/2, every accepted theta of
     the cell is inside, and the p-value at an end crosses the level (grid-law rule)."""
     from dpinfer.distributions._tulap_grid import _tulap_grid
-    from dpinfer.inference._ump_intervals import _ci_array
+    from dpinfer.inference.ump._intervals import _ci_array
 
     n, eps = 30, 1.0
     h = _tulap_grid(n, eps, 0.0).step

@@ -11,8 +11,8 @@ alone); here both paths are run in the same process.
 import numpy as np
 import pytest
 
-from dpinfer.inference import _ump_kernels as kernels
-from dpinfer.inference._ump_intervals import _ci_array
+from dpinfer.inference.ump import _kernels as kernels
+from dpinfer.inference.ump._intervals import _ci_array
 
 pytest.importorskip("numba")
 

@@ -58,7 +58,7 @@ def _help(module, capsys):
 
 
 def test_the_table_lists_every_study():
-    from dpinfer import _cli_commands as cli_commands
+    from dpinfer.cli import _commands as cli_commands
 
     assert sorted(STUDIES) == cli_commands._studies(cli_commands._validation_dir())
 

@@ -3,7 +3,8 @@
 One private module per mechanism family, re-exported here: ``_randomized_response``
 (Warner's RR, the two-coin protocol, the two-sample test), ``_krr`` (k-ary RR),
 ``_unary`` (unary encoding), ``_laplace`` (local Laplace mean), ``_histogram``
-(local-DP histogram density), and ``_common`` for the kernels they share
+(local-DP histogram density), ``_robust`` (the spectral filter for contaminated
+batches of reports), and ``_common`` for the kernels they share
 (debiasing, simplex projection, simultaneous intervals, input checks).
 
 The privacy parameter is called ``epsilon`` throughout (``alpha`` in Duchi, Jordan &
@@ -38,6 +39,7 @@ from ._randomized_response import (
     rr_proportion_test,
     rr_two_sample_test,
 )
+from ._robust import RobustEstimate, robust_frequency_estimate
 from ._unary import (
     unary_frequency_ci,
     unary_frequency_cov,
@@ -46,6 +48,7 @@ from ._unary import (
 )
 
 __all__ = [
+    "RobustEstimate",
     "krr_frequency_ci",
     "krr_frequency_cov",
     "krr_frequency_estimate",
@@ -56,6 +59,7 @@ __all__ = [
     "local_laplace_mean_estimate",
     "local_laplace_mean_se",
     "project_to_simplex",
+    "robust_frequency_estimate",
     "rr_proportion_ci",
     "rr_proportion_estimate",
     "rr_proportion_se",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..._validation import _check_choice
+from ..._validation import DPInferValueError, _arg, _check_choice
 from ...distributions._tulap_law import tulap_grid
 from ...distributions.tulap import Tulap
 
@@ -21,7 +21,7 @@ def _noise(epsilon, delta, n=None):
     """
     if epsilon < _MIN_EPSILON:
         # the exact sums span about 40 / epsilon counts of x around z
-        raise ValueError(f"`epsilon` must be at least {_MIN_EPSILON:g} (per unit of count, i.e. "
+        raise DPInferValueError(_arg("epsilon"), f" must be at least {_MIN_EPSILON:g} (per unit of count, i.e. "
                          "epsilon / sensitivity) for the exact DP-UMP sums (their window spans about "
                          f"40 / epsilon counts); got {epsilon!r} per unit.")
     if n is not None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._validation import (
+    DPInferValueError,
+    _arg,
     _as_probability_array,
     _check_alpha,
     _check_alternative,
@@ -14,9 +16,10 @@ from ..._validation import (
     _check_probability,
     _check_sensitivity,
     _scalar_or_array,
+    _setting,
 )
 from ...distributions._tulap_law import log_tails, unit_privacy
-from .._ump_kernels import (
+from ._kernels import (
     _brentq,
     _find_bracket,
     _noise_sd,
@@ -378,7 +381,8 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
     alpha = _check_alpha(alpha)
     power = _check_real(power, "power")
     if not (alpha < power < 1.0):
-        raise ValueError(f"`power` must lie strictly between `alpha` = {alpha} and 1; got {power!r}.")
+        raise DPInferValueError(_arg("power"), " must lie strictly between ", _arg("alpha"),
+                                f" = {alpha} and 1; got {power!r}.")
     alternative = _check_alternative(alternative)
     two_sided_method = _check_two_sided_method(two_sided_method, _TWO_SIDED_POWER_METHODS)
     wrong_side = ((alternative == "greater" and theta1 <= p0)
@@ -386,8 +390,8 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
                   or (alternative == "two-sided" and theta1 == p0))
     if wrong_side:
         rule = {"greater": "> p0", "less": "< p0", "two-sided": "!= p0"}[alternative]
-        raise ValueError(f"`theta1` must be {rule} for alternative={alternative!r}; "
-                         f"got theta1={theta1!r}, p0={p0!r}.")
+        raise DPInferValueError(_arg("theta1"), f" must be {rule} for ", _setting("alternative", alternative),
+                                f"; got theta1={theta1!r}, p0={p0!r}.")
     log_b, q = _noise(*unit_privacy(epsilon, delta, _check_sensitivity(sensitivity)))
 
     def pw(n):

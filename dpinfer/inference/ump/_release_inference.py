@@ -18,8 +18,8 @@ from ...distributions._tulap_law import unit_privacy
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
 from .._release_args import _release_first
-from .._ump_intervals import _ci_array
-from .._ump_kernels import _log_pvalue, _log_pvalue_greater, _log_pvalue_less
+from ._intervals import _ci_array
+from ._kernels import _log_pvalue, _log_pvalue_greater, _log_pvalue_less
 from ._common import _check_two_sided_method, _half_step, _noise, _sensitivity_text
 
 __all__ = ["binom_ump_ci", "binom_ump_test"]

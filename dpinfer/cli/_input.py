@@ -70,7 +70,7 @@ def _count_rows(reader, path, column):
     if column not in reader.fieldnames:
         raise _UsageError(
             f"column {column!r} not found in {path!r}; its columns are "
-            f"{', '.join(map(repr, reader.fieldnames))}."
+            f"{', '.join(map(repr, reader.fieldnames))}.{_delimiter_hint(reader.fieldnames)}"
         )
     x = n = 0
     for row in reader:
@@ -89,6 +89,18 @@ def _count_rows(reader, path, column):
     return x, n
 
 
+def _delimiter_hint(cells):
+    """A hint when a CSV row read with commas is one cell holding semicolons or tabs (a header, public)."""
+    if len(cells) != 1:
+        return ""
+    for mark, name in ((";", "semicolon"), ("\t", "tab")):
+        if mark in cells[0]:
+            return (f" The file looks {name}-separated (as spreadsheets write it in some locales); "
+                    "dpinfer reads comma-separated files: save it as CSV with commas (in R, "
+                    "write.csv).")
+    return ""
+
+
 # --------------------------------------------------------------------------- tables
 #: Largest table CSV file read (characters); a table of counts is a few hundred.
 _MAX_TABLE_CHARS = 1 << 20
@@ -97,8 +109,11 @@ _MAX_COUNT_DIGITS = 15
 _WHOLE = re.compile(r"\+?[0-9]+")
 
 
-def _table_from_csv(path, *, confidential):
+def _table_from_csv(path, *, confidential, with_names=False):
     """The r x c table in a CSV file: counts (``confidential``) or released noisy cells.
+
+    With ``with_names``, ``(table, row_names, column_names)``: the labels of the header
+    row and the row-name column, each None when the file has none.
 
     Layout (R's ``write.csv`` of a matrix, or bare numbers): an optional header
     row and an optional row-name column.  The first row is a header when its
@@ -142,6 +157,8 @@ def _table_from_csv(path, *, confidential):
             return False
 
     first = rows[0][1]
+    if len(first) == 1 and _delimiter_hint(first) and not number(first[0]):
+        raise _UsageError(f"{what} file {path!r} has one column only.{_delimiter_hint(first)}")
     header = (not first[0] or not number(first[0])) and not any(number(c) for c in first[1:])
     data = rows[1:] if header else rows
     if not data:
@@ -192,17 +209,24 @@ def _table_from_csv(path, *, confidential):
             "and 2 columns.")
     import numpy as np
 
-    return np.array(values, dtype=np.int64 if confidential else float)
+    table = np.array(values, dtype=np.int64 if confidential else float)
+    if not with_names:
+        return table
+    row_names = [row[0] for _, row in data] if names else None
+    column_names = (first[start:] if len(first) == width else first) if header else None
+    return table, row_names, column_names
 
 
 _RELEASE_FIELDS = ("value", "mechanism", "epsilon", "delta", "sensitivity", "n", "kind")
 
 
-def _releases_from_file(path):
+def _releases_from_file(path, *, labels=False):
     """The Releases in a file written by ``dpinfer release --format json`` or ``--format csv``.
 
     JSON holds one release (an object) or several (a list of objects); CSV holds one
-    release per row under the header ``value,mechanism,epsilon,...``.
+    release per row under the header ``value,mechanism,epsilon,...``.  With
+    ``labels``, ``(releases, labels)``: for each release, the ``(row_names,
+    column_names)`` a table release records (see :func:`_table_labels`).
     """
     try:
         if path == "-":
@@ -240,7 +264,23 @@ def _releases_from_file(path):
             raise _UsageError(f"release file {path!r} cannot be read as CSV: {exc}.") from exc
         if not rows:
             raise _UsageError(f"release file {path!r} has a header but no releases.")
-    return [_release_from_record(row, path) for row in rows]
+    releases = [_release_from_record(row, path) for row in rows]
+    if not labels:
+        return releases
+    return releases, [_table_labels(row, release, path) for row, release in zip(rows, releases)]
+
+
+def _table_labels(record, release, path):
+    """(row_names, column_names) of a table release record: lists of r and c strings, or None."""
+    out = []
+    for key, size in (("row_names", 0), ("column_names", 1)):
+        names = record.get(key) if release.kind == "table" else None
+        if names is not None and not (isinstance(names, list) and all(isinstance(v, str) for v in names)
+                                      and len(names) == release.value.shape[size]):
+            raise _UsageError(f"release file {path!r}: {key} must be a list of {release.value.shape[size]} "
+                              "strings (as 'dpinfer release --table' writes), or absent.")
+        out.append(names)
+    return tuple(out)
 
 
 def _typed_csv_row(row, path, line):
@@ -262,8 +302,8 @@ def _typed_csv_row(row, path, line):
 
 def _release_from_record(data, path):
     """A Release from one JSON object / CSV row written by ``dpinfer release``."""
-    from ._validation import _check_delta, _check_epsilon, _check_int, _check_positive, _check_real
-    from .releasers.release import Release
+    from .._validation import _check_delta, _check_epsilon, _check_int, _check_positive, _check_real
+    from ..releasers.release import Release
 
     missing = [k for k in _RELEASE_FIELDS if not isinstance(data, dict) or k not in data]
     if missing:
@@ -291,8 +331,8 @@ def _table_release_from_record(data, path):
     """A Release of kind 'table' from the JSON that 'dpinfer release --table' writes."""
     import numpy as np
 
-    from ._validation import _check_epsilon, _check_int, _check_positive
-    from .releasers.release import Release
+    from .._validation import _check_epsilon, _check_int, _check_positive
+    from ..releasers.release import Release
 
     value = data["value"]
     rows = value if isinstance(value, list) and all(isinstance(row, list) for row in value) else None
@@ -319,7 +359,7 @@ def _releases_from_args(args, loaded=None):
 
     ``loaded``: the releases of --release FILE when the caller has read it already.
     """
-    from .inference._command import release_from_numbers as _release_from_numbers
+    from ..inference._command import release_from_numbers as _release_from_numbers
 
     typed = {"--value": args.value, "--n": args.n, "--epsilon": args.epsilon}
     if args.release is not None:
@@ -359,7 +399,7 @@ def _releases_from_args(args, loaded=None):
 
 def _check_typed_scale(value, n, epsilon, method):
     """Catch a count typed where a proportion belongs, or (a warning) the reverse."""
-    from ._validation import _SCALE_GUARD
+    from .._validation import _SCALE_GUARD
 
     if not (math.isfinite(value) and isinstance(n, int) and n >= 1 and epsilon and epsilon > 0):
         return  # the method's own checks name the bad argument
@@ -381,7 +421,7 @@ def _check_typed_scale(value, n, epsilon, method):
 
 def _check_file_scale(release, path, method):
     """A release file whose 'proportion' could only be a count is refused (see _check_typed_scale)."""
-    from ._validation import _SCALE_GUARD
+    from .._validation import _SCALE_GUARD
 
     value, n, epsilon = release.value, release.n, release.epsilon
     margin = _SCALE_GUARD / (epsilon * n)
@@ -403,7 +443,7 @@ _NEEDS = {
 
 def _check_cli_release(release, method):
     """The release fits --method; otherwise say which --method fits it, in command terms."""
-    from .inference._command import METHODS as _METHODS
+    from ..inference._command import METHODS as _METHODS
 
     if release.kind == "table":
         raise _UsageError("a release of kind 'table' is tested with 'dpinfer test' (a test of "

@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 
-from .._validation import _check_alternative, _check_confidence_level
-from ..budget._charging import check_two_sample_composition, two_sample_privacy
-from ..results import ConfidenceInterval, HTestResult
-from ._normal_kernels import (
+from ..._validation import _check_alternative, _check_confidence_level
+from ...budget._charging import check_two_sample_composition, two_sample_privacy
+from ...results import ConfidenceInterval, HTestResult
+from ._kernels import (
     _METHOD_TWO,
     _check_one_sided_level,
     _from_release_or_numbers,
@@ -18,7 +18,7 @@ from ._normal_kernels import (
     _pvalue_from_z,
     _two_sided_z,
 )
-from ._release_args import _release_first
+from .._release_args import _release_first
 
 __all__ = [
     "binom2_normal_test",

@@ -13,8 +13,20 @@ import warnings
 import numpy as np
 from scipy.stats import binom, norm
 
-from .._validation import _as_real_array, _check_epsilon, _check_int, _check_proportion_scale, _show
-from ..releasers.release import Release
+from ..._validation import (
+    DPInferValueError,
+    _arg,
+    _as_real_array,
+    _call,
+    _check_epsilon,
+    _check_int,
+    _check_proportion_scale,
+    _method,
+    _setting,
+    _show,
+)
+from ..._warnings import ApproximationWarning
+from ...releasers.release import Release
 
 
 #: Relative size tolerance of the ApproximationWarning: warn when the exact size of
@@ -128,9 +140,9 @@ def _check_noise_scale(n, epsilon, eps_name):
 
 def _check_one_sided_level(confidence_level, alternative):
     if alternative != "two-sided" and confidence_level < 0.5:
-        raise ValueError(
-            "`confidence_level` must be at least 0.5 for a one-sided interval "
-            f"(alternative={alternative!r}); got {confidence_level!r}."
+        raise DPInferValueError(
+            _arg("confidence_level"), " must be at least 0.5 for a one-sided interval (",
+            _setting("alternative", alternative), f"); got {confidence_level!r}."
         )
 
 
@@ -357,17 +369,19 @@ def _exact_size(n, p0, epsilon, alpha, alternative):
 
 
 def _size_warning(n, p0, epsilon, alpha, alternative):
-    """The ApproximationWarning message when the exact size drifts, else None."""
+    """The ApproximationWarning (its names as data) when the exact size drifts, else None."""
     size = _exact_size(n, p0, epsilon, alpha, alternative)
     if abs(size - alpha) <= _SIZE_TOLERANCE * alpha:
         return None
     kind = "liberal: it rejects a true null too often" if size > alpha else "conservative: it loses power"
-    return (
-        f"The normal approximation is poor here: for n = {n}, p0 = {p0:g}, epsilon = {epsilon:g} "
-        f"and alternative = {alternative!r} the exact size of the nominal level-{alpha:g} test is "
-        f"{size:.4g}, more than {_SIZE_TOLERANCE:.0%} away from {alpha:g} ({kind}). "
-        "binom_normal_power(p0, n, p0, ...) gives the exact size at any level; "
-        "a method that does not rely on normality (e.g. DP-JIMI, binom_jimi_test) may be preferable."
+    return ApproximationWarning(
+        f"The normal approximation is poor here: for n = {n}, p0 = {p0:g}, epsilon = {epsilon:g} and ",
+        _setting("alternative", alternative, f"alternative = {alternative!r}"),
+        f" the exact size of the nominal level-{alpha:g} test is "
+        f"{size:.4g}, more than {_SIZE_TOLERANCE:.0%} away from {alpha:g} ({kind}). ",
+        _call("binom_normal_power", "binom_normal_power(p0, n, p0, ...)"),
+        " gives the exact size at any level; a method that does not rely on normality (e.g. DP-JIMI, ",
+        _method("jimi", "binom_jimi_test"), ") may be preferable."
     )
 
 
@@ -433,7 +447,7 @@ def _region_coverage(theta, n, epsilon, confidence_level, alternative, method="w
 
 
 def _ci_coverage_message(lows, highs, n, epsilon, confidence_level, alternative, method):
-    """The ApproximationWarning text when the exact coverage falls short, else None.
+    """The ApproximationWarning (its names as data) when the exact coverage falls short, else None.
 
     Coverage at the thetas of :func:`_interval_grid`, by :func:`_region_coverage`
     (for the score interval this equals one minus the size of the test it
@@ -447,12 +461,14 @@ def _ci_coverage_message(lows, highs, n, epsilon, confidence_level, alternative,
     worst = int(np.argmin(coverage))
     if coverage[worst] >= confidence_level - _SIZE_TOLERANCE * alpha:
         return None
-    return (
+    return ApproximationWarning(
         f"The normal-approximation ({method}) interval covers too little here: for n = {n}, "
-        f"epsilon = {epsilon:g} and alternative = {alternative!r} its exact coverage at theta = "
+        f"epsilon = {epsilon:g} and ", _setting("alternative", alternative, f"alternative = {alternative!r}"),
+        f" its exact coverage at theta = "
         f"{grid[worst]:.4g}, inside the interval, is {coverage[worst]:.4g}, below the nominal "
-        f"{confidence_level:g} by more than {_SIZE_TOLERANCE * alpha:.3g} (20% of 1 - level). "
-        "binom_jimi_ci, or binom_ump_ci for a Tulap release, may be preferable."
+        f"{confidence_level:g} by more than {_SIZE_TOLERANCE * alpha:.3g} (20% of 1 - level). ",
+        _method("jimi", "binom_jimi_ci"), ", or ", _method("ump", "binom_ump_ci"),
+        " for a Tulap release, may be preferable."
     )
 
 

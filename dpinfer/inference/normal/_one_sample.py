@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import (
+from ..._validation import (
     _as_probability_array,
     _check_alpha,
     _check_alternative,
@@ -32,9 +32,9 @@ from .._validation import (
     _check_probability,
     _scalar_or_array,
 )
-from .._warnings import ApproximationWarning
-from ..results import ConfidenceInterval, HTestResult
-from ._normal_kernels import (
+from ..._warnings import ApproximationWarning
+from ...results import ConfidenceInterval, HTestResult
+from ._kernels import (
     _METHOD_ONE,
     _check_method,
     _check_noise_scale,
@@ -49,10 +49,9 @@ from ._normal_kernels import (
     _size_warning,
     _wald_ci,
 )
-from ._normal_two_sample import binom2_normal_test
-from ._release_args import _STACKLEVEL, _release_first
+from .._release_args import _STACKLEVEL, _release_first
 
-__all__ = ["binom2_normal_test", "binom_normal_ci", "binom_normal_power", "binom_normal_test"]
+__all__ = ["binom_normal_ci", "binom_normal_power", "binom_normal_test"]
 
 
 @_release_first(("pi_hat",), skip=("n",))

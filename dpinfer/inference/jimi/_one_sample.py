@@ -23,10 +23,10 @@ import warnings
 
 import numpy as np
 
-from .._validation import _check_alternative, _check_confidence_level, _check_real, _check_rng
-from .._warnings import ApproximationWarning
-from ..results import ConfidenceInterval, HTestResult
-from ._jimi_common import (
+from ..._validation import _check_alternative, _check_confidence_level, _check_probability, _check_rng
+from ..._warnings import ApproximationWarning
+from ...results import ConfidenceInterval, HTestResult
+from ._common import (
     _check_jimi_n_sim,
     _data_name,
     _one_sample,
@@ -35,11 +35,10 @@ from ._jimi_common import (
     _stack,
     _tails,
 )
-from ._jimi_exact import _coverage_message, _size_message
-from ._jimi_two_sample import binom2_jimi_ci, binom2_jimi_test
-from ._release_args import _STACKLEVEL, _release_first
+from ._exact import _coverage_message, _size_message
+from .._release_args import _STACKLEVEL, _release_first
 
-__all__ = ["binom2_jimi_ci", "binom2_jimi_test", "binom_jimi_ci", "binom_jimi_test"]
+__all__ = ["binom_jimi_ci", "binom_jimi_test"]
 
 
 @_release_first(("pi_hat",), skip=("n",))
@@ -355,9 +354,7 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
     pi_hat, n, epsilon, kind, scalar, raw = _resolve(
         pi_hat, n, epsilon, kind, value_name="pi_hat", n_name="n", epsilon_name="epsilon",
         kind_name="kind")
-    p0 = _check_real(p0, "p0")
-    if not 0.0 <= p0 <= 1.0:
-        raise ValueError(f"`p0` must lie in [0, 1]; got {p0!r}.")
+    p0 = _check_probability(p0, "p0")
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = _check_jimi_n_sim(n_sim)

@@ -66,7 +66,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
-from ._ump_kernels import (
+from ._kernels import (
     _compiled,
     _log_pvalue,
     _log_pvalue_greater,
@@ -292,7 +292,7 @@ def _kink_offsets(log_b, q):
 
 
 def _truncation_half_width(log_b, q):
-    from ..distributions._tulap_law import quantile
+    from ...distributions._tulap_law import quantile
 
     return -float(quantile(0.0, log_b, q))
 

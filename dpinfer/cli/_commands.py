@@ -13,7 +13,7 @@ import textwrap
 import warnings
 from pathlib import Path
 
-from ._cli_input import (
+from ._input import (
     EXIT_INTERNAL,
     EXIT_OK,
     _UsageError,
@@ -36,15 +36,20 @@ def _emit(fmt, text, records, *, as_list=False):
     elif fmt in ("json", "htest-json"):
         print(json.dumps(records[0] if len(records) == 1 and not as_list else records, indent=2))
     else:
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=list(records[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in records)
-        print(buffer.getvalue(), end="")
+        _emit_rows(list(records[0]), records)
+
+
+def _emit_rows(columns, records):
+    """Print ``records`` as CSV with a header row of ``columns`` (a header alone when there are none)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in records)
+    print(buffer.getvalue(), end="")
 
 
 def _fmt(value, digits=7):
-    from ._printing import _r_format
+    from .._printing import _r_format
 
     return _r_format([value], digits)[0].strip()
 
@@ -57,7 +62,7 @@ def _seeded_warning(seed):
 
 
 def _cmd_release(args):
-    from . import LaplaceReleaser, TulapReleaser
+    from .. import LaplaceReleaser, TulapReleaser
 
     if args.table is not None:
         return _release_table(args)
@@ -65,7 +70,10 @@ def _cmd_release(args):
         if value is not None:
             raise _UsageError(f"{flag} applies to --table only (a contingency table release).")
     args.mechanism = args.mechanism or "tulap"
-    args.kind = args.kind or "proportion"
+    if args.mechanism == "tulap" and args.kind == "proportion":
+        raise _UsageError("--kind proportion applies to --mechanism laplace only: a Tulap release is a "
+                          "noisy count (for the DP-UMP test); give --mechanism laplace to release x/n.")
+    args.kind = args.kind or ("count" if args.mechanism == "tulap" else "proportion")
     if args.csv is not None:
         if args.x is not None or args.n is not None:
             raise _UsageError("give either --csv/--column or --x/--n, not both.")
@@ -94,14 +102,13 @@ def _cmd_release(args):
             make = releaser.proportion if args.kind == "proportion" else releaser.count
             release = make(x, n, rng=rng, secure=secure, budget=budget)
     _emit(args.format, str(release), [release.to_dict()])
-    if ledger is not None and args.format == "text":
-        print(f"{ledger.summary()}; ledger {args.budget}")
+    _print_budget_status(args, ledger)
     return EXIT_OK
 
 
 def _release_table(args):
     """``dpinfer release --table COUNTS.csv``: Laplace noise on every cell (ContingencyTableReleaser)."""
-    from . import ContingencyTableReleaser
+    from .. import ContingencyTableReleaser
 
     given = [flag for flag, value in (("--x", args.x), ("--n", args.n), ("--csv", args.csv),
                                       ("--column", args.column), ("--kind", args.kind)) if value is not None]
@@ -120,18 +127,41 @@ def _release_table(args):
     releaser = ContingencyTableReleaser(args.epsilon, neighbours=args.neighbours or "replace-one",
                                         margins=args.margins or ("private" if args.neighbours == "add-remove"
                                                                  else "total"))
-    counts = _table_from_csv(args.table, confidential=True)
+    counts, row_names, column_names = _table_from_csv(args.table, confidential=True, with_names=True)
     secure = args.seed is None
     if not secure:
         _seeded_warning(args.seed)
     with _budget_session(args) as ledger:
         budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
         release = releaser.release(counts, rng=None if secure else args.seed, secure=secure, budget=budget)
-    cells = "\n".join("  " + "  ".join(f"{v:>12.6g}" for v in row) for row in release.value)
-    _emit(args.format, f"{release}\n  noisy cells:\n{cells}", [release.to_dict()])
-    if ledger is not None and args.format == "text":
-        print(f"{ledger.summary()}; ledger {args.budget}")
+    cells = _cells_text(release.value, row_names, column_names)
+    labels = {key: names for key, names in (("row_names", row_names), ("column_names", column_names))
+              if names is not None}
+    _emit(args.format, f"{release}\n  noisy cells:\n{cells}", [{**release.to_dict(), **labels}])
+    _print_budget_status(args, ledger)
     return EXIT_OK
+
+
+def _cells_text(value, row_names, column_names):
+    """The noisy cells, one table row a line, under the CSV's column names and beside its row names."""
+    width = max(map(len, row_names), default=0) if row_names is not None else 0
+    lead = "  " + (" " * (width + 2) if row_names is not None else "")
+    lines = [lead + "  ".join(f"{name:>12}" for name in column_names)] if column_names is not None else []
+    for i, row in enumerate(value):
+        label = f"{row_names[i]:<{width}}  " if row_names is not None else ""
+        lines.append("  " + label + "  ".join(f"{v:>12.6g}" for v in row))
+    return "\n".join(lines)
+
+
+def _print_budget_status(args, ledger):
+    """The ledger's state after a charged release: on stdout under the text output, on
+    stderr with --format json or csv, so that stdout stays the file 'dpinfer test --release' reads."""
+    if ledger is None:
+        return
+    if args.format == "text":
+        print(f"{ledger.summary()}; ledger {args.budget}")
+    else:
+        print(f"dpinfer release: {ledger.summary()}; ledger {args.budget}", file=sys.stderr)
 
 
 def _budget_session(args):
@@ -156,25 +186,36 @@ def _cmd_budget(args):
     budget = read_budget(args.file)
     if args.format == "json":
         print(budget.to_json(), end="")
+    elif args.format == "csv":
+        _emit_rows(_ledger_columns(), [{"entry": i, **entry.to_dict()}
+                                       for i, entry in enumerate(budget.ledger, start=1)])
     else:
         print(budget)
     return EXIT_OK
 
 
+def _ledger_columns():
+    """The CSV columns of ``dpinfer budget --format csv``: the entry number and a ledger entry's fields."""
+    from ..budget import LedgerEntry
+
+    return ["entry", *(field.name for field in dataclasses.fields(LedgerEntry))]
+
+
 def _cmd_test(args):
-    from .inference.prop import prop_test
+    from ..inference.prop import prop_test
 
     loaded = None
     if args.table is not None:
-        return _test_tables(args, [_typed_table_release(args)], typed=True)
+        release, labels = _typed_table_release(args)
+        return _test_tables(args, [release], [labels], typed=True)
     if args.release is not None:
-        loaded = _releases_from_file(args.release)
+        loaded, labels = _releases_from_file(args.release, labels=True)
         tables = [rel.kind == "table" for rel in loaded]
         if any(tables):
             if not all(tables):
                 raise _UsageError(f"release file {args.release!r} mixes tables and single values; "
                                   "test them from separate files.")
-            return _test_tables(args, loaded, typed=False)
+            return _test_tables(args, loaded, labels, typed=False)
     args.method = _scalar_method(args)
     releases = _releases_from_args(args, loaded)
     options = _method_options(args)
@@ -203,7 +244,7 @@ def _scalar_method(args):
 
 def _typed_table_release(args):
     """A Release of kind 'table' from --table NOISY.csv and the public facts typed with it."""
-    from .releasers.release import Release
+    from ..releasers.release import Release
 
     given = [flag for flag, value in (("--release", args.release), ("--value", args.value),
                                       ("--delta", args.delta), ("--sensitivity", args.sensitivity))
@@ -217,14 +258,22 @@ def _typed_table_release(args):
     if neighbours == "add-remove" and args.n is not None:
         raise _UsageError("--n must not be given with --neighbours add-remove: under add/remove the "
                           "total is private (leave --n out).")
-    table = _table_from_csv(args.table, confidential=False)
+    table, row_names, column_names = _table_from_csv(args.table, confidential=False, with_names=True)
     sensitivity = 2.0 if neighbours == "replace-one" else 1.0
-    return Release(table, "laplace", args.epsilon, 0.0, sensitivity, args.n, "table")
+    return Release(table, "laplace", args.epsilon, 0.0, sensitivity, args.n, "table"), (row_names, column_names)
 
 
-def _test_tables(args, releases, *, typed):
+def _labelled(result, labels):
+    """The result with the table's row and column names (from its CSV or release file) in its data name."""
+    row_names, column_names = labels
+    named = [f"{what}: {', '.join(names)}" for what, names in (("rows", row_names), ("columns", column_names))
+             if names is not None]
+    return dataclasses.replace(result, data_name="; ".join([result.data_name, *named])) if named else result
+
+
+def _test_tables(args, releases, labels, *, typed):
     """'dpinfer test' on tables: the test of independence (DP-JIMI by default, --method mc)."""
-    from .inference.prop import prop_test
+    from ..inference.prop import prop_test
 
     if args.method in ("ump", "normal"):
         raise _UsageError(f"--method {args.method} tests one proportion; a table is tested for independence "
@@ -238,7 +287,8 @@ def _test_tables(args, releases, *, typed):
         raise _UsageError(f"{', '.join(ignored)} do{'es' if len(ignored) == 1 else ''} not apply to a test of "
                           "independence (no null proportion, no interval; large statistics are the evidence).")
     method = args.method or "jimi"
-    results = [prop_test(rel, method=method, n_sim=args.n_sim, rng=args.seed) for rel in releases]
+    results = [_labelled(prop_test(rel, method=method, n_sim=args.n_sim, rng=args.seed), names)
+               for rel, names in zip(releases, labels)]
     if typed:  # numbers typed in are not a Release: no sampling path or unit is claimed
         results = [dataclasses.replace(r, secure=None, privacy_unit="") for r in results]
     text = "\n\n".join(str(r).strip("\n") for r in results)
@@ -278,15 +328,15 @@ def _cmd_ci(args):
     if args.interval is not None and args.method != "normal":
         raise _UsageError(f"--interval applies to --method normal only; got --method {args.method}.")
     if args.method == "ump":
-        from .inference.ump import binom_ump_ci as ci_func
+        from ..inference.ump import binom_ump_ci as ci_func
 
         options.update(_method_options(args))
     elif args.method == "normal":
-        from .inference.normal import binom_normal_ci as ci_func
+        from ..inference.normal import binom_normal_ci as ci_func
 
         options["method"] = args.interval or "score"
     else:
-        from .inference.jimi import binom_jimi_ci as ci_func
+        from ..inference.jimi import binom_jimi_ci as ci_func
 
         options.update(_method_options(args))
     name = _METHOD_NAMES[args.method]
@@ -297,14 +347,15 @@ def _cmd_ci(args):
     records, texts = [], []
     for release in releases:
         ci = ci_func(release, **options)
+        data_name = f"released value = {_fmt(release.value)}, n = {release.n}"
+        # the keys of 'dpinfer test' (HTestResult.to_dict), in its order, for the fields an interval has
         records.append({
-            "method": name, "alternative": args.alternative,
-            **ci.to_dict(), "value": release.value, "n": release.n,
+            **ci.to_dict(), "method": name, "alternative": args.alternative,
             "epsilon": release.epsilon, "delta": release.delta, "mechanism": release.mechanism,
-            "secure": release.secure,
+            "secure": release.secure if args.release is not None else None, "data_name": data_name,
         })
         texts.append(f"{name}, {args.alternative}\n"
-                     f"data:  released value = {_fmt(release.value)}, n = {release.n}\n{ci}\n"
+                     f"data:  {data_name}\n{ci}\n"
                      f"privacy: epsilon = {_fmt(release.epsilon)}, delta = {_fmt(release.delta)}")
     _emit(args.format, "\n\n".join(texts), records, as_list=len(records) > 1)
     return EXIT_OK
@@ -314,7 +365,7 @@ def _cmd_power(args):
     import numpy as np
 
     if args.method == "ump":
-        from .inference.ump import binom_ump_power
+        from ..inference.ump import binom_ump_power
 
         power = binom_ump_power(np.asarray(args.theta), args.n, args.p0, epsilon=args.epsilon,
                                 delta=args.delta, alpha=args.alpha, alternative=args.alternative,
@@ -324,7 +375,7 @@ def _cmd_power(args):
             raise _UsageError(f"--sensitivity applies to --method ump only; got {args.sensitivity}.")
         if args.delta != 0.0:
             raise _UsageError(f"--delta must be 0 for --method normal (Laplace noise); got {args.delta:g}.")
-        from .inference.normal import binom_normal_power
+        from ..inference.normal import binom_normal_power
 
         power = binom_normal_power(np.asarray(args.theta), args.n, args.p0, epsilon=args.epsilon,
                                    alpha=args.alpha, alternative=args.alternative)
@@ -347,19 +398,19 @@ def _cmd_power(args):
     if args.method == "normal":
         lines += ["", f"exact size (power at theta = p0): {_fmt(size, 4)}"]
         if size > args.alpha:
-            from ._warnings import ApproximationWarning
+            from .._warnings import ApproximationWarning
 
-            note = (f"the normal-approximation test's exact size is {_fmt(size, 4)}, above alpha = "
-                    f"{_fmt(args.alpha)}: part of its power comes from rejecting true nulls too often, "
-                    "so do not compare it with DP-UMP's power at this alpha.")
-            lines.append("note: " + note)
-            warnings.warn(note, ApproximationWarning, stacklevel=2)
+            # said once, as a warning on stderr (where every warning of the command goes)
+            warnings.warn(f"the normal-approximation test's exact size is {_fmt(size, 4)}, above alpha = "
+                          f"{_fmt(args.alpha)}: part of its power comes from rejecting true nulls too "
+                          "often, so do not compare it with DP-UMP's power at this alpha.",
+                          ApproximationWarning, stacklevel=2)
     _emit(args.format, "\n".join(lines), records, as_list=True)
     return EXIT_OK
 
 
 def _cmd_sample_size(args):
-    from .inference.ump import binom_ump_sample_size
+    from ..inference.ump import binom_ump_sample_size
 
     n = binom_ump_sample_size(args.theta1, args.p0, epsilon=args.epsilon, delta=args.delta,
                               alpha=args.alpha, power=args.power, alternative=args.alternative,
@@ -379,11 +430,22 @@ def _cmd_sample_size(args):
 
 def _validation_dir():
     """The ``validation/`` folder of the source checkout the package is installed from."""
-    return Path(__file__).resolve().parent.parent / "validation"
+    return Path(__file__).resolve().parents[2] / "validation"
 
 
 def _studies(folder):
     return sorted(p.stem for p in folder.glob("*.py") if not p.stem.startswith("_") and p.stem != "harness")
+
+
+def _summary(path):
+    """The first line of a study's module docstring, read without importing the study."""
+    import ast
+
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return ""
+    return doc.strip().splitlines()[0] if doc else ""
 
 
 def _cmd_validate(args):
@@ -395,7 +457,9 @@ def _cmd_validate(args):
         )
     studies = _studies(folder)
     if args.list:
-        print("\n".join(studies) if studies else "(no studies found)")
+        width = max(map(len, studies), default=0)
+        print("\n".join(f"{name:<{width}}  {_summary(folder / f'{name}.py')}".rstrip() for name in studies)
+              if studies else "(no studies found)")
         return EXIT_OK
     if args.study is None:
         raise _UsageError(f"name a study to run; available: {', '.join(studies) or 'none'}.")
@@ -423,10 +487,10 @@ def _cmd_validate(args):
 def _cmd_demo(args):
     import numpy as np
 
-    from . import LaplaceReleaser, PrivacyBudget, TulapReleaser, load_example_trial
-    from .inference.jimi import binom_jimi_test
-    from .inference.normal import binom_normal_test
-    from .inference.ump import binom_ump_test
+    from .. import LaplaceReleaser, PrivacyBudget, TulapReleaser, load_example_trial
+    from ..inference.jimi import binom_jimi_test
+    from ..inference.normal import binom_normal_test
+    from ..inference.ump import binom_ump_test
 
     trial = load_example_trial()
     tulap_seed, laplace_seed = np.random.SeedSequence(args.seed).spawn(2)

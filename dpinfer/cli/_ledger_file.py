@@ -26,8 +26,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from ._validation import _check_delta, _check_epsilon
-from .budget import BudgetExceededError, PrivacyBudget
+from .._validation import _check_delta, _check_epsilon
+from ..budget import BudgetExceededError, PrivacyBudget
 
 __all__ = []  # private module
 

@@ -38,7 +38,7 @@ import os
 import numpy as np
 from scipy import special
 
-from ..distributions._tulap_law import log_cdf, log_tails, quantile
+from ...distributions._tulap_law import log_cdf, log_tails, quantile
 
 _LOG_TOL = 39.2  # -log(1e-17)
 _WCAP = 32768  # largest direct left window before the closed form is used
@@ -57,7 +57,7 @@ def _jit():
     ``_USE_JIT = False``) forces the numpy path, which gives the same sums to rounding.
     """
     try:
-        from . import _ump_jit
+        from . import _jit as _ump_jit
 
         _ump_jit.smoke()
     except Exception:  # no numba, or numba present but unusable here (e.g. no cache dir)

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _jimi_kernels as _k
-from .._printing import _r_format
-from .._validation import (
+from . import _kernels as _k
+from ..._printing import _r_format
+from ..._validation import (
+    DPInferValueError,
+    _arg,
+    _method,
     _as_real_array,
     _check_epsilon,
     _check_int,
@@ -34,8 +37,8 @@ def _check_jimi_n_sim(n_sim, *, allow_none=True):
     if n_sim is not None and n_sim > _MAX_N_SIM:
         exact = (" For more precision use n_sim=None, the exact limit of infinitely many draws."
                  if allow_none else "")
-        raise ValueError(
-            f"`n_sim` must be at most {_MAX_N_SIM:_} (a release's draws are held in memory at once, "
+        raise DPInferValueError(
+            _arg("n_sim"), f" must be at most {_MAX_N_SIM:_} (a release's draws are held in memory at once, "
             f"about 40 bytes each: {n_sim:_} draws would need {40 * n_sim / 1e9:.3g} GB); "
             f"got {n_sim!r}.{exact}"
         )
@@ -50,7 +53,7 @@ def _resolve(value, n, epsilon, kind, *, value_name, n_name, epsilon_name, kind_
     A :class:`~dpinfer.Release` supplies n, epsilon (and its kind); a plain number
     needs ``n`` and ``epsilon``, and is a proportion unless ``kind='count'``.
     """
-    from ..releasers.release import Release  # local: releasers import results, not inference
+    from ...releasers.release import Release  # local: releasers import results, not inference
 
     if kind is not None and not isinstance(kind, str):  # before `in`: an array would compare elementwise
         raise TypeError(f"`{kind_name}` must be None, 'proportion' or 'count'; got {_show(kind)}.")
@@ -65,10 +68,10 @@ def _resolve(value, n, epsilon, kind, *, value_name, n_name, epsilon_name, kind_
                 f"the release records n = {rel.n} and epsilon = {rel.epsilon:g}."
             )
         if rel.mechanism == "tulap":
-            raise ValueError(
-                f"`{value_name}` is a Tulap release; DP-JIMI here inverts the Laplace mechanism "
-                "(pi_hat = X/n + Laplace noise). For a Tulap release use binom_ump_test / "
-                "binom_ump_ci, which are exact for Tulap noise."
+            raise DPInferValueError(
+                _arg(value_name), " is a Tulap release; DP-JIMI here inverts the Laplace mechanism "
+                "(pi_hat = X/n + Laplace noise). For a Tulap release use ",
+                _method("ump", "binom_ump_test / binom_ump_ci"), ", which are exact for Tulap noise."
             )
         if rel.mechanism != "laplace":
             raise ValueError(

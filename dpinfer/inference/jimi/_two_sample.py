@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _jimi_kernels as _k
-from .._validation import _check_alternative, _check_confidence_level, _check_real, _check_rng
-from ..budget._charging import check_two_sample_composition, two_sample_privacy
-from ..results import ConfidenceInterval, HTestResult
-from ._jimi_common import _check_jimi_n_sim, _data_name, _fill, _pvalue, _resolve, _stack, _tails
-from ._release_args import _release_first
+from . import _kernels as _k
+from ..._validation import _check_alternative, _check_confidence_level, _check_real, _check_rng
+from ...budget._charging import check_two_sample_composition, two_sample_privacy
+from ...results import ConfidenceInterval, HTestResult
+from ._common import _check_jimi_n_sim, _data_name, _fill, _pvalue, _resolve, _stack, _tails
+from .._release_args import _release_first
 
 __all__ = [
     "binom2_jimi_ci",

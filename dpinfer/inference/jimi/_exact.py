@@ -6,9 +6,11 @@ import functools
 
 import numpy as np
 
-from . import _jimi_kernels as _k
-from ._jimi_common import _tails
-from ._normal_kernels import _rejection_prob
+from ..._validation import _method, _setting
+from ..._warnings import ApproximationWarning
+from . import _kernels as _k
+from ._common import _tails
+from ..normal._kernels import _rejection_prob
 
 
 #: Warn when the exact error rate (the size of a test, one minus the coverage of an
@@ -120,7 +122,7 @@ def _interior_grid(lows, highs):
 
 
 def _size_message(n, epsilon, p0, alpha, alternative):
-    """The ApproximationWarning text when the exact-limit size drifts, else None.
+    """The ApproximationWarning (its names as data) when the exact-limit size drifts, else None.
 
     Not checked at p0 = 0 or 1, where one side of the null is empty (the size of
     the test of the impossible alternative is 0 by construction).
@@ -131,11 +133,12 @@ def _size_message(n, epsilon, p0, alpha, alternative):
     if abs(size - alpha) <= _RATE_TOLERANCE * alpha:
         return None
     kind = "liberal: it rejects a true null too often" if size > alpha else "conservative: it loses power"
-    return (
-        f"DP-JIMI is inaccurate here: for n = {n}, p0 = {p0:g}, epsilon = {epsilon:g} and "
-        f"alternative = {alternative!r} the exact (infinite-draw) size of the nominal level-{alpha:g} "
+    return ApproximationWarning(
+        f"DP-JIMI is inaccurate here: for n = {n}, p0 = {p0:g}, epsilon = {epsilon:g} and ",
+        _setting("alternative", alternative, f"alternative = {alternative!r}"),
+        f" the exact (infinite-draw) size of the nominal level-{alpha:g} "
         f"test is {size:.4g}, more than {_RATE_TOLERANCE:.0%} away from {alpha:g} ({kind}). "
-        "For a Tulap release binom_ump_test is exact."
+        "For a Tulap release ", _method("ump", "binom_ump_test"), " is exact."
     )
 
 
@@ -157,7 +160,7 @@ def _coverage_at(grid, n, epsilon, lo_tail, hi_tail):
 
 
 def _coverage_message(lows, highs, n, epsilon, confidence_level, alternative):
-    """The ApproximationWarning text when the exact-limit coverage falls short, else None.
+    """The ApproximationWarning (its names as data) when the exact-limit coverage falls short, else None.
 
     Coverage is computed at ``_COVERAGE_GRID`` values of theta spread evenly
     inside the hull of the reported intervals (the values the data do not rule
@@ -171,10 +174,11 @@ def _coverage_message(lows, highs, n, epsilon, confidence_level, alternative):
     worst = int(np.argmin(coverage))
     if coverage[worst] >= confidence_level - _RATE_TOLERANCE * alpha:
         return None
-    return (
-        f"DP-JIMI interval covers too little here: for n = {n}, epsilon = {epsilon:g} and "
-        f"alternative = {alternative!r} its exact (infinite-draw) coverage at theta = "
+    return ApproximationWarning(
+        f"DP-JIMI interval covers too little here: for n = {n}, epsilon = {epsilon:g} and ",
+        _setting("alternative", alternative, f"alternative = {alternative!r}"),
+        f" its exact (infinite-draw) coverage at theta = "
         f"{grid[worst]:.4g}, inside the interval, is {coverage[worst]:.4g}, below the nominal "
         f"{confidence_level:g} by more than {_RATE_TOLERANCE * alpha:.3g} (20% of 1 - level). "
-        "For a Tulap release binom_ump_ci has guaranteed coverage."
+        "For a Tulap release ", _method("ump", "binom_ump_ci"), " has guaranteed coverage."
     )
