@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import DPInferValueError, _arg, _check_n_sim, _check_rng, _show
+from .._streams import _mc_note, _share_se, _stream
+from .._validation import DPInferValueError, _arg, _check_n_sim, _show
 from ..results import HTestResult
 from ._release_args import _with_provenance
 
@@ -119,7 +120,13 @@ def _fiducial_total(gen, z, n, b, n_sim):
     return np.maximum(np.rint(z.sum() - noise), 1).astype(np.int64)
 
 
-def _result(stat, pvalue, method, release, n, statistic_name, n_sim):
+def _table_stream(rng, method, release, n_sim):
+    """The draws' generator: ``rng``, or the stream derived from the public release and ``n_sim``."""
+    return _stream(rng, method, release.value, release.n, release.epsilon, release.delta,
+                   release.sensitivity, n_sim)
+
+
+def _result(stat, pvalue, method, release, n, statistic_name, n_sim, derived):
     r, c = release.value.shape
     total = f"n = {n}" if release.n is not None else "n private"
     result = HTestResult(
@@ -128,7 +135,7 @@ def _result(stat, pvalue, method, release, n, statistic_name, n_sim):
         data_name=(f"noisy {r} x {c} table ({total}, Laplace scale "
                    f"{release.sensitivity / release.epsilon:.4g} per cell)"),
         statistic_name=statistic_name, estimate_name="", null_name="association between rows and columns",
-        mechanism="Laplace", n_sim=n_sim
+        mechanism="Laplace", n_sim=n_sim, note=_mc_note(n_sim, _share_se(pvalue, n_sim), derived),
     )
     return _with_provenance(result, [release])  # hardened or seeded path, unit of privacy
 
@@ -148,7 +155,11 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None):
         Number of fiducial draws (simulated tables).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seeds the draws (numpy's default PCG64; reproducible, not
-        cryptographic: the draws use only the public release).
+        cryptographic: the draws use only the public release).  None (the
+        default) derives the seed from the public release (its values, n,
+        epsilon, delta, sensitivity) and ``n_sim``: the same release gives the
+        same p-value on every call (post-processing, no privacy cost).  The
+        result's ``note`` states the stream and the Monte Carlo standard error.
 
     Returns
     -------
@@ -231,7 +242,7 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None):
     True
     """
     z, b, n, _, n_sim = _resolve_table(release, n_sim)
-    gen = _check_rng(rng)
+    gen, derived = _table_stream(rng, "independence_jimi_test", release, n_sim)
     r, c = z.shape
     stat = _clamped_chi2(z)
     n_star = _fiducial_total(gen, z, n, b, n_sim)
@@ -240,7 +251,7 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None):
     sims = _simulate(gen, n_star, rows[:, :, None] * cols[:, None, :], b, z.shape)
     pvalue = (1.0 + np.count_nonzero(_clamped_chi2(sims) >= stat)) / (1.0 + n_sim)
     return _result(stat, pvalue, f"DP-JIMI fiducial test of independence ({n_sim} draws)", release, n,
-                   "X-squared (noisy, clamped)", n_sim)
+                   "X-squared (noisy, clamped)", n_sim, derived)
 
 
 def independence_mc_test(release, *, n_sim=10_000, rng=None):
@@ -254,7 +265,9 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None):
     n_sim : int, default 10_000
         Number of simulated tables.
     rng : None, int, SeedSequence or numpy.random.Generator
-        Seeds the simulation (numpy's default PCG64).
+        Seeds the simulation (numpy's default PCG64).  None (the default)
+        derives the seed from the public release and ``n_sim``, as
+        :func:`independence_jimi_test` does: the same p-value on every call.
 
     Returns
     -------
@@ -304,7 +317,7 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None):
     True
     """
     z, b, n, _, n_sim = _resolve_table(release, n_sim)
-    gen = _check_rng(rng)
+    gen, derived = _table_stream(rng, "independence_mc_test", release, n_sim)
     n_used = n if n is not None else max(1, int(np.rint(z.sum())))
     stat = _plugin_chi2(z, n_used)
     p, q = _plugin_margins(z)
@@ -312,4 +325,4 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None):
     sims = _simulate(gen, np.full(n_sim, n_used, dtype=np.int64), probs, b, z.shape)
     pvalue = (1.0 + np.count_nonzero(_plugin_chi2(sims, np.full(n_sim, n_used)) >= stat)) / (1.0 + n_sim)
     return _result(stat, pvalue, f"Monte Carlo test of independence, Gaboardi et al. 2016 ({n_sim} draws)",
-                   release, n_used, "Q-squared (noisy)", n_sim)
+                   release, n_used, "Q-squared (noisy)", n_sim, derived)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kernels as _k
-from ..._validation import _check_alternative, _check_confidence_level, _check_real, _check_rng
+from ..._streams import _mc_note, _share_se, _stream
+from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...results import ConfidenceInterval, HTestResult
 from ._common import _check_jimi_n_sim, _data_name, _fill, _pvalue, _resolve, _stack, _tails
@@ -75,6 +76,16 @@ def _check_n_sim_two(n_sim):
     return _check_jimi_n_sim(n_sim, allow_none=True)
 
 
+def _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim):
+    """The generator of the draws: ``rng``, or the stream derived from both releases.
+
+    The derived stream depends on the released proportions, n, epsilon and ``n_sim``
+    only (not on ``p0``, the level or the alternative), so the test's interval and
+    :func:`binom2_jimi_ci` come from the same draws, as with an explicit seed.
+    """
+    return _stream(rng, "binom2_jimi", p1, n1, e1, p2, n2, e2, n_sim)
+
+
 @_release_first(("pi1", "pi2"), skip=("n1", "n2"))
 def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=None,
                    kind1=None, kind2=None, confidence_level=0.95, alternative="two-sided",
@@ -108,7 +119,10 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=N
         seconds per release).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the two groups' streams, which are spawned from it (never the
-        same stream for both groups).
+        same stream for both groups).  None (the default) derives the seed from
+        the public releases (values, n, epsilon) and ``n_sim``: the same
+        releases give the same interval on every call (post-processing, no
+        privacy cost; see :mod:`dpinfer._streams`).
 
     Returns
     -------
@@ -165,7 +179,7 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=N
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
     n_sim = _check_n_sim_two(n_sim)
-    gen = _check_rng(rng)
+    gen, _ = _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)
     tails = _tails(confidence_level, alternative)
     lo, hi, _ = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, None, n_sim, gen)
     if scalar:
@@ -195,7 +209,11 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
         Draws per group; None for the exact limit of infinitely many draws
         (deterministic; see Notes of :func:`binom2_jimi_ci`).
     rng : None, int, SeedSequence or numpy.random.Generator
-        Seed of the two spawned group streams.
+        Seed of the two spawned group streams; None (the default) derives it
+        from the public releases and ``n_sim``, so the same releases give the
+        same p-value on every call, as :func:`binom2_jimi_ci` does.  The result's
+        ``note`` states the stream and the Monte Carlo standard error of the
+        p-value.
     composition : {'sequential', 'parallel'}, default 'sequential'
         How the two releases' privacy adds up in the result's ``epsilon``, by
         the rules of :class:`~dpinfer.PrivacyBudget`: ``'sequential'`` records
@@ -269,7 +287,7 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = _check_n_sim_two(n_sim)
     composition = check_two_sample_composition(composition)
-    gen = _check_rng(rng)
+    gen, derived = _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
     lo, hi, (le, ge) = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, p0, n_sim, gen)
     pvalue = np.clip(_pvalue(le, ge, alternative), 0.0, 1.0)
@@ -279,6 +297,11 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
     est = min(max(v1 - v2, -1.0), 1.0)  # the rule of every test: the raw estimate projected
     name1 = _data_name(float(raw1), n1, e1, k1)
     name2 = _data_name(float(raw2), n2, e2, k2)
+    note = ""
+    if n_sim is not None:
+        share = {"greater": le[0], "less": ge[0]}.get(alternative, min(le[0], ge[0]))
+        note = _mc_note(n_sim, _share_se(share, n_sim, 1.0 if alternative != "two-sided" else 2.0),
+                        derived, per="draws per group")
     return HTestResult(
         statistic=v1 - v2,
         pvalue=float(pvalue[0]),
@@ -297,4 +320,5 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
         null_name="difference in proportions",
         mechanism="Laplace",
         n_sim=n_sim,
+        note=note,
     )
