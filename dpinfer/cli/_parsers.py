@@ -25,6 +25,7 @@ from ._commands import (
     _cmd_validate,
 )
 from ._input import EXIT_USAGE
+from ._two_arm import add_arm_options, add_planning_options
 
 __all__ = []  # package-internal: dpinfer.cli imports build_parser explicitly
 
@@ -206,9 +207,9 @@ def _subcommand(sub, name, help_text, description, *, choice_hints=None):
 def _add_released_input(parser, *, methods):
     """The released value(s) a test or an interval reads, and the options of every method."""
     g = parser.add_argument_group("released input (one of)")
-    g.add_argument("--release", metavar="FILE",
+    g.add_argument("--release", metavar="FILE", action="append",
                    help="JSON or CSV from 'dpinfer release --format json|csv' ('-' for stdin); "
-                        "one result per release in the file")
+                        "one result per release in the file; given twice: two arms compared")
     g.add_argument("--value", type=_REAL, nargs="+", metavar="VALUE",
                    help="released value(s): a noisy count (ump) or proportion (normal, jimi); "
                         "several values give one result each")
@@ -230,7 +231,8 @@ def _add_released_input(parser, *, methods):
                         f"(default: exact limit{'; 10000 for a table' if 'mc' in methods else ''})")
     parser.add_argument("--seed", type=_WHOLE,
                         help=f"jimi with --n-sim{', or a table test' if 'mc' in methods else ''}: "
-                             "seed of the draws")
+                             "seed of the draws (default: a stream derived from the release)")
+    add_arm_options(parser, _REAL, _WHOLE)
 
 
 def _add_planned_release(parser, *, ump_only):
@@ -337,14 +339,15 @@ def _add_power(sub):
                         "Exact power (a finite sum, no simulation) at one or more true proportions.\n"
                         "At theta = p0 it is the test's size.")
     _add_format(power)
-    power.add_argument("--theta", type=_REAL, nargs="+", required=True, help="true proportion(s)")
-    power.add_argument("--n", type=_WHOLE, required=True, help="number of records")
-    power.add_argument("--p0", type=_REAL, required=True, help="null proportion")
+    power.add_argument("--theta", type=_REAL, nargs="+", help="true proportion(s) (required for one arm)")
+    power.add_argument("--n", type=_WHOLE, help="number of records (required for one arm)")
+    power.add_argument("--p0", type=_REAL, help="null proportion (required for one arm)")
     _add_planned_release(power, ump_only=False)
-    power.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="greater",
-                       help="alternative hypothesis (default greater: a one-sided trial question, "
-                            "as binom_ump_power)")
+    power.add_argument("--alternative", choices=("two-sided", "less", "greater"),
+                       help="alternative hypothesis (default greater for one arm: a one-sided trial "
+                            "question, as binom_ump_power; two-sided for two arms, as power.prop.test)")
     power.add_argument("--method", choices=("ump", "normal"), default="ump", help="test (default ump)")
+    add_planning_options(power, _REAL, _WHOLE, power=True)
     power.set_defaults(func=_cmd_power)
 
 
@@ -357,14 +360,15 @@ def _add_sample_size(sub):
                                      "alpha): compare 'dpinfer power --method normal' at several --n"})
     _add_format(size)
     size.add_argument("--theta1", type=_REAL, required=True, help="proportion under the alternative")
-    size.add_argument("--p0", type=_REAL, required=True, help="null proportion")
+    size.add_argument("--p0", type=_REAL, help="null proportion (required for one arm)")
     _add_planned_release(size, ump_only=True)
     size.add_argument("--power", type=_REAL, default=0.8, help="target power (default 0.8)")
-    size.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="greater",
-                      help="alternative hypothesis (default greater: a one-sided trial question, "
-                           "as binom_ump_sample_size)")
+    size.add_argument("--alternative", choices=("two-sided", "less", "greater"),
+                      help="alternative hypothesis (default greater for one arm: a one-sided trial "
+                           "question, as binom_ump_sample_size; two-sided for two arms)")
     size.add_argument("--method", choices=("ump",), default="ump",
                       help="test (ump, the default and only choice: the DP-UMP test)")
+    add_planning_options(size, _REAL, _WHOLE, power=False)
     size.set_defaults(func=_cmd_sample_size)
 
 
