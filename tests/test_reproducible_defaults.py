@@ -148,3 +148,21 @@ def test_exact_two_arm_default_is_the_same_on_every_door(tmp_path, capsys):
     out = _cli_json(capsys, "test", "--release", _save(tmp_path, "a.json", a), "--release",
                     _save(tmp_path, "b.json", b), "--format", "json")
     assert out["pvalue"] == first.pvalue
+
+
+# --------------------------------------------------------------------------- one-sample DP-JIMI and the draws
+def test_one_sample_jimi_draws_without_rng_are_reproducible_and_shared():
+    from dpinfer import binom2_jimi_sample, binom_jimi_ci, binom_jimi_sample, binom_jimi_test
+
+    rel = LaplaceReleaser(epsilon=1.0).proportion(11, 30, rng=2024)
+    res = binom_jimi_test(rel, p0=0.2, alternative="greater", n_sim=4000)
+    assert binom_jimi_test(rel, p0=0.2, alternative="greater", n_sim=4000).pvalue == res.pvalue
+    assert "stream derived from the release" in res.note
+    draws = np.sort(binom_jimi_sample(rel, n_sim=4000))
+    ci = binom_jimi_ci(rel, n_sim=4000)  # the same stream: order statistics k and n_sim + 1 - k, k = 100
+    assert (ci.low, ci.high) == (draws[99], draws[4000 - 100])
+    a, b = LaplaceReleaser(epsilon=1.0).proportion(30, 40, rng=1), LaplaceReleaser(epsilon=1.0).proportion(22, 40, rng=2)
+    pairs = binom2_jimi_sample(a, pi2=b, n_sim=4000)
+    diff = np.sort(pairs[:, 0] - pairs[:, 1])
+    ci2 = binom2_jimi_ci(a, b, n_sim=4000)
+    assert (ci2.low, ci2.high) == (diff[99], diff[4000 - 100])
