@@ -44,8 +44,13 @@ confidential count.  Methods:
   jimi    DP-JIMI fiducial matching for a Laplace-noised proportion or count
           (exact infinite-draw limit by default, or --n-sim draws)
 
+Two arms (two releases, --release twice or --x1/--n1/--x2/--n2; power and
+sample-size with --theta2) get the exact two-arm test, as R's
+prop.test(c(x1, x2), c(n1, n2)) and power.prop.test.
+
 Defaults are the same here, in the Python functions and in prop_test: test and
-ci are two-sided, power and sample-size one-sided (greater); the normal
+ci are two-sided, power and sample-size one-sided (greater) for one arm and
+two-sided for two; the normal
 approximation's interval is the score interval; DP-JIMI is its exact limit
 unless --n-sim is given.
 
@@ -67,6 +72,10 @@ examples:
       the same from numbers typed in, one tidy CSV row
   dpinfer ci --value 0.41 --n 30 --epsilon 1 --method jimi
       DP-JIMI 95% interval for a Laplace-noised proportion
+  dpinfer test --release arm1.json --release arm2.json --margin -0.1 --alternative greater
+      exact non-inferiority test of two arms' released counts (margin 10 points)
+  dpinfer sample-size --theta1 0.6 --theta2 0.4 --epsilon 1 --power 0.8
+      smallest n per arm for the exact two-arm test
   dpinfer release --table counts.csv --epsilon 1 --format json > table.json
       release an r x c table of counts with Laplace noise on every cell
   dpinfer test --release table.json
@@ -300,6 +309,7 @@ def _add_budget(sub):
 def _add_test(sub):
     test = _subcommand(sub, "test", "test a proportion from a released value, or a table's independence",
                        "Test H0 about the proportion theta from a released value; prints R's htest layout.\n"
+                       "Two releases (--release twice, or --x1 --n1 --x2 --n2) compare two arms exactly.\n"
                        "--alternative greater tests H0: theta <= p0 against theta > p0 (default: two-sided).\n"
                        "Defaults are those of the Python functions: DP-JIMI uses its exact limit unless\n"
                        "--n-sim is given.\n\n"
