@@ -13,6 +13,7 @@ import importlib
 _PUBLIC = {
     "ApproximationWarning": "._warnings",
     "AdvancedComposition": ".budget",
+    "AllocationPlan": ".budget",
     "AuditResult": ".audit",
     "BudgetExceededError": ".budget",
     "ConfidenceInterval": ".results",
@@ -110,6 +111,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AdvancedComposition",
+    "AllocationPlan",
     "ApproximationWarning",
     "AuditResult",
     "BudgetExceededError",

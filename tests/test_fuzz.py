@@ -332,6 +332,16 @@ SPECS = {
     "PrivacyBudget.from_json": (
         lambda a: dpinfer.PrivacyBudget.from_json(a["text"]),
         dict(text=_budget_json()), "any"),
+    "PrivacyBudget.from_events": (
+        lambda a: dpinfer.PrivacyBudget.from_events(a["data"]),
+        dict(data=dpinfer.PrivacyBudget.from_json(_budget_json()).export_events()), "any"),
+    "AllocationPlan": (
+        lambda a: dpinfer.PrivacyBudget(2.0, 1e-5, plan=dpinfer.AllocationPlan(
+            [(a["label"], a["epsilon"], a["delta"])], description=a["description"])).charge(a["charge"], label=a["label"]),
+        dict(label="primary", epsilon=1.0, delta=1e-6, description="SAP v1", charge=0.5), "ledger"),
+    "AllocationPlan.from_json": (
+        lambda a: dpinfer.AllocationPlan.from_json(a["text"]),
+        dict(text='{"lines": [{"label": "primary", "epsilon": 0.5}], "description": "SAP"}'), "any"),
     "ParallelComposition": (
         lambda a: dpinfer.PrivacyBudget(2.0).parallel(a["label"]).group(a["group"]).charge(a["epsilon"]),
         dict(label="sites", group="A", epsilon=0.5), "ledger"),

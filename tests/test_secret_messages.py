@@ -105,3 +105,23 @@ def test_command_csv_cell_is_not_echoed(tmp_path, capsys):
     out = capsys.readouterr()
     assert code == 2 and "row 2" in out.err
     assert _clean(out.out) and _clean(out.err), out.err
+
+
+def test_command_csv_without_header_names_columns_by_position(tmp_path, capsys):
+    # Issue 26, S1: a header-less CSV's first row is data; its cells are never shown as column names.
+    from dpinfer.cli import main
+
+    path = tmp_path / "f.csv"
+    path.write_text(f"SECRET-{SECRET_TEXT},1\n0,1\n")
+    code = main(["release", "--csv", str(path), "--column", "resp", "--epsilon", "1"])
+    out = capsys.readouterr()
+    assert code == 2 and "named by position: --column 1 to --column 2" in out.err
+    assert _clean(out.out) and _clean(out.err), out.err
+    assert "SECRET" not in out.err
+    # the first row counts as a record when the columns are named by position
+    assert main(["release", "--csv", str(path), "--column", "2", "--epsilon", "1", "--seed", "1",
+                 "--format", "json"]) == 0
+    assert '"n": 2' in capsys.readouterr().out
+    code = main(["release", "--csv", str(path), "--column", "1", "--epsilon", "1"])
+    out = capsys.readouterr()
+    assert code == 2 and "data row 1" in out.err and _clean(out.err), out.err

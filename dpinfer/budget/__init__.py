@@ -24,10 +24,12 @@ Composition rules (all in :class:`PrivacyBudget`'s Notes):
 
 from ._composition import AdvancedComposition, ParallelComposition
 from ._ledger import BudgetExceededError, LedgerEntry
+from ._plan import AllocationPlan
 from ._privacy_budget import PrivacyBudget
 
 __all__ = [
     "AdvancedComposition",
+    "AllocationPlan",
     "BudgetExceededError",
     "LedgerEntry",
     "ParallelComposition",

@@ -35,13 +35,17 @@ def check_budget(budget):
     return budget
 
 
-def charge_release(budget, releaser, method, *, shape=None, array=None, n=None, rng=None, secure=False):
+def charge_release(budget, releaser, method, *, shape=None, array=None, n=None, rng=None, secure=False,
+                   sensitivity=None, grid=None):
     """Charge ``budget`` for one call of ``releaser.method`` (the releasers' one charge call).
 
     ``shape`` is the shape of the statistics of a central release (None for a
     local releaser, whose array holds one report per respondent and is charged
     once).  With ``secure=False`` the ``rng`` is validated first, so that a bad
     generator fails before anything is charged; nothing is drawn from it.
+    ``sensitivity`` and ``grid`` (the output grid's spacing) go into the ledger
+    entry with :func:`neighbouring_of` the releaser.  Returns the ledger's head
+    digest after the charge (the release records it), or None without a budget.
     """
     budget = check_budget(budget)
     if array is not None:
@@ -72,7 +76,33 @@ def charge_release(budget, releaser, method, *, shape=None, array=None, n=None, 
         else:
             where += f", {size} values of disjoint groups"
     delta = getattr(releaser, "delta", 0.0)
-    return budget.charge(releaser.epsilon, delta, mechanism=MECHANISMS.get(name, name), count=count, label=where)
+    entry = budget.charge(releaser.epsilon, delta, mechanism=MECHANISMS.get(name, name), count=count, label=where,
+                          sensitivity=sensitivity, neighbouring=neighbouring_of(releaser, method), grid=grid)
+    return entry.digest
+
+
+_LOCAL = ("RandomizedResponseReleaser", "TwoCoinRRReleaser", "KRRReleaser", "UnaryEncodingReleaser",
+          "LocalLaplaceReleaser", "LDPHistogramReleaser")
+
+
+def neighbouring_of(releaser, method):
+    """The neighbouring relation a release's guarantee holds under, as the ledger records it.
+
+    ``'replace-one'`` (a count or proportion with n public), the table's own
+    ``neighbours``, ``'local'`` (any two values of one respondent's own report),
+    or ``'as the sensitivity assumes'`` for ``LaplaceReleaser.release``, whose
+    sensitivity the caller chose for a relation of their own.  The one place
+    that reads it from the releaser.
+    """
+    name = type(releaser).__name__
+    relation = getattr(releaser, "neighbours", None)
+    if isinstance(relation, str):
+        return relation
+    if name in _LOCAL:
+        return "local"
+    if name == "LaplaceReleaser" and method == "release":
+        return "as the sensitivity assumes"
+    return "replace-one"
 
 
 MECHANISMS = {

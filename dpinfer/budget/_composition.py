@@ -87,9 +87,10 @@ class _Group:
         self._partition = partition
         self.name = name
 
-    def charge(self, epsilon, delta=0.0, *, mechanism="manual", count=1, label=""):
-        """Charge ``count`` releases at ``(epsilon, delta)`` to this group (see :meth:`PrivacyBudget.charge`)."""
-        return self._charge_request(_request(epsilon, delta, mechanism, count, label))
+    def charge(self, epsilon, delta=0.0, *, mechanism="manual", count=1, label="", **event):
+        """Charge ``count`` releases at ``(epsilon, delta)`` to this group (see :meth:`PrivacyBudget.charge`;
+        ``event`` holds its ``sensitivity``, ``neighbouring`` and ``grid``)."""
+        return self._charge_request(_request(epsilon, delta, mechanism, count, label, **event))
 
     def with_label(self, label):
         """A handle charging this group with ``label`` in front of each entry's label."""
@@ -168,9 +169,10 @@ class AdvancedComposition:
         """Slots left (``k - used``)."""
         return self.k - self.used
 
-    def charge(self, epsilon, delta=0.0, *, mechanism="manual", count=1, label=""):
-        """Use ``count`` slots for releases at ``(epsilon, delta)`` (each at most the block's)."""
-        return self._charge_request(_request(epsilon, delta, mechanism, count, label))
+    def charge(self, epsilon, delta=0.0, *, mechanism="manual", count=1, label="", **event):
+        """Use ``count`` slots for releases at ``(epsilon, delta)`` (each at most the block's; ``event`` as in
+        :meth:`PrivacyBudget.charge`)."""
+        return self._charge_request(_request(epsilon, delta, mechanism, count, label, **event))
 
     def with_label(self, label):
         """A handle charging this block with ``label`` in front of each entry's label."""
@@ -209,9 +211,10 @@ class _Labelled:
         self._target = target
         self.label = label
 
-    def charge(self, epsilon, delta=0.0, *, mechanism="manual", count=1, label=""):
+    def charge(self, epsilon, delta=0.0, *, mechanism="manual", count=1, label="", **event):
         """Charge the underlying budget or handle, with this handle's label in front."""
-        return self._target.charge(epsilon, delta, mechanism=mechanism, count=count, label=self._join(label))
+        return self._target.charge(epsilon, delta, mechanism=mechanism, count=count, label=self._join(label),
+                                   **event)
 
     def with_label(self, label):
         """A handle with one more label."""

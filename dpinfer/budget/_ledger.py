@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections import namedtuple
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 
-from .._validation import _check_delta, _check_epsilon, _check_int, _show
+from .._validation import _check_delta, _check_epsilon, _check_int, _check_positive, _show
 
 __all__ = [
     "BudgetExceededError",
@@ -16,7 +18,7 @@ __all__ = [
 
 
 _FORMAT = "dpinfer.PrivacyBudget"
-_VERSION = 1
+_VERSION = 2  # 2: the hash chain, the release events' metadata and the allocation plan
 _COMPOSITIONS = ("sequential", "parallel", "advanced-reserve", "advanced")
 
 _Remaining = namedtuple("Remaining", ["epsilon", "delta"])
@@ -78,6 +80,37 @@ class LedgerEntry:
         When the charge was made, ISO 8601 in UTC.
     label : str
         Free text: what was released and why (never a confidential value).
+    sensitivity : float or None
+        The sensitivity of the released statistic (None when not recorded, as
+        for a manual charge that does not give it).
+    neighbouring : str
+        The neighbouring relation the guarantee holds under (``'replace-one'``,
+        ``'add-remove'``, ``'local'`` for one respondent's own report, ``''``
+        when not recorded).
+    grid : float or None
+        The spacing of the grid the noise was added on, in the units of the
+        released statistic (None for label-valued reports or when not recorded).
+    plan_line : str
+        The allocation-plan line the charge was accounted to (``''`` without a plan).
+    previous : str
+        The SHA-256 digest (hex) of the entry before this one, or of the budget's
+        header (totals, description, plan) for the first entry: the hash chain.
+
+    Notes
+    -----
+    :attr:`digest` is the SHA-256 of the entry's canonical JSON (sorted keys, no
+    spaces, floats as Python's shortest round-trip repr), ``previous`` included;
+    the last entry's digest is the budget's :attr:`~PrivacyBudget.head_digest`.
+
+    **What the chain protects.**  Each :class:`~dpinfer.Release` made with a
+    budget records the head digest after its charge.  An entry removed, changed
+    or reordered, or the totals or plan edited, breaks the chain, and
+    :meth:`PrivacyBudget.from_json` refuses the file.  It does **not** stop a
+    person who can write the file from rewriting it whole (the digests carry no
+    secret key: anyone can recompute them) or from removing the newest
+    entries; such a rewrite then disagrees with the digests already published
+    with the releases, which is how it is found.  Keep the published releases
+    (or their digests) apart from the ledger file.
     """
 
     mechanism: str
@@ -91,10 +124,29 @@ class LedgerEntry:
     group: str
     time: str
     label: str
+    sensitivity: float | None = None
+    neighbouring: str = ""
+    grid: float | None = None
+    plan_line: str = ""
+    previous: str = ""
 
     def to_dict(self):
         """A flat JSON-safe dict of the attributes."""
         return asdict(self)
+
+    @property
+    def digest(self):
+        """SHA-256 (hex) of the entry's canonical JSON, ``previous`` included: the next entry's ``previous``."""
+        return _digest(self.to_dict())
+
+
+def _canonical(obj):
+    """The canonical JSON text hashed by the chain: sorted keys, no spaces, ASCII, no NaN."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def _digest(obj):
+    return hashlib.sha256(_canonical(obj).encode("ascii")).hexdigest()
 
 
 def _now():
@@ -157,13 +209,46 @@ class _Request:
     delta: float
     count: int
     label: str
+    sensitivity: float | None = None
+    neighbouring: str = ""
+    grid: float | None = None
 
 
-def _request(epsilon, delta, mechanism, count, label):
-    epsilon = _check_epsilon(epsilon)
-    delta = _check_delta(delta)
-    mechanism = _check_text(mechanism, "mechanism")
+def _request(epsilon, delta, mechanism, count, label, where="", *, sensitivity=None, neighbouring="", grid=None):
+    """A checked charge request; ``where`` (e.g. "ledger entry 3") is named in its errors."""
+    of = f" of {where}" if where else ""
+    epsilon = _check_epsilon(epsilon, "epsilon" + of)
+    delta = _check_delta(delta, "delta" + of)
+    mechanism = _check_text(mechanism, "mechanism" + of)
     if not mechanism:
-        raise ValueError("`mechanism` must be a non-empty string; got ''.")
-    count = _check_int(count, "count", minimum=1, maximum=10**12)
-    return _Request(mechanism, epsilon, delta, count, _check_text(label, "label"))
+        raise ValueError(f"`mechanism{of}` must be a non-empty string; got ''.")
+    count = _check_int(count, "count" + of, minimum=1, maximum=10**12)
+    if sensitivity is not None:
+        sensitivity = _check_positive(sensitivity, "sensitivity" + of)
+    if grid is not None:
+        grid = _check_positive(grid, "grid" + of)
+    return _Request(mechanism, epsilon, delta, count, _check_text(label, "label" + of), sensitivity,
+                    _check_text(neighbouring, "neighbouring" + of), grid)
+
+
+def _load_json(text, what):
+    """``json.loads(text)`` refusing duplicate keys and deep nesting with a ValueError naming ``what``.
+
+    A duplicate key would let a file say two things at once (json keeps the last
+    silently); nesting deeper than Python's recursion limit would crash the parser.
+    """
+    def no_duplicates(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"{what} holds the key {key!r} twice in one object; a hand edit? "
+                                 "Each key may appear once.")
+            seen.add(key)
+        return dict(pairs)
+
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{what} is not JSON ({exc.msg}, line {exc.lineno}).") from exc
+    except RecursionError:
+        raise ValueError(f"{what} nests lists or objects too deeply to be read.") from None

@@ -9,6 +9,7 @@ import threading
 
 from .._validation import _check_delta, _check_epsilon, _check_int, _check_real, _show
 from ._composition import AdvancedComposition, ParallelComposition, _Labelled
+from ._plan import AllocationPlan, check_plan, plan_charge
 from ._ledger import (
     BudgetExceededError,
     LedgerEntry,
@@ -18,8 +19,10 @@ from ._ledger import (
     _Request,
     _VERSION,
     _check_scope_label,
+    _digest,
     _check_text,
     _fmt,
+    _load_json,
     _now,
     _parse_slack,
     _request,
@@ -41,6 +44,10 @@ class PrivacyBudget:
         Total delta, in [0, 1).  With 0 only pure epsilon-DP releases fit.
     description : str, default ''
         Free text naming the data set (e.g. the trial and analysis set).
+    plan : AllocationPlan, optional
+        The allocation fixed in advance: every charge is accounted to one of its
+        lines and refused when no line covers it or its line's share would be
+        passed (see :class:`AllocationPlan`).  The shares must fit the totals.
 
     Attributes
     ----------
@@ -55,6 +62,12 @@ class PrivacyBudget:
         (never negative).
     ledger : tuple of LedgerEntry
         One entry per charge, oldest first.
+    plan : AllocationPlan or None
+    head_digest : str
+        SHA-256 (hex) of the last ledger entry (of the header before the first
+        charge): each entry records the digest of the one before it, and each
+        release made with this budget records the head digest after its charge
+        (``Release.ledger_digest``).
 
     Raises
     ------
@@ -145,10 +158,13 @@ class PrivacyBudget:
     (1, 'tulap')
     """
 
-    def __init__(self, epsilon, delta=0.0, *, description=""):
+    def __init__(self, epsilon, delta=0.0, *, description="", plan=None):
         self._epsilon = _check_epsilon(epsilon)
         self._delta = _check_delta(delta)
         self._description = _check_text(description, "description")
+        self._plan = check_plan(plan, self._epsilon, self._delta)
+        self._line_spent = {}  # plan line index -> (Fraction eps, Fraction delta)
+        self._head = self._genesis()
         self._lock = threading.RLock()
         self._ledger = []
         self._spent = (Fraction(0), Fraction(0))
@@ -193,6 +209,25 @@ class PrivacyBudget:
         """Tuple of :class:`LedgerEntry`, one per charge, oldest first."""
         return tuple(self._ledger)
 
+    @property
+    def plan(self):
+        """The :class:`AllocationPlan` the budget was created with, or None."""
+        return self._plan
+
+    @property
+    def head_digest(self):
+        """SHA-256 (hex) of the last ledger entry, or of the header (totals, description, plan) before any."""
+        return self._head
+
+    def _header(self):
+        return {"format": _FORMAT, "version": _VERSION, "epsilon": self._epsilon, "delta": self._delta,
+                "description": self._description,
+                "plan": None if self._plan is None else self._plan.to_dict()}
+
+    def _genesis(self):
+        """The digest the chain starts from: the header, so that editing the totals breaks the chain."""
+        return _digest(self._header())
+
     def summary(self):
         """One line: spent, total and remaining epsilon and delta, and the number of ledger entries."""
         rem = self.remaining
@@ -226,10 +261,20 @@ class PrivacyBudget:
         widths = [max(len(r[j]) for r in rows) for j in range(len(header) - 1)]
         for r in rows:
             lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
+        if self._plan is not None:
+            spent = self.line_spent()
+            lines.append("  allocation plan" + (f" ({self._plan.description})" if self._plan.description else "")
+                         + ": spent / share")
+            for i, ln in enumerate(self._plan.lines, 1):
+                e, d = spent[ln.label]
+                lines.append(f"    {i}. {ln.label}: epsilon = {_fmt(e)} of {_fmt(ln.epsilon)}, "
+                             f"delta = {_fmt(d)} of {_fmt(ln.delta)}")
+        lines.append(f"  head digest: {self._head}")
         return "\n".join(line.rstrip() for line in lines)
 
     # ------------------------------------------------------------------ charging
-    def charge(self, epsilon, delta=0.0, *, mechanism="manual", count=1, label=""):
+    def charge(self, epsilon, delta=0.0, *, mechanism="manual", count=1, label="", sensitivity=None,
+               neighbouring="", grid=None):
         """Charge ``count`` releases at ``(epsilon, delta)`` by sequential composition.
 
         For releases made outside dpinfer, or planned ones; dpinfer's releasers
@@ -246,7 +291,13 @@ class PrivacyBudget:
         count : int, default 1
             Number of releases at these parameters (>= 1).
         label : str, default ''
-            Free text for the ledger (never a confidential value).
+            Free text for the ledger (never a confidential value); with a plan,
+            it names the plan line (see :class:`AllocationPlan`).
+        sensitivity, neighbouring, grid : optional
+            What the release's event records in :meth:`export_events`: the
+            statistic's sensitivity, the neighbouring relation
+            (``'replace-one'``, ``'add-remove'``, ``'local'``) and the spacing of the
+            output grid.  dpinfer's releasers record their own.
 
         Returns
         -------
@@ -256,11 +307,13 @@ class PrivacyBudget:
         Raises
         ------
         BudgetExceededError
-            If the charge would pass the total (nothing is recorded).
+            If the charge would pass the total or its plan line's share, or no
+            plan line covers it (nothing is recorded).
         TypeError, ValueError
             For invalid arguments.
         """
-        req = _request(epsilon, delta, mechanism, count, label)
+        req = _request(epsilon, delta, mechanism, count, label, sensitivity=sensitivity,
+                       neighbouring=neighbouring, grid=grid)
         return self._commit(req, "sequential", "", "", self._sequential_cost(req))
 
     def with_label(self, label):
@@ -387,6 +440,7 @@ class PrivacyBudget:
         """Check ``cost = (d_eps, d_delta, apply)`` against the total, then record it (under the lock)."""
         d_eps, d_delta, apply = cost
         with self._lock:
+            line, line_spent = self._plan_check(req, scope, d_eps, d_delta)
             new_eps, new_delta = self._spent[0] + d_eps, self._spent[1] + d_delta
             if float(new_eps) > self._epsilon or float(new_delta) > self._delta:
                 rem = self.remaining
@@ -400,12 +454,31 @@ class PrivacyBudget:
             if apply is not None:
                 apply()
             self._spent = (new_eps, new_delta)
+            if line is not None:
+                self._line_spent[line] = line_spent
             entry = LedgerEntry(
                 mechanism=req.mechanism, epsilon=req.epsilon, delta=req.delta, count=req.count,
                 charged_epsilon=float(d_eps), charged_delta=float(d_delta), composition=composition,
-                scope=scope, group=group, time=_now() if time is None else time, label=req.label)
+                scope=scope, group=group, time=_now() if time is None else time, label=req.label,
+                sensitivity=req.sensitivity, neighbouring=req.neighbouring, grid=req.grid,
+                plan_line="" if line is None else self._plan.lines[line].label, previous=self._head)
             self._ledger.append(entry)
+            self._head = entry.digest
             return entry
+
+    def _plan_check(self, req, scope, d_eps, d_delta):
+        """``(line, its new spent)`` for a charge under the plan (None, None without one)."""
+        if self._plan is None:
+            return None, None
+        return plan_charge(self._plan, self._line_spent, req.label, req.mechanism, scope, d_eps, d_delta)
+
+    def line_spent(self):
+        """``{line label: (epsilon, delta)}``: what each plan line has spent (empty without a plan)."""
+        with self._lock:
+            if self._plan is None:
+                return {}
+            return {ln.label: tuple(float(v) for v in self._line_spent.get(i, (0, 0)))
+                    for i, ln in enumerate(self._plan.lines)}
 
     # ------------------------------------------------------------------ JSON
     def to_json(self):
@@ -417,8 +490,10 @@ class PrivacyBudget:
                 "epsilon": self._epsilon,
                 "delta": self._delta,
                 "description": self._description,
+                "plan": None if self._plan is None else self._plan.to_dict(),
                 "spent_epsilon": self.spent_epsilon,
                 "spent_delta": self.spent_delta,
+                "head_digest": self._head,
                 "ledger": [e.to_dict() for e in self._ledger],
             }
         return json.dumps(data, indent=2) + "\n"
@@ -428,8 +503,12 @@ class PrivacyBudget:
         """A budget from the text written by :meth:`to_json`.
 
         The ledger is replayed charge by charge: every entry's charged amounts
-        must be what the composition rules give, and the spent totals what
-        the file records, or the text is rejected.
+        must be what the composition rules give (and its plan line's share
+        allows), every entry must record the digest of the one before it (the
+        first, of the header: totals, description and plan), and the spent
+        totals and head digest must be what the file records, or the text is
+        rejected.  A duplicate key anywhere is refused.  See
+        :class:`LedgerEntry` for what the chain does and does not protect.
 
         Raises
         ------
@@ -440,20 +519,19 @@ class PrivacyBudget:
         """
         if not isinstance(text, (str, bytes)):
             raise TypeError(f"`text` must be the JSON text of a PrivacyBudget; got {_show(text)}.")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"`text` is not JSON ({exc.msg}, line {exc.lineno}).") from exc
+        data = _load_json(text, "`text`")
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
             raise ValueError(f"`text` is not a dpinfer privacy budget (its \"format\" must be {_FORMAT!r}).")
         if data.get("version") != _VERSION:
             raise ValueError(f"`text` has budget format version {data.get('version')!r}; this dpinfer reads "
                              f"version {_VERSION}.")
-        for key in ("epsilon", "delta", "description", "spent_epsilon", "spent_delta", "ledger"):
+        for key in ("epsilon", "delta", "description", "plan", "spent_epsilon", "spent_delta", "head_digest",
+                    "ledger"):
             if key not in data:
                 raise ValueError(f"`text` lacks the budget field {key!r}.")
         try:
-            budget = cls(data["epsilon"], data["delta"], description=data["description"])
+            plan = None if data["plan"] is None else AllocationPlan.from_dict(data["plan"], "its \"plan\"")
+            budget = cls(data["epsilon"], data["delta"], description=data["description"], plan=plan)
             if not isinstance(data["ledger"], list):
                 raise ValueError("its \"ledger\" must be a list of entries.")
             for i, raw in enumerate(data["ledger"], 1):
@@ -467,6 +545,10 @@ class PrivacyBudget:
                 f"`text` records spent epsilon = {data['spent_epsilon']!r}, delta = "
                 f"{data['spent_delta']!r}, but its ledger adds up to {budget.spent_epsilon!r}, "
                 f"{budget.spent_delta!r}.")
+        if budget.head_digest != data["head_digest"]:
+            raise ValueError(
+                f"`text` records head digest {str(data['head_digest'])[:16]!r}..., but its entries chain to "
+                f"{budget.head_digest[:16]!r}...: the last entry was removed or changed, or the header edited.")
         return budget
 
     def _replay(self, raw, i):
@@ -474,8 +556,16 @@ class PrivacyBudget:
         if not isinstance(raw, dict) or set(raw) != set(fields):
             raise ValueError(f"ledger entry {i} must hold exactly the fields {', '.join(fields)}.")
         where = f"ledger entry {i}"
-        for name in ("mechanism", "composition", "scope", "group", "time", "label"):
+        for name in ("mechanism", "composition", "scope", "group", "time", "label", "neighbouring", "plan_line",
+                     "previous"):
             _check_text(raw[name], f"{name} of {where}")
+        if raw["previous"] != self._head:
+            changed = "the header (totals, description, plan)" if i == 1 else f"entry {i - 1}"
+            raise ValueError(
+                f"{where} breaks the hash chain: it records previous digest {raw['previous'][:16]!r}..., but "
+                f"{changed} has digest {self._head[:16]!r}...; an entry was removed, changed or reordered, "
+                "or the header edited.")
+        event = {"sensitivity": raw["sensitivity"], "neighbouring": raw["neighbouring"], "grid": raw["grid"]}
         if raw["composition"] not in _COMPOSITIONS:
             raise ValueError(f"{where}: composition must be one of {', '.join(map(repr, _COMPOSITIONS))}; "
                              f"got {raw['composition']!r}.")
@@ -483,15 +573,15 @@ class PrivacyBudget:
         if comp == "advanced-reserve":
             k = _check_int(raw["count"], f"count of {where}", minimum=1, maximum=10**12)
             slack = _parse_slack(raw["label"], where)
-            block = AdvancedComposition(self, scope, k, _check_epsilon(raw["epsilon"]),
-                                        _check_delta(raw["delta"]), slack)
-            req = _Request(raw["mechanism"], block.epsilon, block.delta, k, raw["label"])
+            block = AdvancedComposition(self, scope, k, _check_epsilon(raw["epsilon"], f"epsilon of {where}"),
+                                        _check_delta(raw["delta"], f"delta of {where}"), slack)
+            req = _request(block.epsilon, block.delta, raw["mechanism"], k, raw["label"], where, **event)
             if scope in self._blocks or scope in self._parallel or not scope:
                 raise ValueError(f"{where}: block label {scope!r} is empty or already used.")
             entry = self._commit(req, comp, scope, "", block._reservation, time=time)
             self._blocks[scope] = block
         else:
-            req = _request(raw["epsilon"], raw["delta"], raw["mechanism"], raw["count"], raw["label"])
+            req = _request(raw["epsilon"], raw["delta"], raw["mechanism"], raw["count"], raw["label"], where, **event)
             if comp == "sequential":
                 entry = self._commit(req, comp, "", "", self._sequential_cost(req), time=time)
             elif comp == "parallel":
@@ -505,11 +595,104 @@ class PrivacyBudget:
             raise ValueError(
                 f"{where} records charged epsilon = {raw['charged_epsilon']!r}, delta = {raw['charged_delta']!r}, "
                 f"but the composition rules give {entry.charged_epsilon!r}, {entry.charged_delta!r}.")
+        if entry.plan_line != raw["plan_line"]:
+            raise ValueError(f"{where} records plan line {raw['plan_line']!r}, but its label belongs to "
+                             f"{entry.plan_line!r}.")
+        if entry.to_dict() != raw:
+            raise ValueError(f"{where} holds a value that does not survive the replay exactly (a number written "
+                             "in another form, or a field of the wrong type).")
+
+    # ------------------------------------------------------------------ export
+    def export_events(self, *, delta_slack=1e-6):
+        """The ledger as a list of mechanism events that others can re-account, with its hash chain.
+
+        Parameters
+        ----------
+        delta_slack : float, default 1e-6
+            ``delta'`` of the advanced-composition total given for comparison, in (0, 1).
+
+        Returns
+        -------
+        dict
+            JSON-safe (``json.dumps`` it); :meth:`from_events` reads it back.
+            Keys: ``format`` (``'dpinfer.LedgerEvents'``), ``version`` (1),
+            ``budget`` (the header: totals, description, plan), ``genesis_digest``
+            (the header's digest), ``events`` (one per ledger entry, oldest
+            first), ``head_digest`` and ``composed`` (the totals).
+
+        Notes
+        -----
+        **An event** holds every field of its :class:`LedgerEntry` (``mechanism``,
+        ``epsilon``, ``delta``, ``count``, ``sensitivity``, ``neighbouring``,
+        ``grid``, ``composition``, ``scope``, ``group``, ``charged_epsilon``,
+        ``charged_delta``, ``time``, ``label``, ``plan_line``, ``previous``), its
+        ``digest``, and ``dp_event``: the event in the shape of Google's
+        ``dp_accounting`` ``DpEvent`` classes, as a dict whose ``name`` is the
+        class and whose other keys are its attributes:
+        ``{"name": "EpsilonDeltaDpEvent", "epsilon": e, "delta": d}``, wrapped as
+        ``{"name": "SelfComposedDpEvent", "event": {...}, "count": k}`` for an
+        entry of ``k`` releases, and ``{"name": "NoOpDpEvent"}`` for an
+        advanced-composition block's reservation (its releases are their own
+        events).  ``EpsilonDeltaDpEvent`` rather than ``LaplaceDpEvent``: the
+        releases are exact laws on a grid whose guarantee is ``(epsilon, delta)``
+        (a continuous-Laplace event would describe another law).  With
+        ``dp_accounting`` installed, ``ComposedDpEvent`` of the events' objects
+        re-accounts the ledger with any of its accountants.
+
+        **Composed totals.**  ``composed["charged"]`` is what the ledger charged,
+        each charge composed as declared (sequential; a parallel set's largest
+        group; an advanced block's reservation): **the number of record**, equal
+        to :attr:`spent_epsilon` and :attr:`spent_delta`.  ``composed["basic"]``
+        re-accounts the mechanism events by basic composition (the exact sums of
+        ``count * epsilon`` and ``count * delta``; equal to the charged totals when
+        every charge is sequential).  ``composed["advanced"]`` applies the
+        heterogeneous advanced composition bound
+        ``sqrt(2 ln(1/delta') sum c_i epsilon_i**2) + sum c_i epsilon_i (e**epsilon_i - 1)``,
+        with delta ``sum c_i delta_i + delta'`` (Kairouz, Oh & Viswanath 2017,
+        Thm. 3.5, which implies this form of Dwork, Rothblum & Vadhan 2010, Thm.
+        III.3), rounded up; it does not use disjointness.
+
+        **The hash chain** (:class:`LedgerEntry` Notes) is in the events'
+        ``previous`` and ``digest``: an export whose events were removed, changed
+        or reordered is refused by :meth:`from_events`.
+
+        Examples
+        --------
+        >>> from dpinfer import PrivacyBudget, TulapReleaser
+        >>> budget = PrivacyBudget(1.0)
+        >>> rel = TulapReleaser(0.25).release(11, 30, rng=7, budget=budget)
+        >>> export = budget.export_events()
+        >>> export["events"][0]["dp_event"]
+        {'name': 'EpsilonDeltaDpEvent', 'epsilon': 0.25, 'delta': 0.0}
+        >>> export["composed"]["of_record"], export["composed"]["charged"]
+        ('charged', {'epsilon': 0.25, 'delta': 0.0})
+        >>> rel.ledger_digest == export["head_digest"] == export["events"][0]["digest"]
+        True
+        >>> PrivacyBudget.from_events(export) == budget
+        True
+        """
+        from ._export import export_events
+
+        return export_events(self, delta_slack)
+
+    @classmethod
+    def from_events(cls, data):
+        """The budget an :meth:`export_events` export describes (a dict, or its JSON text), replayed as
+        :meth:`from_json` replays a ledger; digests, ``dp_event`` and totals must be what it gives.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``data`` is not such an export, or any part of it disagrees.
+        """
+        from ._export import budget_from_events
+
+        return budget_from_events(cls, data)
 
     def __eq__(self, other):
         if not isinstance(other, PrivacyBudget):
             return NotImplemented
-        return (self._epsilon, self._delta, self._description, self._ledger) == (
-            other._epsilon, other._delta, other._description, other._ledger)
+        return (self._epsilon, self._delta, self._description, self._plan, self._ledger) == (
+            other._epsilon, other._delta, other._description, other._plan, other._ledger)
 
     __hash__ = None

@@ -86,8 +86,6 @@ def _cmd_release(args):
             raise _UsageError("give the confidential count as --x X --n N, or --csv FILE --column NAME.")
         x, n = args.x, args.n
     secure = args.seed is None
-    if not secure:
-        _seeded_warning(args.seed)
     rng = None if secure else args.seed
     with _budget_session(args) as ledger:
         budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
@@ -102,6 +100,8 @@ def _cmd_release(args):
             releaser = LaplaceReleaser(args.epsilon)
             make = releaser.proportion if args.kind == "proportion" else releaser.count
             release = make(x, n, rng=rng, secure=secure, budget=budget)
+    if not secure:  # after the release: a refused one warns of nothing
+        _seeded_warning(args.seed)
     _emit(args.format, str(release), [release.to_dict()])
     _print_budget_status(args, ledger)
     return EXIT_OK
@@ -130,11 +130,11 @@ def _release_table(args):
                                                                  else "total"))
     counts, row_names, column_names = _table_from_csv(args.table, confidential=True, with_names=True)
     secure = args.seed is None
-    if not secure:
-        _seeded_warning(args.seed)
     with _budget_session(args) as ledger:
         budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
         release = releaser.release(counts, rng=None if secure else args.seed, secure=secure, budget=budget)
+    if not secure:  # after the release: a refused one warns of nothing
+        _seeded_warning(args.seed)
     cells = _cells_text(release.value, row_names, column_names)
     labels = {key: names for key, names in (("row_names", row_names), ("column_names", column_names))
               if names is not None}
@@ -169,7 +169,8 @@ def _budget_session(args):
     """The ledger file of ``release --budget FILE``, locked for this invocation (or no budget)."""
     import contextlib
 
-    totals = {"--total-epsilon": args.total_epsilon, "--total-delta": args.total_delta, "--label": args.label}
+    totals = {"--total-epsilon": args.total_epsilon, "--total-delta": args.total_delta, "--label": args.label,
+              "--plan": args.plan}
     if args.budget is None:
         given = [flag for flag, value in totals.items() if value is not None]
         if given:
@@ -178,15 +179,20 @@ def _budget_session(args):
         return contextlib.nullcontext(None)
     from ._ledger_file import locked_budget
 
-    return locked_budget(args.budget, total_epsilon=args.total_epsilon, total_delta=args.total_delta)
+    return locked_budget(args.budget, total_epsilon=args.total_epsilon, total_delta=args.total_delta,
+                         plan=args.plan)
 
 
 def _cmd_budget(args):
     from ._ledger_file import read_budget
 
+    if args.format != "events" and args.delta_slack != 1e-6:
+        raise _UsageError("--delta-slack applies to --format events only (the advanced-composition total).")
     budget = read_budget(args.file)
     if args.format == "json":
         print(budget.to_json(), end="")
+    elif args.format == "events":
+        print(json.dumps(budget.export_events(delta_slack=args.delta_slack), indent=2))
     elif args.format == "csv":
         _emit_rows(_ledger_columns(), [{"entry": i, **entry.to_dict()}
                                        for i, entry in enumerate(budget.ledger, start=1)])

@@ -42,7 +42,7 @@ def _counts_from_csv(path, column):
         raise _UsageError(f"cannot read CSV file {path!r}: {exc.strerror}.") from exc
     with handle:
         try:
-            return _count_rows(csv.DictReader(_bounded_lines(handle, path)), path, column)
+            return _count_rows(csv.reader(_bounded_lines(handle, path)), path, column)
         except csv.Error as exc:
             raise _UsageError(f"CSV file {path!r} cannot be read as CSV: {exc}.") from exc
         except UnicodeDecodeError as exc:
@@ -64,18 +64,35 @@ def _bounded_lines(handle, path):
 
 
 def _count_rows(reader, path, column):
-    """(x, n) from a DictReader over a CSV file (see _counts_from_csv)."""
-    if reader.fieldnames is None:
+    """(x, n) from a csv.reader over a CSV file (see _counts_from_csv).
+
+    The first row is a header only when it can be told from data: none of its
+    cells is empty, a number or TRUE/FALSE.  Otherwise the file has no header,
+    every row is data (possibly confidential, so never shown), and its columns
+    are named by position: ``--column 1`` is the first.
+    """
+    first = next(reader, None)
+    if first is None:
         raise _UsageError(f"CSV file {path!r} is empty.")
-    if column not in reader.fieldnames:
-        raise _UsageError(
-            f"column {column!r} not found in {path!r}; its columns are "
-            f"{', '.join(map(repr, reader.fieldnames))}.{_delimiter_hint(reader.fieldnames)}"
-        )
+    header = all(cell.strip() and not _looks_like_value(cell) for cell in first)
+    names = first if header else [str(j) for j in range(1, len(first) + 1)]
+    if column not in names:
+        hint = _delimiter_hint(first)
+        if hint:  # one cell holding semicolons or tabs: a header cannot be told from data, so nothing is shown
+            shown = hint.lstrip()
+        elif header:
+            shown = f"its columns are {', '.join(map(repr, names))}."
+        else:  # the first row is data: name the columns by position, never by their (confidential) cells
+            shown = (f"its first row holds values, so it has no header row and its {len(names)} columns are "
+                     f"named by position: --column 1 to --column {len(names)}.")
+        raise _UsageError(f"column {column!r} not found in {path!r}; {shown}")
+    at = names.index(column)
     x = n = 0
-    for row in reader:
+    for row in (reader if header else _chain_first(first, reader)):
+        if not row:  # a blank line is no record (as csv.DictReader skips it)
+            continue
         n += 1
-        cell = (row[column] or "").strip()
+        cell = (row[at] if at < len(row) else "").strip()
         if cell in ("1", "1.0") or cell.upper() == "TRUE":
             x += 1
         elif not (cell in ("0", "0.0") or cell.upper() == "FALSE"):
@@ -89,8 +106,28 @@ def _count_rows(reader, path, column):
     return x, n
 
 
+def _looks_like_value(cell):
+    """True when a CSV cell reads as data (a number, or R's TRUE/FALSE/NA), not as a column name."""
+    text = cell.strip()
+    if text.upper() in ("TRUE", "FALSE", "NA", "T", "F"):
+        return True
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _chain_first(first, reader):
+    yield first
+    yield from reader
+
+
 def _delimiter_hint(cells):
-    """A hint when a CSV row read with commas is one cell holding semicolons or tabs (a header, public)."""
+    """A hint when a CSV row read with commas is one cell holding semicolons or tabs.
+
+    The hint never quotes the row: it may be data rather than a header.
+    """
     if len(cells) != 1:
         return ""
     for mark, name in ((";", "semicolon"), ("\t", "tab")):

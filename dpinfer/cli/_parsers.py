@@ -292,17 +292,24 @@ def _add_release(sub):
                      "stderr")
     led.add_argument("--total-epsilon", type=_REAL, metavar="E", help="total epsilon, when FILE is created")
     led.add_argument("--total-delta", type=_REAL, metavar="D", help="total delta, when FILE is created (default 0)")
-    led.add_argument("--label", metavar="TEXT", help="what the release is, for the ledger (no confidential values)")
+    led.add_argument("--label", metavar="TEXT", help="what the release is, for the ledger (no confidential values); "
+                     "with a plan, the plan line it is charged to")
+    led.add_argument("--plan", metavar="PLAN", help="allocation plan (JSON) fixed when FILE is created: each release "
+                     "must name a plan line with --label and fit its share")
     rel.set_defaults(func=_cmd_release)
 
 
 def _add_budget(sub):
-    bud = _subcommand(sub, "budget", "print a privacy-budget ledger file",
+    bud = _subcommand(sub, "budget", "print or export a privacy-budget ledger file",
                       "Print the ledger kept by 'dpinfer release --budget FILE': the totals, what is\n"
-                      "spent and remains, and one line per charge.")
+                      "spent and remains, one line per charge, the plan's lines and the head digest.\n"
+                      "--format events exports the mechanism events (dp_accounting DpEvent shape) with\n"
+                      "the hash chain and the composed totals (see docs/budget.rst).")
     bud.add_argument("file", metavar="FILE", help="the ledger file")
-    bud.add_argument("--format", choices=("text", "json", "csv"), default="text",
-                     help="text (default), the JSON file, or CSV (one row per charge)")
+    bud.add_argument("--format", choices=("text", "json", "csv", "events"), default="text",
+                     help="text (default), the JSON file, CSV (one row per charge), or the export of its events")
+    bud.add_argument("--delta-slack", type=_REAL, default=1e-6, metavar="D",
+                     help="delta' of the advanced-composition total in --format events (default 1e-6)")
     bud.set_defaults(func=_cmd_budget)
 
 

@@ -80,6 +80,25 @@ def _grid_bits(bound, epsilon):
     return min(_MAX_GRID_BITS, 61 - (math.ceil(bound) + reach + 1).bit_length())
 
 
+def _check_output_range(bound, epsilon, sensitivity):
+    """Refuse (before any charge) a ``sensitivity`` whose released values could overflow a double.
+
+    The released units stay within ``bound`` plus the noise reach ``C = ceil(764 / epsilon) + 1``
+    except with probability below ``2**-1100``; both are public.
+    """
+    reach = math.ceil(764.0 / epsilon) + 1
+    if not math.isfinite((float(bound) + reach) * sensitivity):
+        raise ValueError(
+            f"`sensitivity` = {sensitivity!r} with `epsilon` = {epsilon!r} would release values beyond the "
+            f"largest double ((2**{int(bound).bit_length() - 1} + {reach}) x sensitivity); rescale the "
+            "statistic to a smaller sensitivity.")
+
+
+def _grid_step(bound, epsilon, scale=1.0):
+    """The spacing of :func:`_laplace_on_grid`'s output grid, in the statistic's units (``scale`` per unit)."""
+    return scale * 2.0 ** -_grid_bits(bound, epsilon)
+
+
 def _per_step(epsilon, steps):
     """``epsilon / steps`` rounded down (never more privacy loss than claimed)."""
     lam = epsilon / steps

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._validation import _check_counts, _check_epsilon, _check_int, _check_positive, _data_array
 from ..budget._charging import charge_release
-from ._secure_path import _VALUE_BOUND, _bit_source, _laplace_on_grid
+from ._secure_path import _VALUE_BOUND, _bit_source, _check_output_range, _grid_step, _laplace_on_grid
 from .release import Release
 
 __all__ = ["LaplaceReleaser"]
@@ -101,15 +101,17 @@ class LaplaceReleaser:
         """
         value = _data_array(value, "value")
         bits = _bit_source(secure, rng, self.epsilon)
-        charge_release(budget, self, "release", shape=value.shape, array=array, rng=rng,
-                        secure=bits.hardened)
+        _check_output_range(_VALUE_BOUND, self.epsilon, self.sensitivity)
+        digest = charge_release(budget, self, "release", shape=value.shape, array=array, rng=rng,
+                                secure=bits.hardened, sensitivity=self.sensitivity,
+                                grid=_grid_step(_VALUE_BOUND, self.epsilon, self.sensitivity))
         # value / sensitivity is clipped to the public bound +-2**40 (see Notes): the
         # clip is decided by public numbers, never a refusal that depends on the data
         with np.errstate(over="ignore"):  # an overflow to +-inf is clipped to the bound like any large value
             units = value / self.sensitivity
         units = _laplace_on_grid(bits, units, self.epsilon, bound=_VALUE_BOUND, exact=False)
         return Release(units * self.sensitivity, "laplace", self.epsilon, 0.0, self.sensitivity, None, "value",
-                       secure=bits.hardened)
+                       secure=bits.hardened, ledger_digest=digest)
 
     def proportion(self, x, n, *, rng=None, secure=None, budget=None, array=None):
         """Release ``x / n + Laplace(0, 1 / (epsilon n))`` for a count ``x`` out of ``n``.
@@ -130,10 +132,11 @@ class LaplaceReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         bits = _bit_source(secure, rng, self.epsilon)
-        charge_release(budget, self, "proportion", shape=x.shape, array=array, n=n, rng=rng,
-                        secure=bits.hardened)
+        digest = charge_release(budget, self, "proportion", shape=x.shape, array=array, n=n, rng=rng,
+                                secure=bits.hardened, sensitivity=1.0 / n, grid=_grid_step(n, self.epsilon) / n)
         noisy = _laplace_on_grid(bits, x, self.epsilon, bound=n, exact=True) / n
-        return Release(noisy, "laplace", self.epsilon, 0.0, 1.0 / n, n, "proportion", secure=bits.hardened)
+        return Release(noisy, "laplace", self.epsilon, 0.0, 1.0 / n, n, "proportion", secure=bits.hardened,
+                       ledger_digest=digest)
 
     def count(self, x, n, *, rng=None, secure=None, budget=None, array=None):
         """Release ``x + Laplace(0, 1 / epsilon)`` for a count ``x`` out of ``n``.
@@ -151,7 +154,8 @@ class LaplaceReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         bits = _bit_source(secure, rng, self.epsilon)
-        charge_release(budget, self, "count", shape=x.shape, array=array, n=n, rng=rng,
-                        secure=bits.hardened)
+        digest = charge_release(budget, self, "count", shape=x.shape, array=array, n=n, rng=rng,
+                                secure=bits.hardened, sensitivity=1.0, grid=_grid_step(n, self.epsilon))
         noisy = _laplace_on_grid(bits, x, self.epsilon, bound=n, exact=True)
-        return Release(noisy, "laplace", self.epsilon, 0.0, 1.0, n, "count", secure=bits.hardened)
+        return Release(noisy, "laplace", self.epsilon, 0.0, 1.0, n, "count", secure=bits.hardened,
+                       ledger_digest=digest)

@@ -39,7 +39,7 @@ from .._validation import (
     _position,
 )
 from ..budget._charging import charge_release
-from ._secure_path import _bit_source, _laplace_on_grid
+from ._secure_path import _bit_source, _grid_step, _laplace_on_grid
 from .release import Release
 
 __all__ = [
@@ -198,12 +198,12 @@ class UnaryEncodingReleaser:
         cats = _check_categories(categories, self.d)
         _check_report_size(cats.size, self.d, "d")
         bits = _bit_source(secure, rng)
-        charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        digest = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=2.0)
         onehot = (cats[..., None] == np.arange(self.d)).astype(np.int8)
         flip = _bernoulli(bits, _digit_probability(self.epsilon / 2.0, 0), onehot.size).reshape(onehot.shape)
         reports = onehot ^ flip.astype(np.int8)
         return Release(reports, "unary_encoding", self.epsilon, 0.0, 2.0, int(cats.size), "reports",
-                       secure=bits.hardened)
+                       secure=bits.hardened, ledger_digest=digest)
 
 
 @dataclass(frozen=True)
@@ -297,12 +297,13 @@ class KRRReleaser:
         """
         cats = _check_categories(categories, self.k)
         bits = _bit_source(secure, rng)
-        charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        digest = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=1.0)
         lie = _bernoulli(bits, _krr_lie_probability(self.epsilon, self.k), cats.size).reshape(cats.shape)
         # a wrong label uniform on the k-1 others: shift by 1..k-1 modulo k
         shift = 1 + _uniform_below(bits, self.k - 1, cats.size).reshape(cats.shape)
         reports = np.where(lie, (cats + shift) % self.k, cats)
-        return Release(reports, "krr", self.epsilon, 0.0, 1.0, int(cats.size), "reports", secure=bits.hardened)
+        return Release(reports, "krr", self.epsilon, 0.0, 1.0, int(cats.size), "reports",
+                       secure=bits.hardened, ledger_digest=digest)
 
 
 @dataclass(frozen=True)
@@ -396,10 +397,12 @@ class LocalLaplaceReleaser:
                 f"{_position(outside)} does not. Clip or rescale the data first (this changes the estimand)."
             )
         bits = _bit_source(secure, rng, self.epsilon)
-        charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
         sens = 2.0 * self.bound
+        digest = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=sens,
+                                grid=_grid_step(0.5, self.epsilon, sens))
         z = _laplace_on_grid(bits, x / sens, self.epsilon, bound=0.5, exact=False) * sens
-        return Release(z, "local_laplace", self.epsilon, 0.0, sens, int(x.size), "reports", secure=bits.hardened)
+        return Release(z, "local_laplace", self.epsilon, 0.0, sens, int(x.size), "reports",
+                       secure=bits.hardened, ledger_digest=digest)
 
 
 @dataclass(frozen=True)
@@ -489,8 +492,10 @@ class LDPHistogramReleaser:
             raise ValueError(f"`x` must lie in [0, 1]; {_position(outside)} does not. Rescale the data first.")
         _check_report_size(x.size, self.bins, "bins")
         bits = _bit_source(secure, rng, self.epsilon)
-        charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        digest = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=2.0,
+                                grid=_grid_step(0.5, self.epsilon, 2.0))
         halves = (self.bin_index(x)[..., None] == np.arange(self.bins)).astype(float) / 2.0
         # one-hot halves: neighbours are exactly one unit apart in L1 (exact grid)
         z = _laplace_on_grid(bits, halves, self.epsilon, bound=0.5, exact=True) * 2.0
-        return Release(z, "ldp_histogram", self.epsilon, 0.0, 2.0, int(x.size), "reports", secure=bits.hardened)
+        return Release(z, "ldp_histogram", self.epsilon, 0.0, 2.0, int(x.size), "reports",
+                       secure=bits.hardened, ledger_digest=digest)

@@ -120,11 +120,11 @@ class RandomizedResponseReleaser:
         """
         x = _check_binary(x)
         bits = _bit_source(secure, rng)
-        charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        digest = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=1.0)
         lie = _bernoulli(bits, _digit_probability(self.epsilon, 0), x.size).reshape(x.shape)
         reports = x ^ lie.astype(np.int8)
         return Release(reports, "randomized_response", self.epsilon, 0.0, 1.0, int(x.size), "reports",
-                       secure=bits.hardened)
+                       secure=bits.hardened, ledger_digest=digest)
 
 
 @dataclass(frozen=True)
@@ -264,9 +264,9 @@ class TwoCoinRRReleaser:
         """
         x = _check_binary(x)
         bits = _bit_source(secure, rng)
-        charge_release(budget, self, "release", rng=rng, secure=bits.hardened)
+        digest = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=1.0)
         forced = _bernoulli(bits, _float_probability(self.p1), x.size).reshape(x.shape)
         forced_yes = _bernoulli(bits, _float_probability(self.p2), x.size).reshape(x.shape)
         reports = np.where(forced, forced_yes.astype(np.int8), x)
         return Release(reports, "two_coin_rr", self.epsilon, 0.0, 1.0, int(x.size), "reports",
-                       secure=bits.hardened)
+                       secure=bits.hardened, ledger_digest=digest)

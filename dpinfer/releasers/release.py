@@ -49,6 +49,12 @@ class Release:
         system's cryptographic source); False for the seeded research path (bits
         from a numpy Generator: reproducible, hence predictable).  Both paths
         build the output in integers and release exactly the same law.
+    ledger_digest : str or None
+        The head digest of the :class:`~dpinfer.PrivacyBudget` ledger right after
+        this release's charge (SHA-256, hex; see
+        :attr:`~dpinfer.PrivacyBudget.head_digest`); None when no budget was
+        charged.  Published with the release, it ties the release to the ledger:
+        a later edit of the ledger's entries up to this one breaks the match.
 
     Notes
     -----
@@ -66,6 +72,7 @@ class Release:
     n: int | None
     kind: str
     secure: bool = False
+    ledger_digest: str | None = None
 
     def __post_init__(self):
         value = _as_real_array(self.value, "value")
@@ -83,6 +90,8 @@ class Release:
         if not isinstance(self.secure, (bool, np.bool_)):
             raise TypeError(f"`secure` must be True or False; got {_show(self.secure)}.")
         object.__setattr__(self, "secure", bool(self.secure))
+        if self.ledger_digest is not None and not isinstance(self.ledger_digest, str):
+            raise TypeError(f"`ledger_digest` must be None or a string; got {_show(self.ledger_digest)}.")
         if value.ndim == 0:
             value = float(value)
         else:
@@ -109,6 +118,8 @@ class Release:
             f"  privacy:     epsilon = {eps}, delta = {delta}\n"
             f"  sensitivity: {sens}\n"
             f"  sampling:    {_SAMPLING[self.secure]}"
+            + (f"\n  ledger:      head digest {self.ledger_digest} (after this release's charge)"
+               if self.ledger_digest else "")
         )
 
     def to_dict(self):
@@ -123,6 +134,7 @@ class Release:
             "n": self.n,
             "kind": self.kind,
             "secure": self.secure,
+            "ledger_digest": self.ledger_digest,
         }
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._validation import _check_epsilon, _data_array, _position, _show
 from ..budget._charging import charge_release
-from ._secure_path import _bit_source, _laplace_on_grid
+from ._secure_path import _bit_source, _grid_step, _laplace_on_grid
 from .release import Release
 
 __all__ = ["ContingencyTableReleaser"]
@@ -163,8 +163,10 @@ class ContingencyTableReleaser:
             if n < 1:
                 raise ValueError("`table` must hold at least one record when margins='total'; it holds none.")
         bits = _bit_source(secure, rng, self.epsilon)
-        charge_release(budget, self, "release", shape=arr.shape[:-2], array=array, rng=rng, secure=bits.hardened)
         s = self.sensitivity
+        digest = charge_release(budget, self, "release", shape=arr.shape[:-2], array=array, rng=rng,
+                                secure=bits.hardened, sensitivity=s, grid=_grid_step(_CELL_BOUND / s, self.epsilon, s))
         units = counts / s  # exact: multiples of 1/2 (replace-one) or integers (add/remove)
         noisy = _laplace_on_grid(bits, units, self.epsilon, bound=_CELL_BOUND / s, exact=True) * s
-        return Release(noisy, "laplace", self.epsilon, 0.0, s, n, "table", secure=bits.hardened)
+        return Release(noisy, "laplace", self.epsilon, 0.0, s, n, "table", secure=bits.hardened,
+                       ledger_digest=digest)

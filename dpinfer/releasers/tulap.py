@@ -8,7 +8,7 @@ import numpy as np
 
 from .._validation import _check_counts, _check_delta, _check_epsilon, _check_int, _check_sensitivity
 from ..budget._charging import charge_release
-from ..distributions._tulap_law import release_tulap, unit_privacy
+from ..distributions._tulap_law import release_tulap, tulap_grid, unit_privacy
 from ..distributions.tulap import Tulap
 from ._secure_path import _bit_source
 from .release import Release
@@ -185,8 +185,9 @@ class TulapReleaser:
         x = _check_counts(x, n)
         unit_epsilon, unit_delta = unit_privacy(self.epsilon, self.delta, self.sensitivity)
         bits = _bit_source(secure, rng, unit_epsilon)
-        charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
-                       secure=bits.hardened)
+        grid = tulap_grid(n, unit_epsilon, unit_delta)  # refuses n, epsilon without a grid before the charge
+        digest = charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
+                                secure=bits.hardened, sensitivity=float(self.sensitivity), grid=2.0**-grid.bits)
         value = release_tulap(bits, np.asarray(x), n, unit_epsilon, unit_delta)
         return Release(value, "tulap", self.epsilon, self.delta, float(self.sensitivity), n, "count",
-                       secure=bits.hardened)
+                       secure=bits.hardened, ledger_digest=digest)

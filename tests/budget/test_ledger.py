@@ -49,8 +49,8 @@ def test_from_json_rejects_tampered_ledgers():
     with pytest.raises(ValueError, match="adds up to"):
         PrivacyBudget.from_json(json.dumps(data))
     data = json.loads(_busy_budget().to_json())
-    data["epsilon"] = 0.5  # the ledger no longer fits
-    with pytest.raises(ValueError, match="`text` holds a ledger that does not fit its totals"):
+    data["epsilon"] = 0.5  # the ledger no longer fits, and the header no longer matches the chain
+    with pytest.raises(ValueError, match="ledger entry 1 breaks the hash chain"):
         PrivacyBudget.from_json(json.dumps(data))
     with pytest.raises(ValueError, match="not a dpinfer privacy budget"):
         PrivacyBudget.from_json('{"format": "other"}')
