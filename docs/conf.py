@@ -61,6 +61,7 @@ def _add_validation_gallery(app, docname, source):
 _API_GROUPS = [
     ("One entry point", ("dpinfer.inference.prop",)),
     ("DP-UMP inference for Tulap releases", ("dpinfer.inference.ump",)),
+    ("Two arms: exact inference from two Tulap releases", ("dpinfer.inference.two_arm",)),
     ("Normal approximation for Laplace releases", ("dpinfer.inference.normal",)),
     ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi",)),
     ("Contingency tables", ("dpinfer.inference.table", "dpinfer.releasers.table")),

@@ -218,6 +218,23 @@ SPECS = {
         lambda a: dpinfer.binom2_normal_test(**a),
         dict(pi1=0.4, n1=30, pi2=0.3, n2=40, epsilon1=1.0, epsilon2=1.0, alternative="two-sided",
              confidence_level=0.95), "htest_diff"),
+    # exact two-arm (small n and a large epsilon keep each call short)
+    "binom2_ump_test": (
+        lambda a: dpinfer.binom2_ump_test(**a),
+        dict(z1=3.3, n1=5, z2=1.2, n2=6, epsilon=3.0, delta=0.0, margin=0.1, alternative="two-sided",
+             confidence_level=0.95), "htest_diff"),
+    "binom2_ump_ci": (
+        lambda a: dpinfer.binom2_ump_ci(**a),
+        dict(z1=3.3, n1=5, z2=1.2, n2=6, epsilon=3.0, delta=0.0, confidence_level=0.95,
+             alternative="two-sided"), "ci_diff"),
+    "binom2_ump_power": (
+        lambda a: dpinfer.binom2_ump_power(**a),
+        dict(theta1=0.6, theta2=0.3, n1=5, n2=6, epsilon=3.0, delta=0.0, alpha=0.05,
+             alternative="greater"), "prob"),
+    "binom2_ump_sample_size": (
+        lambda a: dpinfer.binom2_ump_sample_size(**a),
+        dict(theta1=0.9, theta2=0.2, epsilon=3.0, delta=0.0, alpha=0.05, power=0.8, ratio=1.0,
+             alternative="greater"), "finite"),
     # DP-JIMI
     "binom_jimi_ci": (
         lambda a: dpinfer.binom_jimi_ci(**a),

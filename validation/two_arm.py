@@ -168,11 +168,13 @@ def plot(rows, meta, path):
             ax.plot([r["n"] for r in sel], [r["max_size"] for r in sel], linestyle=style, marker="o",
                     markersize=3, color=colours.get(eps, "k"), label=f"size, epsilon = {eps:g}, {alt}")
     harness.plot_nominal(ax, ALPHA, label="alpha")
-    harness.finish_axes(ax, title="exact size (max over the nuisance)", xlabel="n per arm",
-                        ylabel="largest rejection probability")
+    ax.set_ylim(0.0, 0.07)
+    ax.ticklabel_format(axis="y", useOffset=False)
+    harness.finish_axes(ax, title="exact size (max over the nuisance; CSV: to 1e-12)",
+                        xlabel="n per arm", ylabel="largest rejection probability")
     ax = axes[1]
     power_rows = [r for r in rows if r["part"] == "power"]
-    n0 = min(r["n"] for r in power_rows)
+    n0 = 50 if any(r["n"] == 50 for r in power_rows) else min(r["n"] for r in power_rows)
     e0 = 1.0 if any(r["epsilon"] == 1.0 for r in power_rows) else power_rows[0]["epsilon"]
     for method, colour in (("dp_ump2", "#0072B2"), ("normal", "#E69F00"), ("dp_jimi", "#CC79A7"),
                            ("boschloo_nonprivate", "0.3")):

@@ -14,6 +14,9 @@ from ._law import _arm
 __all__ = []  # private module
 
 EFFECTS = ("difference", "ratio")
+#: the exact sums hold arrays of about n + 1400 / epsilon entries per nuisance value
+MAX_N = 100_000
+MIN_UNIT_EPSILON = 0.01
 _NAMES = {"z": "z{i}", "n": "n{i}"}
 
 
@@ -41,7 +44,19 @@ def _resolve_arm(z, n, epsilon, delta, sensitivity, i):
             message = message.replace(f"`{short}`", f"`{long.format(i=i)}`")
         raise type(exc)(message) from None
     release = z if isinstance(z, Release) else None
-    return z_arr, _arm(n, epsilon, delta, k), release
+    return z_arr, _checked_arm(n, epsilon, delta, k, i), release
+
+
+def _checked_arm(n, epsilon, delta, sensitivity, i):
+    """The ``_Arm`` of valid public numbers, refused (from those numbers) beyond the sums' reach."""
+    if n > MAX_N:
+        raise ValueError(f"`n{i}` must be at most {MAX_N} for the exact two-arm sums; got {n}.")
+    if epsilon / sensitivity < MIN_UNIT_EPSILON:
+        raise ValueError(
+            f"`epsilon` (per unit of count: epsilon / sensitivity) must be at least "
+            f"{MIN_UNIT_EPSILON} for the exact two-arm sums of arm {i} (their noise range spans "
+            f"about 1400 / epsilon counts); got {epsilon!r} / {sensitivity}.")
+    return _arm(n, epsilon, delta, sensitivity)
 
 
 def _resolve_arms(z1, n1, z2, n2, epsilon, delta, sensitivity):

@@ -108,7 +108,8 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     Checked against an independent mpmath computation that sums over the counts and
     integrates the noises numerically (``tests/reference/make_two_arm.py``; relative
     agreement below 1e-10 up to n = 200 per arm) and, with epsilon = 50, against the
-    non-private unconditional test of the difference computed by enumeration.
+    non-private unconditional mid-p test of the difference computed by enumeration (the
+    uniform parts of the releases randomise ties).
 
     References
     ----------

@@ -18,10 +18,11 @@ any one nuisance value add to 1), so each ``Delta0`` is accepted by at least one
 tests and ``L <= U``.
 
 *Risk ratio.*  The statistic ``Z1/n1 - rho0 Z2/n2`` moves with ``rho0``, so monotonicity is
-not automatic; the ends are found by bisection on ``log rho0`` between ``1e-6`` and ``1e6``
-from a 49-point scan that brackets the outermost change, and the interval is the hull of
-what the scan accepts (containing every accepted scan point, hence conservative where the
-p-value is not monotone between scan points).
+not automatic; each end is bracketed by a 49-point scan of ``log rho0`` over ``[1e-6, 1e6]``
+(the outermost accepted scan point, checked with the full supremum) and then found by the
+root search, and the interval is the hull of what the scan accepts: it contains every
+accepted scan point, but a value accepted only between two scan points beyond that hull
+would be missed (the tests compute the coverage exactly at a few points).
 """
 
 from __future__ import annotations
@@ -115,27 +116,44 @@ def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
 
 
 def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower):
-    """``L`` (``lower``) or ``U`` of the risk-ratio interval on ``[0, inf]``."""
-    def p(log_rho):
-        rho = math.exp(log_rho)
-        return _one_sided_p(arm1, arm2, "ratio", rho, lambda r: z1 / arm1.n - r * z2 / arm2.n, lower)
+    """``L`` (``lower``) or ``U`` of the risk-ratio interval on ``[0, inf]``.
+
+    Mirrored for the upper end (``x = -log rho``), so that in both cases the accepted scan
+    points start at some index: the scan uses the quicker supremum, and the scan points
+    below the first accepted one are then checked with the full supremum (which can only
+    accept more), walking down while they are accepted.
+    """
+    sign = 1.0 if lower else -1.0
+    memo = {}
+
+    def p(x, points=GRID):
+        key = (x, points)
+        if key not in memo:
+            memo[key] = _one_sided_p(arm1, arm2, "ratio", math.exp(sign * x),
+                                     lambda r: z1 / arm1.n - r * z2 / arm2.n, lower, points)
+        return memo[key]
+
+    def coarse(x):
+        return p(x, _COARSE)
 
     lo, hi = (math.log(v) for v in _RATIO_RANGE)
     scan = np.linspace(lo, hi, 49)
-    accepted = np.array([p(x) > level_tail for x in scan])
-    if lower:
-        if accepted[0]:
-            return 0.0
-        if not accepted.any():
-            return math.inf
-        j = int(np.argmax(accepted))  # first accepted scan point
-        return math.exp(_bisect(p, level_tail, scan[j - 1], scan[j]))
-    if accepted[-1]:
-        return math.inf
-    if not accepted.any():
-        return 0.0
-    j = len(scan) - 1 - int(np.argmax(accepted[::-1]))  # last accepted scan point
-    return math.exp(-_bisect(lambda x: p(-x), level_tail, -scan[j + 1], -scan[j]))
+    accepted = [coarse(x) > level_tail for x in scan]
+    if not any(accepted):
+        accepted = [p(x) > level_tail for x in scan]
+        if not any(accepted):
+            return math.inf if lower else 0.0
+    j = accepted.index(True)
+    while j > 0 and p(scan[j - 1]) > level_tail:
+        j -= 1
+    if j == 0:
+        return 0.0 if lower else math.inf
+    if not p(scan[j]) > level_tail:  # the quicker supremum accepted it; so must the full one
+        j = min(j + 1, len(scan) - 1)
+        while j < len(scan) - 1 and not p(scan[j]) > level_tail:
+            j += 1
+    x = _bisect(p, level_tail, scan[j - 1], scan[j], coarse)
+    return math.exp(sign * x)
 
 
 def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative):

@@ -167,6 +167,8 @@ def _uniform_sum_tail(s, lo1, hi1, lo2, hi2):
     mirrored, and each side is used where it is below 1/2 (no cancellation against 1).
     """
     w = (hi1 - lo1) * (hi2 - lo2)
+    # outside [lo1 + lo2, hi1 + hi2] the tail is 1 or 0: clip far values (no overflow in R)
+    s = np.clip(s, lo1 + lo2 - 1.0, hi1 + hi2 + 1.0)
 
     def ramp(x):
         return np.square(np.maximum(x, 0.0)) / 2.0
@@ -191,7 +193,10 @@ def _pair_plan(outer, a_out, inner, a_in, t):
     a_lo, a_hi = sorted((a_out * lo_o, a_out * hi_o))
     b_lo, b_hi = a_in * lo_i, a_in * hi_i
     rest = t - a_out * (ko_min + np.arange(n_o))  # a_in k_i + W >= rest
-    first = np.ceil((rest - a_lo - b_lo) / a_in).astype(np.int64) + 1  # g = 1 from here on
+    # g = 1 from ``first`` on; clipped (as a float) to just beyond the inner support first,
+    # so that a far-away t cannot overflow the integer cast
+    first = np.clip(np.ceil((rest - a_lo - b_lo) / a_in), ki_min - 1.0, ki_min + n_i + 1.0)
+    first = first.astype(np.int64) + 1
     width = int(math.ceil((a_hi - a_lo + b_hi - b_lo) / a_in)) + 2
     k_i = first[:, None] - np.arange(1, width + 1)[None, :]
     idx = k_i - ki_min

@@ -9,6 +9,7 @@ from scipy import stats
 
 from ..._validation import (
     _as_probability_array,
+    _as_real_array,
     _check_alpha,
     _check_alternative,
     _check_delta,
@@ -18,20 +19,19 @@ from ..._validation import (
     _check_probability,
     _check_sensitivity,
 )
-from ._arguments import _check_effect, _per_arm
-from ._law import _arm
+from ._arguments import MAX_N, _check_effect, _checked_arm, _per_arm
 from ._test import _null, _power
 
 __all__ = ["binom2_ump_power", "binom2_ump_sample_size"]
 
-_N_MAX = 10**7
+_N_MAX = MAX_N
 
 
 def _arms(n1, n2, epsilon, delta, sensitivity):
     eps = [_check_epsilon(e, "epsilon") for e in _per_arm(epsilon, "epsilon")]
     dlt = [_check_delta(d, "delta") for d in _per_arm(delta, "delta")]
     sens = [_check_sensitivity(s) for s in _per_arm(sensitivity, "sensitivity")]
-    return _arm(n1, eps[0], dlt[0], sens[0]), _arm(n2, eps[1], dlt[1], sens[1])
+    return (_checked_arm(n1, eps[0], dlt[0], sens[0], 1), _checked_arm(n2, eps[1], dlt[1], sens[1], 2))
 
 
 def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=1,
@@ -82,10 +82,10 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     """
     theta1 = _as_probability_array(theta1, "theta1")
     theta2 = _as_probability_array(theta2, "theta2")
-    n1a, n2a = np.asarray(n1), np.asarray(n2)
+    n1a, n2a = _as_real_array(n1, "n1"), _as_real_array(n2, "n2")
     for name, arr in (("n1", n1a), ("n2", n2a)):
         for value in arr.ravel():
-            _check_int(value.item() if hasattr(value, "item") else value, name, minimum=1)
+            _check_int(int(value) if float(value).is_integer() else float(value), name, minimum=1)
     effect, margin = _check_effect(effect, margin)
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
@@ -111,16 +111,16 @@ def _normal_n(theta1, theta2, ratio, arm, null, alpha, power, alternative):
     c = null.coefficient
     gap = abs(theta1 - c * theta2 - (null.margin if null.effect == "difference" else 0.0))
     if gap == 0.0:
-        return _N_MAX
-    best = 1
+        return _N_MAX + 1
     for n in np.unique(np.geomspace(1, _N_MAX, 400).astype(int)):
         m = max(1, math.ceil(ratio * n))
+        if m > _N_MAX:
+            break
         sd = math.sqrt(theta1 * (1 - theta1) / n + c * c * theta2 * (1 - theta2) / m
                        + noise / n**2 + c * c * noise / m**2)
         if gap / sd >= z_a + z_b:
             return int(n)
-        best = int(n)
-    return best
+    return _N_MAX + 1
 
 
 def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, delta=0.0, sensitivity=1,
@@ -148,7 +148,7 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     ------
     ValueError
         If the proportions are not on the alternative side, ``power <= alpha``, or no ``n1``
-        up to 1e7 reaches the power.
+        up to 1e5 per arm (the limit of the exact sums) reaches the power.
 
     See Also
     --------
@@ -174,6 +174,8 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     theta2 = _check_probability(theta2, "theta2")
     power = _check_probability(power, "power", open_low=True, open_high=True)
     ratio = _check_positive(ratio, "ratio")
+    if not 1e-3 <= ratio <= 1e3:
+        raise ValueError(f"`ratio` (the allocation n2 / n1) must lie in [0.001, 1000]; got {ratio!r}.")
     effect, margin = _check_effect(effect, margin)
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
@@ -198,7 +200,13 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     one_sided = alpha / 2.0 if alternative == "two-sided" else alpha
     z_a, z_b = stats.norm.isf(one_sided), stats.norm.isf(1.0 - power)
     arm1, _ = _arms(1, 1, epsilon, delta, sensitivity)
-    n = min(max(1, _normal_n(theta1, theta2, ratio, arm1, null, alpha, power, alternative)), _N_MAX)
+    n = _normal_n(theta1, theta2, ratio, arm1, null, alpha, power, alternative)
+    cap = max(1, min(_N_MAX, math.floor(_N_MAX / ratio)))
+    if n > cap:
+        raise ValueError(f"`theta1` = {theta1!r} and `theta2` = {theta2!r} need more than {_N_MAX} per "
+                         "arm (the limit of the exact two-arm sums) already under the normal "
+                         "approximation at this `power`, `alpha` and `epsilon`; plan for a larger "
+                         "effect, epsilon or alpha, or a smaller power.")
     # secant steps on the normal model's scale: Phi^-1(power(n)) + z_a grows like sqrt(n)
     for _ in range(4):
         power_at(n)
@@ -207,7 +215,7 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
             guess = n if slope <= 0 else math.ceil(((z_a + z_b) / slope) ** 2)
         else:
             guess = 2 * n if seen[n] <= 1e-12 else max(1, n // 2)
-        guess = min(max(1, guess), _N_MAX)
+        guess = min(max(1, guess), cap)
         if guess == n or guess in seen:
             break
         n = guess
@@ -219,10 +227,11 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
         step = 1
         while power_at(high) < power:
             low = high
-            if high >= _N_MAX:
-                raise ValueError(f"no n1 up to {_N_MAX} reaches power {power!r}; the effect is too "
-                                 "small for this privacy budget.")
-            high = min(high + step, _N_MAX)
+            if high >= cap:
+                raise ValueError(f"no n1 up to {cap} reaches `power` = {power!r} at `theta1` = "
+                                 f"{theta1!r}, `theta2` = {theta2!r}; the effect is too small for "
+                                 "this privacy budget.")
+            high = min(high + step, cap)
             step *= 2
     if low == 0:
         step = 1  # the secant step usually lands on the answer: check just below first

@@ -173,3 +173,20 @@ def test_effective_statistic_moves_by_the_cells():
     null = _null("ratio", 2.0)
     assert _effective(arm, arm, null, 0.0, True) == pytest.approx(-(H / 2 / 30) * 3)
     assert math.isclose(_effective(arm, arm, null, 0.0, False), (H / 2 / 30) * 3)
+
+
+@pytest.mark.parametrize("n1, n2, eps, effect, margin, t, upper", [
+    (30, 40, (1.0, 0.5), "difference", -0.1, 0.08, True),
+    (25, 25, (2.0, 2.0), "difference", 0.2, 0.05, False),
+    (20, 35, (1.0, 3.0), "ratio", 0.6, 0.1, True),
+    (60, 15, (0.5, 1.0), "ratio", 2.5, -0.3, False),
+])
+def test_located_supremum_is_not_beaten_by_a_dense_grid(n1, n2, eps, effect, margin, t, upper):
+    # an independent search: 1201 points on the null line, no refinement
+    from dpinfer.inference.two_arm._test import _on_line, _plan
+    arm1, arm2 = _arm(n1, eps[0], 0.0, 1), _arm(n2, eps[1], 0.0, 1)
+    null = _null(effect, margin)
+    located = _sup_tail(arm1, arm2, null, t, upper).value
+    dense = _on_line(_plan(arm1, arm2, null, t, upper), null, np.linspace(null.low, null.high, 1201))
+    assert located >= dense.max() * (1 - 1e-13)
+    assert located <= dense.max() * (1 + 1e-4)  # and it is a value of the tail, near the grid's best
