@@ -123,8 +123,8 @@ def _untyped(results, ns):
 
 
 # --------------------------------------------------------------------------- commands
-def cmd_test_two(args, arms, emit):
-    """``dpinfer test`` with two arms: :func:`~dpinfer.prop_test` on the pair."""
+def _pair_result(args, arms):
+    """:func:`~dpinfer.prop_test` on the pair with the command's options (test and ci: one answer)."""
     from ..inference.prop import prop_test
 
     _common_checks(args)
@@ -133,24 +133,20 @@ def cmd_test_two(args, arms, emit):
                        alternative=args.alternative, confidence_level=args.confidence_level,
                        n_sim=args.n_sim, rng=args.seed, epsilon=_epsilon(args), delta=args.delta,
                        effect=args.effect, margin=args.margin, composition=args.composition)
-    (result,) = _untyped([result], ns)
+    return _untyped([result], ns)[0]
+
+
+def cmd_test_two(args, arms, emit):
+    """``dpinfer test`` with two arms: :func:`~dpinfer.prop_test` on the pair."""
+    result = _pair_result(args, arms)
     record = result.to_htest() if args.format == "htest-json" else result.to_dict()
     emit(args.format, str(result).strip("\n"), [record])
     return EXIT_OK
 
 
 def cmd_ci_two(args, arms, emit):
-    """``dpinfer ci`` with two arms: the interval of the risk difference (or ratio)."""
-    _common_checks(args)
-    first, second, ns = arms
-    # the interval is the one the test prints (same function, same options): one source of truth
-    from ..inference.prop import prop_test
-
-    result = prop_test([first, second], None if ns is None else list(ns), method=args.method,
-                       alternative=args.alternative, confidence_level=args.confidence_level,
-                       n_sim=args.n_sim, rng=args.seed, epsilon=_epsilon(args), delta=args.delta,
-                       effect=args.effect, margin=args.margin, composition=args.composition)
-    (result,) = _untyped([result], ns)
+    """``dpinfer ci`` with two arms: the interval of the risk difference (or ratio) the test prints."""
+    result = _pair_result(args, arms)
     ci = result.conf_int
     name = f"Confidence interval for the {result.estimate_name} ({result.method})"
     record = {**ci.to_dict(), "method": name, "alternative": args.alternative, "epsilon": result.epsilon,

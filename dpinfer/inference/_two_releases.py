@@ -101,6 +101,11 @@ def _two_release_test(release, p0, *, method, alternative, confidence_level, two
                                     composition=composition))
         return None
     first, second, ns = arms
+    for i, arm in enumerate((first, second), start=1):
+        if isinstance(arm, Release) and not isinstance(arm.value, float):
+            raise ValueError(f"arm {i}'s release must hold one value for prop_test; got an array of shape "
+                             f"{arm.value.shape}. For many pairs call binom2_ump_test (or binom2_jimi_test) "
+                             "on the arrays: it returns an array of p-values.")
     if method is not None:
         method = _check_choice(method, "method", ("ump", "normal", "jimi"))
     mechanism = _mechanism_of(first, second, ns, method)

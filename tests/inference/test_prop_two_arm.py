@@ -102,6 +102,8 @@ def test_laplace_numbers_with_method_jimi_match_the_function():
     (lambda t, l: prop_test(t[0], t[1], n_sim=100), ValueError, r"`n_sim` and `rng` apply to method='jimi'"),
     (lambda t, l: prop_test(l[0], l[1], effect="ratio"), ValueError, "effect='ratio'"),
     (lambda t, l: prop_test(l[0], l[1], method="normal", margin=0.1), ValueError, "equal proportions only"),
+    (lambda t, l: prop_test(TulapReleaser(1.0).release([3, 4], 10, rng=1), t[1]), ValueError,
+     "arm 1's release must hold one value"),
 ])
 def test_two_arm_refusals(tulap_pair, laplace_pair, call, error, match):
     with pytest.raises(error, match=match):
