@@ -171,6 +171,8 @@ def test_two_arm_sample_size(capsys, fmt):
      "no two-arm planning"),
     (["sample-size", "--theta1", 0.5, "--theta2", 0.4, "--p0", 0.2, "--epsilon", 1], "--p0 describes one arm"),
     (["sample-size", "--theta1", 0.5, "--p0", 0.2, "--epsilon", 1, "--margin", 0.1], "apply to two arms"),
+    (["power", "--theta1", 0.5, "--theta2", 1.5, "--n1", 30, "--n2", 30, "--epsilon", 1],
+     "--theta2 must lie in [0, 1]"),
 ])
 def test_two_arm_usage_errors(capsys, args, match):
     code, _, err = call(capsys, *args)
