@@ -1,10 +1,11 @@
-"""One entry point for a private one-sample proportion, in the spirit of R's ``prop.test``.
+"""One entry point for a private proportion (or two arms), in the spirit of R's ``prop.test``.
 
 :func:`prop_test` takes a :class:`~dpinfer.Release` and a method name and calls
 the method's own test, after checking that the release was made by the mechanism
 the method's mathematics assumes.  It adds no statistics of its own: its answer
 is exactly the answer of :func:`~dpinfer.binom_ump_test`,
-:func:`~dpinfer.binom_normal_test` or :func:`~dpinfer.binom_jimi_test`.
+:func:`~dpinfer.binom_normal_test` or :func:`~dpinfer.binom_jimi_test` (for two
+releases, of the two-arm test :mod:`._two_releases` routes them to).
 """
 
 from __future__ import annotations
@@ -138,8 +139,8 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     Parameters
     ----------
     release : Release, or a pair of Releases or of released values
-        A pair: the two arms (see **Two arms**).  One released value: a Tulap-noised count for ``method='ump'``; a
-        Laplace-noised proportion or count (:meth:`LaplaceReleaser.proportion
+        A pair: the two arms (see **Two arms**).  One released value: a
+        Tulap-noised count for ``method='ump'``; a Laplace-noised proportion or count (:meth:`LaplaceReleaser.proportion
         <dpinfer.LaplaceReleaser.proportion>` or ``.count``) for ``'normal'``
         and ``'jimi'``.  ``n``, ``epsilon`` and ``delta`` come from it.  Or a
         Laplace-noised r x c table (kind ``'table'``, from
@@ -216,6 +217,7 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     See Also
     --------
     binom_ump_test, binom_normal_test, binom_jimi_test, independence_jimi_test, independence_mc_test
+    binom2_ump_test, binom2_jimi_test, binom2_normal_test : the two-arm tests
 
     Notes
     -----
