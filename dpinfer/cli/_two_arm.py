@@ -76,9 +76,11 @@ def two_arms(args):
             raise _UsageError(f"{', '.join(extras)} apply to two arms (--release twice, or --x1 --n1 --x2 --n2).")
         return None
     if len(files) == 2:
-        if typed or args.value is not None or args.n is not None or args.epsilon is not None:
-            raise _UsageError("--x1/--n1/--x2/--n2, --value, --n and --epsilon must not be given with two "
-                              "release files: each file records its value, n, epsilon and delta.")
+        if typed or any(v is not None for v in (args.value, args.n, args.epsilon, args.epsilon2, args.delta,
+                                                 args.sensitivity)):
+            raise _UsageError("--x1/--n1/--x2/--n2, --value, --n, --epsilon, --epsilon2, --delta and "
+                              "--sensitivity must not be given with two release files: each file records "
+                              "its value, n, epsilon, delta and sensitivity.")
         arms = []
         for path in files:
             loaded = _releases_from_file(path)
