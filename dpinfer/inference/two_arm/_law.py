@@ -107,10 +107,16 @@ def _pmfs(arm, theta):
     callers must not write to them.
     """
     theta = np.ascontiguousarray(theta, dtype=float)
+    if theta.size * sum(size for _, size, _, _ in _layout(arm)) > _CACHE_ENTRY:
+        return _component_pmfs(arm, theta)  # too large to keep
     return _cached_pmfs(arm, theta.tobytes())
 
 
-@lru_cache(maxsize=24)
+#: the largest set of pmfs kept (in doubles, 8 MB); with 16 entries at most about 128 MB
+_CACHE_ENTRY = 1_000_000
+
+
+@lru_cache(maxsize=16)
 def _cached_pmfs(arm, theta_bytes):
     out = _component_pmfs(arm, np.frombuffer(theta_bytes, dtype=float))
     for p in out:
