@@ -26,12 +26,12 @@ from dpinfer import load_example_trial
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 PAGES = sorted(DOCS.glob("*.rst"))
-PAGES_WITH_EXAMPLES = {"getting_started.rst", "tutorial.rst", "coming_from_r.rst"}
+PAGES_WITH_EXAMPLES = {"getting_started.rst", "tutorial.rst", "two_arm.rst", "coming_from_r.rst"}
 
 
 def test_the_guide_has_its_pages():
     names = {p.name for p in PAGES}
-    for page in ("index.rst", "getting_started.rst", "tutorial.rst", "privacy.rst", "budget.rst", "cli.rst",
+    for page in ("index.rst", "getting_started.rst", "tutorial.rst", "two_arm.rst", "privacy.rst", "budget.rst", "cli.rst",
                  "coming_from_r.rst", "glossary.rst", "api.rst"):
         assert page in names, page
 

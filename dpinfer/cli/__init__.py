@@ -87,6 +87,9 @@ _CALLS = {
     "binom_ump_power": "'dpinfer power' with --theta equal to --p0",
 }
 
+#: the two-arm options, spelled as their Python arguments (n1 -> --n1)
+_OPTIONS.update({name: f"--{name}" for name in ("n1", "n2", "theta2", "ratio", "margin", "effect")})
+
 
 def _spell(name):
     """How the command spells one name of a library message (a ``dpinfer._validation._Name``)."""

@@ -21,6 +21,7 @@ from ._input import (
     _releases_from_file,
     _table_from_csv,
 )
+from ._two_arm import cmd_ci_two, cmd_power_two, cmd_sample_size_two, cmd_test_two, two_arms
 
 
 # --------------------------------------------------------------------------- output
@@ -206,6 +207,9 @@ def _cmd_test(args):
     from ..inference.prop import prop_test
 
     loaded = None
+    arms = two_arms(args)
+    if arms is not None:
+        return cmd_test_two(args, arms, _emit)
     if args.table is not None:
         release, labels = _typed_table_release(args)
         return _test_tables(args, [release], [labels], typed=True)
@@ -324,6 +328,9 @@ def _cmd_ci(args):
     if args.format == "htest-json":
         raise _UsageError("--format htest-json applies to 'dpinfer test' (an interval alone is "
                           "not an htest); use --format json.")
+    arms = two_arms(args)
+    if arms is not None:
+        return cmd_ci_two(args, arms, _emit)
     args.method = _scalar_method(args)
     releases = _releases_from_args(args)
     options = dict(confidence_level=args.confidence_level, alternative=args.alternative)
@@ -363,9 +370,24 @@ def _cmd_ci(args):
     return EXIT_OK
 
 
+def _one_arm_required(args, flags):
+    """The options one arm needs (not required by the parser, which also reads two arms)."""
+    missing = [flag for flag in flags if getattr(args, flag[2:].replace("-", "_")) is None]
+    if missing:
+        raise _UsageError(f"the following arguments are required: {', '.join(missing)} (or --theta2 and "
+                          "the other two-arm options)")
+
+
 def _cmd_power(args):
     import numpy as np
 
+    if args.theta2 is not None:  # two arms (the default alternative is two-sided for both)
+        return cmd_power_two(args, _emit, _fmt)
+    _one_arm_required(args, ("--theta", "--n", "--p0"))
+    given = [flag for flag, v in (("--theta1", args.theta1), ("--n1", args.n1), ("--n2", args.n2),
+                                  ("--effect", args.effect), ("--margin", args.margin)) if v is not None]
+    if given:
+        raise _UsageError(f"{', '.join(given)} apply to two arms (give --theta2 too).")
     if args.method == "ump":
         from ..inference.ump import binom_ump_power
 
@@ -414,6 +436,13 @@ def _cmd_power(args):
 def _cmd_sample_size(args):
     from ..inference.ump import binom_ump_sample_size
 
+    if args.theta2 is not None:  # two arms (the default alternative is two-sided for both)
+        return cmd_sample_size_two(args, _emit, _fmt)
+    _one_arm_required(args, ("--p0",))
+    given = [flag for flag, v in (("--effect", args.effect), ("--margin", args.margin),
+                                  ("--ratio", None if args.ratio == 1.0 else args.ratio)) if v is not None]
+    if given:
+        raise _UsageError(f"{', '.join(given)} apply to two arms (give --theta2 too).")
     n = binom_ump_sample_size(args.theta1, args.p0, epsilon=args.epsilon, delta=args.delta,
                               alpha=args.alpha, power=args.power, alternative=args.alternative,
                               sensitivity=args.sensitivity)

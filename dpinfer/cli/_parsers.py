@@ -25,6 +25,7 @@ from ._commands import (
     _cmd_validate,
 )
 from ._input import EXIT_USAGE
+from ._two_arm import add_arm_options, add_planning_options
 
 __all__ = []  # package-internal: dpinfer.cli imports build_parser explicitly
 
@@ -42,6 +43,10 @@ confidential count.  Methods:
   normal  normal approximation for a Laplace-noised proportion (Vu & Slavkovic 2009)
   jimi    DP-JIMI fiducial matching for a Laplace-noised proportion or count
           (exact infinite-draw limit by default, or --n-sim draws)
+
+Two arms (two releases, --release twice or --x1/--n1/--x2/--n2; power and
+sample-size with --theta2) get the exact two-arm test, as R's
+prop.test(c(x1, x2), c(n1, n2)) and power.prop.test.
 
 Defaults are the same here, in the Python functions and in prop_test: test,
 ci, power and sample-size are two-sided (as R's power.prop.test); the normal
@@ -66,6 +71,10 @@ examples:
       the same from numbers typed in, one tidy CSV row
   dpinfer ci --value 0.41 --n 30 --epsilon 1 --method jimi
       DP-JIMI 95% interval for a Laplace-noised proportion
+  dpinfer test --release arm1.json --release arm2.json --margin -0.1 --alternative greater
+      exact non-inferiority test of two arms' released counts (margin 10 points)
+  dpinfer sample-size --theta1 0.6 --theta2 0.4 --epsilon 1 --power 0.8
+      smallest n per arm for the exact two-arm test
   dpinfer release --table counts.csv --epsilon 1 --format json > table.json
       release an r x c table of counts with Laplace noise on every cell
   dpinfer test --release table.json
@@ -206,9 +215,9 @@ def _subcommand(sub, name, help_text, description, *, choice_hints=None):
 def _add_released_input(parser, *, methods):
     """The released value(s) a test or an interval reads, and the options of every method."""
     g = parser.add_argument_group("released input (one of)")
-    g.add_argument("--release", metavar="FILE",
+    g.add_argument("--release", metavar="FILE", action="append",
                    help="JSON or CSV from 'dpinfer release --format json|csv' ('-' for stdin); "
-                        "one result per release in the file")
+                        "one result per release in the file; given twice: two arms compared")
     g.add_argument("--value", type=_REAL, nargs="+", metavar="VALUE",
                    help="released value(s): a noisy count (ump) or proportion (normal, jimi); "
                         "several values give one result each")
@@ -230,7 +239,8 @@ def _add_released_input(parser, *, methods):
                         f"(default: exact limit{'; 10000 for a table' if 'mc' in methods else ''})")
     parser.add_argument("--seed", type=_WHOLE,
                         help=f"jimi with --n-sim{', or a table test' if 'mc' in methods else ''}: "
-                             "seed of the draws")
+                             "seed of the draws (default: a stream derived from the release)")
+    add_arm_options(parser, _REAL, _WHOLE)
 
 
 def _add_planned_release(parser, *, ump_only):
@@ -305,6 +315,7 @@ def _add_budget(sub):
 def _add_test(sub):
     test = _subcommand(sub, "test", "test a proportion from a released value, or a table's independence",
                        "Test H0 about the proportion theta from a released value; prints R's htest layout.\n"
+                       "Two releases (--release twice, or --x1 --n1 --x2 --n2) compare two arms exactly.\n"
                        "--alternative greater tests H0: theta <= p0 against theta > p0 (default: two-sided).\n"
                        "Defaults are those of the Python functions: DP-JIMI uses its exact limit unless\n"
                        "--n-sim is given.\n\n"
@@ -344,14 +355,15 @@ def _add_power(sub):
                         "Exact power (a finite sum, no simulation) at one or more true proportions.\n"
                         "At theta = p0 it is the test's size.")
     _add_format(power)
-    power.add_argument("--theta", type=_REAL, nargs="+", required=True, help="true proportion(s)")
-    power.add_argument("--n", type=_WHOLE, required=True, help="number of records")
-    power.add_argument("--p0", type=_REAL, required=True, help="null proportion")
+    power.add_argument("--theta", type=_REAL, nargs="+", help="true proportion(s) (required for one arm)")
+    power.add_argument("--n", type=_WHOLE, help="number of records (required for one arm)")
+    power.add_argument("--p0", type=_REAL, help="null proportion (required for one arm)")
     _add_planned_release(power, ump_only=False)
     power.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
                        help="alternative hypothesis (default two-sided, as binom_ump_power and "
                             "R's power.prop.test)")
     power.add_argument("--method", choices=("ump", "normal"), default="ump", help="test (default ump)")
+    add_planning_options(power, _REAL, _WHOLE, power=True)
     power.set_defaults(func=_cmd_power)
 
 
@@ -364,7 +376,7 @@ def _add_sample_size(sub):
                                      "alpha): compare 'dpinfer power --method normal' at several --n"})
     _add_format(size)
     size.add_argument("--theta1", type=_REAL, required=True, help="proportion under the alternative")
-    size.add_argument("--p0", type=_REAL, required=True, help="null proportion")
+    size.add_argument("--p0", type=_REAL, help="null proportion (required for one arm)")
     _add_planned_release(size, ump_only=True)
     size.add_argument("--power", type=_REAL, default=0.8, help="target power (default 0.8)")
     size.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
@@ -372,6 +384,7 @@ def _add_sample_size(sub):
                            "R's power.prop.test)")
     size.add_argument("--method", choices=("ump",), default="ump",
                       help="test (ump, the default and only choice: the DP-UMP test)")
+    add_planning_options(size, _REAL, _WHOLE, power=False)
     size.set_defaults(func=_cmd_sample_size)
 
 

@@ -27,12 +27,12 @@ from .._validation import (
     _check_confidence_level,
     _check_epsilon,
     _check_n_sim,
-    _check_rng,
     _position,
     _show,
 )
 from .. import _mechanisms
 from .._printing import _json_float
+from .._streams import _mc_note, _share_se, _stream
 from .._warnings import ApproximationWarning
 from ..results import ConfidenceInterval
 from ._resolve import accepts, resolve
@@ -491,7 +491,11 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
         attribute, shape ``(n_sim, p)``), as ``fima_logistic`` returns them.
     rng : None, int, SeedSequence or numpy.random.Generator
         Seeds the draws (numpy's default PCG64; reproducible, not
-        cryptographic: the draws use only the public release).
+        cryptographic: the draws use only the public release).  None (the
+        default) derives the seed from the public noisy table, its privacy
+        parameters and ``n_sim``: the same table gives the same fit on every
+        call (post-processing, no privacy cost).  The result's ``note`` states
+        the stream and the largest Monte Carlo standard error of the p-values.
 
     Returns
     -------
@@ -608,6 +612,7 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
     ---
     Estimate: fiducial median; interval: equal-tailed fiducial quantiles;
     Pr(fid.): two-sided fiducial p-value for coefficient = 0
+    note: Monte Carlo: 4000 draws from the given rng; standard error of the p-values at most 0.0031
     <BLANKLINE>
     privacy: epsilon = 1, delta = 0, Laplace mechanism, seeded path (research only), 4000 Monte Carlo draws
     unit of privacy: one record (replace-one, sensitivity 2 per table)
@@ -632,20 +637,22 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
         raise ValueError(
             f"`n_sim` times cells times coefficients must be at most {_MAX_SIM_WORK:_} (the draws are held "
             f"in memory at once); got n_sim = {n_sim} for {k} cells and {p} coefficients.")
-    gen = _check_rng(rng)
+    gen, derived = _stream(rng, "logistic_jimi", z, b, eps, delta, n, n_sim)
 
     logit, weights = _fiducial_logits(gen, z, b, n_sim)
-    note = ""
+    notes = []
     if p == k:  # saturated (or one predictor): beta = X^-1 logit(theta), exact
         beta = logit @ np.linalg.inv(x).T
     else:
         beta, converged = _fit_main_effects(logit, weights, x)
         bad = int(np.count_nonzero(~converged))
         if bad:
-            note = f"{bad} of {n_sim} draws did not converge in {_MAX_ITER} Newton iterations"
-            warnings.warn(f"logistic_jimi: {note}; their last iterate is used.", ApproximationWarning,
+            notes.append(f"{bad} of {n_sim} draws did not converge in {_MAX_ITER} Newton iterations")
+            warnings.warn(f"logistic_jimi: {notes[0]}; their last iterate is used.", ApproximationWarning,
                           stacklevel=2)
     median, low, high, pvalue = _summaries(beta, level)
+    se = max(_share_se(p_j / 2.0, n_sim, 2.0) for p_j in pvalue)
+    note = "; ".join(notes + [_mc_note(n_sim, se, derived, what="p-values at most")])
 
     formula = "y ~ " + (" * " if model == "saturated" else " + ").join(names)
     total = f"n = {n}" if n is not None else "n private"

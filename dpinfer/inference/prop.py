@@ -1,10 +1,11 @@
-"""One entry point for a private one-sample proportion, in the spirit of R's ``prop.test``.
+"""One entry point for a private proportion (or two arms), in the spirit of R's ``prop.test``.
 
 :func:`prop_test` takes a :class:`~dpinfer.Release` and a method name and calls
 the method's own test, after checking that the release was made by the mechanism
 the method's mathematics assumes.  It adds no statistics of its own: its answer
 is exactly the answer of :func:`~dpinfer.binom_ump_test`,
-:func:`~dpinfer.binom_normal_test` or :func:`~dpinfer.binom_jimi_test`.
+:func:`~dpinfer.binom_normal_test` or :func:`~dpinfer.binom_jimi_test` (for two
+releases, of the two-arm test :mod:`._two_releases` routes them to).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ._resolve import mismatch_message
 from .jimi._common import ACCEPTS as JIMI_ACCEPTS
 from .normal._kernels import ACCEPTS as NORMAL_ACCEPTS
 from .ump._release_inference import ACCEPTS as UMP_ACCEPTS
+from ._two_releases import _two_release_test
 
 __all__ = ["prop_test"]
 
@@ -113,25 +115,31 @@ def _check_release_for_method(release, method):
 
 
 def prop_test(release, p0=None, *, method=None, alternative="two-sided",
-              confidence_level=0.95, two_sided_method=None, n_sim=None, rng=None):
-    """Test a proportion from one private release, like R's ``prop.test``.
+              confidence_level=0.95, two_sided_method=None, n_sim=None, rng=None,
+              epsilon=None, delta=None, effect=None, margin=None, composition=None):
+    """Test a proportion from one private release, or compare two, like R's ``prop.test``.
 
     Dispatches to the test of ``method`` after checking that the release's
-    mechanism is the one the method assumes.  A released table (kind
+    mechanism is the one the method assumes.  Two releases (``prop_test(a, b)``,
+    ``prop_test([a, b])``, or ``prop_test([z1, z2], [n1, n2], epsilon=...)`` as R's
+    ``prop.test(c(x1, x2), c(n1, n2))``) are compared by the two-arm test that fits
+    their mechanism: see **Two arms** below.  A released table (kind
     ``'table'``) is tested for independence, as R's ``prop.test`` tests the
     equality of k proportions from a k x 2 matrix and ``chisq.test`` a table.
 
     Parameters
     ----------
-    release : Release
-        One released value: a Tulap-noised count for ``method='ump'``; a
-        Laplace-noised proportion or count (:meth:`LaplaceReleaser.proportion
+    release : Release, or a pair of Releases or of released values
+        A pair: the two arms (see **Two arms**).  One released value: a
+        Tulap-noised count for ``method='ump'``; a Laplace-noised proportion or count (:meth:`LaplaceReleaser.proportion
         <dpinfer.LaplaceReleaser.proportion>` or ``.count``) for ``'normal'``
         and ``'jimi'``.  ``n``, ``epsilon`` and ``delta`` come from it.  Or a
         Laplace-noised r x c table (kind ``'table'``, from
         :class:`~dpinfer.ContingencyTableReleaser`): see **Tables** below.
-    p0 : float or None, default None
-        Null proportion, in [0, 1]; None means 0.5.  Not for a table.
+    p0 : float, Release, pair of int, or None, default None
+        Null proportion, in [0, 1]; None means 0.5.  Not for a table.  A second
+        Release here is the second arm (``prop_test(a, b)``); with two released
+        values in ``release`` it is their sizes ``[n1, n2]``.
     method : {None, 'ump', 'normal', 'jimi', 'mc'}, default None
         None: ``'ump'`` for one released value, ``'jimi'`` for a table.
         ``'ump'``: the exact DP-UMP test (Awan & Slavkovic), see
@@ -158,6 +166,20 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
         :func:`~dpinfer.independence_jimi_test` and of ``dpinfer test --table``.
     rng : None, int, SeedSequence or numpy.random.Generator
         DP-JIMI with an integer ``n_sim``, or a table: the generator of the draws.
+        None derives a stream from the public release where the method draws
+        by default (tables, two arms with DP-JIMI): the same answer on every call.
+    epsilon, delta : float or pair, optional
+        Two released values only (a Release carries its own): their privacy
+        parameters, one value for both arms or a pair.
+    effect : {None, 'difference', 'ratio'}, optional
+        Two arms: the effect tested (None: the risk difference).  Tulap only
+        for 'ratio'.
+    margin : float, optional
+        Two arms: the null difference (default 0) or ratio (default 1); with a
+        one-sided ``alternative`` a non-inferiority or superiority margin.
+    composition : {None, 'parallel', 'sequential'}, optional
+        Two arms: how the result records the two releases' privacy (None: the
+        method's default, see :func:`~dpinfer.binom2_ump_test`).
 
     Returns
     -------
@@ -186,6 +208,7 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     See Also
     --------
     binom_ump_test, binom_normal_test, binom_jimi_test, independence_jimi_test, independence_mc_test
+    binom2_ump_test, binom2_jimi_test, binom2_normal_test : the two-arm tests
 
     Notes
     -----
@@ -198,6 +221,16 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
 
     Unlike R's ``prop.test`` there is no continuity correction and no
     chi-squared statistic; the name only borrows the workflow.
+
+    **Two arms.**  Two Tulap counts get :func:`~dpinfer.binom2_ump_test`, the
+    exact unconditional test (``method=None`` or ``'ump'``; ``effect``,
+    ``margin`` and ``composition`` passed on).  No exact two-arm test takes
+    Laplace noise yet, so two Laplace releases get DP-JIMI
+    (:func:`~dpinfer.binom2_jimi_test`, approximate size, 10 000 draws per arm
+    from a stream derived from the releases) and the result's note says so;
+    ``method='normal'`` gives :func:`~dpinfer.binom2_normal_test`.  A mixed pair
+    (one Tulap, one Laplace) is refused.  The answer is the answer of that
+    function called with the same arguments.
 
     **Tables.**  In R, ``prop.test(m)`` with a k x 2 matrix of successes and
     failures tests that the k proportions are equal, and ``chisq.test(m)``
@@ -223,6 +256,17 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     ...
     ValueError: `release` is a Laplace release of kind 'proportion', which prop_test(method='ump') does not take: ... With prop_test: method='normal' or method='jimi'.
 
+    Two arms, as ``prop.test(c(x1, x2), c(n1, n2))`` in R (two Tulap releases: the
+    exact test):
+
+    >>> rel = TulapReleaser(epsilon=1.0)
+    >>> arm1, arm2 = rel.release(41, 60, rng=1), rel.release(27, 60, rng=2)
+    >>> res = prop_test(arm1, arm2)
+    >>> res.estimate_name, round(res.pvalue, 4)
+    ('difference in proportions', 0.0137)
+    >>> round(prop_test([arm1.value, arm2.value], [60, 60], epsilon=1.0).pvalue, 4)
+    0.0137
+
     A released k x 2 table (arm x response) tests homogeneity, as ``prop.test(m)`` in R:
 
     >>> from dpinfer import ContingencyTableReleaser
@@ -231,6 +275,12 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     >>> res.method, res.pvalue < 0.01
     ('DP-JIMI fiducial test of independence (2000 draws)', True)
     """
+    two_arm = _two_release_test(release, p0, method=method, alternative=alternative,
+                                confidence_level=confidence_level, two_sided_method=two_sided_method,
+                                n_sim=n_sim, rng=rng, epsilon=epsilon, delta=delta, effect=effect,
+                                margin=margin, composition=composition)
+    if two_arm is not None:
+        return two_arm
     if isinstance(release, Release) and release.kind == "table":
         return _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng)
     if isinstance(method, str) and method == "mc":

@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _mechanisms
-from .._validation import DPInferValueError, _arg, _check_n_sim, _check_rng, _show
+from .._streams import _mc_note, _share_se, _stream
+from .._validation import DPInferValueError, _arg, _check_n_sim, _show
 from ..results import HTestResult
 from ._resolve import accepts, provenance, resolve
 
@@ -142,7 +143,12 @@ def _blocks(n_sim, cells, progress, desc):
     return tqdm(sizes, desc=desc, unit="block", leave=False)
 
 
-def _result(stat, pvalue, method, rec, n, statistic_name, n_sim):
+def _table_stream(rng, method, rec, n_sim):
+    """The draws' generator: ``rng``, or the stream derived from the public release and ``n_sim``."""
+    return _stream(rng, method, rec.value, rec.n, rec.epsilon, rec.delta, rec.sensitivity, n_sim)
+
+
+def _result(stat, pvalue, method, rec, n, statistic_name, n_sim, derived):
     r, c = rec.value.shape
     total = f"n = {n}" if rec.n is not None else "n private"
     return HTestResult(
@@ -152,6 +158,7 @@ def _result(stat, pvalue, method, rec, n, statistic_name, n_sim):
                    f"{rec.sensitivity / rec.epsilon:.4g} per cell)"),
         statistic_name=statistic_name, estimate_name="", null_name="association between rows and columns",
         mechanism=rec.mechanism, n_sim=n_sim, **provenance(rec),
+        note=_mc_note(n_sim, _share_se(pvalue, n_sim), derived),
     )
 
 
@@ -170,7 +177,11 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None, progress=False):
         Number of fiducial draws (simulated tables).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seeds the draws (numpy's default PCG64; reproducible, not
-        cryptographic: the draws use only the public release).
+        cryptographic: the draws use only the public release).  None (the
+        default) derives the seed from the public release (its values, n,
+        epsilon, delta, sensitivity) and ``n_sim``: the same release gives the
+        same p-value on every call (post-processing, no privacy cost).  The
+        result's ``note`` states the stream and the Monte Carlo standard error.
     progress : bool, default False
         Show a tqdm progress bar over the blocks of draws (tqdm is optional;
         without it nothing is shown).  The cost is about 1 microsecond per
@@ -260,7 +271,7 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None, progress=False):
     """
     rec, z, b, n_sim = _table_input(release, n_sim, "independence_jimi_test")
     n = rec.n
-    gen = _check_rng(rng)
+    gen, derived = _table_stream(rng, "independence_jimi_test", rec, n_sim)
     r, c = z.shape
     stat = _clamped_chi2(z)
     hits = 0
@@ -272,7 +283,7 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None, progress=False):
         hits += np.count_nonzero(_clamped_chi2(sims) >= stat)
     pvalue = (1.0 + hits) / (1.0 + n_sim)
     return _result(stat, pvalue, f"DP-JIMI fiducial test of independence ({n_sim} draws)", rec, n,
-                   "X-squared (noisy, clamped)", n_sim)
+                   "X-squared (noisy, clamped)", n_sim, derived)
 
 
 def independence_mc_test(release, *, n_sim=10_000, rng=None, progress=False):
@@ -286,7 +297,9 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None, progress=False):
     n_sim : int, default 10_000
         Number of simulated tables.
     rng : None, int, SeedSequence or numpy.random.Generator
-        Seeds the simulation (numpy's default PCG64).
+        Seeds the simulation (numpy's default PCG64).  None (the default)
+        derives the seed from the public release and ``n_sim``, as
+        :func:`independence_jimi_test` does: the same p-value on every call.
     progress : bool, default False
         As :func:`independence_jimi_test` (a progress bar; draws in blocks).
 
@@ -339,7 +352,7 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None, progress=False):
     """
     rec, z, b, n_sim = _table_input(release, n_sim, "independence_mc_test")
     n = rec.n
-    gen = _check_rng(rng)
+    gen, derived = _table_stream(rng, "independence_mc_test", rec, n_sim)
     n_used = n if n is not None else max(1, int(np.rint(z.sum())))
     stat = _plugin_chi2(z, n_used)
     p, q = _plugin_margins(z)
@@ -350,4 +363,4 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None, progress=False):
         hits += np.count_nonzero(_plugin_chi2(sims, np.full(size, n_used)) >= stat)
     pvalue = (1.0 + hits) / (1.0 + n_sim)
     return _result(stat, pvalue, f"Monte Carlo test of independence, Gaboardi et al. 2016 ({n_sim} draws)",
-                   rec, n_used, "Q-squared (noisy)", n_sim)
+                   rec, n_used, "Q-squared (noisy)", n_sim, derived)

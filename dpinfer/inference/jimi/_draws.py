@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._validation import _check_rng
+from ..._streams import _stream
 from . import _kernels as _k
 from .._resolve import resolve
 from ._common import ACCEPTS, _check_jimi_n_sim, _proportions
-from ._two_sample import _pair, _spawn_pair
+from ._two_sample import _pair, _pair_stream, _spawn_pair
 
 __all__ = ["binom2_jimi_sample", "binom_jimi_sample"]
 
@@ -46,7 +46,8 @@ def binom_jimi_sample(release_or_value, n=None, *, epsilon=None, kind=None, n_si
     rng : None, int, SeedSequence or numpy.random.Generator
         Source of the draws (numpy's PCG64).  The same seed gives the draws
         :func:`~dpinfer.binom_jimi_ci` and :func:`~dpinfer.binom_jimi_test`
-        use with the same ``n_sim``.
+        use with the same ``n_sim``; None (the default) the stream they derive
+        from the public release and ``n_sim``.
 
     Returns
     -------
@@ -116,7 +117,7 @@ def binom_jimi_sample(release_or_value, n=None, *, epsilon=None, kind=None, n_si
             f"`release_or_value` must be one released value; got an array of shape {pi_hat.shape}. "
             "Draw for the releases one at a time (each call returns n_sim draws).")
     n_sim = _draws_n_sim(n_sim, "binom_jimi_ci")
-    gen = _check_rng(rng)
+    gen, _ = _stream(rng, "binom_jimi", pi_hat, n, epsilon, n_sim)
     # the same kernel, stream and block as binom_jimi_ci / binom_jimi_test for one release
     return _k._draw_theta(gen, pi_hat.reshape(1), n, epsilon, n_sim)[0]
 
@@ -135,7 +136,8 @@ def binom2_jimi_sample(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
         allocation).
     rng : None, int, SeedSequence or numpy.random.Generator
         Source of the draws; each group draws from its own stream spawned from
-        it, as in :func:`~dpinfer.binom2_jimi_ci`.
+        it, as in :func:`~dpinfer.binom2_jimi_ci`; None (the default) derives it
+        from the public releases and ``n_sim``, as that function does.
 
     Returns
     -------
@@ -187,7 +189,7 @@ def binom2_jimi_sample(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
             f"`pi1` and `pi2` must be one released value each; got shapes {np.shape(p1)} and "
             f"{np.shape(p2)}. Draw for the pairs one at a time.")
     n_sim = _draws_n_sim(n_sim, "binom2_jimi_ci")
-    g1, g2 = _spawn_pair(_check_rng(rng))  # the streams of binom2_jimi_ci / binom2_jimi_test
+    g1, g2 = _spawn_pair(_pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)[0])  # binom2_jimi_ci's streams
     out = np.empty((n_sim, 2))
     out[:, 0] = _k._draw_theta(g1, np.reshape(p1, 1), n1, e1, n_sim)[0]
     out[:, 1] = _k._draw_theta(g2, np.reshape(p2, 1), n2, e2, n_sim)[0]

@@ -23,7 +23,8 @@ import warnings
 
 import numpy as np
 
-from ..._validation import _check_alternative, _check_confidence_level, _check_probability, _check_rng
+from ..._streams import _mc_note, _share_se, _stream
+from ..._validation import _check_alternative, _check_confidence_level, _check_probability
 from ..._warnings import ApproximationWarning
 from ...results import ConfidenceInterval, HTestResult
 from ._common import (
@@ -83,6 +84,8 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
         Source of the fiducial draws (numpy's PCG64 by default).  The same seed
         gives the same answer; a vector of releases consumes one stream in order,
         so element i of an array call differs from a scalar call with the same seed.
+        None (the default) derives the stream from the public release(s) and
+        ``n_sim``: the same answer on every call (post-processing, no privacy cost).
 
     Returns
     -------
@@ -217,7 +220,8 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
     n_sim = _check_jimi_n_sim(n_sim)
-    gen = _check_rng(rng)  # checked even when unused (exact limit): a bad seed is an error
+    # checked even when unused (exact limit): a bad seed is an error; None: derived from the release
+    gen, _ = _stream(rng, "binom_jimi", pi_hat, n, epsilon, n_sim)
     tails = _tails(confidence_level, alternative)
     lo, hi, _ = _one_sample(pi_hat.ravel(), n, epsilon, tails, None, n_sim, gen)
     message = _coverage_message(lo, hi, n, epsilon, confidence_level, alternative)
@@ -250,7 +254,10 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
         exact infinite-draw limit, deterministic; an integer draws that many
         fiducial samples.
     rng : None, int, SeedSequence or numpy.random.Generator
-        Source of the draws (unused when ``n_sim`` is None).
+        Source of the draws (unused when ``n_sim`` is None); None derives the
+        stream from the public release and ``n_sim``, as :func:`binom_jimi_ci`.
+        With draws, the result's ``note`` states the stream and the Monte Carlo
+        standard error of the p-value.
 
     Returns
     -------
@@ -360,7 +367,8 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = _check_jimi_n_sim(n_sim)
-    gen = _check_rng(rng)  # checked even when unused (exact limit): a bad seed is an error
+    # checked even when unused (exact limit): a bad seed is an error; None: derived from the release
+    gen, derived = _stream(rng, "binom_jimi", pi_hat, n, epsilon, n_sim)
     message = _size_message(n, epsilon, p0, 1.0 - confidence_level, alternative)
     if message is not None:
         warnings.warn(message, ApproximationWarning, stacklevel=_STACKLEVEL)
@@ -371,6 +379,10 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
         return pvalue.reshape(pi_hat.shape)
     value = float(rec.value)
     how = "exact limit" if n_sim is None else f"{n_sim} draws"
+    note = ""
+    if n_sim is not None:
+        share = {"greater": le[0], "less": ge[0]}.get(alternative, min(le[0], ge[0]))
+        note = _mc_note(n_sim, _share_se(share, n_sim, 1.0 if alternative != "two-sided" else 2.0), derived)
     return HTestResult(
         statistic=value,
         pvalue=float(pvalue[0]),
@@ -387,4 +399,5 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
         mechanism=rec.mechanism,
         **provenance(rec),
         n_sim=n_sim,
+        note=note,
     )

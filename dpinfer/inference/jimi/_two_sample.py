@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kernels as _k
-from ..._validation import _check_alternative, _check_confidence_level, _check_real, _check_rng
+from ..._streams import _mc_note, _share_se, _stream
+from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...results import ConfidenceInterval, HTestResult
 from .._resolve import provenance, release_first, resolve
@@ -74,6 +75,16 @@ def _check_n_sim_two(n_sim):
     return _check_jimi_n_sim(n_sim, allow_none=True)
 
 
+def _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim):
+    """The generator of the draws: ``rng``, or the stream derived from both releases.
+
+    The derived stream depends on the released proportions, n, epsilon and ``n_sim``
+    only (not on ``p0``, the level or the alternative), so the test's interval and
+    :func:`binom2_jimi_ci` come from the same draws, as with an explicit seed.
+    """
+    return _stream(rng, "binom2_jimi", p1, n1, e1, p2, n2, e2, n_sim)
+
+
 @release_first(skip=("n1", "n2"))
 def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=None,
                    kind1=None, kind2=None, confidence_level=0.95, alternative="two-sided",
@@ -107,7 +118,10 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=N
         seconds per release).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the two groups' streams, which are spawned from it (never the
-        same stream for both groups).
+        same stream for both groups).  None (the default) derives the seed from
+        the public releases (values, n, epsilon) and ``n_sim``: the same
+        releases give the same interval on every call (post-processing, no
+        privacy cost; see :mod:`dpinfer._streams`).
 
     Returns
     -------
@@ -164,7 +178,7 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=N
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
     n_sim = _check_n_sim_two(n_sim)
-    gen = _check_rng(rng)
+    gen, _ = _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)
     tails = _tails(confidence_level, alternative)
     lo, hi, _ = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, None, n_sim, gen)
     if scalar:
@@ -194,7 +208,11 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
         Draws per group; None for the exact limit of infinitely many draws
         (deterministic; see Notes of :func:`binom2_jimi_ci`).
     rng : None, int, SeedSequence or numpy.random.Generator
-        Seed of the two spawned group streams.
+        Seed of the two spawned group streams; None (the default) derives it
+        from the public releases and ``n_sim``, so the same releases give the
+        same p-value on every call, as :func:`binom2_jimi_ci` does.  The result's
+        ``note`` states the stream and the Monte Carlo standard error of the
+        p-value.
     composition : {'sequential', 'parallel'}, default 'sequential'
         How the two releases' privacy adds up in the result's ``epsilon``, by
         the rules of :class:`~dpinfer.PrivacyBudget`: ``'sequential'`` records
@@ -268,7 +286,7 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = _check_n_sim_two(n_sim)
     composition = check_two_sample_composition(composition)
-    gen = _check_rng(rng)
+    gen, derived = _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
     lo, hi, (le, ge) = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, p0, n_sim, gen)
     pvalue = np.clip(_pvalue(le, ge, alternative), 0.0, 1.0)
@@ -278,6 +296,11 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
     est = min(max(v1 - v2, -1.0), 1.0)  # the rule of every test: the raw estimate projected
     name1 = _data_name(float(r1.value), n1, e1, r1.kind)
     name2 = _data_name(float(r2.value), n2, e2, r2.kind)
+    note = ""
+    if n_sim is not None:
+        share = {"greater": le[0], "less": ge[0]}.get(alternative, min(le[0], ge[0]))
+        note = _mc_note(n_sim, _share_se(share, n_sim, 1.0 if alternative != "two-sided" else 2.0),
+                        derived, per="draws per group")
     return HTestResult(
         statistic=v1 - v2,
         pvalue=float(pvalue[0]),
@@ -297,4 +320,5 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
         mechanism=r1.mechanism,
         **provenance(r1, r2),
         n_sim=n_sim,
+        note=note,
     )

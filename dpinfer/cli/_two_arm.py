@@ -1,0 +1,231 @@
+"""Two arms on the command: ``test``, ``ci``, ``power`` and ``sample-size`` of a two-arm trial.
+
+``dpinfer test --release arm1.json --release arm2.json`` (or ``--x1 Z1 --n1 N1 --x2 Z2
+--n2 N2 --epsilon E``) answers as :func:`~dpinfer.prop_test` does for two releases: the
+exact test (:func:`~dpinfer.binom2_ump_test`) for two Tulap counts, DP-JIMI (or
+``--method normal``) for two Laplace releases.  ``ci`` gives the interval of the risk
+difference (or ratio), ``power`` and ``sample-size`` plan the exact test
+(:func:`~dpinfer.binom2_ump_power`, :func:`~dpinfer.binom2_ump_sample_size`).
+The parser's options are added by :func:`add_arm_options` and :func:`add_planning_options`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ._input import EXIT_OK, _UsageError, _releases_from_file
+
+__all__ = []  # package-internal
+
+_TYPED = ("--x1", "--n1", "--x2", "--n2")
+
+
+# --------------------------------------------------------------------------- parser pieces
+def add_arm_options(parser, real, whole):
+    """The two-arm input of ``test`` and ``ci`` and the hypothesis of two arms."""
+    g = parser.add_argument_group("two arms (--release FILE twice, or --x1 --n1 --x2 --n2 with --epsilon)")
+    g.add_argument("--x1", type=real, metavar="Z1", help="arm 1's released value (a noisy count for ump, "
+                   "a noisy proportion for normal, jimi)")
+    g.add_argument("--n1", type=whole, help="arm 1's number of records")
+    g.add_argument("--x2", type=real, metavar="Z2", help="arm 2's released value")
+    g.add_argument("--n2", type=whole, help="arm 2's number of records")
+    g.add_argument("--epsilon2", type=real, help="arm 2's epsilon when it differs from --epsilon")
+    _add_hypothesis(g)
+    g.add_argument("--composition", choices=("parallel", "sequential"),
+                   help="how the result records both releases' privacy: parallel (disjoint arms; the "
+                        "default of the exact test) or sequential")
+
+
+def add_planning_options(parser, real, whole, *, power):
+    """The two-arm design of ``power`` (thetas and sizes) or ``sample-size`` (arm 2's theta, ratio)."""
+    g = parser.add_argument_group("two arms (give --theta2)")
+    if power:
+        g.add_argument("--theta1", type=real, nargs="+", help="arm 1's true proportion(s)")
+        g.add_argument("--n1", type=whole, help="arm 1's number of records")
+        g.add_argument("--n2", type=whole, help="arm 2's number of records")
+    else:
+        g.add_argument("--ratio", type=real, default=1.0, help="n2 / n1 (default 1)")
+    g.add_argument("--theta2", type=real, help="arm 2's true proportion (makes the question two-arm)")
+    _add_hypothesis(g)
+
+
+def _add_hypothesis(group):
+    group.add_argument("--effect", choices=("difference", "ratio"),
+                       help="the effect tested: difference theta1 - theta2 (default) or ratio theta1 / theta2")
+    group.add_argument("--margin", type=float, help="null difference (default 0) or ratio (default 1); with "
+                       "--alternative greater a non-inferiority margin such as -0.1")
+
+
+# --------------------------------------------------------------------------- input
+def two_arms(args):
+    """``(arm 1, arm 2, (n1, n2) or None)`` when ``test``/``ci`` got two arms, else None.
+
+    ``--release`` may be given twice; a single one is left as the one path it was.
+    """
+    files = args.release if isinstance(args.release, list) else ([args.release] if args.release else [])
+    typed = [flag for flag, v in zip(_TYPED, (args.x1, args.n1, args.x2, args.n2)) if v is not None]
+    extras = [flag for flag, v in (("--epsilon2", args.epsilon2), ("--effect", args.effect),
+                                   ("--margin", args.margin), ("--composition", args.composition))
+              if v is not None]
+    if len(files) > 2:
+        raise _UsageError(f"--release is given {len(files)} times; give it once (one arm or a file of "
+                          "releases) or twice (two arms).")
+    if len(files) <= 1 and not typed:
+        args.release = files[0] if files else None
+        if extras:
+            raise _UsageError(f"{', '.join(extras)} apply to two arms (--release twice, or --x1 --n1 --x2 --n2).")
+        return None
+    if len(files) == 2:
+        if typed or any(v is not None for v in (args.value, args.n, args.epsilon, args.epsilon2, args.delta,
+                                                 args.sensitivity)):
+            raise _UsageError("--x1/--n1/--x2/--n2, --value, --n, --epsilon, --epsilon2, --delta and "
+                              "--sensitivity must not be given with two release files: each file records "
+                              "its value, n, epsilon, delta and sensitivity.")
+        arms = []
+        for path in files:
+            loaded = _releases_from_file(path)
+            if len(loaded) != 1 or loaded[0].kind == "table":
+                raise _UsageError(f"release file {path!r} must hold one released count or proportion "
+                                  "for a two-arm test.")
+            arms.append(loaded[0])
+        return arms[0], arms[1], None
+    missing = [flag for flag, v in zip(_TYPED, (args.x1, args.n1, args.x2, args.n2)) if v is None]
+    if files or args.value is not None or args.n is not None:
+        raise _UsageError("give two arms either as --release FILE twice or as --x1 --n1 --x2 --n2 with "
+                          "--epsilon, not with --release once, --value or --n.")
+    if missing or args.epsilon is None:
+        raise _UsageError(f"two typed arms need --x1, --n1, --x2, --n2 and --epsilon (missing "
+                          f"{', '.join(missing + ([] if args.epsilon is not None else ['--epsilon']))}).")
+    return args.x1, args.x2, (args.n1, args.n2)
+
+
+def _epsilon(args):
+    if args.epsilon is None:
+        return None
+    return args.epsilon if args.epsilon2 is None else [args.epsilon, args.epsilon2]
+
+
+def _common_checks(args):
+    if getattr(args, "p0", 0.5) != 0.5:
+        raise _UsageError("--p0 is the null proportion of one arm; the null of two arms is --margin "
+                          "(a difference, default 0, or a ratio, default 1).")
+    if args.two_sided_method is not None:
+        raise _UsageError("--two-sided-method applies to one Tulap release; the two-arm exact test's "
+                          "two-sided p-value is twice the smaller one-sided one.")
+    if args.sensitivity is not None:
+        raise _UsageError("--sensitivity applies to one typed Tulap value; two typed arms have sensitivity 1 "
+                          "(a release file records its own).")
+
+
+def _untyped(results, ns):
+    """Typed numbers are not a Release: no sampling path or unit is claimed (as for one arm)."""
+    if ns is None:
+        return results
+    return [dataclasses.replace(r, secure=None, privacy_unit="") for r in results]
+
+
+# --------------------------------------------------------------------------- commands
+def _pair_result(args, arms):
+    """:func:`~dpinfer.prop_test` on the pair with the command's options (test and ci: one answer)."""
+    from ..inference.prop import prop_test
+
+    _common_checks(args)
+    first, second, ns = arms
+    result = prop_test([first, second], None if ns is None else list(ns), method=args.method,
+                       alternative=args.alternative, confidence_level=args.confidence_level,
+                       n_sim=args.n_sim, rng=args.seed, epsilon=_epsilon(args), delta=args.delta,
+                       effect=args.effect, margin=args.margin, composition=args.composition)
+    return _untyped([result], ns)[0]
+
+
+def cmd_test_two(args, arms, emit):
+    """``dpinfer test`` with two arms: :func:`~dpinfer.prop_test` on the pair."""
+    result = _pair_result(args, arms)
+    record = result.to_htest() if args.format == "htest-json" else result.to_dict()
+    emit(args.format, str(result).strip("\n"), [record])
+    return EXIT_OK
+
+
+def cmd_ci_two(args, arms, emit):
+    """``dpinfer ci`` with two arms: the interval of the risk difference (or ratio) the test prints."""
+    result = _pair_result(args, arms)
+    ci = result.conf_int
+    name = f"Confidence interval for the {result.estimate_name} ({result.method})"
+    record = {**ci.to_dict(), "method": name, "alternative": args.alternative, "epsilon": result.epsilon,
+              "delta": result.delta, "mechanism": result.mechanism, "secure": result.secure,
+              "data_name": result.data_name}
+    text = (f"{name}, {args.alternative}\ndata:  {result.data_name}\n{ci}\n"
+            f"privacy: epsilon = {result.epsilon:g}, delta = {result.delta:g}"
+            + (f"\nnote: {result.note}" if result.note else ""))
+    emit(args.format, text, [record])
+    return EXIT_OK
+
+
+def _planning_checks(args):
+    if args.method not in (None, "ump"):
+        raise _UsageError(f"--method {args.method} has no two-arm planning; the two-arm power and sample "
+                          "size are those of the exact test (--method ump).")
+
+
+def _hypothesis_text(args):
+    effect = args.effect or "difference"
+    margin = args.margin if args.margin is not None else (0.0 if effect == "difference" else 1.0)
+    return effect, margin, f"H0: theta1 {'-' if effect == 'difference' else '/'} theta2 = {margin:g}"
+
+
+def cmd_power_two(args, emit, fmt):
+    """``dpinfer power --theta1 ... --theta2 ... --n1 --n2``: exact power of the two-arm test."""
+    import numpy as np
+
+    from ..inference.two_arm import binom2_ump_power
+
+    _planning_checks(args)
+    given = [flag for flag, v in (("--theta", args.theta), ("--n", args.n), ("--p0", args.p0)) if v is not None]
+    if given:
+        raise _UsageError(f"{', '.join(given)} describe one arm; two arms take --theta1, --theta2, --n1, "
+                          "--n2 (and --margin for the null).")
+    missing = [flag for flag, v in (("--theta1", args.theta1), ("--n1", args.n1), ("--n2", args.n2))
+               if v is None]
+    if missing:
+        raise _UsageError(f"two-arm power needs --theta1, --theta2, --n1 and --n2 (missing {', '.join(missing)}).")
+    effect, margin, null = _hypothesis_text(args)
+    theta1 = np.asarray(args.theta1, dtype=float)
+    power = np.atleast_1d(binom2_ump_power(theta1, args.theta2, args.n1, args.n2, epsilon=args.epsilon,
+                                           delta=args.delta, sensitivity=args.sensitivity, effect=effect,
+                                           margin=margin, alpha=args.alpha, alternative=args.alternative))
+    records = [{"theta1": float(t), "theta2": args.theta2, "power": float(p), "n1": args.n1, "n2": args.n2,
+                "effect": effect, "margin": margin, "alpha": args.alpha, "alternative": args.alternative,
+                "epsilon": args.epsilon, "delta": args.delta, "sensitivity": args.sensitivity,
+                "method": "ump"} for t, p in zip(theta1, power)]
+    lines = ["Exact power of the exact two-arm test (Tulap releases)",
+             f"{null}, n1 = {args.n1}, n2 = {args.n2}, alpha = {fmt(args.alpha)}, "
+             f"alternative = {args.alternative}, epsilon = {fmt(args.epsilon)}, delta = {fmt(args.delta)}",
+             "", f"{'theta1':>10} {'theta2':>10} {'power':>10}"]
+    lines += [f"{fmt(r['theta1']):>10} {fmt(r['theta2']):>10} {fmt(r['power'], 4):>10}" for r in records]
+    emit(args.format, "\n".join(lines), records, as_list=True)
+    return EXIT_OK
+
+
+def cmd_sample_size_two(args, emit, fmt):
+    """``dpinfer sample-size --theta1 T1 --theta2 T2``: smallest n per arm of the exact two-arm test."""
+    from ..inference.two_arm import binom2_ump_sample_size
+
+    _planning_checks(args)
+    if args.p0 is not None:
+        raise _UsageError("--p0 describes one arm; the null of two arms is --margin.")
+    effect, margin, null = _hypothesis_text(args)
+    n1, n2 = binom2_ump_sample_size(args.theta1, args.theta2, power=args.power, ratio=args.ratio,
+                                    epsilon=args.epsilon, delta=args.delta, sensitivity=args.sensitivity,
+                                    effect=effect, margin=margin, alpha=args.alpha,
+                                    alternative=args.alternative)
+    record = {"n1": int(n1), "n2": int(n2), "theta1": args.theta1, "theta2": args.theta2, "effect": effect,
+              "margin": margin, "ratio": args.ratio, "alpha": args.alpha, "power": args.power,
+              "alternative": args.alternative, "epsilon": args.epsilon, "delta": args.delta,
+              "sensitivity": args.sensitivity, "method": "ump"}
+    text = (f"Sample size per arm for the exact two-arm test (Tulap releases)\n"
+            f"{null}, theta1 = {fmt(args.theta1)}, theta2 = {fmt(args.theta2)}, ratio n2/n1 = "
+            f"{fmt(args.ratio)}, alpha = {fmt(args.alpha)}, power = {fmt(args.power)}, "
+            f"alternative = {args.alternative}, epsilon = {fmt(args.epsilon)}, delta = {fmt(args.delta)}"
+            f"\n\nn1 = {int(n1)}, n2 = {int(n2)}")
+    emit(args.format, text, [record])
+    return EXIT_OK
