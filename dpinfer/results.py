@@ -400,7 +400,7 @@ class HTestResult:
         provenance: ``epsilon``, ``delta``, ``mechanism``, ``secure``,
         ``privacy.unit``, ``n.sim``, ``estimate.raw`` and ``note``.  JSON-safe (non-finite -> None).
 
-        ``docs/from_r.rst`` gives the R function that turns this (read with
+        ``docs/coming_from_r.rst`` gives the R function that turns this (read with
         ``jsonlite::fromJSON(simplifyVector = FALSE)``) into a real ``htest``.
 
         Examples

@@ -1,4 +1,4 @@
-"""The "From R" page (docs/from_r.rst): its recipes run, its R function reads fields that exist.
+"""The "Coming from R" page (docs/coming_from_r.rst): its recipes run, its R function reads fields that exist.
 
 With R installed (``Rscript`` on PATH, with jsonlite) the page's ``as_htest()``
 runs on the command's ``--format htest-json`` output and R's own ``print.htest``
@@ -16,7 +16,7 @@ import pytest
 from dpinfer import binom_ump_test
 from dpinfer.cli import main
 
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "from_r.rst"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "coming_from_r.rst"
 ARGS = ["test", "--value", "12.7", "--n", "30", "--epsilon", "1", "--p0", "0.2",
         "--alternative", "greater", "--format", "htest-json"]
 

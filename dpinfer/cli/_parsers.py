@@ -203,7 +203,7 @@ def _add_format(parser, *, extra=()):
     text = "output: R-style text (default), JSON, or CSV with a header row"
     if "htest-json" in extra:
         text = ("output: R-style text (default), JSON, CSV with a header row, or htest-json (R's "
-                "htest field names, see docs/from_r.rst); several values give a JSON list")
+                "htest field names, see docs/coming_from_r.rst); several values give a JSON list")
     parser.add_argument("--format", choices=choices, default="text", help=text)
 
 
