@@ -30,8 +30,8 @@ import tempfile
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
-PAGES = ("tutorial", "validation", "privacy", "budget", "getting_started", "cli", "api", "api_inference",
-         "api_releases")
+PAGES = ("tutorial", "two_arm", "coming_from_r", "plots", "validation", "privacy", "budget",
+         "getting_started", "cli", "api", "api_inference", "api_releases")
 
 _PROBE = """
 <script>
