@@ -532,15 +532,15 @@ _NEEDS = {
 
 def _check_cli_release(release, method):
     """The release fits --method; otherwise say which --method fits it, in command terms."""
-    from ..inference._command import METHODS as _METHODS
+    from ..inference._command import accepts, methods
 
     if release.kind == "table":
         raise _UsageError("a release of kind 'table' is tested with 'dpinfer test' (a test of "
                           "independence, --method jimi or mc); it has no interval for a proportion.")
     pair = (release.mechanism, release.kind)
-    if pair in _METHODS[method][0]:
+    if pair in accepts(method).pairs:
         return
-    fits = [m for m, (accepted, _) in _METHODS.items() if pair in accepted]
+    fits = [m for m, (accepted, _) in methods().items() if pair in accepted]
     hint = (" Use " + " or ".join(f"--method {m}" for m in fits) + " for this release."
             if fits else "")
     raise _UsageError(

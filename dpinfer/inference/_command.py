@@ -9,12 +9,15 @@ names, and never the module's private helpers.
 
 from __future__ import annotations
 
-from .prop import _METHODS, _release_from_numbers
+from .prop import _accepts, _methods, _release_from_numbers
 
 __all__ = []  # package-internal: the names below are imported explicitly
 
-#: method -> (accepted (mechanism, kind) pairs of a Release, what to say in an error)
-METHODS = _METHODS
+#: ``methods()``: method -> (accepted (mechanism, kind) pairs of a Release, what to say in an
+#: error), every method's module imported
+methods = _methods
+#: ``accepts(method)``: the declaration of one method, only its module imported
+accepts = _accepts
 
 #: ``release_from_numbers(value, n, *, method, epsilon, delta=0.0)``: the Release that
 #: numbers typed by a user stand for (a Tulap-noised count for ``method='ump'``, a

@@ -10,6 +10,8 @@ releases, of the two-arm test :mod:`._two_releases` routes them to).
 
 from __future__ import annotations
 
+import importlib
+
 import warnings
 
 from .. import _mechanisms
@@ -28,23 +30,32 @@ from .._validation import (
 from .._warnings import ApproximationWarning
 from ..releasers.release import Release
 from ._resolve import mismatch_message
-from .jimi._common import ACCEPTS as JIMI_ACCEPTS
-from .normal._kernels import ACCEPTS as NORMAL_ACCEPTS
-from .ump._release_inference import ACCEPTS as UMP_ACCEPTS
 from ._two_releases import _two_release_test
 
 __all__ = ["prop_test"]
 
-#: method -> its declaration (:func:`dpinfer.inference._resolve.accepts`, next to the method)
-_ACCEPTS = {"ump": UMP_ACCEPTS, "normal": NORMAL_ACCEPTS, "jimi": JIMI_ACCEPTS}
-#: method -> (accepted (mechanism, kind) pairs, what to say in an error), from the declarations
-_METHODS = {method: (set(acc.pairs), acc.what) for method, acc in _ACCEPTS.items()}
+#: method -> the module holding its declaration (:func:`dpinfer.inference._resolve.accepts`,
+#: next to the method).  Imported on first use: the DP-JIMI and normal-approximation
+#: packages load scipy.stats, which a DP-UMP answer does not need (start-up time, issue 28).
+_DECLARED_IN = {"ump": ".ump._release_inference", "normal": ".normal._kernels", "jimi": ".jimi._common"}
+
+
+def _accepts(method):
+    """The declaration of ``method`` ('ump', 'normal' or 'jimi')."""
+    return importlib.import_module(_DECLARED_IN[method], __package__).ACCEPTS
+
+
+def _methods():
+    """method -> (accepted (mechanism, kind) pairs, what to say in an error), from the declarations."""
+    return {method: (set(_accepts(method).pairs), _accepts(method).what) for method in _DECLARED_IN}
+
+
 _LOCAL_MECHANISMS = _mechanisms.LOCAL
 
 
 def _check_method(method):
     """``method`` is one of 'ump', 'normal', 'jimi'."""
-    return _check_choice(method, "method", _METHODS)
+    return _check_choice(method, "method", tuple(_DECLARED_IN))
 
 
 #: Default number of draws of a table test (that of independence_jimi_test and the command).
@@ -95,9 +106,9 @@ def _check_release_for_method(release, method):
             f"{release.value.shape}. For many releases call the method's function "
             "(e.g. binom_ump_test) on the array: it returns an array of p-values."
         )
-    if (release.mechanism, release.kind) in _ACCEPTS[method].pairs:
+    if (release.mechanism, release.kind) in _accepts(method).pairs:
         return release
-    fits = [m for m, (acc, _) in _METHODS.items() if (release.mechanism, release.kind) in acc]
+    fits = [m for m, (acc, _) in _methods().items() if (release.mechanism, release.kind) in acc]
     if release.mechanism in _LOCAL_MECHANISMS:
         hint = " Local-DP reports need the local-DP estimators, not prop_test."
     elif fits:
@@ -110,7 +121,7 @@ def _check_release_for_method(release, method):
         "normal": " The normal approximation uses the variance of Laplace noise on a proportion.",
         "jimi": " DP-JIMI re-simulates Laplace noise of the release's scale.",
     }[method]
-    raise ValueError(mismatch_message("release", release, f"prop_test(method={method!r})", _ACCEPTS[method])
+    raise ValueError(mismatch_message("release", release, f"prop_test(method={method!r})", _accepts(method))
                      + why + hint)
 
 
