@@ -21,7 +21,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._two_product import _two_product_error as _python_two_product_error
+from ._loader_parts import _STIRLERR
+from ._loader_parts import _two_product_error as _python_two_product_error
 
 _LOG_TOL = 39.2
 # (np.floor and np.ceil keep floats: numba's math.floor and math.ceil return int64, which
@@ -36,14 +37,6 @@ _LOG_HALF = math.log(0.5)
 # Loader's accuracy (1e-16 |log Binom|) to within 2e-15 + 1e-15 |log odds| absolute
 # (checked to 1e-13 relative against the numpy path, which calls Loader for every term).
 _ANCHOR = 8
-
-_STIRLERR = np.array([
-    0.0, 0.08106146679532726, 0.0413406959554093, 0.02767792568499834,
-    0.020790672103765093, 0.016644691189821193, 0.013876128823070748,
-    0.01189670994589177, 0.010411265261972096, 0.009255462182712733,
-    0.00833056343336287, 0.007573675487951841, 0.00694284010720953,
-    0.006408994188004207, 0.0059513701127588475, 0.005554733551962801,
-])
 
 
 @njit(cache=True, error_model="numpy")
@@ -63,7 +56,7 @@ def _stirlerr(k):
     return _STIRLERR[int(k)]
 
 
-# ``a b - prod`` exactly: the shared function of ``_two_product``, compiled (pure arithmetic on scalars)
+# ``a b - prod`` exactly: the shared function of ``_loader_parts``, compiled (pure arithmetic on scalars)
 _two_product_error = njit(cache=True, error_model="numpy")(_python_two_product_error)
 
 
@@ -436,7 +429,6 @@ def illinois_update(a, b, ga, gb, side, x, gx):
         done[i] = (width <= 4e-16 * max(abs(x[i]), 1e-300)) or exact
         value[i] = x[i] if exact else 0.5 * (a[i] + b[i])
     return done, value
-
 
 
 def smoke():

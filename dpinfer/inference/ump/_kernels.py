@@ -43,7 +43,7 @@ import numpy as np
 
 from ...distributions._tulap_law import log_cdf, log_tails, quantile
 from . import _twin
-from ._two_product import _two_product_error
+from ._loader_parts import _STIRLERR, _two_product_error
 from .._roots import find_root
 
 _LOG_TOL = 39.2  # -log(1e-17)
@@ -109,15 +109,6 @@ def _special():
     from scipy import special  # imported on first use: its import costs most of a cold start
 
     return special
-
-# stirlerr(k) = log k! - (k + 1/2) log k + k - log sqrt(2 pi), k = 0..15 (mpmath, 40 digits)
-_STIRLERR = np.array([
-    0.0, 0.08106146679532726, 0.0413406959554093, 0.02767792568499834,
-    0.020790672103765093, 0.016644691189821193, 0.013876128823070748,
-    0.01189670994589177, 0.010411265261972096, 0.009255462182712733,
-    0.00833056343336287, 0.007573675487951841, 0.00694284010720953,
-    0.006408994188004207, 0.0059513701127588475, 0.005554733551962801,
-])
 
 
 def _stirlerr(k):

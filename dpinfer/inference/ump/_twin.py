@@ -20,7 +20,8 @@ import math
 
 import numpy as np
 
-from ._two_product import _two_product_error
+from ._loader_parts import _STIRLERR as _STIRLERR_TABLE
+from ._loader_parts import _two_product_error
 
 _INF = math.inf
 _LOG_HALF = math.log(0.5)
@@ -147,13 +148,7 @@ _ANCHOR = 8
 _LINEAR_MIN_LOG_B = -30.0
 _LINEAR_ANCHOR = 16
 _LINEAR_TINY = -600.0
-_STIRLERR = (
-    0.0, 0.08106146679532726, 0.0413406959554093, 0.02767792568499834,
-    0.020790672103765093, 0.016644691189821193, 0.013876128823070748,
-    0.01189670994589177, 0.010411265261972096, 0.009255462182712733,
-    0.00833056343336287, 0.007573675487951841, 0.00694284010720953,
-    0.006408994188004207, 0.0059513701127588475, 0.005554733551962801,
-)
+_STIRLERR = tuple(float(v) for v in _STIRLERR_TABLE)  # Python floats: faster to index
 
 
 def _ceil(x):
