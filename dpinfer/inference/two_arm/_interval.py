@@ -49,7 +49,7 @@ def _one_sided_p(arm1, arm2, effect, margin, t_of, upper, points=GRID, certify=T
     return _pvalues(arm1, arm2, null, t_of(margin), alternative, points, certify)[0]
 
 
-def _bisect(p, level, low, high, coarse=None):
+def _bisect(p, level, low, high, coarse=None, start=None):
     """The boundary of ``{x : p(x) > level}`` for ``p`` non-decreasing, ``p(low) <= level < p(high)``.
 
     Brent's root of ``coarse - level`` (``coarse`` a quicker version of ``p``, a located
@@ -57,7 +57,8 @@ def _bisect(p, level, low, high, coarse=None):
     of continuous tails over a line that moves continuously), then stepped down until ``p``
     itself (the certified p-value) does *not* accept it, with a bisection on ``p`` as the
     fallback: the closed interval reaching the returned point contains every value ``p``
-    accepts.
+    accepts.  The bracket may come from a located supremum; should ``p`` accept ``low``
+    itself, ``start`` (the end of the whole range) is returned.
     """
     coarse = p if coarse is None else coarse
     try:
@@ -74,6 +75,8 @@ def _bisect(p, level, low, high, coarse=None):
             high = mid
         else:
             low = mid
+    if start is not None and p(low) > level:
+        return start
     return low
 
 
@@ -115,9 +118,9 @@ def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
                        + 4.0 / (arm2.epsilon * arm2.n) ** 2)
     centre = min(max(sign * t - 2.0 * spread, -1.0), 1.0)
     a, b = _bracket(located, level_tail, centre, spread, -1.0, 1.0)
-    if a > -1.0 and not p(a) <= level_tail or not p(b) > level_tail:
+    if a > -1.0 and not located(a) <= level_tail or not located(b) > level_tail:
         a, b = -1.0, 1.0
-    return sign * _bisect(p, level_tail, a, b, coarse)
+    return sign * _bisect(p, level_tail, a, b, coarse, start=-1.0)
 
 
 def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, effect="ratio"):
@@ -140,6 +143,9 @@ def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, effect="ratio"):
                                      certify)
         return memo[key]
 
+    def located(x):
+        return p(x, GRID, False)
+
     def coarse(x):
         return p(x, _COARSE, False)
 
@@ -147,19 +153,19 @@ def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, effect="ratio"):
     scan = np.linspace(lo, hi, 49)
     accepted = [coarse(x) > level_tail for x in scan]
     if not any(accepted):
-        accepted = [p(x) > level_tail for x in scan]
+        accepted = [located(x) > level_tail for x in scan]
         if not any(accepted):
             return math.inf if lower else 0.0
     j = accepted.index(True)
-    while j > 0 and p(scan[j - 1]) > level_tail:
+    while j > 0 and located(scan[j - 1]) > level_tail:
         j -= 1
     if j == 0:
         return 0.0 if lower else math.inf
-    if not p(scan[j]) > level_tail:  # the quicker supremum accepted it; so must the full one
+    if not located(scan[j]) > level_tail:  # the quicker supremum accepted it; so must the full one
         j = min(j + 1, len(scan) - 1)
-        while j < len(scan) - 1 and not p(scan[j]) > level_tail:
+        while j < len(scan) - 1 and not located(scan[j]) > level_tail:
             j += 1
-    x = _bisect(p, level_tail, scan[j - 1], scan[j], coarse)
+    x = _bisect(p, level_tail, scan[j - 1], scan[j], coarse, start=-math.inf)
     return math.exp(sign * x)
 
 
