@@ -15,7 +15,7 @@ import numpy as np
 from scipy.special import betainc, betaln, ndtri
 
 from ...distributions._laplace_law import LaplaceLaw
-from .._roots import find_root, newton_roots
+from .._roots import expand_bracket_within, find_root, newton_roots
 
 __all__ = []  # private module
 
@@ -306,13 +306,34 @@ def _two_exact(pi1, n1, eps1, pi2, n2, eps2, d):
 
 
 def _two_exact_quantile(level, pi1, n1, eps1, pi2, n2, eps2, *, xtol=1e-12):
-    """``inf{d in [-1, 1] : P(D <= d) >= level}`` by the shared scalar root search (Brent)."""
-    def f(d):
-        lt, tie, _ = _two_exact(pi1, n1, eps1, pi2, n2, eps2, d)
-        return lt + tie - level
+    """``inf{d in [-1, 1] : P(D <= d) >= level}`` by the shared scalar root search (Brent).
 
-    if f(-1.0) >= 0.0:
-        return -1.0
-    if f(1.0) < 0.0:  # cannot happen (P(D <= 1) = 1) but for rounding
-        return 1.0
-    return find_root(f, -1.0, 1.0, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=100)
+    Each evaluation is a two-dimensional quadrature (about 0.1 s), so the search starts
+    from a normal guess built from the groups' fiducial quartile-like spreads
+    (``centre + z sd``) and brackets within a quarter of that sd, expanding as needed:
+    about half the evaluations of a search over the whole of ``[-1, 1]``.
+    """
+    memo = {}
+
+    def f(d):
+        if d not in memo:
+            lt, tie, _ = _two_exact(pi1, n1, eps1, pi2, n2, eps2, d)
+            memo[d] = lt + tie - level
+        return memo[d]
+
+    spread = np.array([_SD_LOW, 0.5, 1.0 - _SD_LOW])
+    q1 = _exact_quantile(spread, pi1, n1, eps1)
+    q2 = _exact_quantile(spread, pi2, n2, eps2)
+    sd = max(float(np.hypot(q1[2] - q1[0], q2[2] - q2[0])) / 2.0, 1e-3)
+    guess = float(q1[1] - q2[1] + ndtri(min(max(level, 1e-300), 1.0 - 1e-16)) * sd)
+    lo, hi = expand_bracket_within(lambda d: -f(d), guess, sd / 4.0, -1.0, 1.0)
+    if lo is None:
+        # no sign change inside: P(D <= -1) >= level already, or (rounding only) P(D <= 1) < level
+        return -1.0 if f(-1.0) >= 0.0 else 1.0
+    if lo == hi:
+        return lo
+    return find_root(f, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=100)
+
+
+#: the fiducial quantiles one normal sd below and above the median
+_SD_LOW = 0.15865525393145707
