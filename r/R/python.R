@@ -45,14 +45,16 @@ dp_python <- function() {
     if (!file.exists(python)) .not_found(paste0("but the Python it was pointed at does not exist: ", python))
     reticulate::use_python(python, required = TRUE)
   }
-  if (!reticulate::py_module_available("dpinfer")) {
-    used <- tryCatch(reticulate::py_config()$python, error = function(e) "none found")
-    .not_found(paste0("which the Python R uses (", used, ") does not have"))
-  }
+  used <- tryCatch(reticulate::py_config()$python, error = function(e) "none found")
+  if (!reticulate::py_available(initialize = TRUE)) .not_found(paste0("but no Python was found (", used, ")"))
   folder <- system.file("python", package = "dpinfer", mustWork = TRUE)
-  .dp$bridge <- reticulate::import_from_path("dpinfer_r", path = folder, convert = FALSE)
-  .dp$module <- reticulate::import("dpinfer", convert = FALSE)
-  .dp$bridge
+  bridge <- reticulate::import_from_path("dpinfer_r", path = folder, convert = FALSE)
+  missing <- reticulate::py_to_r(bridge$missing)
+  if (!is.null(missing)) {
+    .not_found(paste0("which the Python R uses (", used, ") does not have (", missing, ")"))
+  }
+  .dp$bridge <- bridge
+  bridge
 }
 
 #' Is the Python package dpinfer available?
@@ -70,12 +72,6 @@ dp_available <- function() {
     .bridge()
     TRUE
   }, error = function(e) FALSE))
-}
-
-# Python's dpinfer module (reticulate object, no conversion).
-.py <- function() {
-  .bridge()
-  .dp$module
 }
 
 # Call `what` (a name in dpinfer's __all__, or a Python callable) with plain arguments.

@@ -7,9 +7,37 @@ so R raises them as R errors carrying the Python message; Python warnings are
 returned the same way and raised as R warnings.
 """
 
+import importlib
+import os
+import sys
 import warnings
 
-import dpinfer
+
+def _load():
+    """The dpinfer package, or None with the reason in ``_missing``.
+
+    A folder named ``dpinfer`` in the working directory (R's own package folder
+    while ``R CMD check`` runs) is a namespace package to Python and, found on
+    ``sys.path`` first, hides a dpinfer installed in editable mode; it is
+    skipped.
+    """
+    try:
+        module = importlib.import_module("dpinfer")
+        if getattr(module, "__file__", None) is None:
+            del sys.modules["dpinfer"]
+            saved, here = sys.path[:], os.getcwd()
+            sys.path[:] = [p for p in sys.path if p not in ("", ".", here)]
+            try:
+                module = importlib.import_module("dpinfer")
+            finally:
+                sys.path[:] = saved
+        module.binom_ump_test  # the Python package, not another folder of that name
+    except (ImportError, AttributeError) as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    return module, None
+
+
+dpinfer, missing = _load()
 
 
 def _plain(value):
