@@ -51,8 +51,8 @@
 #' if (dp_available()) {
 #'   rel <- dp_release_count(11, 30, epsilon = 1, seed = 1)
 #'   res <- dp_binom_test(rel, p = 0.2, alternative = "greater")
-#'   res
-#'   dp_privacy(res)$epsilon
+#'   print(res)
+#'   print(dp_privacy(res)$epsilon)
 #' }
 #' @export
 dp_privacy <- function(x) {

@@ -55,8 +55,8 @@
 #' @examples
 #' if (dp_available()) {
 #'   rel <- dp_release_count(11, 30, epsilon = 1, seed = 1)   # research only: seeded
-#'   rel
-#'   rel$value
+#'   print(rel)
+#'   print(rel$value)
 #'   tab <- dp_release_table(matrix(c(40, 15, 10, 35), 2), epsilon = 1, seed = 3)
 #'   tab$value
 #' }
@@ -124,7 +124,7 @@ print.dp_release <- function(x, ...) {
 #' if (dp_available()) {
 #'   b <- dp_budget(epsilon = 2)
 #'   rel <- dp_release_count(11, 30, epsilon = 1, seed = 1, budget = b)
-#'   dp_spent(b)$remaining.epsilon
+#'   print(dp_spent(b)$remaining.epsilon)
 #'   try(dp_release_count(11, 30, epsilon = 1.5, seed = 2, budget = b))   # refused
 #' }
 #' @export

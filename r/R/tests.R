@@ -37,11 +37,12 @@
 #'   most powerful tests for binomial data. NeurIPS.
 #' @examples
 #' if (dp_available()) {
-#'   dp_binom_test(12.7, 30, p = 0.2, alternative = "greater", epsilon = 1)
+#'   # a published release typed in: binomialDP's pvalLeft(12.7, 30, 0.2, exp(-1), 0)
+#'   print(dp_binom_test(12.7, 30, p = 0.2, alternative = "greater", epsilon = 1))
 #'   rel <- dp_release_count(11, 30, epsilon = 1, seed = 1)   # research only: seeded
 #'   res <- dp_binom_test(rel, p = 0.2)
-#'   res$p.value
-#'   res$conf.int
+#'   print(res$p.value)
+#'   print(res$conf.int)
 #' }
 #' @export
 dp_binom_test <- function(z, n = NULL, p = 0.5, alternative = c("two.sided", "less", "greater"),
@@ -87,11 +88,11 @@ dp_binom_test <- function(z, n = NULL, p = 0.5, alternative = c("two.sided", "le
 #' @examples
 #' if (dp_available()) {
 #'   # two arms, released values typed in (as prop.test(c(x1, x2), c(n1, n2)))
-#'   dp_prop_test(c(40.9092, 26.55515), c(60, 60), epsilon = 1)
+#'   print(dp_prop_test(c(40.9092, 26.55515), c(60, 60), epsilon = 1))
 #'   # two releases (research only: seeded)
 #'   a1 <- dp_release_count(41, 60, epsilon = 1, seed = 1)
 #'   a2 <- dp_release_count(27, 60, epsilon = 1, seed = 2)
-#'   dp_prop_test(list(a1, a2), margin = -0.1, alternative = "greater")$p.value
+#'   print(dp_prop_test(list(a1, a2), margin = -0.1, alternative = "greater")$p.value)
 #'   # one Laplace release, the DP-JIMI test
 #'   lap <- dp_release_count(11, 30, epsilon = 1, mechanism = "laplace", seed = 4)
 #'   dp_prop_test(lap, p = 0.2, method = "jimi")$p.value
@@ -205,7 +206,7 @@ dp_chisq_test <- function(x, epsilon = NULL, method = c("jimi", "mc"), n.sim = 1
 #'   returns, with \code{epsilon} and \code{delta} beside.
 #' @examples
 #' if (dp_available()) {
-#'   dp_power_prop_test(n = 60, p1 = 0.5, p2 = 0.3, epsilon = 1)
+#'   print(dp_power_prop_test(n = 60, p1 = 0.5, p2 = 0.3, epsilon = 1))
 #'   dp_power_prop_test(p1 = 0.5, p2 = 0.3, power = 0.8, epsilon = 1)
 #' }
 #' @export
