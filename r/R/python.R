@@ -89,10 +89,13 @@ dp_available <- function() {
   if (is.null(convert)) value else reticulate::py_to_r(bridge[[convert]](value))
 }
 
-# Whole numbers go to Python as int; other numbers as float.
-.whole <- function(x, name) {
+# Whole numbers go to Python as int.  A confidential value (a count to release) is never
+# shown in the message, only described.
+.whole <- function(x, name, confidential = FALSE) {
   if (is.numeric(x) && length(x) == 1L && is.finite(x) && x == round(x)) return(as.integer(x))
-  stop(sprintf("`%s` must be one whole number; got %s.", name, paste(format(x), collapse = ", ")), call. = FALSE)
+  shown <- if (confidential) "a value that is not (not shown: it is confidential)" else
+    paste(format(x), collapse = ", ")
+  stop(sprintf("`%s` must be one whole number; got %s.", name, shown), call. = FALSE)
 }
 
 # R's spelling of an alternative to Python's.

@@ -67,13 +67,13 @@ dp_release_count <- function(x, n, epsilon, delta = 0, mechanism = c("tulap", "l
   kwargs <- list(rng = .seed(seed), budget = .py_budget(budget))
   if (mechanism == "tulap") {
     releaser <- .call("TulapReleaser", list(epsilon, delta))
-    rel <- .call(releaser$release, list(.whole(x, "x"), .whole(n, "n")), kwargs)
+    rel <- .call(releaser$release, list(.whole(x, "x", confidential = TRUE), .whole(n, "n")), kwargs)
   } else {
     if (!identical(as.numeric(delta), 0)) {
       stop(sprintf("`delta` must be 0 for the Laplace mechanism; got %s.", format(delta)), call. = FALSE)
     }
     releaser <- .call("LaplaceReleaser", list(epsilon))
-    rel <- .call(releaser$proportion, list(.whole(x, "x"), .whole(n, "n")), kwargs)
+    rel <- .call(releaser$proportion, list(.whole(x, "x", confidential = TRUE), .whole(n, "n")), kwargs)
   }
   .new_release(rel)
 }

@@ -3,7 +3,7 @@
 .is_release <- function(x) inherits(x, "dp_release")
 
 .check_epsilon_given <- function(epsilon) {
-  if (is.null(epsilon) || missing(epsilon)) {
+  if (is.null(epsilon)) {
     stop("`epsilon` must be given with a released value typed in (a dp_release carries its own).",
          call. = FALSE)
   }

@@ -34,3 +34,13 @@ test_that("tidy() gives broom's columns plus the privacy parameters", {
   expect_identical(tidied$epsilon, 1)
   expect_identical(tidied$mechanism, "tulap")
 })
+
+test_that("a bad confidential count is described, never shown", {
+  skip_without_dpinfer()
+  err <- tryCatch(dp_release_count(11.25, 30, epsilon = 1), error = conditionMessage)
+  expect_match(err, "`x` must be one whole number", fixed = TRUE)
+  expect_false(grepl("11.25", err, fixed = TRUE))
+  err <- tryCatch(dp_release_table(matrix(c(40, 15.5, 10, 35), 2), epsilon = 1), error = conditionMessage)
+  expect_match(err, "row 2 does not", fixed = TRUE)
+  expect_false(grepl("15.5", err, fixed = TRUE))
+})
