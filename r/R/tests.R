@@ -55,6 +55,10 @@ dp_binom_test <- function(z, n = NULL, p = 0.5, alternative = c("two.sided", "le
     }
     return(.test("binom_ump_test", list(attr(z, "py"), p), kwargs))
   }
+  if (!is.numeric(z) || length(z) != 1L) {
+    stop("`z` must be one released value or a release from dp_release_count(); for several, ",
+         "use lapply(z, dp_binom_test, ...).", call. = FALSE)
+  }
   .check_epsilon_given(epsilon)
   if (is.null(n)) stop("`n` must be given with a released value typed in.", call. = FALSE)
   kwargs$epsilon <- epsilon

@@ -70,3 +70,11 @@ test_that("print shows R's htest block then the privacy lines Python prints", {
   expect_false(dp_privacy(res)$secure)
   expect_identical(dp_privacy(res)$mechanism, "tulap")
 })
+
+test_that("several values at once are refused with the way to test them", {
+  skip_without_dpinfer()
+  expect_error(dp_binom_test(c(12.7, 9.1), 30, epsilon = 1), "lapply", fixed = TRUE)
+  many <- lapply(c(12.7, 9.1), dp_binom_test, n = 30, p = 0.2, epsilon = 1)
+  expect_length(many, 2L)
+  expect_true(all(vapply(many, inherits, logical(1), "htest")))
+})
