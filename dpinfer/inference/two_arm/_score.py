@@ -1,0 +1,262 @@
+"""The standardised (score) ordering of two Tulap releases and its exact tails.
+
+Kernels: valid public input assumed.  See the package docstring ("Ordering statistic") for
+the derivation; the names here follow it.
+
+The release ``Z_i = K_i + U_i`` determines ``K_i = round(Z_i)`` exactly: ``U_i`` lies in the
+open cell ``(-1/2, 1/2)`` (inside it at the edge cells of a truncated law), and a released
+value is an odd multiple of ``h_i / 2``, never a half-integer, whose grid cell lies inside
+one unit cell.  The statistic is the pair, ordered lexicographically,
+
+    T = (g(clip(K_1, 0, n_1), clip(K_2, 0, n_2)),  T_lin = Z_1/n_1 - c Z_2/n_2),
+
+``g`` the score statistic of the null made monotone (:func:`_order`).  Its upper tail at an
+observed ``(g_obs, t)`` is
+
+    P(T >= (g_obs, t)) = sum_{g(j) > g_obs} Q_1(j_1) Q_2(j_2)
+                         + sum_{g(clip k) = g_obs} p_1(k_1) p_2(k_2) G(t - a_1 k_1 - a_2 k_2),
+
+``Q_i`` the pmf of ``clip(K_i)`` and the second sum, over the full lattice cells whose clipped
+cell ties, the linear tail of :mod:`._law` restricted to them (per pair of components).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ._law import _layout, _pair_plan, _pmfs
+
+__all__ = []  # private module
+
+#: ``g`` is rounded to a multiple of this before ties are decided (see :func:`_order`)
+QUANTUM = 2.0**-32
+#: the order matrix has (n1 + 1)(n2 + 1) cells; larger lattices are refused (memory and time)
+MAX_CELLS = 4_000_000
+
+
+def _pooled(n1, n2):
+    """Barnard's pooled z on the lattice, from exact integers (equal values give equal doubles)."""
+    j1 = np.arange(n1 + 1, dtype=float)[:, None]
+    j2 = np.arange(n2 + 1, dtype=float)[None, :]
+    big_n = n1 + n2
+    d = j1 * n2 - j2 * n1  # n1 n2 (p1 - p2), an exact integer
+    s = j1 + j2
+    v = s * (big_n - s)  # N^2 pbar (1 - pbar), exact
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (d * d) / v  # one correctly rounded division of exact integers
+    ratio = np.where(v > 0, ratio, 0.0)  # v = 0 only at (0, 0) and (n1, n2), where d = 0
+    return np.sign(d) * np.sqrt(ratio * (big_n / (n1 * n2)))
+
+
+def _restricted_difference(p1, p2, n1, n2, delta):
+    """The restricted MLE ``(theta1, theta2)`` under ``theta1 - theta2 = delta`` (Miettinen & Nurminen).
+
+    The closed-form root of the likelihood equation's cubic (Farrington & Manning 1990, eq. (2)
+    with ``theta = n2 / n1``).
+    """
+    theta = n2 / n1
+    a = 1.0 + theta
+    b = -(1.0 + theta + p1 + theta * p2 + delta * (theta + 2.0))
+    c = delta * delta + delta * (2.0 * p1 + theta + 1.0) + p1 + theta * p2
+    d = -p1 * delta * (1.0 + delta)
+    v = b**3 / (3.0 * a) ** 3 - b * c / (6.0 * a * a) + d / (2.0 * a)
+    u = np.where(v >= 0, 1.0, -1.0) * np.sqrt(np.maximum(b * b / (3.0 * a) ** 2 - c / (3.0 * a), 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cosine = np.where(u != 0, v / u**3, 0.0)
+    w = (math.pi + np.arccos(np.clip(cosine, -1.0, 1.0))) / 3.0
+    t1 = np.clip(2.0 * u * np.cos(w) - b / (3.0 * a), max(0.0, delta), min(1.0, 1.0 + delta))
+    return t1, t1 - delta
+
+
+def _restricted_ratio(x1, x2, n1, n2, rho):
+    """The restricted MLE under ``theta1 = rho theta2`` (Farrington & Manning 1990, eq. (5))."""
+    big_a = rho * (n1 + n2)
+    big_b = -(rho * n1 + x1 + n2 + rho * x2)
+    big_c = x1 + x2
+    t2 = (-big_b - np.sqrt(np.maximum(big_b * big_b - 4.0 * big_a * big_c, 0.0))) / (2.0 * big_a)
+    t2 = np.clip(t2, 0.0, min(1.0, 1.0 / rho))
+    return np.clip(rho * t2, 0.0, 1.0), t2
+
+
+def _raw_score(n1, n2, effect, margin):
+    """The score statistic ``g`` on the lattice ``[0, n1] x [0, n2]`` (before the monotone closure).
+
+    ``g = (p1 - c p2 - Delta0) / sqrt(t1 (1 - t1) / n1 + c^2 t2 (1 - t2) / n2)`` with ``(t1, t2)``
+    the restricted MLE (``c = 1, Delta0 = margin`` for a difference, ``c = rho0, Delta0 = 0`` for
+    a ratio); where the variance is 0, ``g`` is 0 if the numerator is 0 and +-inf by its sign.
+    At a null of no difference (``Delta0 = 0`` or ``rho0 = 1``) it is Barnard's pooled z,
+    computed from exact integers (:func:`_pooled`).
+    """
+    if (effect == "difference" and margin == 0.0) or (effect == "ratio" and margin == 1.0):
+        return _pooled(n1, n2)
+    x1 = np.arange(n1 + 1, dtype=float)[:, None]
+    x2 = np.arange(n2 + 1, dtype=float)[None, :]
+    p1, p2 = x1 / n1, x2 / n2
+    if effect == "difference":
+        t1, t2 = _restricted_difference(p1, p2, n1, n2, margin)
+        c, numerator = 1.0, p1 - p2 - margin
+    else:
+        t1, t2 = _restricted_ratio(x1, x2, n1, n2, margin)
+        c, numerator = margin, p1 - margin * p2
+    variance = t1 * (1.0 - t1) / n1 + c * c * t2 * (1.0 - t2) / n2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = numerator / np.sqrt(variance)
+    return np.where(variance > 0, g, np.where(numerator == 0, 0.0, np.sign(numerator) * np.inf))
+
+
+def _closure(g):
+    """The smallest majorant of ``g`` nondecreasing in ``j1`` and nonincreasing in ``j2``.
+
+    ``h(j1, j2) = max {g(i1, i2) : i1 <= j1, i2 >= j2}``: a running maximum down the rows,
+    then a running maximum leftwards along each row.
+    """
+    h = np.maximum.accumulate(g, axis=0)
+    return np.maximum.accumulate(h[:, ::-1], axis=1)[:, ::-1]
+
+
+@lru_cache(maxsize=32)
+def _order(n1, n2, effect, margin):
+    """The ordering ``g`` on ``[0, n1] x [0, n2]``: the score, its monotone closure, rounded.
+
+    Rounded to a multiple of ``QUANTUM`` (2**-32) after the closure (rounding is monotone, so
+    the result stays monotone): the doubles carry errors near 1e-15 relative, so equal exact
+    values round together (unless one lies within that error of a rounding boundary), and the
+    rounded ``g`` *is* the statistic: whatever the rounding decides, the ordering is a fixed
+    monotone function of the release and the test exact for it.  Read-only (shared).
+    """
+    g = _closure(_raw_score(n1, n2, effect, float(margin)))
+    finite = np.isfinite(g)
+    g = np.where(finite, np.round(np.where(finite, g, 0.0) / QUANTUM) * QUANTUM, g)
+    g.flags.writeable = False
+    return g
+
+
+@dataclass(frozen=True)
+class _Observed:
+    """A released pair for the score ordering (the cells are applied by :func:`_cut`)."""
+
+    z1: float
+    z2: float
+
+
+@dataclass(frozen=True)
+class _Cut:
+    """A point of the lexicographic order: the level of ``g`` and the linear statistic ``t``."""
+
+    level: float
+    t: float
+
+
+def _lattice_cell(z, n, low):
+    """``clip(K, 0, n)`` of a continuous value ``z``: the smaller ``K`` at a half-integer if ``low``."""
+    k = math.ceil(z - 0.5) if low else math.floor(z + 0.5)
+    return min(max(k, 0), n)
+
+
+def _cut(arm1, arm2, null, observed, upper):
+    """The observed ``_Cut`` moved to the end of the release cells that maximises the tail.
+
+    A release stands for ``[z_i - h_i/2, z_i + h_i/2]``; ``T`` is nondecreasing in ``z1`` and
+    nonincreasing in ``z2``, so the upper tail is largest at ``(z1 - h1/2, z2 + h2/2)`` (with
+    the smaller ``K_1`` and larger ``K_2`` where that corner is a half-integer), the lower at
+    the opposite corner.
+    """
+    s = -1.0 if upper else 1.0
+    z1, z2 = observed.z1 + s * arm1.half_step, observed.z2 - s * arm2.half_step
+    k1 = _lattice_cell(z1, arm1.n, upper)
+    k2 = _lattice_cell(z2, arm2.n, not upper)
+    level = float(_order(arm1.n, arm2.n, null.effect, null.margin)[k1, k2])
+    return _Cut(level, z1 / arm1.n - null.coefficient * z2 / arm2.n)
+
+
+def _statistic(arm1, null, arm2, z1, z2):
+    """The reported statistic: ``g`` at the released pair's lattice cell."""
+    k1, k2 = _lattice_cell(z1, arm1.n, True), _lattice_cell(z2, arm2.n, True)
+    return float(_order(arm1.n, arm2.n, null.effect, null.margin)[k1, k2])
+
+
+def _clipped(p, k_min, n):
+    """The pmf of ``clip(K, 0, n)`` (m, n + 1) from a component pmf ``p`` (m, size) from ``k_min``."""
+    k = k_min + np.arange(p.shape[1])
+    out = np.zeros((p.shape[0], n + 1))
+    out[:, 0] = p[:, k <= 0].sum(axis=1)
+    out[:, n] = p[:, k >= n].sum(axis=1)
+    inside = (k > 0) & (k < n)
+    out[:, k[inside]] = p[:, inside]
+    return out
+
+
+class _ScorePlan:
+    """``P(T >= cut)`` (``upper``) or ``P(T <= cut)`` as a function of ``(theta1, theta2)``.
+
+    The same interface as :class:`._law._TailPlan` (``__call__``, ``from_pmfs``), so any null
+    curve and supremum use it unchanged.  The lower tail is the upper tail of ``(-g, -T_lin)``.
+    """
+
+    def __init__(self, arm1, arm2, null, cut, upper=True):
+        order = _order(arm1.n, arm2.n, null.effect, null.margin)
+        a1, a2, t, level = 1.0 / arm1.n, -null.coefficient / arm2.n, cut.t, cut.level
+        if not upper:
+            order, a1, a2, t, level = -order, -a1, -a2, -t, -level
+        self.arms = (arm1, arm2)
+        self.above = (order > level).astype(float)
+        tie = order == level
+        self.swap = abs(a1) > abs(a2)
+        a_out, a_in = (a2, a1) if self.swap else (a1, a2)
+        if self.swap:
+            tie = tie.T
+        self.reflect = a_in < 0
+        arm_out, arm_in = (arm2, arm1) if self.swap else (arm1, arm2)
+        outer, inner = _layout(arm_out), _layout(arm_in)
+        if self.reflect:
+            inner, a_in = [(-(k + size - 1), size, -hi, -lo) for k, size, lo, hi in inner], -a_in
+        rows = np.flatnonzero(tie.any(axis=1))
+        # per pair of components: the linear plan, and for each tying outer class j the outer
+        # indices in it and the inner mask (the inner cells whose clipped value ties with j)
+        self.pairs = []
+        for co in outer:
+            k_o = np.clip(co[0] + np.arange(co[1]), 0, arm_out.n)
+            for ci in inner:
+                k_i = ci[0] + np.arange(ci[1])
+                k_i = np.clip(-k_i if self.reflect else k_i, 0, arm_in.n)
+                if not rows.size:
+                    continue
+                start, near, g = _pair_plan(co, a_out, ci, a_in, t)
+                groups = []
+                for j in rows:
+                    idx = np.flatnonzero(k_o == j)
+                    if idx.size:
+                        groups.append((idx, tie[j][k_i].astype(float)))
+                self.pairs.append((start, near, g, groups))
+
+    def __call__(self, theta1, theta2):
+        theta1, theta2 = np.broadcast_arrays(np.atleast_1d(np.asarray(theta1, float)),
+                                             np.atleast_1d(np.asarray(theta2, float)))
+        return self.from_pmfs(_pmfs(self.arms[0], theta1), _pmfs(self.arms[1], theta2))
+
+    def from_pmfs(self, p1, p2):
+        """The tail from the arms' component pmfs (rows paired), as :func:`._law._pmfs` gives them."""
+        arm1, arm2 = self.arms
+        q1 = sum(_clipped(p, k, arm1.n) for p, (k, _, _, _) in zip(p1, _layout(arm1)))
+        q2 = sum(_clipped(p, k, arm2.n) for p, (k, _, _, _) in zip(p2, _layout(arm2)))
+        total = np.einsum("mi,mi->m", q1 @ self.above, q2)
+        outer, inner = (p2, p1) if self.swap else (p1, p2)
+        if self.reflect:
+            inner = [p[:, ::-1] for p in inner]
+        pairs = iter(self.pairs)
+        for po in outer:
+            for pi in inner:
+                if not self.pairs:
+                    break
+                start, near, g, groups = next(pairs)
+                for idx, mask in groups:
+                    masked = pi * mask
+                    sf = np.zeros((masked.shape[0], masked.shape[1] + 1))
+                    sf[:, :-1] = np.cumsum(masked[:, ::-1], axis=1)[:, ::-1]
+                    inner_sum = sf[:, start[idx]] + np.einsum("miw,iw->mi", masked[:, near[idx]], g[idx])
+                    total = total + np.einsum("mi,mi->m", po[:, idx], inner_sum)
+        return np.clip(total, 0.0, 1.0)
