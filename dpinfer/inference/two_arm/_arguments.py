@@ -10,10 +10,16 @@ from ... import _mechanisms
 from ..._validation import _check_choice, _check_real
 from .._resolve import accepts, resolve
 from ._law import _arm
+from ._score import MAX_CELLS
 
 __all__ = []  # private module
 
 EFFECTS = ("difference", "ratio")
+#: the ordering statistics (``statistic=``): the linear difference of the released
+#: proportions, or the score (Miettinen & Nurminen) statistic of the integer parts, ties broken
+#: by the linear one; the default is chosen by exact power (the package docstring's table)
+STATISTICS = ("difference", "score")
+DEFAULT_STATISTIC = "score"
 #: the exact sums hold arrays of about n + 1400 / epsilon entries per nuisance value
 MAX_N = 100_000
 MIN_UNIT_EPSILON = 0.01
@@ -88,3 +94,13 @@ def _proportions(z1, arm1, z2, arm2):
     """The point estimates ``clip(z_i / n_i, 0, 1)`` (the unbiased ones before the clip)."""
     raw = (z1 / arm1.n, z2 / arm2.n)
     return raw, tuple(float(np.clip(r, 0.0, 1.0)) for r in raw)
+
+
+def _check_statistic(statistic, n1=None, n2=None):
+    """The ordering statistic; the score's lattice ``(n1 + 1)(n2 + 1)`` refused beyond ``MAX_CELLS``."""
+    statistic = _check_choice(statistic, "statistic", STATISTICS)
+    if statistic == "score" and n1 is not None and (n1 + 1) * (n2 + 1) > MAX_CELLS:
+        raise ValueError(f"`statistic` = 'score' orders the {(n1 + 1) * (n2 + 1)} cells of the "
+                         f"(n1 + 1) x (n2 + 1) lattice, at most {MAX_CELLS}; got n1 = {n1}, n2 = {n2}. "
+                         "Use statistic='difference' for larger arms.")
+    return statistic

@@ -32,6 +32,7 @@ import math
 import numpy as np
 from scipy import optimize
 
+from ._score import _Observed
 from ._test import GRID, _null, _pvalues
 
 __all__ = []  # private module
@@ -86,9 +87,9 @@ def _bracket(p, level, centre, scale, low, high):
     return a, b
 
 
-def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
+def _difference_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference"):
     """``L`` (``lower``) or ``U`` of the risk-difference interval, one tail at ``level_tail``."""
-    t = z1 / arm1.n - z2 / arm2.n
+    t = z1 / arm1.n - z2 / arm2.n if statistic == "difference" else _Observed(z1, z2)
     sign = 1.0 if lower else -1.0  # the upper end is the lower end of the mirrored problem
     memo = {}
 
@@ -115,7 +116,7 @@ def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     return sign * _bisect(p, level_tail, a, b, coarse)
 
 
-def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower):
+def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference"):
     """``L`` (``lower``) or ``U`` of the risk-ratio interval on ``[0, inf]``.
 
     Mirrored for the upper end (``x = -log rho``), so that in both cases the accepted scan
@@ -130,7 +131,7 @@ def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower):
         key = (x, points)
         if key not in memo:
             memo[key] = _one_sided_p(arm1, arm2, "ratio", math.exp(sign * x),
-                                     lambda r: z1 / arm1.n - r * z2 / arm2.n, lower, points)
+                                     _statistic_of(arm1, arm2, z1, z2, statistic), lower, points)
         return memo[key]
 
     def coarse(x):
@@ -156,12 +157,19 @@ def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower):
     return math.exp(sign * x)
 
 
-def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative):
+def _statistic_of(arm1, arm2, z1, z2, statistic):
+    """The observed statistic as a function of the null ratio (the linear one moves with it)."""
+    if statistic == "score":
+        return lambda _r: _Observed(z1, z2)
+    return lambda r: z1 / arm1.n - r * z2 / arm2.n
+
+
+def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative, statistic="difference"):
     """``(low, high)`` of the interval for the difference or the ratio."""
     alpha = 1.0 - confidence_level
     ends = _difference_ends if effect == "difference" else _ratio_ends
     full = (-1.0, 1.0) if effect == "difference" else (0.0, math.inf)
     tail = alpha / 2.0 if alternative == "two-sided" else alpha
-    low = ends(arm1, arm2, z1, z2, tail, True) if alternative != "less" else full[0]
-    high = ends(arm1, arm2, z1, z2, tail, False) if alternative != "greater" else full[1]
+    low = ends(arm1, arm2, z1, z2, tail, True, statistic) if alternative != "less" else full[0]
+    high = ends(arm1, arm2, z1, z2, tail, False, statistic) if alternative != "greater" else full[1]
     return low, max(low, high)

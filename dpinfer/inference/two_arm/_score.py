@@ -38,18 +38,19 @@ QUANTUM = 2.0**-32
 MAX_CELLS = 4_000_000
 
 
-def _pooled(n1, n2):
-    """Barnard's pooled z on the lattice, from exact integers (equal values give equal doubles)."""
+def _pooled(n1, n2, v1, v2):
+    """Barnard's pooled z on the lattice with the noise variances added (see :func:`_raw_score`).
+
+    From exact integers: ``n1 n2 (p1 - p2)`` and ``N^2 pbar (1 - pbar)`` are exact doubles, so
+    mirror cells (``(j1, j2)`` and ``(n - j2, n - j1)`` at ``n1 = n2``) give equal doubles.
+    """
     j1 = np.arange(n1 + 1, dtype=float)[:, None]
     j2 = np.arange(n2 + 1, dtype=float)[None, :]
     big_n = n1 + n2
-    d = j1 * n2 - j2 * n1  # n1 n2 (p1 - p2), an exact integer
+    d = (j1 * n2 - j2 * n1) / (n1 * n2)
     s = j1 + j2
-    v = s * (big_n - s)  # N^2 pbar (1 - pbar), exact
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = (d * d) / v  # one correctly rounded division of exact integers
-    ratio = np.where(v > 0, ratio, 0.0)  # v = 0 only at (0, 0) and (n1, n2), where d = 0
-    return np.sign(d) * np.sqrt(ratio * (big_n / (n1 * n2)))
+    variance = s * (big_n - s) / (big_n * float(n1 * n2)) + v1 / n1**2 + v2 / n2**2
+    return d, variance
 
 
 def _restricted_difference(p1, p2, n1, n2, delta):
@@ -82,30 +83,43 @@ def _restricted_ratio(x1, x2, n1, n2, rho):
     return np.clip(rho * t2, 0.0, 1.0), t2
 
 
-def _raw_score(n1, n2, effect, margin):
+def _raw_score(n1, n2, effect, margin, v1=0.0, v2=0.0):
     """The score statistic ``g`` on the lattice ``[0, n1] x [0, n2]`` (before the monotone closure).
 
-    ``g = (p1 - c p2 - Delta0) / sqrt(t1 (1 - t1) / n1 + c^2 t2 (1 - t2) / n2)`` with ``(t1, t2)``
-    the restricted MLE (``c = 1, Delta0 = margin`` for a difference, ``c = rho0, Delta0 = 0`` for
-    a ratio); where the variance is 0, ``g`` is 0 if the numerator is 0 and +-inf by its sign.
-    At a null of no difference (``Delta0 = 0`` or ``rho0 = 1``) it is Barnard's pooled z,
-    computed from exact integers (:func:`_pooled`).
+    ``g = (p1 - c p2 - Delta0) / sqrt(t1 (1 - t1) / n1 + v1 / n1^2 + c^2 (t2 (1 - t2) / n2 + v2 / n2^2))``
+    with ``p_i = j_i / n_i``, ``(t1, t2)`` the restricted MLE under the null (``c = 1``,
+    ``Delta0 = margin`` for a difference; ``c = rho0``, ``Delta0 = 0`` for a ratio) and ``v_i``
+    the variance of arm ``i``'s integer noise ``D_i`` (:func:`_noise_variance`): the score
+    statistic of ``K_i = X_i + D_i``.  At a null of no difference (``Delta0 = 0`` or
+    ``rho0 = 1``) the restricted MLE is the pooled proportion and ``g`` (with ``v = 0``)
+    Barnard's pooled z.  Where the variance is 0 (only with ``v = 0``, at ``(0, 0)`` or
+    ``(n1, n2)`` of a null of no difference) ``g`` is 0 if the numerator is 0, else +-inf.
     """
     if (effect == "difference" and margin == 0.0) or (effect == "ratio" and margin == 1.0):
-        return _pooled(n1, n2)
-    x1 = np.arange(n1 + 1, dtype=float)[:, None]
-    x2 = np.arange(n2 + 1, dtype=float)[None, :]
-    p1, p2 = x1 / n1, x2 / n2
-    if effect == "difference":
-        t1, t2 = _restricted_difference(p1, p2, n1, n2, margin)
-        c, numerator = 1.0, p1 - p2 - margin
+        numerator, variance = _pooled(n1, n2, v1, v2)
     else:
-        t1, t2 = _restricted_ratio(x1, x2, n1, n2, margin)
-        c, numerator = margin, p1 - margin * p2
-    variance = t1 * (1.0 - t1) / n1 + c * c * t2 * (1.0 - t2) / n2
+        x1 = np.arange(n1 + 1, dtype=float)[:, None]
+        x2 = np.arange(n2 + 1, dtype=float)[None, :]
+        p1, p2 = x1 / n1, x2 / n2
+        if effect == "difference":
+            t1, t2 = _restricted_difference(p1, p2, n1, n2, margin)
+            c, numerator = 1.0, p1 - p2 - margin
+        else:
+            t1, t2 = _restricted_ratio(x1, x2, n1, n2, margin)
+            c, numerator = margin, p1 - margin * p2
+        variance = t1 * (1.0 - t1) / n1 + v1 / n1**2 + c * c * (t2 * (1.0 - t2) / n2 + v2 / n2**2)
+    numerator, variance = np.broadcast_arrays(numerator, variance)
     with np.errstate(divide="ignore", invalid="ignore"):
         g = numerator / np.sqrt(variance)
-    return np.where(variance > 0, g, np.where(numerator == 0, 0.0, np.sign(numerator) * np.inf))
+    edge = np.where(numerator == 0, 0.0, np.where(numerator > 0, np.inf, -np.inf))
+    return np.where(variance > 0, g, edge)
+
+
+def _noise_variance(arm):
+    """``Var(D) = 2 b / (1 - b)^2`` of the untruncated integer noise (a public number; used by
+    the ordering only, so the truncated law's slightly smaller variance need not enter)."""
+    b = math.exp(arm.log_b)
+    return 2.0 * b / math.expm1(arm.log_b) ** 2
 
 
 def _closure(g):
@@ -118,8 +132,14 @@ def _closure(g):
     return np.maximum.accumulate(h[:, ::-1], axis=1)[:, ::-1]
 
 
+def _order(arm1, arm2, null):
+    """The ordering of the null on the two arms' lattice (:func:`_order_matrix`)."""
+    return _order_matrix(arm1.n, arm2.n, null.effect, float(null.margin),
+                         _noise_variance(arm1), _noise_variance(arm2))
+
+
 @lru_cache(maxsize=32)
-def _order(n1, n2, effect, margin):
+def _order_matrix(n1, n2, effect, margin, v1, v2):
     """The ordering ``g`` on ``[0, n1] x [0, n2]``: the score, its monotone closure, rounded.
 
     Rounded to a multiple of ``QUANTUM`` (2**-32) after the closure (rounding is monotone, so
@@ -128,7 +148,7 @@ def _order(n1, n2, effect, margin):
     rounded ``g`` *is* the statistic: whatever the rounding decides, the ordering is a fixed
     monotone function of the release and the test exact for it.  Read-only (shared).
     """
-    g = _closure(_raw_score(n1, n2, effect, float(margin)))
+    g = _closure(_raw_score(n1, n2, effect, margin, v1, v2))
     finite = np.isfinite(g)
     g = np.where(finite, np.round(np.where(finite, g, 0.0) / QUANTUM) * QUANTUM, g)
     g.flags.writeable = False
@@ -169,14 +189,14 @@ def _cut(arm1, arm2, null, observed, upper):
     z1, z2 = observed.z1 + s * arm1.half_step, observed.z2 - s * arm2.half_step
     k1 = _lattice_cell(z1, arm1.n, upper)
     k2 = _lattice_cell(z2, arm2.n, not upper)
-    level = float(_order(arm1.n, arm2.n, null.effect, null.margin)[k1, k2])
+    level = float(_order(arm1, arm2, null)[k1, k2])
     return _Cut(level, z1 / arm1.n - null.coefficient * z2 / arm2.n)
 
 
 def _statistic(arm1, null, arm2, z1, z2):
     """The reported statistic: ``g`` at the released pair's lattice cell."""
     k1, k2 = _lattice_cell(z1, arm1.n, True), _lattice_cell(z2, arm2.n, True)
-    return float(_order(arm1.n, arm2.n, null.effect, null.margin)[k1, k2])
+    return float(_order(arm1, arm2, null)[k1, k2])
 
 
 def _clipped(p, k_min, n):
@@ -198,7 +218,7 @@ class _ScorePlan:
     """
 
     def __init__(self, arm1, arm2, null, cut, upper=True):
-        order = _order(arm1.n, arm2.n, null.effect, null.margin)
+        order = _order(arm1, arm2, null)
         a1, a2, t, level = 1.0 / arm1.n, -null.coefficient / arm2.n, cut.t, cut.level
         if not upper:
             order, a1, a2, t, level = -order, -a1, -a2, -t, -level

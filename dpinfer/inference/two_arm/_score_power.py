@@ -25,7 +25,7 @@ _FAR = 1e6
 def _critical_score(arm1, arm2, null, level, upper):
     """The smallest ``_Cut`` (largest, lower tail) whose supremum tail is at most ``level``."""
     target = level * (1.0 - 1e-10)
-    levels = np.unique(_order(arm1.n, arm2.n, null.effect, null.margin))
+    levels = np.unique(_order(arm1, arm2, null))
     if upper:
         levels = levels[::-1]
     inside = -_FAR if upper else _FAR  # the whole level in the tail
