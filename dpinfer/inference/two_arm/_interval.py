@@ -17,6 +17,11 @@ Never empty: at every ``Delta0`` one of the two suprema is at least 1/2 (the two
 any one nuisance value add to 1), so each ``Delta0`` is accepted by at least one of the one-sided
 tests and ``L <= U``.
 
+*Risk difference, score ordering.*  The score statistic's ordering moves with ``Delta0``, so
+the p-values are not monotone in it (at n = 15 the one-sided p-value drops by up to 0.07 as
+``Delta0`` grows), and the end is found as the ratio's are below, on an 81-point scan of
+``(-1, 1)`` (the same caveat: the interval is the hull of what the scan accepts).
+
 *Risk ratio.*  The statistic ``Z1/n1 - rho0 Z2/n2`` moves with ``rho0``, so monotonicity is
 not automatic; each end is bracketed by a 49-point scan of ``log rho0`` over ``[1e-6, 1e6]``
 (the outermost accepted scan point, checked with the full supremum) and then found by the
@@ -42,6 +47,8 @@ XTOL = 1e-9
 #: grid points of the supremum while an end is bracketed (the answer is checked with GRID)
 _COARSE = 17
 _RATIO_RANGE = (1e-6, 1e6)
+#: margins scanned for an end of the score ordering's risk-difference interval
+_SCAN = 81
 
 
 def _one_sided_p(arm1, arm2, effect, margin, t_of, upper, points=GRID):
@@ -87,9 +94,9 @@ def _bracket(p, level, centre, scale, low, high):
     return a, b
 
 
-def _difference_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference"):
+def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     """``L`` (``lower``) or ``U`` of the risk-difference interval, one tail at ``level_tail``."""
-    t = z1 / arm1.n - z2 / arm2.n if statistic == "difference" else _Observed(z1, z2)
+    difference = t = z1 / arm1.n - z2 / arm2.n
     sign = 1.0 if lower else -1.0  # the upper end is the lower end of the mirrored problem
     memo = {}
 
@@ -109,7 +116,7 @@ def _difference_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="differenc
     # the scale of a binomial difference plus the noise, to start the bracket near the end
     spread = math.sqrt(0.25 / arm1.n + 0.25 / arm2.n + 4.0 / (arm1.epsilon * arm1.n) ** 2
                        + 4.0 / (arm2.epsilon * arm2.n) ** 2)
-    centre = min(max(sign * t - 2.0 * spread, -1.0), 1.0)
+    centre = min(max(sign * difference - 2.0 * spread, -1.0), 1.0)
     a, b = _bracket(p, level_tail, centre, spread, -1.0, 1.0)
     if a > -1.0 and not p(a) <= level_tail or not p(b) > level_tail:
         a, b = -1.0, 1.0
@@ -138,23 +145,66 @@ def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference"):
         return p(x, _COARSE)
 
     lo, hi = (math.log(v) for v in _RATIO_RANGE)
-    scan = np.linspace(lo, hi, 49)
+    x = _scanned_end(p, coarse, np.linspace(lo, hi, 49), level_tail)
+    if x is None:
+        return math.inf if lower else 0.0
+    if x == -math.inf:
+        return 0.0 if lower else math.inf
+    return math.exp(sign * x)
+
+
+def _scanned_end(p, coarse, scan, level_tail):
+    """The lower end of ``{x : p(x) > level_tail}`` from a scan (``p`` need not be monotone).
+
+    The first scan point the quicker supremum accepts, walked down while the full one accepts
+    the points below, then the root search between it and the point below.  Returns ``-inf``
+    when the first scan point is accepted, None when none is.
+    """
     accepted = [coarse(x) > level_tail for x in scan]
     if not any(accepted):
         accepted = [p(x) > level_tail for x in scan]
         if not any(accepted):
-            return math.inf if lower else 0.0
+            return None
     j = accepted.index(True)
     while j > 0 and p(scan[j - 1]) > level_tail:
         j -= 1
     if j == 0:
-        return 0.0 if lower else math.inf
+        return -math.inf
     if not p(scan[j]) > level_tail:  # the quicker supremum accepted it; so must the full one
         j = min(j + 1, len(scan) - 1)
         while j < len(scan) - 1 and not p(scan[j]) > level_tail:
             j += 1
-    x = _bisect(p, level_tail, scan[j - 1], scan[j], coarse)
-    return math.exp(sign * x)
+    return _bisect(p, level_tail, scan[j - 1], scan[j], coarse)
+
+
+def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower):
+    """``L`` or ``U`` of the risk-difference interval under the score ordering.
+
+    The ordering moves with ``Delta0``, so the one-sided p-value is not monotone in it (drops
+    of several percent occur at small n): the end is found as the ratio's are, by a scan of
+    ``_SCAN`` margins on ``(-1, 1)`` and the root search next to the first accepted one
+    (mirrored, ``x = -Delta0``, for the upper end).
+    """
+    sign = 1.0 if lower else -1.0
+    observed = _Observed(z1, z2)
+    memo = {}
+
+    def p(x, points=GRID):
+        key = (x, points)
+        if key not in memo:
+            memo[key] = _one_sided_p(arm1, arm2, "difference", sign * x, lambda _m: observed, lower, points)
+        return memo[key]
+
+    def coarse(x):
+        return p(x, _COARSE)
+
+    edge = 1.0 - 1e-9
+    x = _scanned_end(p, coarse, np.linspace(-edge, edge, _SCAN), level_tail)
+    if x is None:
+        return sign * 1.0
+    if x == -math.inf:
+        return sign * -1.0
+    return sign * x
 
 
 def _statistic_of(arm1, arm2, z1, z2, statistic):
@@ -167,9 +217,12 @@ def _statistic_of(arm1, arm2, z1, z2, statistic):
 def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative, statistic="difference"):
     """``(low, high)`` of the interval for the difference or the ratio."""
     alpha = 1.0 - confidence_level
-    ends = _difference_ends if effect == "difference" else _ratio_ends
+    ends = _ratio_ends
+    if effect == "difference":
+        ends = _score_difference_ends if statistic == "score" else _difference_ends
     full = (-1.0, 1.0) if effect == "difference" else (0.0, math.inf)
     tail = alpha / 2.0 if alternative == "two-sided" else alpha
-    low = ends(arm1, arm2, z1, z2, tail, True, statistic) if alternative != "less" else full[0]
-    high = ends(arm1, arm2, z1, z2, tail, False, statistic) if alternative != "greater" else full[1]
+    extra = (statistic,) if ends is _ratio_ends else ()
+    low = ends(arm1, arm2, z1, z2, tail, True, *extra) if alternative != "less" else full[0]
+    high = ends(arm1, arm2, z1, z2, tail, False, *extra) if alternative != "greater" else full[1]
     return low, max(low, high)

@@ -223,7 +223,11 @@ class _ScorePlan:
         if not upper:
             order, a1, a2, t, level = -order, -a1, -a2, -t, -level
         self.arms = (arm1, arm2)
-        self.above = (order > level).astype(float)
+        # ``order`` is monotone, so in each row the cells above the level are a prefix of j2
+        # (upper tail: g nonincreasing in j2) or a suffix (lower tail, order negated): their
+        # number per row is all the strict part needs
+        self.prefix = upper
+        self.count = (order > level).sum(axis=1)
         tie = order == level
         self.swap = abs(a1) > abs(a2)
         a_out, a_in = (a2, a1) if self.swap else (a1, a2)
@@ -263,7 +267,12 @@ class _ScorePlan:
         arm1, arm2 = self.arms
         q1 = sum(_clipped(p, k, arm1.n) for p, (k, _, _, _) in zip(p1, _layout(arm1)))
         q2 = sum(_clipped(p, k, arm2.n) for p, (k, _, _, _) in zip(p2, _layout(arm2)))
-        total = np.einsum("mi,mi->m", q1 @ self.above, q2)
+        cum = np.zeros((q2.shape[0], q2.shape[1] + 1))
+        if self.prefix:
+            cum[:, 1:] = np.cumsum(q2, axis=1)  # cum[:, b] = P(clip K2 < b)
+        else:
+            cum[:, 1:] = np.cumsum(q2[:, ::-1], axis=1)  # cum[:, b] = P(clip K2 > n2 - b)
+        total = np.einsum("mi,mi->m", q1, cum[:, self.count])
         outer, inner = (p2, p1) if self.swap else (p1, p2)
         if self.reflect:
             inner = [p[:, ::-1] for p in inner]
