@@ -201,12 +201,17 @@ def _statistic(arm1, null, arm2, z1, z2):
 
 def _clipped(p, k_min, n):
     """The pmf of ``clip(K, 0, n)`` (m, n + 1) from a component pmf ``p`` (m, size) from ``k_min``."""
-    k = k_min + np.arange(p.shape[1])
+    size = p.shape[1]
     out = np.zeros((p.shape[0], n + 1))
-    out[:, 0] = p[:, k <= 0].sum(axis=1)
-    out[:, n] = p[:, k >= n].sum(axis=1)
-    inside = (k > 0) & (k < n)
-    out[:, k[inside]] = p[:, inside]
+    # index of k = 0 and k = n in p, clipped to [-1, size]: slices below, inside and above
+    zero, top = min(max(-k_min, -1), size), min(max(n - k_min, -1), size)
+    if zero >= 0:
+        out[:, 0] = p[:, :min(zero, size - 1) + 1].sum(axis=1)
+    if top < size:
+        out[:, n] = p[:, max(top, 0):].sum(axis=1)
+    first, last = max(zero + 1, 0), min(top, size)  # 0 < k < n
+    if last > first:
+        out[:, k_min + first:k_min + last] = p[:, first:last]
     return out
 
 
@@ -223,6 +228,7 @@ class _ScorePlan:
         if not upper:
             order, a1, a2, t, level = -order, -a1, -a2, -t, -level
         self.arms = (arm1, arm2)
+        self.starts = tuple([k for k, _, _, _ in _layout(arm)] for arm in (arm1, arm2))
         # ``order`` is monotone, so in each row the cells above the level are a prefix of j2
         # (upper tail: g nonincreasing in j2) or a suffix (lower tail, order negated): their
         # number per row is all the strict part needs
@@ -265,8 +271,8 @@ class _ScorePlan:
     def from_pmfs(self, p1, p2):
         """The tail from the arms' component pmfs (rows paired), as :func:`._law._pmfs` gives them."""
         arm1, arm2 = self.arms
-        q1 = sum(_clipped(p, k, arm1.n) for p, (k, _, _, _) in zip(p1, _layout(arm1)))
-        q2 = sum(_clipped(p, k, arm2.n) for p, (k, _, _, _) in zip(p2, _layout(arm2)))
+        q1 = sum(_clipped(p, k, arm1.n) for p, k in zip(p1, self.starts[0]))
+        q2 = sum(_clipped(p, k, arm2.n) for p, k in zip(p2, self.starts[1]))
         cum = np.zeros((q2.shape[0], q2.shape[1] + 1))
         if self.prefix:
             cum[:, 1:] = np.cumsum(q2, axis=1)  # cum[:, b] = P(clip K2 < b)
