@@ -97,10 +97,13 @@ def _proportions(z1, arm1, z2, arm2):
 
 
 def _check_statistic(statistic, n1=None, n2=None):
-    """The ordering statistic; the score's lattice ``(n1 + 1)(n2 + 1)`` refused beyond ``MAX_CELLS``."""
+    """The ordering statistic actually used for arms of ``n1`` and ``n2`` trials (public numbers).
+
+    The score ordering keeps its ``(n1 + 1) x (n2 + 1)`` lattice in memory: above ``MAX_CELLS``
+    cells (about 2000 per arm) the difference ordering is used instead, and the result's
+    ``method`` says so.
+    """
     statistic = _check_choice(statistic, "statistic", STATISTICS)
     if statistic == "score" and n1 is not None and (n1 + 1) * (n2 + 1) > MAX_CELLS:
-        raise ValueError(f"`statistic` = 'score' orders the {(n1 + 1) * (n2 + 1)} cells of the "
-                         f"(n1 + 1) x (n2 + 1) lattice, at most {MAX_CELLS}; got n1 = {n1}, n2 = {n2}. "
-                         "Use statistic='difference' for larger arms.")
+        return "difference"
     return statistic

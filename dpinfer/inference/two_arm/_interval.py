@@ -38,7 +38,7 @@ import numpy as np
 from scipy import optimize
 
 from ._score import _Observed
-from ._test import GRID, _null, _pvalues
+from ._test import GRID, _effective, _null, _on_line, _plan, _pvalues
 
 __all__ = []  # private module
 
@@ -196,7 +196,13 @@ def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower):
         return memo[key]
 
     def coarse(x):
-        return p(x, _COARSE)
+        # a lower bound of the supremum: the largest tail on a grid of the null line, unrefined
+        key = (x, "grid")
+        if key not in memo:
+            null = _null("difference", sign * x)
+            tail = _plan(arm1, arm2, null, _effective(arm1, arm2, null, observed, lower), lower)
+            memo[key] = float(np.max(_on_line(tail, null, np.linspace(null.low, null.high, _COARSE))))
+        return memo[key]
 
     edge = 1.0 - 1e-9
     x = _scanned_end(p, coarse, np.linspace(-edge, edge, _SCAN), level_tail)

@@ -102,9 +102,9 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     pairs = {(int(a), int(b)) for a, b in zip(nn1.ravel(), nn2.ravel())}
     for a, b in sorted(pairs):
         arm1, arm2 = _arms(a, b, epsilon, delta, sensitivity)
-        _check_statistic(statistic, a, b)
+        used = _check_statistic(statistic, a, b)
         mask = (nn1 == a) & (nn2 == b)
-        out[mask] = _exact_power(arm1, arm2, null, th1[mask], th2[mask], alpha, alternative, statistic)
+        out[mask] = _exact_power(arm1, arm2, null, th1[mask], th2[mask], alpha, alternative, used)
     return float(out) if out.ndim == 0 else out
 
 
@@ -202,8 +202,8 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
         if n not in seen:
             m = max(1, math.ceil(ratio * n))
             arm1, arm2 = _arms(n, m, epsilon, delta, sensitivity)
-            _check_statistic(statistic, n, m)
-            seen[n] = float(_exact_power(arm1, arm2, null, theta1, theta2, alpha, alternative, statistic)[0])
+            used = _check_statistic(statistic, n, m)
+            seen[n] = float(_exact_power(arm1, arm2, null, theta1, theta2, alpha, alternative, used)[0])
         return seen[n]
 
     one_sided = alpha / 2.0 if alternative == "two-sided" else alpha

@@ -19,7 +19,7 @@ from dpinfer import binom2_ump_ci, binom2_ump_power, binom2_ump_test
 from dpinfer.inference.two_arm._law import _arm
 from dpinfer.inference.two_arm._score import _closure, _Observed, _order, _raw_score, _restricted_difference
 from dpinfer.inference.two_arm._score_power import _critical_score, _exact_power
-from dpinfer.inference.two_arm._test import _effective, _null, _on_line, _plan
+from dpinfer.inference.two_arm._test import _effective, _null, _on_line, _plan, _pvalues
 
 REF = json.loads((Path(__file__).parents[2] / "reference" / "two_arm_score_values.json").read_text())
 
@@ -47,7 +47,7 @@ def test_non_private_limit_is_barnard_exact(x1, n1, x2, n2, alternative):
     # g is in the tail (G = 1) and the p-value is sup P(g >= g_obs): Barnard's test
     e = 0.5 - 1e-6
     z1, z2 = (x1 - e, x2 + e) if alternative == "greater" else (x1 + e, x2 - e)
-    p = binom2_ump_test(z1, n1, z2, n2, epsilon=50.0, alternative=alternative, statistic="score").pvalue
+    p = binom2_ump_test([z1], n1, [z2], n2, epsilon=50.0, alternative=alternative, statistic="score")[0]
     table = [[x1, x2], [n1 - x1, n2 - x2]]
     expected = stats.barnard_exact(table, alternative=alternative, pooled=True, n=256).pvalue
     assert p == pytest.approx(expected, rel=1e-6, abs=1e-12)
@@ -57,7 +57,7 @@ def test_the_tie_break_is_by_the_difference():
     # at n = 15, g(0, 2) = g(5, 9) exactly; with the release of (5, 9) the tie (0, 2) has the
     # larger difference, so it leaves the lower tail: the p-value is below barnard_exact's
     e = 0.5 - 1e-6
-    p = binom2_ump_test(5 + e, 15, 9 - e, 15, epsilon=50.0, alternative="less", statistic="score").pvalue
+    p = binom2_ump_test([5 + e], 15, [9 - e], 15, epsilon=50.0, alternative="less", statistic="score")[0]
     order = _order(_arm(15, 50.0, 0.0, 1), _arm(15, 50.0, 0.0, 1), _null("difference", 0.0))
     assert order[0, 2] == order[5, 9]
     barnard = stats.barnard_exact([[5, 9], [10, 6]], alternative="less", n=256).pvalue
@@ -127,30 +127,26 @@ def test_power_at_null_points_is_at_most_alpha(theta1, theta2):
         assert size <= 0.05 + 1e-12
 
 
-@pytest.mark.parametrize("theta1, theta2", [(0.1, 0.1), (0.5, 0.2), (0.3, 0.8)])
-def test_interval_contains_every_accepted_margin(theta1, theta2):
+@pytest.mark.parametrize("z1, z2", [(1.3, 1.1), (6.2, 2.4), (3.7, 9.6)])
+def test_interval_contains_every_accepted_margin(z1, z2):
     # coverage: the interval misses the true difference only if the test of it rejects, which
-    # happens with probability at most alpha (above); here: the interval holds every margin on
-    # a fine grid that the two one-sided tests accept
-    rng = np.random.default_rng(7)
-    n = 12
-    for _ in range(2):
-        z1 = rng.binomial(n, theta1) + rng.laplace(0, 1.0)
-        z2 = rng.binomial(n, theta2) + rng.laplace(0, 1.0)
-        ci = binom2_ump_ci(z1, n, z2, n, epsilon=1.0, statistic="score")
-        for d in np.linspace(-0.95, 0.95, 39):
-            g = binom2_ump_test(z1, n, z2, n, epsilon=1.0, margin=d, alternative="greater",
-                                statistic="score").pvalue
-            ls = binom2_ump_test(z1, n, z2, n, epsilon=1.0, margin=d, alternative="less",
-                                 statistic="score").pvalue
-            if g > 0.025 and ls > 0.025:
-                assert ci.low <= d <= ci.high
+    # happens with probability at most alpha (above), provided the interval holds every margin
+    # the two one-sided tests accept; checked here on a grid of margins (the p-values are not
+    # monotone in the margin under this ordering)
+    n, arm = 12, _arm(12, 1.0, 0.0, 1)
+    ci = binom2_ump_ci(z1, n, z2, n, epsilon=1.0, statistic="score")
+    for d in np.linspace(-0.95, 0.95, 39):
+        null = _null("difference", d)
+        g = _pvalues(arm, arm, null, _Observed(z1, z2), "greater")[0]
+        ls = _pvalues(arm, arm, null, _Observed(z1, z2), "less")[0]
+        if g > 0.025 and ls > 0.025:
+            assert ci.low <= d <= ci.high
 
 
 def test_statistic_argument_and_method():
-    res = binom2_ump_test(20.2, 40, 13.1, 40, epsilon=1.0, statistic="score")
+    res = binom2_ump_test(20.2, 40, 13.1, 40, epsilon=3.0, statistic="score")
     assert "score" in res.method
-    lin = binom2_ump_test(20.2, 40, 13.1, 40, epsilon=1.0, statistic="difference")
+    lin = binom2_ump_test(20.2, 40, 13.1, 40, epsilon=3.0, statistic="difference")
     assert "difference of the released proportions" in lin.method
     assert lin.statistic == pytest.approx(20.2 / 40 - 13.1 / 40)
     with pytest.raises(ValueError, match="`statistic`"):
