@@ -17,7 +17,8 @@ from scipy import stats
 
 from dpinfer import binom2_ump_ci, binom2_ump_power, binom2_ump_test
 from dpinfer.inference.two_arm._law import _arm
-from dpinfer.inference.two_arm._score import _closure, _Observed, _order, _raw_score, _restricted_difference
+from dpinfer.inference.two_arm._score import (
+    _closure, _noise_variance, _Observed, _order, _raw_score, _restricted_difference)
 from dpinfer.inference.two_arm._score_power import _critical_score, _exact_power
 from dpinfer.inference.two_arm._test import _effective, _null, _on_line, _plan, _pvalues
 
@@ -75,8 +76,11 @@ def test_order_is_monotone(n1, n2, effect, margin):
         arm1, arm2 = _arm(n1, eps, 0.0, 1), _arm(n2, eps, 0.0, 1)
         g = _order(arm1, arm2, _null(effect, margin))
         assert np.all(np.diff(g, axis=0) >= 0) and np.all(np.diff(g, axis=1) <= 0)
-        raw = _raw_score(n1, n2, effect, margin)
-        assert np.all(_closure(raw) >= raw)
+        # the score is already monotone on these lattices (the closure changes nothing)
+        raw = _raw_score(n1, n2, effect, margin, _noise_variance(arm1), _noise_variance(arm2))
+        assert np.array_equal(_closure(raw), raw)
+        bare = _raw_score(n1, n2, effect, margin)  # no noise variance: Barnard's z at no difference
+        assert np.all(np.diff(_closure(bare), axis=0) >= 0) and np.all(_closure(bare) >= bare)
 
 
 def test_tail_is_monotone_in_the_thetas():
