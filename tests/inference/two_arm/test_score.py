@@ -157,3 +157,18 @@ def test_statistic_argument_and_method():
         binom2_ump_test(20.2, 40, 13.1, 40, epsilon=1.0, statistic="wald")
     with pytest.raises(ValueError, match="`statistic`"):
         binom2_ump_power(0.5, 0.3, 20, 20, epsilon=1.0, statistic="Score")
+
+
+@pytest.mark.parametrize("delta1, delta2", [(1e-3, 1e-2), (0.2, 0.0)])
+def test_truncated_laws_upper_and_lower_tails_add_to_one(delta1, delta2):
+    # the edge cells of a truncated law (delta > 0) are their own components: the upper tail at a
+    # cut and the lower tail at the same cut partition the law (T = cut has probability 0)
+    from dpinfer.inference.two_arm._score import _cut
+    arm1, arm2 = _arm(10, 1.0, delta1, 1), _arm(14, 2.0, delta2, 1)
+    th1, th2 = np.array([0.1, 0.4, 0.8]), np.array([0.3, 0.5, 0.9])
+    for effect, margin in (("difference", 0.0), ("difference", 0.2), ("ratio", 0.7)):
+        null = _null(effect, margin)
+        for z1, z2 in ((3.3, 6.8), (-2.2, 5.1), (11.4, 0.2)):
+            cut = _cut(arm1, arm2, null, _Observed(z1, z2), True)
+            total = _plan(arm1, arm2, null, cut, True)(th1, th2) + _plan(arm1, arm2, null, cut, False)(th1, th2)
+            assert np.abs(total - 1.0).max() < 1e-14
