@@ -57,6 +57,19 @@ def _one_sided_p(arm1, arm2, effect, margin, t_of, upper, points=GRID):
     return _pvalues(arm1, arm2, null, t_of(margin), alternative, points)[0]
 
 
+def _p_function(arm1, arm2, effect, margin_of, t_of, lower):
+    """``p(x, points)``: the one-sided p-value at the margin ``margin_of(x)``, remembered."""
+    memo = {}
+
+    def p(x, points=GRID):
+        key = (x, points)
+        if key not in memo:
+            memo[key] = _one_sided_p(arm1, arm2, effect, margin_of(x), t_of, lower, points)
+        return memo[key]
+
+    return p
+
+
 def _bisect(p, level, low, high, coarse=None):
     """The boundary of ``{x : p(x) > level}`` for ``p`` non-decreasing, ``p(low) <= level < p(high)``.
 
@@ -98,13 +111,7 @@ def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     """``L`` (``lower``) or ``U`` of the risk-difference interval, one tail at ``level_tail``."""
     difference = t = z1 / arm1.n - z2 / arm2.n
     sign = 1.0 if lower else -1.0  # the upper end is the lower end of the mirrored problem
-    memo = {}
-
-    def p(d, points=GRID):
-        key = (d, points)
-        if key not in memo:
-            memo[key] = _one_sided_p(arm1, arm2, "difference", sign * d, lambda _m: t, lower, points)
-        return memo[key]
+    p = _p_function(arm1, arm2, "difference", lambda d: sign * d, lambda _m: t, lower)
 
     def coarse(d):
         return p(d, _COARSE)
@@ -132,14 +139,8 @@ def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference"):
     accept more), walking down while they are accepted.
     """
     sign = 1.0 if lower else -1.0
-    memo = {}
-
-    def p(x, points=GRID):
-        key = (x, points)
-        if key not in memo:
-            memo[key] = _one_sided_p(arm1, arm2, "ratio", math.exp(sign * x),
-                                     _statistic_of(arm1, arm2, z1, z2, statistic), lower, points)
-        return memo[key]
+    p = _p_function(arm1, arm2, "ratio", lambda x: math.exp(sign * x),
+                    _statistic_of(arm1, arm2, z1, z2, statistic), lower)
 
     def coarse(x):
         return p(x, _COARSE)
@@ -187,13 +188,8 @@ def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     """
     sign = 1.0 if lower else -1.0
     observed = _Observed(z1, z2)
+    p = _p_function(arm1, arm2, "difference", lambda x: sign * x, lambda _m: observed, lower)
     memo = {}
-
-    def p(x, points=GRID):
-        key = (x, points)
-        if key not in memo:
-            memo[key] = _one_sided_p(arm1, arm2, "difference", sign * x, lambda _m: observed, lower, points)
-        return memo[key]
 
     def coarse(x):
         # a lower bound of the supremum: the largest tail on a grid of the null line, unrefined
