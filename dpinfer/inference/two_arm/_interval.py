@@ -154,19 +154,20 @@ def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference"):
     return math.exp(sign * x)
 
 
-def _scanned_end(p, coarse, scan, level_tail):
+def _scanned_end(p, coarse, scan, level_tail, root="coarse"):
     """The lower end of ``{x : p(x) > level_tail}`` from a scan (``p`` need not be monotone).
 
     The first scan point the quicker supremum accepts, walked down while the full one accepts
-    the points below, then the root search between it and the point below.  Returns ``-inf``
+    the points below, then the root search between it and the point below (on the quicker
+    supremum, or with ``root='full'`` on ``p`` itself: where the quicker one is a coarse lower
+    bound, its root is too far out and the search would end in a bisection on ``p``).  Returns ``-inf``
     when the first scan point is accepted, None when none is.
     """
-    accepted = [coarse(x) > level_tail for x in scan]
-    if not any(accepted):
-        accepted = [p(x) > level_tail for x in scan]
-        if not any(accepted):
+    j = next((i for i, x in enumerate(scan) if coarse(x) > level_tail), None)  # the first only
+    if j is None:
+        j = next((i for i, x in enumerate(scan) if p(x) > level_tail), None)
+        if j is None:
             return None
-    j = accepted.index(True)
     while j > 0 and p(scan[j - 1]) > level_tail:
         j -= 1
     if j == 0:
@@ -175,7 +176,7 @@ def _scanned_end(p, coarse, scan, level_tail):
         j = min(j + 1, len(scan) - 1)
         while j < len(scan) - 1 and not p(scan[j]) > level_tail:
             j += 1
-    return _bisect(p, level_tail, scan[j - 1], scan[j], coarse)
+    return _bisect(p, level_tail, scan[j - 1], scan[j], coarse if root == "coarse" else None)
 
 
 def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower):
@@ -201,7 +202,7 @@ def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower):
         return memo[key]
 
     edge = 1.0 - 1e-9
-    x = _scanned_end(p, coarse, np.linspace(-edge, edge, _SCAN), level_tail)
+    x = _scanned_end(p, coarse, np.linspace(-edge, edge, _SCAN), level_tail, root="full")
     if x is None:
         return sign * 1.0
     if x == -math.inf:
