@@ -176,7 +176,7 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     eps, dlt = two_sample_privacy(arm1.epsilon, arm1.delta, arm2.epsilon, arm2.delta, composition)
     note = (f"prop 1 = {props[0]:.7g}, prop 2 = {props[1]:.7g}; "
             + _privacy_note(arm1, arm2, composition))
-    reported = _statistic(arm1, null, arm2, z1f, z2f) if statistic == "score" else float(stats)
+    reported = _statistic(arm1, arm2, null, z1f, z2f) if statistic == "score" else float(stats)
     return HTestResult(
         statistic=reported,
         pvalue=float(min(max(pvalue, 0.0), 1.0)),

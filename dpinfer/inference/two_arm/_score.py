@@ -95,7 +95,10 @@ def _raw_score(n1, n2, effect, margin, v1=0.0, v2=0.0):
     Barnard's pooled z.  Where the variance is 0 (only with ``v = 0``, at ``(0, 0)`` or
     ``(n1, n2)`` of a null of no difference) ``g`` is 0 if the numerator is 0, else +-inf.
     """
-    if (effect == "difference" and margin == 0.0) or (effect == "ratio" and margin == 1.0):
+    if ((effect == "difference" and margin == 0.0) or (effect == "ratio" and margin == 1.0)
+            or effect not in ("difference", "ratio")):
+        # another null curve (an odds ratio, say) is ordered by the pooled z: any monotone
+        # ordering gives an exact test; this one is the score of equal proportions
         numerator, variance = _pooled(n1, n2, v1, v2)
     else:
         x1 = np.arange(n1 + 1, dtype=float)[:, None]
@@ -193,7 +196,7 @@ def _cut(arm1, arm2, null, observed, upper):
     return _Cut(level, z1 / arm1.n - null.coefficient * z2 / arm2.n)
 
 
-def _statistic(arm1, null, arm2, z1, z2):
+def _statistic(arm1, arm2, null, z1, z2):
     """The reported statistic: ``g`` at the released pair's lattice cell."""
     k1, k2 = _lattice_cell(z1, arm1.n, True), _lattice_cell(z2, arm2.n, True)
     return float(_order(arm1, arm2, null)[k1, k2])
