@@ -172,3 +172,18 @@ def test_truncated_laws_upper_and_lower_tails_add_to_one(delta1, delta2):
             cut = _cut(arm1, arm2, null, _Observed(z1, z2), True)
             total = _plan(arm1, arm2, null, cut, True)(th1, th2) + _plan(arm1, arm2, null, cut, False)(th1, th2)
             assert np.abs(total - 1.0).max() < 1e-14
+
+
+def test_prop_test_passes_the_statistic():
+    from dpinfer import LaplaceReleaser, TulapReleaser, prop_test
+    a, b = TulapReleaser(epsilon=3.0).release(20, 40, rng=1), TulapReleaser(epsilon=3.0).release(13, 40, rng=2)
+    for statistic in ("difference", "score"):
+        assert (prop_test(a, b, statistic=statistic).pvalue
+                == binom2_ump_test(a, b, statistic=statistic).pvalue)
+    assert prop_test(a, b).pvalue == binom2_ump_test(a, b, statistic="score").pvalue  # the default
+    lap = LaplaceReleaser(1.0, 1.0)
+    c, d = lap.proportion(20, 40, rng=3), lap.proportion(13, 40, rng=4)
+    with pytest.raises(ValueError, match="`statistic`"):
+        prop_test(c, d, method="normal", statistic="score")
+    with pytest.raises((TypeError, ValueError), match="statistic"):
+        prop_test(a, 0.4, statistic="score")
