@@ -42,25 +42,28 @@ def _critical_score(arm1, arm2, null, level, upper):
             hi = mid
         else:
             lo = mid
-    cut_level = float(levels[hi])
-    nu = sup_at(hi).nu
     span = 1.0 + null.coefficient + 2.0 * (_reach_scale(arm1) + null.coefficient * _reach_scale(arm2))
-    start = -span if upper else span
-    u = start
-    for _ in range(20):
-        def gap(x, nu=nu):
-            tail = _ScorePlan(arm1, arm2, null, _Cut(cut_level, x), upper)
-            return float(_on_line(tail, null, nu)[0]) - target
+    end = span if upper else -span  # beyond every linear value: only the levels above the cut
+    nu = sup_at(hi).nu
+    while True:
+        cut_level, start = float(levels[hi]), inside
+        for _ in range(20):
+            def gap(x, nu=nu, cut_level=cut_level):
+                tail = _ScorePlan(arm1, arm2, null, _Cut(cut_level, x), upper)
+                return float(_on_line(tail, null, nu)[0]) - target
 
-        end = span if upper else -span
-        if gap(start) <= 0.0:
-            return _Cut(cut_level, start)
-        u = optimize.brentq(gap, min(start, end), max(start, end), xtol=1e-15, rtol=1e-15)
-        sup = _sup_tail(arm1, arm2, null, _Cut(cut_level, u), upper)
-        if sup.value <= level:
+            # gap(start) > 0 here: start is a cut whose supremum at this nu exceeds the level
+            if gap(end) > 0.0:
+                break  # the levels above alone exceed the target at this nu (the located
+                # supremum of the bisection missed it): move to the next more extreme level
+            u = optimize.brentq(gap, min(start, end), max(start, end), xtol=1e-15, rtol=1e-15)
+            sup = _sup_tail(arm1, arm2, null, _Cut(cut_level, u), upper)
+            if sup.value <= level:
+                return _Cut(cut_level, u)
+            nu, start = sup.nu, u
+        else:
             return _Cut(cut_level, u)
-        nu, start = sup.nu, u
-    return _Cut(cut_level, u)
+        hi -= 1  # hi > 0: above the most extreme level nothing is left (gap(end) < 0)
 
 
 def _exact_power(arm1, arm2, null, theta1, theta2, alpha, alternative, statistic):
