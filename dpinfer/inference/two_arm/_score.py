@@ -141,7 +141,7 @@ def _order(arm1, arm2, null):
                          _noise_variance(arm1), _noise_variance(arm2))
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=8)  # at most 8 x 32 MB (MAX_CELLS doubles each)
 def _order_matrix(n1, n2, effect, margin, v1, v2):
     """The ordering ``g`` on ``[0, n1] x [0, n2]``: the score, its monotone closure, rounded.
 
