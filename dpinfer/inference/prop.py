@@ -279,7 +279,7 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     >>> res.estimate_name, round(res.pvalue, 4)
     ('difference in proportions', 0.0162)
     >>> round(prop_test([arm1.value, arm2.value], [60, 60], epsilon=1.0).pvalue, 4)
-    0.0137
+    0.0162
 
     A released k x 2 table (arm x response) tests homogeneity, as ``prop.test(m)`` in R:
 
