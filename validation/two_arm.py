@@ -1,8 +1,8 @@
 """Exact two-arm inference: size, power and coverage of binom2_ump_test and binom2_ump_ci.
 
 Three parts, alpha = 0.05, risk difference, H0: theta1 = theta2 unless said otherwise, each for
-both orderings of the exact test (``statistic``: ``'score'``, the default, rows ``dp_ump2``;
-``'difference'``, rows ``dp_ump2_difference``):
+both orderings of the exact test (``statistic``: ``'difference'``, the default, rows
+``dp_ump2``; ``'score'``, rows ``dp_ump2_score``):
 
 * **size** (computed, not simulated): for n per arm in {20, 50, 100, 300} and epsilon in
   {0.5, 1, 3} (both arms), the largest rejection probability over the null line
@@ -50,7 +50,7 @@ THETA2, THETA1S = 0.3, [0.3, 0.45, 0.6, 0.75]
 BOSCHLOO_NS = [20, 50]
 COVERAGE_NS, COVERAGE_THETAS = [20, 50], [0.1, 0.3, 0.5, 0.7, 0.9]
 #: the exact test's orderings (``statistic=``), the default first; rows name them in ``method``
-STATISTICS = {"score": "dp_ump2", "difference": "dp_ump2_difference"}
+STATISTICS = {"difference": "dp_ump2", "score": "dp_ump2_score"}
 
 
 def _size_rows(cell):
@@ -189,7 +189,7 @@ def plot(rows, meta, path):
     power_rows = [r for r in rows if r["part"] == "power"]
     n0 = 50 if any(r["n"] == 50 for r in power_rows) else min(r["n"] for r in power_rows)
     e0 = 1.0 if any(r["epsilon"] == 1.0 for r in power_rows) else power_rows[0]["epsilon"]
-    for method, colour in (("dp_ump2", "#0072B2"), ("dp_ump2_difference", "#56B4E9"),
+    for method, colour in (("dp_ump2", "#0072B2"), ("dp_ump2_score", "#56B4E9"),
                            ("normal", "#E69F00"), ("dp_jimi", "#CC79A7"),
                            ("boschloo_nonprivate", "0.3")):
         sel = sorted((r for r in power_rows if r["method"] == method and r["n"] == n0

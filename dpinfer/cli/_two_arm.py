@@ -54,9 +54,9 @@ def _add_hypothesis(group):
                        help="the effect tested: difference theta1 - theta2 (default) or ratio theta1 / theta2")
     group.add_argument("--margin", type=float, help="null difference (default 0) or ratio (default 1); with "
                        "--alternative greater a non-inferiority margin such as -0.1")
-    group.add_argument("--statistic", choices=("score", "difference"),
-                       help="the exact test's ordering: the score statistic (the default of binom2_ump_test) "
-                       "or the difference of the released proportions")
+    group.add_argument("--statistic", choices=("difference", "score"),
+                       help="the exact test's ordering: the difference of the released proportions "
+                       "(the default of binom2_ump_test) or the score statistic")
 
 
 # --------------------------------------------------------------------------- input

@@ -17,9 +17,9 @@ __all__ = []  # private module
 EFFECTS = ("difference", "ratio")
 #: the ordering statistics (``statistic=``): the linear difference of the released
 #: proportions, or the score (Miettinen & Nurminen) statistic of the integer parts, ties broken
-#: by the linear one; the default is chosen by exact power (the package docstring's table)
+#: by the linear one; see the package docstring for the power table and the default
 STATISTICS = ("difference", "score")
-DEFAULT_STATISTIC = "score"
+DEFAULT_STATISTIC = "difference"
 #: the exact sums hold arrays of about n + 1400 / epsilon entries per nuisance value
 MAX_N = 100_000
 MIN_UNIT_EPSILON = 0.01
