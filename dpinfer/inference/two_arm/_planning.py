@@ -19,8 +19,9 @@ from ..._validation import (
     _check_probability,
     _check_sensitivity,
 )
-from ._arguments import MAX_N, _check_effect, _checked_arm, _per_arm
-from ._test import _null, _power
+from ._arguments import DEFAULT_STATISTIC, MAX_N, _check_effect, _check_statistic, _checked_arm, _per_arm
+from ._score_power import _exact_power
+from ._test import _null
 
 __all__ = ["binom2_ump_power", "binom2_ump_sample_size"]
 
@@ -35,7 +36,8 @@ def _arms(n1, n2, epsilon, delta, sensitivity):
 
 
 def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=1,
-                     effect="difference", margin=None, alpha=0.05, alternative="two-sided"):
+                     effect="difference", margin=None, alpha=0.05, alternative="two-sided",
+                     statistic=DEFAULT_STATISTIC):
     """Exact power of the two-arm test of :func:`binom2_ump_test` at ``(theta1, theta2)``.
 
     Parameters
@@ -51,6 +53,8 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     alpha : float, default 0.05
         Significance level.
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
+    statistic : {'difference', 'score'}, default 'difference'
+        The test's ordering, as in :func:`binom2_ump_test`.
 
     Returns
     -------
@@ -89,6 +93,7 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     effect, margin = _check_effect(effect, margin)
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
+    statistic = _check_statistic(statistic)
     null = _null(effect, margin)
     shape = np.broadcast_shapes(theta1.shape, theta2.shape, n1a.shape, n2a.shape)
     th1, th2 = np.broadcast_to(theta1, shape), np.broadcast_to(theta2, shape)
@@ -97,8 +102,9 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     pairs = {(int(a), int(b)) for a, b in zip(nn1.ravel(), nn2.ravel())}
     for a, b in sorted(pairs):
         arm1, arm2 = _arms(a, b, epsilon, delta, sensitivity)
+        used = _check_statistic(statistic, a, b)
         mask = (nn1 == a) & (nn2 == b)
-        out[mask] = _power(arm1, arm2, null, th1[mask], th2[mask], alpha, alternative)
+        out[mask] = _exact_power(arm1, arm2, null, th1[mask], th2[mask], alpha, alternative, used)
     return float(out) if out.ndim == 0 else out
 
 
@@ -128,7 +134,8 @@ def _normal_n(theta1, theta2, ratio, arm, null, alpha, power, alternative):
 
 
 def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, delta=0.0, sensitivity=1,
-                           effect="difference", margin=None, alpha=0.05, alternative="two-sided"):
+                           effect="difference", margin=None, alpha=0.05, alternative="two-sided",
+                     statistic=DEFAULT_STATISTIC):
     """Smallest numbers per arm for the exact two-arm test to reach a power (as ``power.prop.test``).
 
     Parameters
@@ -139,7 +146,7 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
         Target power, in (alpha, 1).
     ratio : float, default 1
         Allocation ``n2 / n1``; ``n2 = ceil(ratio * n1)``.
-    epsilon, delta, sensitivity, effect, margin, alpha, alternative
+    epsilon, delta, sensitivity, effect, margin, alpha, alternative, statistic
         As in :func:`binom2_ump_power`.
 
     Returns
@@ -183,6 +190,7 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     effect, margin = _check_effect(effect, margin)
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
+    statistic = _check_statistic(statistic)
     if power <= alpha:
         raise ValueError(f"`power` must exceed `alpha` = {alpha!r}; got {power!r}.")
     null = _null(effect, margin)
@@ -199,7 +207,8 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
         if n not in seen:
             m = max(1, math.ceil(ratio * n))
             arm1, arm2 = _arms(n, m, epsilon, delta, sensitivity)
-            seen[n] = float(_power(arm1, arm2, null, theta1, theta2, alpha, alternative)[0])
+            used = _check_statistic(statistic, n, m)
+            seen[n] = float(_exact_power(arm1, arm2, null, theta1, theta2, alpha, alternative, used)[0])
         return seen[n]
 
     one_sided = alpha / 2.0 if alternative == "two-sided" else alpha

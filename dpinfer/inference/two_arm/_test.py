@@ -27,6 +27,7 @@ from scipy import optimize
 
 from ._certify import certified_sup
 from ._law import _pmfs, _statistic_tail, _TailPlan
+from ._score import _Cut, _cut, _Observed, _ScorePlan
 
 __all__ = []  # private module
 
@@ -90,7 +91,12 @@ def _null(effect, margin):
 
 
 def _plan(arm1, arm2, null, t, upper):
-    """The tail of ``T`` beyond ``t`` as a function of ``(theta1, theta2)``."""
+    """The tail of ``T`` beyond ``t`` as a function of ``(theta1, theta2)``.
+
+    ``t`` a number: the linear statistic; a ``_score._Cut``: the score ordering (``_score``).
+    """
+    if isinstance(t, _Cut):
+        return _ScorePlan(arm1, arm2, null, t, upper)
     return _TailPlan(arm1, arm2, 1.0 / arm1.n, -null.coefficient / arm2.n, t, upper)
 
 
@@ -178,8 +184,11 @@ def _effective(arm1, arm2, null, t, upper):
 
     A release ``z_i`` stands for the cell ``[z_i - h_i/2, z_i + h_i/2]`` (see
     ``dpinfer.distributions._tulap_grid``); ``T`` moves by at most
-    ``h1/(2 n1) + c h2/(2 n2)`` over the two cells.
+    ``h1/(2 n1) + c h2/(2 n2)`` over the two cells.  A ``_score._Observed`` pair becomes the
+    ``_Cut`` of its least favourable corner (:func:`._score._cut`).
     """
+    if isinstance(t, _Observed):
+        return _cut(arm1, arm2, null, t, upper)
     shift = arm1.half_step / arm1.n + null.coefficient * arm2.half_step / arm2.n
     return t - shift if upper else t + shift
 
