@@ -406,7 +406,7 @@ def illinois_propose(a, b, ga, gb, width0, step):
 
 
 @njit(cache=True, error_model="numpy")
-def illinois_update(a, b, ga, gb, side, x, gx):
+def illinois_update(a, b, ga, gb, side, x, gx, ftol=1e-14):
     """Move one end of each bracket to x (Illinois halving); returns (done, value)."""
     done = np.empty(a.size, dtype=np.bool_)
     value = np.empty(a.size)
@@ -425,7 +425,7 @@ def illinois_update(a, b, ga, gb, side, x, gx):
             gb[i] = g
             side[i] = -1
         width = abs(b[i] - a[i])
-        exact = abs(g) <= 1e-14
+        exact = abs(g) <= ftol
         done[i] = (width <= 4e-16 * max(abs(x[i]), 1e-300)) or exact
         value[i] = x[i] if exact else 0.5 * (a[i] + b[i])
     return done, value
