@@ -57,6 +57,9 @@ _USE_JIT = os.environ.get("DPINFER_NO_NUMBA", "") in ("", "0")
 #: loading numba costs): past that, the compiled kernels are loaded (ski rental).
 _TWIN_MAX_TERMS = 1 << 14
 _TWIN_BUDGET = [1 << 18]
+#: Largest n whose binomial upper tails are summed term by term (``_jit.binom_upper``) instead of
+#: taken from scipy's betainc, so a first answer at n <= 1000 imports no scipy.special.
+_DIRECT_TAIL_N = 1000
 
 
 @functools.lru_cache(maxsize=1)
@@ -120,13 +123,47 @@ def _lse(a, axis=0):
 
 
 def _log_binom_upper(k, n, p):
-    """log P(X >= k), X ~ Binom(n, p), 0 < p < 1, via the regularised incomplete beta I_p(k, n - k + 1)."""
+    """log P(X >= k), X ~ Binom(n, p), 0 < p < 1: summed term by term for n <= 1000
+    (``_binom_upper_direct``), else the regularised incomplete beta I_p(k, n - k + 1)."""
     k = np.asarray(k, float)
     inside = (k >= 1.0) & (k <= n)
     ks = np.where(inside, k, 1.0)
     with np.errstate(divide="ignore", under="ignore"):
-        val = np.log(_special().betainc(ks, n - ks + 1.0, p))
+        if n <= _DIRECT_TAIL_N:
+            ks, pb = (a.ravel() for a in np.broadcast_arrays(ks, p))
+            val = np.log(_binom_upper_direct(ks, n, pb)).reshape(k.shape)
+        else:
+            val = np.log(_special().betainc(ks, n - ks + 1.0, p))
     return np.where(k <= 0.0, 0.0, np.where(k > n, -np.inf, val))
+
+
+def _binom_upper_direct(k, n, p):
+    """P(X >= k) per row, 1 <= k <= n whole: ``_jit._binom_upper_row`` (its notes give the
+    algorithm and the bounds) vectorised over the rows, the same sums to rounding."""
+    nf = float(n)
+    odds = p / (1.0 - p)
+    up = k >= (nf + 1.0) * p
+    x = np.where(up, k, k - 1.0)
+    ref = _log_pmf(x, n, p)
+    acc, term = np.ones(k.shape), np.ones(k.shape)
+    live = np.ones(k.shape, dtype=bool)
+    j = 0
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
+        while True:
+            r = np.where(up, (nf - x) / (x + 1.0) * odds, x / (nf - x + 1.0) / odds)
+            live &= np.where(up, x < nf, x > 0.0) & ~((r < 1.0) & (term * r / (1.0 - r)
+                                                               <= 2.0**-60 * acc))
+            if not live.any():
+                break
+            x = np.where(live, np.where(up, x + 1.0, x - 1.0), x)
+            j += 1
+            term = np.where(live, term * r, term)
+            anchor = live & ((j % 16 == 0) | (x >= nf) | (x <= 0.0))
+            if anchor.any():
+                term[anchor] = np.exp(_log_pmf(x[anchor], n, p[anchor]) - ref[anchor])
+            acc = np.where(live, acc + term, acc)
+        tail = np.exp(ref + np.log(acc))
+    return np.where(up, tail, 1.0 - tail)
 
 
 @functools.lru_cache(maxsize=256)
@@ -265,9 +302,11 @@ def _log_sum_interior(z, n, p, log_b, q, xmin):
     # about K + 64 terms per row (the window left of z is longer only where r is near 1)
     jit = _compiled(z.size * (big_k + 64.0))
     if jit is not None:
-        # the same regions in one compiled pass; P(X >= hi) from scipy's betainc in between
+        # the same regions in one compiled pass; P(X >= hi) in between (summed to n = 1000,
+        # then scipy's betainc)
         hi, ks = jit.right_start(z, nf, xmin, big_k)
-        upper = _special().betainc(ks, nf - ks + 1.0, p)
+        upper = (jit.binom_upper(ks, nf, p) if n <= _DIRECT_TAIL_N
+                 else _special().betainc(ks, nf - ks + 1.0, p))
         out, closed, m = jit.log_sum_interior(z, int(n), p, float(log_b), float(q), xmin,
                                               float(c_q), upper, hi)
         if closed.any():
