@@ -151,14 +151,14 @@ def _binom_upper_direct(k, n, p):
     with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
         while True:
             r = np.where(up, (nf - x) / (x + 1.0) * odds, x / (nf - x + 1.0) / odds)
-            live &= np.where(up, x < nf, x > 0.0) & ~((r < 1.0) & (term * r / (1.0 - r)
-                                                               <= 2.0**-60 * acc))
+            live &= np.where(up, x < nf, x > 0.0) & ~((r < 1.0)
+                                                      & (term * r <= 2.0**-60 * acc * (1.0 - r)))
             if not live.any():
                 break
             x = np.where(live, np.where(up, x + 1.0, x - 1.0), x)
             j += 1
             term = np.where(live, term * r, term)
-            anchor = live & ((j % 16 == 0) | (x >= nf) | (x <= 0.0))
+            anchor = live & ((j % 32 == 0) | (x >= nf) | (x <= 0.0))
             if anchor.any():
                 term[anchor] = np.exp(_log_pmf(x[anchor], n, p[anchor]) - ref[anchor])
             acc = np.where(live, acc + term, acc)
