@@ -217,19 +217,17 @@ def _log_sum_greater(z, n, p, log_b, q, xmin=0):
         shape = z.shape
         # copies: broadcast views are not plain writeable arrays (numba warns on them)
         z, p, xmin = z.ravel().copy(), p.ravel().copy(), np.maximum(xmin.ravel(), 0.0)
-    out = np.full(z.shape, -np.inf)
+    kernel = _log_sum_full if n <= _FULL_N else _log_sum_interior
     # Degenerate laws (interval end points): X = 0 or X = n surely.
-    point = np.where(p <= 0.0, 0.0, float(n))
-    deg = (p <= 0.0) | (p >= 1.0) | (n == 0)
-    if deg.any():
-        lf = log_tails(point[deg] - z[deg], log_b, q)[0]
-        out[deg] = np.where(xmin[deg] <= point[deg], lf, -np.inf)
+    deg = (p <= 0.0) | (p >= 1.0) if n else np.ones(z.shape, dtype=bool)
     if not deg.any():
-        kernel = _log_sum_full if n <= _FULL_N else _log_sum_interior
         return kernel(z, n, p, log_b, q, xmin).reshape(shape)
+    out = np.full(z.shape, -np.inf)
+    point = np.where(p[deg] <= 0.0, 0.0, float(n))
+    lf = log_tails(point - z[deg], log_b, q)[0]
+    out[deg] = np.where(xmin[deg] <= point, lf, -np.inf)
     idx = np.flatnonzero(~deg)
     if idx.size:
-        kernel = _log_sum_full if n <= _FULL_N else _log_sum_interior
         out[idx] = kernel(z[idx], n, p[idx], log_b, q, xmin[idx])
     return out.reshape(shape)
 
@@ -443,6 +441,8 @@ def _reflection_fix(zr, n, p0, log_b, q, log_s, want):
     (``_log_pvalue_two_sided`` relies on this).  Without it the p-value moved by about
     ``2**-54 sqrt(n / p0)`` relative (issue 26 W4: 7.3e-10 at n = 1e9, p0 = 2e-7).
     """
+    if want is not True and not np.any(want):
+        return log_s
     pr = 1.0 - p0
     d = (1.0 - pr) - p0  # exact (Sterbenz twice)
     # the first term is at most n |d| (1 + e^epsilon) relative: below 4e-13 (a third of the
@@ -537,14 +537,16 @@ def _log_pvalue_two_sided(z, n, p0, log_b, q, method, target=None):
                             np.concatenate([p0.ravel(), (1.0 - p0).ravel()]), log_b, q)
     lg, ll = both[:z.size].reshape(z.shape), both[z.size:].reshape(z.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
-        if not exact_reflection:
-            want = True
-            if target is not None:
-                d = np.abs((1.0 - (1.0 - p0)) - p0)
-                margin = 4.0 * n * d + 1e-12 * (1.0 + abs(target))
-                want = ~(np.abs(np.minimum(np.logaddexp(lg, ll), 0.0) - target) > margin)
-            ll = _reflection_fix(zr, n, p0, log_b, q, ll, want)
-        return np.minimum(np.logaddexp(lg, ll), 0.0)
+        out = np.minimum(np.logaddexp(lg, ll), 0.0)
+        if exact_reflection:
+            return out
+        want = True
+        if target is not None:
+            margin = 4.0 * n * np.abs((1.0 - (1.0 - p0)) - p0) + 1e-12 * (1.0 + abs(target))
+            want = ~(np.abs(out - target) > margin)
+            if not want.any():
+                return out
+        return np.minimum(np.logaddexp(lg, _reflection_fix(zr, n, p0, log_b, q, ll, want)), 0.0)
 
 
 def _log_pvalue(z, n, p0, log_b, q, alternative, method="asymptotically-unbiased", target=None):
