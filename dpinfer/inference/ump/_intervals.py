@@ -144,8 +144,8 @@ def _illinois(logp, z, inside, outside, g_in, g_out, log_alpha):
     on g = ``_gauge(log p)``, which is smooth and monotone between the two points, so
     false position converges superlinearly (about 5-8 evaluations, each one vectorised
     call over all rows still moving).  A row stops when its bracket is below 4e-16
-    relative (the end point is then exact to rounding) or |g| <= 1e-14 (log p within
-    about 4e-14 of log alpha: the p-value is alpha to the kernel's own accuracy).
+    relative (the end point is then exact to rounding) or |g| <= ``_FTOL`` = 1e-13 (log p
+    within about 3.5e-13 of log alpha: the p-value is alpha to the kernel's own accuracy).
     ``g_in``/``g_out`` are the known log p-values at the two points (None: evaluated
     here).  With numba the bookkeeping steps run compiled (``_jit``).
     """
