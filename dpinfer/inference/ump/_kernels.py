@@ -10,7 +10,8 @@ is one or two such sums (see ``ump.py``).  The cost does not grow with n:
 * Right region, x >= hi = ceil(z + K): 1 - F(x - z) <= 1e-17 there (K ~ 39.2 / epsilon,
   or the truncation point when q > 0, beyond which F is exactly 1), so the region
   contributes P(X >= hi) (1 - theta), 0 <= theta <= 1e-17, taken from the regularised
-  incomplete beta function (``scipy.special.betainc``, Boost).
+  incomplete beta function (``scipy.special.betainc``, Boost) for n > 1000 and summed
+  term by term below (``_binom_upper_direct``, ``_jit._binom_upper_row``).
 * Left region, x <= m = floor(z): here x - z <= 0 and, for q = 0, the Tulap cdf is exactly
   geometric along the integers, F(x - z) = F(m - z) b**(m - x) (the fractional offset of
   x - z is the same for every x).  Hence term ratios are
