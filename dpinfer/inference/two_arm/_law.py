@@ -294,9 +294,9 @@ class _Plan:
     _lattice = None
 
     def __call__(self, theta1, theta2):
-        theta1, theta2 = np.broadcast_arrays(np.atleast_1d(np.asarray(theta1, float)),
-                                             np.atleast_1d(np.asarray(theta2, float)))
-        return self.from_pmfs(_pmfs(self.arms[0], theta1), _pmfs(self.arms[1], theta2))
+        theta1, theta2 = _rows(theta1, theta2)
+        return np.concatenate([self.from_pmfs(_pmfs(self.arms[0], a), _pmfs(self.arms[1], b))
+                               for a, b in _blocks(self.arms, theta1, theta2)])
 
     def rows(self, theta1, theta2):
         """The tail at rows ``(theta1, theta2)``: through the lattice once it is built."""
@@ -332,11 +332,17 @@ class _Plan:
             value = _row_dot(g0, d2[0])
             curvature = slope ** 2 * _row_dot(g2, d2[0]) + 2.0 * slope * _row_dot(g1, d2[1]) + _row_dot(g0, d2[2])
         else:
-            c1 = [_convolved(self.arms[0], d) for d in d1]
-            c2 = [_convolved(self.arms[1], d) for d in d2]
-            value = self._bilinear(c1[0], c2[0])
-            curvature = (slope ** 2 * self._bilinear(c1[2], c2[0]) + 2.0 * slope * self._bilinear(c1[1], c2[1])
-                         + self._bilinear(c1[0], c2[2]))
+            value, curvature = np.empty(theta1.size), np.empty(theta1.size)
+            start = 0
+            for a, _ in _blocks(self.arms, theta1, theta2):
+                rows = slice(start, start + a.size)
+                start += a.size
+                c1 = [_convolved(self.arms[0], d[rows]) for d in d1]
+                c2 = [_convolved(self.arms[1], d[rows]) for d in d2]
+                value[rows] = self._bilinear(c1[0], c2[0])
+                curvature[rows] = (slope ** 2 * self._bilinear(c1[2], c2[0])
+                                   + 2.0 * slope * self._bilinear(c1[1], c2[1])
+                                   + self._bilinear(c1[0], c2[2]))
         return np.clip(value, 0.0, 1.0), curvature
 
 
@@ -401,6 +407,22 @@ class _TailPlan(_Plan):
             for plan, pi in zip(plans, inner):
                 total = total + _pair_value(plan, po, pi)
         return total
+
+
+#: entries of one arm's component pmfs (rows x noise range) evaluated at once: 16 MB
+_ROW_BUDGET = 1 << 21
+
+
+def row_width(arms):
+    """Entries per nuisance value of the two arms' component pmfs (the cost of one tail)."""
+    return sum(size for arm in arms for _, size, _, _ in _layout(arm))
+
+
+def _blocks(arms, theta1, theta2):
+    """``(theta1, theta2)`` in blocks of rows whose pmfs stay within ``_ROW_BUDGET`` entries."""
+    step = max(1, _ROW_BUDGET // row_width(arms))
+    for lo in range(0, max(theta1.size, 1), step):
+        yield theta1[lo:lo + step], theta2[lo:lo + step]
 
 
 def _rows(theta1, theta2):

@@ -25,14 +25,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ._certify import certified_sup
-from ._law import _pmfs, _statistic_tail, _TailPlan
+from ._certify import MAX_CELLS, certified_sup
+from ._law import _pmfs, _statistic_tail, _TailPlan, row_width
 from ._score import _Cut, _cut, _Observed, _ScorePlan
 
 __all__ = []  # private module
 
 #: grid points on the null line before refinement
 GRID = 65
+#: entries of pmfs a certificate's round may evaluate (open cells x 3 x row width), about 1 GB
+_CERTIFY_WORK = 1 << 27
 #: Brent's tolerance in nu for each refined maximum (the tail is smooth: error ~ 1e-24 in p)
 XATOL = 1e-12
 
@@ -175,7 +177,11 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False):
 
         def evaluate(nu):
             return tail.with_curvature(null.theta1(nu), nu, slope)
-    bound, _ = certified_sup(evaluate, null, arm1.n, arm2.n, grid, out.value, caps=bounds)
+    # bounded work per round: with wide noise ranges, fewer open cells (a looser bound)
+    cells = MAX_CELLS if tail.use_lattice() else int(np.clip(_CERTIFY_WORK // row_width((arm1, arm2)),
+                                                            16, MAX_CELLS))
+    bound, _ = certified_sup(evaluate, null, arm1.n, arm2.n, grid, out.value, caps=bounds,
+                             max_cells=cells)
     return _Sup(bound, out.nu, out.value)
 
 
