@@ -79,7 +79,10 @@ chord plus the largest concave bulge the curvature allows); the cells whose boun
 the best value found by more than 1e-12 (relative) are cut until none does.  The p-value
 reported is that certified bound: never below the supremum, at most 1e-12 (relative) above
 the located value (1e-14 is typical), so no part of the nuisance range between grid points
-can hold a larger tail.  Where the sums fit (``(n_1 + 1)(n_2 + 1) <= 50,000``) the
+can hold a larger tail.  This holds for arms up to about 2000 each
+(``(n_1 + 1)(n_2 + 1) <= 4.1e6``); beyond, the certificate's cells cost seconds per round
+and the p-value is the located supremum (checked against dense grids in the tests).
+Where the sums fit (``(n_1 + 1)(n_2 + 1) <= 50,000``) the
 certifying search evaluates the tail through the lattice ``F[x_1, x_2]`` of tails given the
 counts (the tail is ``b_1 F b_2`` with ``b_i`` the binomial pmfs), computed once per cut-off.
 

@@ -322,9 +322,14 @@ class _Plan:
         :func:`_binomial_derivatives`), and the tail is linear in each arm's pmf, so
         ``p'' = slope^2 T(b1'', b2) + 2 slope T(b1', b2') + T(b1, b2'')`` with ``T`` the double
         sum of the tail.  The terms cancel: ``p''`` carries an absolute error near
-        ``(n1 + n2)^2`` ulps, which the certificate adds to its bound.
+        ``(n1 + n2)^2`` ulps, which the certificate adds to its bound.  Evaluated in blocks
+        of rows (:func:`_blocks`).
         """
         theta1, theta2 = _rows(theta1, theta2)
+        parts = [self._with_curvature(a, b, slope) for a, b in _blocks(self.arms, theta1, theta2)]
+        return np.concatenate([v for v, _ in parts]), np.concatenate([c for _, c in parts])
+
+    def _with_curvature(self, theta1, theta2, slope):
         d1 = _binomial_derivatives(self.arms[0].n, theta1)
         d2 = _binomial_derivatives(self.arms[1].n, theta2)
         if self._lattice is not None:
@@ -332,17 +337,11 @@ class _Plan:
             value = _row_dot(g0, d2[0])
             curvature = slope ** 2 * _row_dot(g2, d2[0]) + 2.0 * slope * _row_dot(g1, d2[1]) + _row_dot(g0, d2[2])
         else:
-            value, curvature = np.empty(theta1.size), np.empty(theta1.size)
-            start = 0
-            for a, _ in _blocks(self.arms, theta1, theta2):
-                rows = slice(start, start + a.size)
-                start += a.size
-                c1 = [_convolved(self.arms[0], d[rows]) for d in d1]
-                c2 = [_convolved(self.arms[1], d[rows]) for d in d2]
-                value[rows] = self._bilinear(c1[0], c2[0])
-                curvature[rows] = (slope ** 2 * self._bilinear(c1[2], c2[0])
-                                   + 2.0 * slope * self._bilinear(c1[1], c2[1])
-                                   + self._bilinear(c1[0], c2[2]))
+            c1 = [_convolved(self.arms[0], d) for d in d1]
+            c2 = [_convolved(self.arms[1], d) for d in d2]
+            value = self._bilinear(c1[0], c2[0])
+            curvature = (slope ** 2 * self._bilinear(c1[2], c2[0]) + 2.0 * slope * self._bilinear(c1[1], c2[1])
+                         + self._bilinear(c1[0], c2[2]))
         return np.clip(value, 0.0, 1.0), curvature
 
 

@@ -33,8 +33,11 @@ __all__ = []  # private module
 
 #: grid points on the null line before refinement
 GRID = 65
-#: entries of pmfs a certificate's round may evaluate (open cells x 3 x row width), about 1 GB
-_CERTIFY_WORK = 1 << 27
+#: the supremum is certified for arms up to about 2000 each ((n1 + 1)(n2 + 1) at most this);
+#: beyond, the certificate's cells cost seconds each round and the located supremum is used
+CERTIFY_LIMIT = 4_100_000
+#: entries of pmfs a certificate's round may evaluate (open cells x 3 x row width)
+_CERTIFY_WORK = 1 << 25
 #: Brent's tolerance in nu for each refined maximum (the tail is smooth: error ~ 1e-24 in p)
 XATOL = 1e-12
 
@@ -129,7 +132,7 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False):
     ``points`` grid points (65 by default; the interval search uses fewer while it
     brackets, then checks its answer with the default).  ``certify``: ``value`` is the
     certified upper bound of :func:`._certify.certified_sup` (at most ``1 + 1e-12`` times
-    the located one), else the located supremum.
+    the located one) for arms within ``CERTIFY_LIMIT``, else the located supremum.
     """
     tail = _plan(arm1, arm2, null, t, upper)
     if null.high <= null.low:
@@ -167,7 +170,7 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False):
             bounds=(lo, hi), method="bounded", options={"xatol": XATOL})
         if -res.fun > out.value:
             out = _Sup(float(-res.fun), float(res.x), float(-res.fun))
-    if not certify:
+    if not certify or (arm1.n + 1) * (arm2.n + 1) > CERTIFY_LIMIT:
         return out
     if null.effect == "odds-ratio":
         def evaluate(nu):
