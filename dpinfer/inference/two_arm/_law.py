@@ -86,6 +86,8 @@ def _cells(arm):
 
 def _layout(arm):
     """The components of ``Z``: ``(k_min, size, u_low, u_high)`` each (see :func:`_pmfs`)."""
+    if not isinstance(arm, _Arm):  # a Laplace arm (_laplace_arms): the binomial pmf alone
+        return [(0, arm.n + 1, 0.0, 0.0)]
     cells = _cells(arm)
     if cells is None:
         reach = _reach(arm.log_b)
@@ -133,6 +135,8 @@ def _component_pmfs(arm, theta):
     entry keeps its relative precision): by two first-order recursions (geometric filters)
     for the untruncated noise, by direct shifted sums for the truncated one.
     """
+    if not isinstance(arm, _Arm):  # a Laplace arm: its noise is in its plan's matrix
+        return [_binomial(arm.n, theta)]
     b = math.exp(arm.log_b)
     one_minus_b = -math.expm1(arm.log_b)
     density = one_minus_b / (1.0 + b) / arm.one_minus_q  # mass of the cell d = 0
@@ -257,6 +261,19 @@ class _TailPlan:
         return np.clip(total, 0.0, 1.0)
 
 
+def _tail_plan(arm1, arm2, a1, a2, t, upper=True):
+    """The tail plan of the arms' law: :class:`_TailPlan` (Tulap) or ``_laplace_arms._LaplaceTailPlan``."""
+    tulap = (isinstance(arm1, _Arm), isinstance(arm2, _Arm))
+    if all(tulap):
+        return _TailPlan(arm1, arm2, a1, a2, t, upper)
+    if any(tulap):
+        raise ValueError("the exact two-arm test takes two releases of one mechanism: two Tulap counts or "
+                         "two Laplace counts or proportions; got one of each.")
+    from ._laplace_arms import _LaplaceTailPlan
+
+    return _LaplaceTailPlan(arm1, arm2, a1, a2, t, upper)
+
+
 def _statistic_tail(arm1, arm2, theta1, theta2, c, t, upper=True):
     """``P(Z1/n1 - c Z2/n2 >= t)`` (or ``<= t``) at rows ``(theta1, theta2)`` (arrays (m,)), ``t`` a number."""
-    return _TailPlan(arm1, arm2, 1.0 / arm1.n, -c / arm2.n, t, upper)(theta1, theta2)
+    return _tail_plan(arm1, arm2, 1.0 / arm1.n, -c / arm2.n, t, upper)(theta1, theta2)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ._law import _pmfs, _statistic_tail, _TailPlan
+from ._law import _pmfs, _statistic_tail, _tail_plan
 
 __all__ = []  # private module
 
@@ -61,7 +61,7 @@ def _null(effect, margin):
 
 def _plan(arm1, arm2, null, t, upper):
     """The tail of ``T`` beyond ``t`` as a function of ``(theta1, theta2)``."""
-    return _TailPlan(arm1, arm2, 1.0 / arm1.n, -null.coefficient / arm2.n, t, upper)
+    return _tail_plan(arm1, arm2, 1.0 / arm1.n, -null.coefficient / arm2.n, t, upper)
 
 
 def _on_line(tail, null, nu):
