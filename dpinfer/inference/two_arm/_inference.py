@@ -13,11 +13,12 @@ from ...results import ConfidenceInterval, HTestResult
 from .._resolve import provenance, release_first
 from ._arguments import _check_effect, _proportions, _resolve_arms
 from ._interval import _interval
+from ._laplace_arms import _route_note
 from ._test import _null, _pvalues
 
 __all__ = ["binom2_ump_ci", "binom2_ump_test"]
 
-_METHOD = "Exact unconditional two-sample DP test of proportions (Tulap releases)"
+_METHOD = "Exact unconditional two-sample DP test of proportions ({} releases)"
 _NAME = {"difference": "difference in proportions", "ratio": "ratio of proportions"}
 
 
@@ -34,11 +35,12 @@ def _privacy_note(arm1, arm2, composition):
 @release_first(skip=("n1", "n2"))
 def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, sensitivity=None,
                     effect="difference", margin=None, alternative="two-sided", confidence_level=0.95,
-                    composition="parallel"):
-    """Exact unconditional test comparing two proportions from two Tulap-noised counts.
+                    composition="parallel", mechanism=None):
+    """Exact unconditional test comparing two proportions from two Tulap- or Laplace-noised counts.
 
     Two independent arms, ``X_i ~ Binomial(n_i, theta_i)``, each released as ``Z_i = X_i + N_i``
-    by :class:`~dpinfer.TulapReleaser`.  The test of the risk difference
+    by :class:`~dpinfer.TulapReleaser` or by :class:`~dpinfer.LaplaceReleaser` (``.count`` or
+    ``.proportion``; both arms by the same mechanism).  The test of the risk difference
     ``H0: theta1 - theta2 = Delta0`` (``effect='difference'``, ``margin=Delta0``) or the risk
     ratio ``H0: theta1 / theta2 = rho0`` (``effect='ratio'``, ``margin=rho0``) is exact: its
     p-value is the supremum over the nuisance parameter of an exact tail (Barnard's
@@ -52,7 +54,8 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     z1, z2 : float, array_like or Release
         The two released counts (or many pairs, broadcast together).  A
         :class:`~dpinfer.Release` carries its ``n``, ``epsilon``, ``delta`` and sensitivity,
-        which must then not be given: ``binom2_ump_test(rel1, rel2)``.
+        which must then not be given: ``binom2_ump_test(rel1, rel2)``.  A Laplace
+        proportion release is tested through its count ``z n``.
     n1, n2 : int
         Numbers of trials of the arms (public), >= 1.  Required for a number.
     epsilon, delta, sensitivity : float, or a pair (arm 1, arm 2)
@@ -71,6 +74,10 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         ``'parallel'`` (the maxima) for arms that are disjoint sets of people, as in a trial
         (membership and sizes public, a neighbour changes one person's record); use
         ``'sequential'`` (the sums) when a person may be in both.
+    mechanism : {None, 'tulap', 'laplace'}, default None
+        The noise law of numbers given for ``z1``, ``z2``: None or ``'tulap'`` for Tulap
+        counts, ``'laplace'`` for Laplace counts (``LaplaceReleaser(epsilon).count``, on the
+        releaser's grid for ``n`` and ``epsilon``).  Releases carry their own.
 
     Returns
     -------
@@ -80,16 +87,16 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         ``method``, ``estimate`` (``prop 1 - prop 2`` or ``prop 1 / prop 2`` with
         ``prop i = clip(z_i / n_i, 0, 1)``; ``estimate_raw`` the unclipped difference),
         ``conf_int``, ``epsilon`` and ``delta`` (composed), ``data_name``, ``note`` (both
-        proportions and both arms' privacy), ``mechanism`` ('tulap').  For arrays: the
-        p-values.
+        proportions, both arms' privacy and, for Laplace arms, how the noise tails were
+        summed), ``mechanism`` ('tulap' or 'laplace').  For arrays: the p-values.
 
     Raises
     ------
     TypeError
         If a required argument is missing or has the wrong type.
     ValueError
-        For an invalid value, arguments given again with a Release, or a release that is
-        not a Tulap count.
+        For an invalid value, arguments given again with a Release, a release that is
+        not a Tulap count or a Laplace count or proportion, or one arm of each mechanism.
 
     See Also
     --------
@@ -105,6 +112,12 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     monotonicity bound cannot rule out.  A release ``z_i`` stands for its grid cell
     ``[z_i - h_i/2, z_i + h_i/2]`` and ``t`` is moved to the cells' least favourable end
     (as the one-arm tests do), so the test keeps its level for the released law.
+
+    Laplace arms (see :mod:`dpinfer.inference.two_arm`, *Laplace arms*): the release is
+    exactly on its grid, so no cell is needed; the tail of the risk difference is summed
+    exactly for the grid law (residue classes of the integer noise), and that of the ratio
+    is the continuous Laplace tail plus a bound on the grid law's distance from it (below
+    1e-7 at epsilon = 1), which keeps the size at most alpha.  ``note`` says which.
 
     Checked against an independent mpmath computation that sums over the counts and
     integrates the noises numerically (``tests/reference/make_two_arm.py``; relative
@@ -132,7 +145,7 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     (1.0, 'difference in proportions')
     """
     v1, v2, arm1, arm2, records = _resolve_arms(z1, n1, z2, n2, epsilon, delta, sensitivity,
-                                                "binom2_ump_test")
+                                                "binom2_ump_test", mechanism)
     effect, margin = _check_effect(effect, margin)
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
@@ -160,12 +173,14 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     eps, dlt = two_sample_privacy(arm1.epsilon, arm1.delta, arm2.epsilon, arm2.delta, composition)
     note = (f"prop 1 = {props[0]:.7g}, prop 2 = {props[1]:.7g}; "
             + _privacy_note(arm1, arm2, composition))
+    if arm1.mechanism == _mechanisms.LAPLACE:
+        note = f"{note}; {_route_note(arm1, arm2, effect)}"
     return HTestResult(
         statistic=float(stats),
         pvalue=float(min(max(pvalue, 0.0), 1.0)),
         null_value=margin,
         alternative=alternative,
-        method=_METHOD,
+        method=_METHOD.format(_mechanisms.printed(arm1.mechanism)),
         estimate=float(estimate),
         estimate_raw=None if estimate_raw is None else float(estimate_raw),
         conf_int=ConfidenceInterval(float(low), float(high), confidence_level),
@@ -175,7 +190,7 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         statistic_name="T",
         estimate_name=_NAME[effect],
         null_name=_NAME[effect],
-        mechanism=_mechanisms.TULAP,
+        mechanism=arm1.mechanism,
         **provenance(*records),
         note=note,
     )
@@ -183,8 +198,8 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
 
 @release_first(skip=("n1", "n2"))
 def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, sensitivity=None,
-                  effect="difference", confidence_level=0.95, alternative="two-sided"):
-    """Exact confidence interval for the risk difference or risk ratio of two Tulap releases.
+                  effect="difference", confidence_level=0.95, alternative="two-sided", mechanism=None):
+    """Exact confidence interval for the risk difference or risk ratio of two Tulap or Laplace releases.
 
     The interval inverts the exact test of :func:`binom2_ump_test`: two-sided, the two
     one-sided tests at ``(1 - confidence_level) / 2`` each (Chan & Zhang 1999's tail
@@ -193,7 +208,7 @@ def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, se
 
     Parameters
     ----------
-    z1, n1, z2, n2, epsilon, delta, sensitivity
+    z1, n1, z2, n2, epsilon, delta, sensitivity, mechanism
         As in :func:`binom2_ump_test`.
     effect : {'difference', 'ratio'}, default 'difference'
         ``theta1 - theta2`` (within [-1, 1]) or ``theta1 / theta2`` (within [0, inf]).
@@ -230,7 +245,8 @@ def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, se
     >>> round(ci.low, 4), round(ci.high, 4)
     (0.0336, 0.4021)
     """
-    v1, v2, arm1, arm2, _ = _resolve_arms(z1, n1, z2, n2, epsilon, delta, sensitivity, "binom2_ump_ci")
+    v1, v2, arm1, arm2, _ = _resolve_arms(z1, n1, z2, n2, epsilon, delta, sensitivity, "binom2_ump_ci",
+                                          mechanism)
     effect, _ = _check_effect(effect, None)
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
