@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import ClassVar
 
 import numpy as np
 from scipy import signal, stats
@@ -39,6 +40,8 @@ class _Arm:
     untruncated); ``one_minus_q`` the kept mass; ``half_step`` half the release grid's step
     (0 when no release of ours has these numbers).
     """
+
+    mechanism: ClassVar[str] = "tulap"
 
     n: int
     epsilon: float
