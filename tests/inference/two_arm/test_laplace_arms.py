@@ -152,9 +152,9 @@ def test_size_by_the_critical_value_is_at_most_alpha():
 def test_coverage_of_the_difference_interval_at_least_the_level():
     # exact coverage at small n on the coarse grid: sum over (X1, X2) and the noise of the
     # indicator that the interval holds the true difference
-    arm1, arm2 = _laplace_arm(3, 2.0, COARSE), _laplace_arm(3, 2.0, COARSE)
+    arm1, arm2 = _laplace_arm(3, 4.0, COARSE), _laplace_arm(3, 4.0, COARSE)
     h = 2.0**-COARSE
-    reach = 150
+    reach = 80  # r^80 = exp(-40): the mass left out is below 1e-17
     d = np.arange(-reach, reach + 1)
     pmf = [np.exp(-a.lam * np.abs(d)) * (-math.expm1(-a.lam)) / (1 + math.exp(-a.lam)) for a in (arm1, arm2)]
     z = (np.arange(4)[:, None] + h * d[None, :]).ravel()
