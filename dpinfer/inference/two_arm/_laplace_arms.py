@@ -34,10 +34,10 @@ from fractions import Fraction
 from typing import ClassVar
 
 import numpy as np
+from scipy import stats
 
 from ... import _mechanisms
 from ...releasers._secure_path import count_grid
-from ._law import _pmfs
 
 __all__ = []  # private module
 
@@ -260,7 +260,11 @@ class _LaplaceTailPlan:
     def __call__(self, theta1, theta2):
         theta1, theta2 = np.broadcast_arrays(np.atleast_1d(np.asarray(theta1, float)),
                                              np.atleast_1d(np.asarray(theta2, float)))
-        return self.from_pmfs(_pmfs(self.arms[0], theta1), _pmfs(self.arms[1], theta2))
+        # the pmfs are those of ``_law._pmfs`` for a Laplace arm (the binomial alone), not
+        # imported from there: ``_law`` builds this plan, and the two must not import each other
+        pmfs = [[stats.binom.pmf(np.arange(arm.n + 1)[None, :], arm.n, theta[:, None])]
+                for arm, theta in zip(self.arms, (theta1, theta2))]
+        return self.from_pmfs(*pmfs)
 
     def from_pmfs(self, p1, p2):
         """The tail from the arms' binomial pmfs (one-element lists of (m, n + 1), rows paired)."""
