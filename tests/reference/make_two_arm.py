@@ -99,6 +99,11 @@ def pvalue_one_sided(case, upper):
         return cache[key]
 
     table = [[q(x1, x2) for x2 in range(n2 + 1)] for x1 in range(n1 + 1)]
+    return null_line_sup(table, n1, n2, effect, margin)
+
+
+def null_line_sup(table, n1, n2, effect, margin):
+    """sup over the null line of sum_{x1, x2} Binom Binom table[x1][x2] (grid, then golden section)."""
     if effect == "difference":
         low, high = max(mp.mpf(0), -margin), min(mp.mpf(1), 1 - margin)
     else:

@@ -12,7 +12,7 @@ rational arithmetic (``Fraction``), and ``P(D1 >= k)`` the cumulative sum of the
 term by term (no closed form).  ``|d| <= L`` with ``L = ceil(70 / (epsilon h))``: the mass
 left out is below ``1e-30``.  The p-value is the supremum over the null line (difference:
 ``theta1 = nu + Delta0``; ratio: ``theta1 = rho0 nu``) by a 41-point grid and golden-section
-search (to 1e-14 in nu) on the two best grid brackets; two-sided is
+search (to 1e-14 in nu) on the two best grid brackets (``make_two_arm.null_line_sup``); two-sided is
 ``min(1, 2 min(p_greater, p_less))``.  The observed ``z_i`` are on the grid and ``t`` is
 their exact statistic (no cell: the Laplace release is exactly on its grid).
 
@@ -28,6 +28,7 @@ import pathlib
 from fractions import Fraction
 
 import mpmath as mp
+from make_two_arm import null_line_sup  # the same supremum search over the null line (no dpinfer)
 
 mp.mp.dps = 30
 G = 3
@@ -46,14 +47,6 @@ def noise(epsilon):
         tail[i + 1] = acc
     tail[0] = acc  # k = -L - 1: all the mass kept
     return reach, pmf, tail
-
-
-def binom_pmf(x, n, p):
-    if p == 0:
-        return mp.mpf(1) if x == 0 else mp.mpf(0)
-    if p == 1:
-        return mp.mpf(1) if x == n else mp.mpf(0)
-    return mp.binomial(n, x) * p ** x * (1 - p) ** (n - x)
 
 
 def ceil_fraction(q):
@@ -90,39 +83,7 @@ def q_table(case, upper):
 def pvalue_one_sided(case, upper):
     n1, n2 = case["n1"], case["n2"]
     effect, margin = case["effect"], mp.mpf(case["margin"])
-    table = q_table(case, upper)
-    if effect == "difference":
-        low, high = max(mp.mpf(0), -margin), min(mp.mpf(1), 1 - margin)
-    else:
-        low, high = mp.mpf(0), min(mp.mpf(1), 1 / margin)
-
-    def f(nu):
-        th1 = nu + margin if effect == "difference" else margin * nu
-        th1 = min(max(th1, mp.mpf(0)), mp.mpf(1))
-        b_1 = [binom_pmf(x, n1, th1) for x in range(n1 + 1)]
-        b_2 = [binom_pmf(x, n2, nu) for x in range(n2 + 1)]
-        return mp.fsum(b_1[x1] * mp.fsum(b_2[x2] * table[x1][x2] for x2 in range(n2 + 1))
-                       for x1 in range(n1 + 1))
-
-    grid = [low + (high - low) * i / 40 for i in range(41)]
-    values = [f(nu) for nu in grid]
-    best = max(values)
-    phi = (mp.sqrt(5) - 1) / 2
-    for i in sorted(range(41), key=lambda i: -values[i])[:2]:
-        a, b = grid[max(i - 1, 0)], grid[min(i + 1, 40)]
-        x, y = b - phi * (b - a), a + phi * (b - a)
-        fx, fy = f(x), f(y)
-        while b - a > mp.mpf(10) ** -14:
-            if fx < fy:
-                a, x, fx = x, y, fy
-                y = a + phi * (b - a)
-                fy = f(y)
-            else:
-                b, y, fy = y, x, fx
-                x = b - phi * (b - a)
-                fx = f(x)
-        best = max(best, fx, fy, f(a), f(b))
-    return best
+    return null_line_sup(q_table(case, upper), n1, n2, effect, margin)
 
 
 def laplace_difference_tail(y, sa, sb):
