@@ -143,6 +143,14 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     0.0137
     >>> res.epsilon, res.estimate_name
     (1.0, 'difference in proportions')
+
+    Two Laplace releases (counts or proportions) get the same test for their law:
+
+    >>> from dpinfer import LaplaceReleaser
+    >>> lap = LaplaceReleaser(epsilon=1.0)
+    >>> res = binom2_ump_test(lap.count(41, 60, rng=1), lap.count(27, 60, rng=2))
+    >>> round(res.pvalue, 4), res.mechanism
+    (0.0707, 'laplace')
     """
     v1, v2, arm1, arm2, records = _resolve_arms(z1, n1, z2, n2, epsilon, delta, sensitivity,
                                                 "binom2_ump_test", mechanism)
