@@ -28,7 +28,7 @@ import pathlib
 from fractions import Fraction
 
 import mpmath as mp
-from make_two_arm import null_line_sup  # the same supremum search over the null line (no dpinfer)
+from make_two_arm import case_rows, null_line_sup  # the same supremum search and output (no dpinfer)
 
 mp.mp.dps = 30
 G = 3
@@ -115,14 +115,7 @@ TAILS = [(0.0, 0.3, 0.2), (0.25, 0.3, 0.2), (-0.4, 0.05, 0.2), (0.7, 0.1, 0.1), 
 
 
 def main():
-    out = []
-    for case in CASES:
-        greater = pvalue_one_sided(case, True)
-        less = pvalue_one_sided(case, False)
-        two = min(mp.mpf(1), 2 * min(greater, less))
-        out.append({**case, "greater": mp.nstr(greater, 20), "less": mp.nstr(less, 20),
-                    "two-sided": mp.nstr(two, 20)})
-        print(case["name"], mp.nstr(greater, 12), mp.nstr(less, 12), mp.nstr(two, 12), flush=True)
+    out = case_rows(CASES, pvalue_one_sided)
     tails = [{"y": y, "scale_a": sa, "scale_b": sb, "tail": mp.nstr(laplace_difference_tail(y, sa, sb), 20)}
              for y, sa, sb in TAILS]
     path = pathlib.Path(__file__).with_name("two_arm_laplace_values.json")
