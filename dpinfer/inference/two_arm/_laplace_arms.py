@@ -103,25 +103,21 @@ def _laplace_arm(n, epsilon, grid_bits=None):
 
 
 def _geometric(log_first, log_ratio, count):
-    """``sum_{i < count} exp(log_first + i log_ratio)`` elementwise (``count`` may be inf or 0).
+    """``sum_{i < count} exp(log_first + i log_ratio)`` elementwise (``log_ratio`` a number).
 
     Summed from the largest term with ``expm1`` (no ``1 - r**m`` cancellation for a ratio
-    near 1); an infinite count needs ``log_ratio < 0``.
+    near 1); ``count`` may be 0 (the sum is 0, whatever ``log_first``) or inf (needs
+    ``log_ratio < 0``).
     """
-    log_first, log_ratio, count = np.broadcast_arrays(*(np.asarray(v, float) for v in (log_first, log_ratio, count)))
-    out = np.zeros(log_first.shape)
-    pos = count > 0
-    lf, lr, c = log_first[pos], log_ratio[pos], count[pos]
-    # start from the largest term: the first when the ratio is below 1, the last above
-    up = lr > 0
-    lead = lf.copy()
-    lead[up] += (c[up] - 1.0) * lr[up]
-    step = -np.abs(lr)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        series = np.where(step == 0.0, c, np.expm1(c * step) / np.expm1(step))
-        series = np.where(np.isinf(c) & (step < 0), -1.0 / np.expm1(step), series)
-    out[pos] = np.exp(lead) * series
-    return out
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if log_ratio < 0.0:
+            lead, step = log_first, log_ratio
+        elif log_ratio > 0.0:  # the last term is the largest
+            lead, step = log_first + (count - 1.0) * log_ratio, -log_ratio
+        else:
+            return np.where(count > 0, count * np.exp(log_first), 0.0)
+        series = np.where(np.isinf(count), -1.0 / math.expm1(step), np.expm1(count * step) / math.expm1(step))
+        return np.where(count > 0, np.exp(lead) * series, 0.0)
 
 
 def _lattice_tail(s, al, lam_a, be, lam_b):
@@ -154,7 +150,7 @@ def _lattice_tail(s, al, lam_a, be, lam_b):
         # U+: j >= max(0, j*), DB = al j + rho >= 0, DA cut be j + kappa >= 1
         j0 = np.maximum(0, jstar)
         lf = log_c - log_1r - lam_b * (al * j0 + rho).astype(float) - lam_a * (be * j0 + kappa).astype(float)
-        total += _geometric(lf, -(lam_b * al + lam_a * be), np.inf)
+        total += _geometric(lf, -(lam_b * al + lam_a * be), math.inf)
         # U-: j* <= j <= -1 (i = -j from 1 to -j*): DB = -(al i - rho) < 0, cut kappa - be i >= 1
         count = np.maximum(0, -jstar).astype(float)
         lf = log_c - log_1r - lam_b * (al - r) - lam_a * (kappa - be).astype(float)
@@ -168,7 +164,7 @@ def _lattice_tail(s, al, lam_a, be, lam_b):
         i0 = np.maximum(1, 1 - jstar)
         lp = log_c - lam_b * (al * i0 - rho).astype(float)
         lq = lp - log_1r - lam_a * (1 + be * i0 - kappa).astype(float)
-        total += (_geometric(lp, -lam_b * al, np.inf) - _geometric(lq, -(lam_b * al + lam_a * be), np.inf))
+        total += (_geometric(lp, -lam_b * al, math.inf) - _geometric(lq, -(lam_b * al + lam_a * be), math.inf))
         res[start:start + rows] = total.sum(axis=1)
     out.ravel()[:] = np.clip(res, 0.0, 1.0)
     return out
@@ -223,39 +219,40 @@ def _bound(arm1, arm2, a1, a2):
 class _LaplaceTailPlan:
     """``P(a1 Z1 + a2 Z2 >= t)`` (``upper``) or ``<= t`` for two Laplace arms, as ``_law._TailPlan``.
 
-    Holds ``Q[x1, x2]`` (the noise tail beyond the cut of the counts ``(x1, x2)``), so the
-    tail at rows of ``(theta1, theta2)`` is ``sum B1 Q B2``; plus ``bound`` on the
-    continuous route (see the module docstring).
+    Exact route: the noise tail ``Q`` depends on the counts through ``mu = p2 x1 - p1 x2``
+    only (``p_i = n_i / gcd(n1, n2)``), so the plan holds ``Q`` on the dense range of ``mu``
+    and a row's tail is ``Q`` against the law of ``mu`` (a convolution of the two binomial
+    pmfs, spread on strides ``p2`` and ``p1``; sums of non-negative terms).  Continuous
+    route: the matrix ``Q[x1, x2]`` and ``sum B1 Q B2``, plus ``bound``.
     """
 
     def __init__(self, arm1, arm2, a1, a2, t, upper=True):
         self.arms = (arm1, arm2)
         reach = (abs(a1) * (arm1.n + _REACH * arm1.scale) + abs(a2) * (arm2.n + _REACH * arm2.scale))
         t = float(min(max(float(t), -reach), reach))
-        x1 = np.arange(arm1.n + 1)
-        x2 = np.arange(arm2.n + 1)
         self.bound = _bound(arm1, arm2, a1, a2)
         if self.bound == 0.0:
-            self.q = self._exact_matrix(arm1, arm2, t, upper, x1, x2)
+            self.dense = self._exact_dense(arm1, arm2, t, upper)
         else:
-            y = t - a1 * x1[:, None] - a2 * x2[None, :]
-            tail = _continuous_tail(y if upper else -y, abs(a1) * arm1.scale, abs(a2) * arm2.scale)
-            self.q = tail
+            y = t - a1 * np.arange(arm1.n + 1)[:, None] - a2 * np.arange(arm2.n + 1)[None, :]
+            self.q = _continuous_tail(y if upper else -y, abs(a1) * arm1.scale, abs(a2) * arm2.scale)
 
-    @staticmethod
-    def _exact_matrix(arm1, arm2, t, upper, x1, x2):
+    def _strides(self):
+        g0 = math.gcd(self.arms[0].n, self.arms[1].n)
+        return self.arms[0].n // g0, self.arms[1].n // g0
+
+    def _exact_dense(self, arm1, arm2, t, upper):
+        """``Q`` at ``mu = -p1 n2 .. p2 n1`` (index ``mu + p1 n2``)."""
         big, al, be, unit = _lattice(arm1, arm2)
         scaled = Fraction(t) * (arm1.n * arm2.n * 2**big)
         cut = math.ceil(scaled) if upper else math.floor(scaled)
-        g0 = math.gcd(arm1.n, arm2.n)
-        p1, p2 = arm1.n // g0, arm2.n // g0
-        # V = 2**big g0 mu + unit W', mu = p2 x1 - p1 x2 on a dense range of integers
+        p1, p2 = self._strides()
+        g0 = arm1.n // p1
+        # V = 2**big g0 mu + unit W', W' = al D1 - be D2
         mu = np.arange(-p1 * arm2.n, p2 * arm1.n + 1, dtype=np.int64)
         shift = (2**big * g0) * mu
         s = (cut - shift) if upper else (shift - cut)  # P(V >= cut) / P(V <= cut) = P(W' >= s / unit)
-        s = -((-s) // unit)
-        dense = _lattice_tail(s, al, arm1.lam, be, arm2.lam)
-        return dense[(p2 * x1[:, None] - p1 * x2[None, :]) + p1 * arm2.n]
+        return _lattice_tail(-((-s) // unit), al, arm1.lam, be, arm2.lam)
 
     def __call__(self, theta1, theta2):
         theta1, theta2 = np.broadcast_arrays(np.atleast_1d(np.asarray(theta1, float)),
@@ -268,7 +265,16 @@ class _LaplaceTailPlan:
 
     def from_pmfs(self, p1, p2):
         """The tail from the arms' binomial pmfs (one-element lists of (m, n + 1), rows paired)."""
-        total = np.einsum("mi,mi->m", p1[0] @ self.q, p2[0])
+        b1, b2 = p1[0], p2[0]
+        if self.bound != 0.0:
+            total = np.einsum("mi,mi->m", b1 @ self.q, b2)
+        else:
+            s1, s2 = self._strides()
+            spread1 = np.zeros((b1.shape[0], s2 * (b1.shape[1] - 1) + 1))
+            spread1[:, ::s2] = b1
+            spread2 = np.zeros((b2.shape[0], s1 * (b2.shape[1] - 1) + 1))
+            spread2[:, ::s1] = b2
+            total = np.array([np.dot(np.convolve(r1, r2[::-1]), self.dense) for r1, r2 in zip(spread1, spread2)])
         return np.clip(total + self.bound, 0.0, 1.0)
 
 
