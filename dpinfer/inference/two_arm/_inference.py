@@ -244,7 +244,10 @@ def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, se
     root of ``p(Delta0) = alpha / 2`` (Brent, to 1e-10, then moved outwards onto a rejected
     value).  Risk ratio: each end is bracketed by a scan of 49 ratios on a log scale over
     ``[1e-6, 1e6]`` and then found by the same root search; the interval is the hull of
-    the accepted values (see :mod:`dpinfer.inference.two_arm._interval`).
+    the accepted values (see :mod:`dpinfer.inference.two_arm._interval`).  Laplace arms:
+    each null value costs an ``(n1 + 1) x (n2 + 1)`` sum (a convolution for the exact
+    difference); the ratio interval evaluates a few hundred of them, about 0.3 s at
+    ``n = 100`` per arm and 10 s at ``n = 300`` on a loaded two-core machine.
 
     Examples
     --------
