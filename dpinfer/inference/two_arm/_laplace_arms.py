@@ -34,10 +34,10 @@ from fractions import Fraction
 from typing import ClassVar
 
 import numpy as np
-from scipy import stats
 
 from ... import _mechanisms
 from ...releasers._secure_path import count_grid
+from ._law import _binomial, _binomial_derivatives, _rows
 
 __all__ = []  # private module
 
@@ -255,33 +255,52 @@ class _LaplaceTailPlan:
         return _lattice_tail(-((-s) // unit), al, arm1.lam, be, arm2.lam)
 
     def __call__(self, theta1, theta2):
-        theta1, theta2 = np.broadcast_arrays(np.atleast_1d(np.asarray(theta1, float)),
-                                             np.atleast_1d(np.asarray(theta2, float)))
-        # the pmfs are those of ``_law._pmfs`` for a Laplace arm (the binomial alone), not
-        # imported from there: ``_law`` builds this plan, and the two must not import each other
-        pmfs = [[stats.binom.pmf(np.arange(arm.n + 1)[None, :], arm.n, theta[:, None])]
-                for arm, theta in zip(self.arms, (theta1, theta2))]
-        return self.from_pmfs(*pmfs)
+        theta1, theta2 = _rows(theta1, theta2)
+        return self.from_pmfs([_binomial(self.arms[0].n, theta1)], [_binomial(self.arms[1].n, theta2)])
+
+    def rows(self, theta1, theta2):
+        """The tail at rows ``(theta1, theta2)`` (as ``_law._TailPlan.rows``)."""
+        return self(theta1, theta2)
+
+    def use_lattice(self):
+        """False: this plan is its own lattice of conditional tails; the pmf path serves it."""
+        return False
 
     def from_pmfs(self, p1, p2):
         """The tail from the arms' binomial pmfs (one-element lists of (m, n + 1), rows paired)."""
-        b1, b2 = p1[0], p2[0]
+        return np.clip(self._bilinear(p1[0], p2[0]) + self.bound, 0.0, 1.0)
+
+    def _bilinear(self, b1, b2):
+        """``sum_{x1, x2} b1[x1] b2[x2] Q(x1, x2)`` per row, for any (signed) rows: linear in each."""
         if self.bound != 0.0:
-            total = np.einsum("mi,mi->m", b1 @ self.q, b2)
-        else:
-            s1, s2 = self._strides()
-            spread1 = np.zeros((b1.shape[0], s2 * (b1.shape[1] - 1) + 1))
-            spread1[:, ::s2] = b1
-            spread2 = np.zeros((b2.shape[0], s1 * (b2.shape[1] - 1) + 1))
-            spread2[:, ::s1] = b2
-            total = np.array([np.dot(np.convolve(r1, r2[::-1]), self.dense) for r1, r2 in zip(spread1, spread2)])
-        return np.clip(total + self.bound, 0.0, 1.0)
+            return np.einsum("mi,ij,mj->m", b1, self.q, b2)
+        s1, s2 = self._strides()
+        spread1 = np.zeros((b1.shape[0], s2 * (b1.shape[1] - 1) + 1))
+        spread1[:, ::s2] = b1
+        spread2 = np.zeros((b2.shape[0], s1 * (b2.shape[1] - 1) + 1))
+        spread2[:, ::s1] = b2
+        return np.array([np.dot(np.convolve(r1, r2[::-1]), self.dense) for r1, r2 in zip(spread1, spread2)])
+
+    def with_curvature(self, theta1, theta2, slope):
+        """The tail and its second derivative along ``(theta1 + slope nu, theta2 + nu)``, exactly.
+
+        As ``_law._TailPlan.with_curvature``: the tail is linear in each arm's binomial pmf,
+        whose derivatives are closed forms.  ``bound`` (continuous route) is a constant: it
+        adds to the value, not to the curvature.
+        """
+        theta1, theta2 = _rows(theta1, theta2)
+        d1 = _binomial_derivatives(self.arms[0].n, theta1)
+        d2 = _binomial_derivatives(self.arms[1].n, theta2)
+        value = self._bilinear(d1[0], d2[0])
+        curvature = (slope ** 2 * self._bilinear(d1[2], d2[0]) + 2.0 * slope * self._bilinear(d1[1], d2[1])
+                     + self._bilinear(d1[0], d2[2]))
+        return np.clip(value + self.bound, 0.0, 1.0), curvature
 
 
 def _route_note(arm1, arm2, effect):
     """The result's words on how the noise tails were summed (never an approximation unsaid)."""
     exact = _exact(arm1, arm2, 1.0 / arm1.n, -1.0 / arm2.n)
-    if exact and effect == "difference":
+    if exact and effect in ("difference", "odds-ratio"):  # both order by the difference
         return "noise tails summed exactly for the Laplace grid law"
     bound = arm1.kolmogorov + arm2.kolmogorov
     where = "at a ratio of 1 exact sums, elsewhere " if exact else ""
