@@ -156,7 +156,10 @@ p-values are valid (size at most alpha) and conservative by at most ``2 d``; the
 note gives ``d``.  The same route serves a difference of unequal arms whose residue sums
 would exceed 20 000 terms (``EXACT_WORK``: e.g. coprime sizes near 100), stated the same way.
 Laplace arms are limited to ``n <= 2000`` (the matrix ``Q``); both arms must have one
-mechanism (a mixed pair is refused).
+mechanism (a mixed pair is refused).  The certified supremum (:mod:`._certify`) applies
+unchanged: the tail is linear in each arm's binomial pmf, so the plan gives ``p''`` exactly
+(``with_curvature``); on the continuous route ``d`` is a constant added to the value only.
+The odds ratio orders by the difference, so its tails are the exact ones.
 
 Checked (``tests/inference/two_arm/test_laplace_arms.py``) against an independent mpmath
 computation at the coarse grid ``h = 1/8`` (``tests/reference/make_two_arm_laplace.py``: direct
