@@ -44,6 +44,14 @@ from a table of scipy's own doubles); (3) ``dpinfer.releasers`` imports each rel
 first use.  After: numpy + dpinfer's modules + the arithmetic at n <= 256; for 256 < n the
 windowed sum's right tail needs ``scipy.special.betainc`` (about 0.15 s more on a quiet
 machine), hence the separate lines for n = 1000 below.
+
+Second step (issue 28): ``python -X importtime`` of the n = 1000 lines showed
+``scipy.special`` at 0.157 s of a 0.29-0.36 s first answer (0.07-0.10 s for numpy alone;
+1.10-1.19x the allowance), two thirds of it scipy's array-API shim (``numpy.f2py`` alone
+0.07 s).  The windowed sums of n <= 1000 now sum the binomial tail P(X >= hi) term by term
+(``ump/_kernels._DIRECT_TAIL_N``; Loader's pmf every 32 terms, a stop bound of 2**-60, the
+same doubles in the compiled kernels and the twin), so no first answer at n <= 1000
+imports scipy (regression test ``test_first_answer_at_n_1000_imports_no_scipy``).
 """
 
 import statistics

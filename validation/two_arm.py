@@ -1,14 +1,16 @@
 """Exact two-arm inference: size, power and coverage of binom2_ump_test and binom2_ump_ci.
 
-Three parts, alpha = 0.05, risk difference, H0: theta1 = theta2 unless said otherwise:
+Three parts, alpha = 0.05, risk difference, H0: theta1 = theta2 unless said otherwise, each for
+both orderings of the exact test (``statistic``: ``'difference'``, the default, rows
+``dp_ump2``; ``'score'``, rows ``dp_ump2_score``):
 
 * **size** (computed, not simulated): for n per arm in {20, 50, 100, 300} and epsilon in
   {0.5, 1, 3} (both arms), the largest rejection probability over the null line
   theta1 = theta2 = nu, for the one-sided ('greater') and the two-sided test.  The test
   rejects on ``T >= u + s`` (and ``T <= l - s``), with ``u`` the critical value
   (``two_arm._critical``) and ``s`` the release cells' shift; the largest rejection
-  probability is the located supremum over nu (one-sided) or the maximum over a 201-point
-  grid of nu (two-sided).  ``size_ok`` checks ``max_size <= alpha + 1e-12``.
+  probability is the located supremum over nu (one-sided, difference ordering) or the maximum
+  over a 201-point grid of nu (two-sided, and the score ordering).  ``size_ok`` checks ``max_size <= alpha + 1e-12``.
 * **power** at theta2 = 0.3, theta1 in {0.3, 0.45, 0.6, 0.75}, one-sided ('greater'), for n
   per arm in {20, 50, 100} and epsilon in {0.5, 1, 3}: the exact test (``dp_ump2``, exact:
   ``binom2_ump_power``), the normal approximation ``binom2_normal_test`` and DP-JIMI
@@ -37,7 +39,7 @@ from scipy import stats  # noqa: E402
 
 from dpinfer import LaplaceReleaser, binom2_jimi_test, binom2_normal_test, binom2_ump_power  # noqa: E402
 from dpinfer.inference._studies import (  # noqa: E402
-    two_arm_arm, two_arm_critical, two_arm_null, two_arm_power, two_arm_sup_tail)
+    two_arm_arm, two_arm_critical, two_arm_exact_power, two_arm_null, two_arm_sup_tail)
 from validation import harness  # noqa: E402
 
 STUDY = "two_arm"
@@ -47,6 +49,8 @@ POWER_NS, POWER_EPS = [20, 50, 100], [0.5, 1.0, 3.0]
 THETA2, THETA1S = 0.3, [0.3, 0.45, 0.6, 0.75]
 BOSCHLOO_NS = [20, 50]
 COVERAGE_NS, COVERAGE_THETAS = [20, 50], [0.1, 0.3, 0.5, 0.7, 0.9]
+#: the exact test's orderings (``statistic=``), the default first; rows name them in ``method``
+STATISTICS = {"difference": "dp_ump2", "score": "dp_ump2_score"}
 
 
 def _size_rows(cell):
@@ -55,18 +59,20 @@ def _size_rows(cell):
     null = two_arm_null("difference", 0.0)
     shift = 2.0 * arm.half_step / n
     rows = []
-    for alternative in ("greater", "two-sided"):
-        if alternative == "greater":
-            u = two_arm_critical(arm, arm, null, ALPHA, True)
-            sup = two_arm_sup_tail(arm, arm, null, u + shift, True)
-            size, nu = sup.value, sup.nu
-        else:
-            nus = np.linspace(0.0, 1.0, 201)
-            power = binom2_ump_power(nus, nus, n, n, epsilon=eps, alpha=ALPHA, alternative=alternative)
-            size, nu = float(np.max(power)), float(nus[int(np.argmax(power))])
-        rows.append({"part": "size", "n": n, "epsilon": eps, "alternative": alternative, "alpha": ALPHA,
-                     "method": "dp_ump2", "max_size": size, "nu_at_max": nu,
-                     "size_ok": bool(size <= ALPHA + 1e-12), "computed": "exact"})
+    for statistic, method in STATISTICS.items():
+        for alternative in ("greater", "two-sided"):
+            if alternative == "greater" and statistic == "difference":
+                u = two_arm_critical(arm, arm, null, ALPHA, True)
+                sup = two_arm_sup_tail(arm, arm, null, u + shift, True)
+                size, nu = sup.value, sup.nu
+            else:  # the exact rejection probability on 201 points of the null line
+                nus = np.linspace(0.0, 1.0, 201)
+                power = binom2_ump_power(nus, nus, n, n, epsilon=eps, alpha=ALPHA, alternative=alternative,
+                                         statistic=statistic)
+                size, nu = float(np.max(power)), float(nus[int(np.argmax(power))])
+            rows.append({"part": "size", "n": n, "epsilon": eps, "alternative": alternative, "alpha": ALPHA,
+                         "method": method, "statistic": statistic, "max_size": size, "nu_at_max": nu,
+                         "size_ok": bool(size <= ALPHA + 1e-12), "computed": "exact"})
     return rows
 
 
@@ -95,14 +101,17 @@ def _power_rows(cell, seed_sequence):
     n, eps, reps, n_sim = cell["n"], cell["epsilon"], cell["reps"], cell["n_sim"]
     rng = np.random.default_rng(seed_sequence)
     rows = []
-    exact = binom2_ump_power(np.array(THETA1S), THETA2, n, n, epsilon=eps, alpha=ALPHA,
-                             alternative="greater")
+    exact = {statistic: binom2_ump_power(np.array(THETA1S), THETA2, n, n, epsilon=eps, alpha=ALPHA,
+                                         alternative="greater", statistic=statistic)
+             for statistic in STATISTICS}
     laplace = LaplaceReleaser(eps, 1.0)
     boschloo = _boschloo_power(n, THETA1S, THETA2) if cell["boschloo"] else None
     for i, th1 in enumerate(THETA1S):
         base = {"part": "power", "n": n, "epsilon": eps, "alternative": "greater", "alpha": ALPHA,
                 "theta1": th1, "theta2": THETA2}
-        rows.append({**base, "method": "dp_ump2", "power": float(exact[i]), "computed": "exact"})
+        for statistic, method in STATISTICS.items():
+            rows.append({**base, "method": method, "statistic": statistic, "power": float(exact[statistic][i]),
+                         "computed": "exact"})
         pi1 = laplace.proportion(rng.binomial(n, th1, reps), n, rng=rng).value
         pi2 = laplace.proportion(rng.binomial(n, THETA2, reps), n, rng=rng).value
         normal = binom2_normal_test(pi1, n, pi2, n, epsilon1=eps, epsilon2=eps, alternative="greater")
@@ -126,10 +135,13 @@ def _coverage_rows(cell):
     for th1 in cell["thetas"]:
         for th2 in cell["thetas"]:
             null = two_arm_null("difference", th1 - th2)
-            miss = float(two_arm_power(arm, arm, null, th1, th2, 1.0 - 0.95, "two-sided")[0])
-            rows.append({"part": "coverage", "n": n, "epsilon": eps, "theta1": th1, "theta2": th2,
-                         "method": "dp_ump2", "coverage": 1.0 - miss, "level": 0.95,
-                         "coverage_ok": bool(1.0 - miss >= 0.95 - 1e-12), "computed": "exact"})
+            for statistic, method in STATISTICS.items():
+                miss = float(two_arm_exact_power(arm, arm, null, th1, th2, 1.0 - 0.95, "two-sided",
+                                                 statistic)[0])
+                rows.append({"part": "coverage", "n": n, "epsilon": eps, "theta1": th1, "theta2": th2,
+                             "method": method, "statistic": statistic, "coverage": 1.0 - miss,
+                             "level": 0.95, "coverage_ok": bool(1.0 - miss >= 0.95 - 1e-12),
+                             "computed": "exact"})
     return rows
 
 
@@ -165,7 +177,7 @@ def plot(rows, meta, path):
     for alt, style in (("greater", "-"), ("two-sided", ":")):
         for eps in sorted({r["epsilon"] for r in rows if r["part"] == "size"}):
             sel = sorted((r for r in rows if r["part"] == "size" and r["epsilon"] == eps
-                          and r["alternative"] == alt), key=lambda r: r["n"])
+                          and r["alternative"] == alt and r["method"] == "dp_ump2"), key=lambda r: r["n"])
             ax.plot([r["n"] for r in sel], [r["max_size"] for r in sel], linestyle=style, marker="o",
                     markersize=3, color=colours.get(eps, "k"), label=f"size, epsilon = {eps:g}, {alt}")
     harness.plot_nominal(ax, ALPHA, label="alpha")
@@ -177,7 +189,8 @@ def plot(rows, meta, path):
     power_rows = [r for r in rows if r["part"] == "power"]
     n0 = 50 if any(r["n"] == 50 for r in power_rows) else min(r["n"] for r in power_rows)
     e0 = 1.0 if any(r["epsilon"] == 1.0 for r in power_rows) else power_rows[0]["epsilon"]
-    for method, colour in (("dp_ump2", "#0072B2"), ("normal", "#E69F00"), ("dp_jimi", "#CC79A7"),
+    for method, colour in (("dp_ump2", "#0072B2"), ("dp_ump2_score", "#56B4E9"),
+                           ("normal", "#E69F00"), ("dp_jimi", "#CC79A7"),
                            ("boschloo_nonprivate", "0.3")):
         sel = sorted((r for r in power_rows if r["method"] == method and r["n"] == n0
                       and (r["epsilon"] == e0 or method == "boschloo_nonprivate")),
@@ -189,7 +202,7 @@ def plot(rows, meta, path):
                         xlabel="theta1", ylabel="rejection probability")
     ax = axes[2]
     for n in sorted({r["n"] for r in rows if r["part"] == "coverage"}):
-        sel = [r for r in rows if r["part"] == "coverage" and r["n"] == n]
+        sel = [r for r in rows if r["part"] == "coverage" and r["n"] == n and r["method"] == "dp_ump2"]
         ax.plot([r["theta1"] - r["theta2"] for r in sel], [r["coverage"] for r in sel], "o",
                 markersize=3, label=f"coverage, n = {n}")
     harness.plot_nominal(ax, 0.95, label="0.95")

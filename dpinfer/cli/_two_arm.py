@@ -64,6 +64,9 @@ def _add_hypothesis(group):
                        help="the effect tested: difference theta1 - theta2 (default) or ratio theta1 / theta2")
     group.add_argument("--margin", type=float, help="null difference (default 0) or ratio (default 1); with "
                        "--alternative greater a non-inferiority margin such as -0.1")
+    group.add_argument("--statistic", choices=("difference", "score"),
+                       help="the exact test's ordering: the difference of the released proportions "
+                       "(the default of binom2_ump_test) or the score statistic")
 
 
 # --------------------------------------------------------------------------- input
@@ -74,8 +77,10 @@ def two_arms(args):
     """
     files = args.release if isinstance(args.release, list) else ([args.release] if args.release else [])
     typed = [flag for flag, v in zip(_TYPED, (args.x1, args.n1, args.x2, args.n2)) if v is not None]
-    extras = [flag for flag, v in (("--epsilon2", args.epsilon2), ("--mechanism", args.mechanism), ("--effect", args.effect),
-                                   ("--margin", args.margin), ("--composition", args.composition))
+    extras = [flag for flag, v in (("--epsilon2", args.epsilon2), ("--mechanism", args.mechanism),
+                                   ("--effect", args.effect),
+                                   ("--margin", args.margin), ("--composition", args.composition),
+                                   ("--statistic", args.statistic))
               if v is not None]
     if len(files) > 2:
         raise _UsageError(f"--release is given {len(files)} times; give it once (one arm or a file of "
@@ -146,7 +151,8 @@ def _pair_result(args, arms):
     result = prop_test([first, second], None if ns is None else list(ns), method=args.method,
                        alternative=args.alternative, confidence_level=args.confidence_level,
                        n_sim=args.n_sim, rng=args.seed, epsilon=_epsilon(args), delta=args.delta,
-                       effect=args.effect, margin=args.margin, composition=args.composition)
+                       effect=args.effect, margin=args.margin, composition=args.composition,
+                       statistic=args.statistic)
     return _untyped([result], ns)[0]
 
 
@@ -194,6 +200,11 @@ def _planning_checks(args):
                           "size are those of the exact test (--method ump).")
 
 
+def _statistic(args):
+    """``{'statistic': ...}`` when ``--statistic`` is given (else the functions' default applies)."""
+    return {} if args.statistic is None else {"statistic": args.statistic}
+
+
 def _hypothesis_text(args):
     effect = args.effect or "difference"
     margin = args.margin if args.margin is not None else (0.0 if effect == "difference" else 1.0)
@@ -221,11 +232,11 @@ def cmd_power_two(args, emit, fmt):
     power = np.atleast_1d(binom2_ump_power(theta1, args.theta2, args.n1, args.n2, epsilon=args.epsilon,
                                            delta=args.delta, sensitivity=args.sensitivity, effect=effect,
                                            margin=margin, alpha=args.alpha, alternative=args.alternative,
-                                           mechanism=mechanism))
+                                           mechanism=mechanism, **_statistic(args)))
     records = [{"theta1": float(t), "theta2": args.theta2, "power": float(p), "n1": args.n1, "n2": args.n2,
                 "effect": effect, "margin": margin, "alpha": args.alpha, "alternative": args.alternative,
                 "epsilon": args.epsilon, "delta": args.delta, "sensitivity": args.sensitivity,
-                "method": "ump", "mechanism": mechanism} for t, p in zip(theta1, power)]
+                "method": "ump", "mechanism": mechanism, **_statistic(args)} for t, p in zip(theta1, power)]
     lines = [f"Exact power of the exact two-arm test ({mechanism.capitalize()} releases)",
              f"{null}, n1 = {args.n1}, n2 = {args.n2}, alpha = {fmt(args.alpha)}, "
              f"alternative = {args.alternative}, epsilon = {fmt(args.epsilon)}, delta = {fmt(args.delta)}",
@@ -247,11 +258,11 @@ def cmd_sample_size_two(args, emit, fmt):
     n1, n2 = binom2_ump_sample_size(args.theta1, args.theta2, power=args.power, ratio=args.ratio,
                                     epsilon=args.epsilon, delta=args.delta, sensitivity=args.sensitivity,
                                     effect=effect, margin=margin, alpha=args.alpha,
-                                    alternative=args.alternative, mechanism=mechanism)
+                                    alternative=args.alternative, mechanism=mechanism, **_statistic(args))
     record = {"n1": int(n1), "n2": int(n2), "theta1": args.theta1, "theta2": args.theta2, "effect": effect,
               "margin": margin, "ratio": args.ratio, "alpha": args.alpha, "power": args.power,
               "alternative": args.alternative, "epsilon": args.epsilon, "delta": args.delta,
-              "sensitivity": args.sensitivity, "method": "ump", "mechanism": mechanism}
+              "sensitivity": args.sensitivity, "method": "ump", "mechanism": mechanism, **_statistic(args)}
     text = (f"Sample size per arm for the exact two-arm test ({mechanism.capitalize()} releases)\n"
             f"{null}, theta1 = {fmt(args.theta1)}, theta2 = {fmt(args.theta2)}, ratio n2/n1 = "
             f"{fmt(args.ratio)}, alpha = {fmt(args.alpha)}, power = {fmt(args.power)}, "

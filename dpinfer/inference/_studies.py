@@ -18,6 +18,7 @@ from .local._common import _project_simplex, _unary_debias, _unary_noise_var
 from .local._robust import _THRESHOLD_CONSTANT, _expected_covariance, _threshold_scale
 from .logistic import _check_design, _design_matrix
 from .two_arm._law import _arm, _cached_pmfs
+from .two_arm._score_power import _exact_power
 from .two_arm._test import _critical, _null, _power, _sup_tail
 from .ump._kernels import _compiled
 
@@ -66,3 +67,6 @@ two_arm_critical = _critical
 two_arm_sup_tail = _sup_tail
 #: ``two_arm_power(arm1, arm2, null, theta1, theta2, alpha, alternative)``: exact power
 two_arm_power = _power
+#: ``two_arm_exact_power(arm1, arm2, null, theta1, theta2, alpha, alternative, statistic)``: exact
+#: power of the test under either ordering (``'score'`` or ``'difference'``)
+two_arm_exact_power = _exact_power

@@ -27,7 +27,7 @@ from ..releasers.release import Release
 
 __all__ = []  # private module
 
-_TWO_ARM_ONLY = ("epsilon", "delta", "effect", "margin", "composition")
+_TWO_ARM_ONLY = ("epsilon", "delta", "effect", "margin", "composition", "statistic")
 
 
 def _is_number(value):
@@ -90,12 +90,12 @@ def _mechanism_of(first, second, ns, method):
 
 
 def _two_release_test(release, p0, *, method, alternative, confidence_level, two_sided_method,
-                      n_sim, rng, epsilon, delta, effect, margin, composition):
+                      n_sim, rng, epsilon, delta, effect, margin, composition, statistic=None):
     """prop_test's answer for two arms (see the module docstring), or None for one release."""
     arms = _two_arms(release, p0)
     if arms is None:
         _refuse_one_arm_extras(dict(epsilon=epsilon, delta=delta, effect=effect, margin=margin,
-                                    composition=composition))
+                                    composition=composition, statistic=statistic))
         return None
     first, second, ns = arms
     for i, arm in enumerate((first, second), start=1):
@@ -126,10 +126,15 @@ def _two_release_test(release, p0, *, method, alternative, confidence_level, two
         from .two_arm import binom2_ump_test
 
         extra = {} if delta is None else dict(delta=delta)
+        if statistic is not None:
+            extra["statistic"] = statistic
         return binom2_ump_test(*arms, epsilon=epsilon, effect=effect or "difference",
                                margin=margin, **extra, **common)
     if delta is not None and delta != 0:
         raise ValueError(f"`delta` must be 0 (or left out) for Laplace releases; got {_show(delta)}.")
+    if statistic is not None:
+        raise ValueError(f"`statistic` chooses the ordering of the exact test of two Tulap counts; "
+                         f"method={method!r} has its own; got statistic={statistic!r}.")
     if effect not in (None, "difference"):
         raise ValueError(f"effect={effect!r} is tested by the exact test (method='ump', the default); "
                          f"method={method!r} tests the difference: leave `effect` out.")

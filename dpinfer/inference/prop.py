@@ -127,7 +127,7 @@ def _check_release_for_method(release, method):
 
 def prop_test(release, p0=None, *, method=None, alternative="two-sided",
               confidence_level=0.95, two_sided_method=None, n_sim=None, rng=None,
-              epsilon=None, delta=None, effect=None, margin=None, composition=None):
+              epsilon=None, delta=None, effect=None, margin=None, composition=None, statistic=None):
     """Test a proportion from one private release, or compare two, like R's ``prop.test``.
 
     Dispatches to the test of ``method`` after checking that the release's
@@ -191,6 +191,9 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     composition : {None, 'parallel', 'sequential'}, optional
         Two arms: how the result records the two releases' privacy (None: the
         method's default, see :func:`~dpinfer.binom2_ump_test`).
+    statistic : {None, 'difference', 'score'}, optional
+        Two Tulap arms: the exact test's ordering (None: its default, the
+        difference; see :func:`~dpinfer.binom2_ump_test`).
 
     Returns
     -------
@@ -291,7 +294,7 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     two_arm = _two_release_test(release, p0, method=method, alternative=alternative,
                                 confidence_level=confidence_level, two_sided_method=two_sided_method,
                                 n_sim=n_sim, rng=rng, epsilon=epsilon, delta=delta, effect=effect,
-                                margin=margin, composition=composition)
+                                margin=margin, composition=composition, statistic=statistic)
     if two_arm is not None:
         return two_arm
     if isinstance(release, Release) and release.kind == "table":

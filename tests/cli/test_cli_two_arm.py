@@ -191,6 +191,7 @@ def test_two_arm_sample_size(capsys, fmt):
     (["test", "--x1", 40, "--n1", 60, "--x2", 27], "missing --n2, --epsilon"),
     (["test", "--x1", 40, "--n1", 60, "--x2", 27, "--n2", 60, "--epsilon", 1, "--p0", 0.3], "--p0 is the null"),
     (["test", "--value", 12, "--n", 30, "--epsilon", 1, "--margin", 0.1], "--margin apply to two arms"),
+    (["test", "--value", 12, "--n", 30, "--epsilon", 1, "--statistic", "score"], "--statistic apply to two arms"),
     (["test", "--release", "a", "--release", "b", "--release", "c"], "given 3 times"),
     (["test", "--release", "a", "--release", "b", "--delta", 0.001], "must not be given with two release files"),
     (["power", "--theta", 0.3, "--n", 30, "--epsilon", 1], "required: --p0"),
@@ -206,3 +207,17 @@ def test_two_arm_sample_size(capsys, fmt):
 def test_two_arm_usage_errors(capsys, args, match):
     code, _, err = call(capsys, *args)
     assert code == 2 and match in err
+
+
+def test_two_arm_statistic_option(arms, capsys):
+    # --statistic reaches the exact test, its interval and the planning functions unchanged
+    a, b = arms
+    code, out, _ = call(capsys, "test", *_typed(arms), "--statistic", "difference", "--format", "json")
+    res = binom2_ump_test(a.value, 60, b.value, 60, epsilon=1.0, statistic="difference")
+    record = json.loads(out)
+    assert code == 0 and record["pvalue"] == res.pvalue and "difference of the released" in record["method"]
+    code, out, _ = call(capsys, "power", "--theta1", 0.3, "--theta2", 0.1, "--n1", 30, "--n2", 30,
+                        "--epsilon", 1, "--statistic", "difference", "--format", "json")
+    expected = float(binom2_ump_power(0.3, 0.1, 30, 30, epsilon=1.0, statistic="difference"))
+    assert code == 0 and json.loads(out)[0]["power"] == expected
+    assert json.loads(out)[0]["statistic"] == "difference"

@@ -17,4 +17,5 @@ def test_two_arm_quick(tmp_path):
     cover = [r for r in rows if r["part"] == "coverage"]
     assert cover and min(float(r["coverage"]) for r in cover) >= 0.95 - 1e-12
     methods = {r["method"] for r in rows if r["part"] == "power"}
-    assert methods == {"dp_ump2", "normal", "dp_jimi", "boschloo_nonprivate"}
+    assert methods == {"dp_ump2", "dp_ump2_score", "normal", "dp_jimi", "boschloo_nonprivate"}
+    assert {r["statistic"] for r in sizes} == {"score", "difference"}

@@ -14,10 +14,16 @@ from .._resolve import accepts, resolve
 from ._laplace_arms import MAX_N as MAX_N_LAPLACE
 from ._laplace_arms import _laplace_arm
 from ._law import _arm
+from ._score import MAX_CELLS
 
 __all__ = []  # private module
 
 EFFECTS = ("difference", "ratio")
+#: the ordering statistics (``statistic=``): the linear difference of the released
+#: proportions, or the score (Miettinen & Nurminen) statistic of the integer parts, ties broken
+#: by the linear one; see the package docstring for the power table and the default
+STATISTICS = ("difference", "score")
+DEFAULT_STATISTIC = "difference"
 #: the exact sums hold arrays of about n + 1400 / epsilon entries per nuisance value
 MAX_N = 100_000
 MIN_UNIT_EPSILON = 0.01
@@ -139,3 +145,23 @@ def _proportions(z1, arm1, z2, arm2):
     """The point estimates ``clip(z_i / n_i, 0, 1)`` (the unbiased ones before the clip)."""
     raw = (z1 / arm1.n, z2 / arm2.n)
     return raw, tuple(float(np.clip(r, 0.0, 1.0)) for r in raw)
+
+
+def _check_laplace_ordering(statistic, mechanism):
+    """Laplace arms are ordered by the difference (the score ordering reads Tulap integer parts)."""
+    if statistic == "score" and mechanism == _mechanisms.LAPLACE:
+        raise ValueError("statistic='score' orders Tulap releases (by their integer parts); two Laplace "
+                         "releases are ordered by the difference: leave `statistic` out.")
+
+
+def _check_statistic(statistic, n1=None, n2=None):
+    """The ordering statistic actually used for arms of ``n1`` and ``n2`` trials (public numbers).
+
+    The score ordering keeps its ``(n1 + 1) x (n2 + 1)`` lattice in memory: above ``MAX_CELLS``
+    cells (about 2000 per arm) the difference ordering is used instead, and the result's
+    ``method`` says so.
+    """
+    statistic = _check_choice(statistic, "statistic", STATISTICS)
+    if statistic == "score" and n1 is not None and (n1 + 1) * (n2 + 1) > MAX_CELLS:
+        return "difference"
+    return statistic

@@ -17,6 +17,11 @@ Never empty: at every ``Delta0`` one of the two suprema is at least 1/2 (the two
 any one nuisance value add to 1), so each ``Delta0`` is accepted by at least one of the one-sided
 tests and ``L <= U``.
 
+*Risk difference, score ordering.*  The score statistic's ordering moves with ``Delta0``, so
+the p-values are not monotone in it (at n = 15 the one-sided p-value drops by up to 0.07 as
+``Delta0`` grows), and the end is found as the ratio's are below, on an 81-point scan of
+``(-1, 1)`` (the same caveat: the interval is the hull of what the scan accepts).
+
 *Risk ratio.*  The statistic ``Z1/n1 - rho0 Z2/n2`` moves with ``rho0``, so monotonicity is
 not automatic; each end is bracketed by a 49-point scan of ``log rho0`` over ``[1e-6, 1e6]``
 (the outermost accepted scan point, checked with the full supremum) and then found by the
@@ -32,7 +37,8 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._test import GRID, _null, _pvalues
+from ._score import _Observed
+from ._test import GRID, _effective, _null, _on_line, _plan, _pvalues
 
 __all__ = []  # private module
 
@@ -41,12 +47,31 @@ XTOL = 1e-9
 #: grid points of the supremum while an end is bracketed (the answer is checked with GRID)
 _COARSE = 17
 _RATIO_RANGE = (1e-6, 1e6)
+#: margins scanned for an end of the score ordering's risk-difference interval
+_SCAN = 81
 
 
 def _one_sided_p(arm1, arm2, effect, margin, t_of, upper, points=GRID, certify=True):
     null = _null(effect, margin)
     alternative = "greater" if upper else "less"
     return _pvalues(arm1, arm2, null, t_of(margin), alternative, points, certify)[0]
+
+
+def _p_function(arm1, arm2, effect, margin_of, t_of, lower):
+    """``p(x, points, certify)``: the one-sided p-value at the margin ``margin_of(x)``, remembered.
+
+    ``certify=True`` (the default) is the reported p-value, the certified supremum;
+    ``certify=False`` the located one, which the scans and brackets use.
+    """
+    memo = {}
+
+    def p(x, points=GRID, certify=True):
+        key = (x, points, certify)
+        if key not in memo:
+            memo[key] = _one_sided_p(arm1, arm2, effect, margin_of(x), t_of, lower, points, certify)
+        return memo[key]
+
+    return p
 
 
 def _bisect(p, level, low, high, coarse=None, start=None):
@@ -92,16 +117,9 @@ def _bracket(p, level, centre, scale, low, high):
 
 def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     """``L`` (``lower``) or ``U`` of the risk-difference interval, one tail at ``level_tail``."""
-    t = z1 / arm1.n - z2 / arm2.n
+    difference = t = z1 / arm1.n - z2 / arm2.n
     sign = 1.0 if lower else -1.0  # the upper end is the lower end of the mirrored problem
-    memo = {}
-
-    def p(d, points=GRID, certify=True):
-        key = (d, points, certify)
-        if key not in memo:
-            memo[key] = _one_sided_p(arm1, arm2, "difference", sign * d, lambda _m: t, lower, points,
-                                     certify)
-        return memo[key]
+    p = _p_function(arm1, arm2, "difference", lambda d: sign * d, lambda _m: t, lower)
 
     def located(d):
         return p(d, GRID, False)
@@ -116,15 +134,15 @@ def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     # the scale of a binomial difference plus the noise, to start the bracket near the end
     spread = math.sqrt(0.25 / arm1.n + 0.25 / arm2.n + 4.0 / (arm1.epsilon * arm1.n) ** 2
                        + 4.0 / (arm2.epsilon * arm2.n) ** 2)
-    centre = min(max(sign * t - 2.0 * spread, -1.0), 1.0)
+    centre = min(max(sign * difference - 2.0 * spread, -1.0), 1.0)
     a, b = _bracket(located, level_tail, centre, spread, -1.0, 1.0)
     if a > -1.0 and not located(a) <= level_tail or not located(b) > level_tail:
         a, b = -1.0, 1.0
     return sign * _bisect(p, level_tail, a, b, coarse, start=-1.0)
 
 
-def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, effect="ratio"):
-    """``L`` (``lower``) or ``U`` of the risk-ratio (or odds-ratio) interval on ``[0, inf]``.
+def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference"):
+    """``L`` (``lower``) or ``U`` of the risk-ratio interval on ``[0, inf]``.
 
     Mirrored for the upper end (``x = -log rho``), so that in both cases the accepted scan
     points start at some index: the scan uses the quicker supremum, and the scan points
@@ -132,53 +150,98 @@ def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, effect="ratio"):
     accept more), walking down while they are accepted.
     """
     sign = 1.0 if lower else -1.0
-    memo = {}
-    c_of = (lambda r: r) if effect == "ratio" else (lambda _r: 1.0)
-
-    def p(x, points=GRID, certify=True):
-        key = (x, points, certify)
-        if key not in memo:
-            memo[key] = _one_sided_p(arm1, arm2, effect, math.exp(sign * x),
-                                     lambda r: z1 / arm1.n - c_of(r) * z2 / arm2.n, lower, points,
-                                     certify)
-        return memo[key]
-
-    def located(x):
-        return p(x, GRID, False)
+    p = _p_function(arm1, arm2, "ratio", lambda x: math.exp(sign * x),
+                    _statistic_of(arm1, arm2, z1, z2, statistic), lower)
 
     def coarse(x):
         return p(x, _COARSE, False)
 
     lo, hi = (math.log(v) for v in _RATIO_RANGE)
-    scan = np.linspace(lo, hi, 49)
-    accepted = [coarse(x) > level_tail for x in scan]
-    if not any(accepted):
-        accepted = [located(x) > level_tail for x in scan]
-        if not any(accepted):
-            return math.inf if lower else 0.0
-    j = accepted.index(True)
+    x = _scanned_end(p, coarse, np.linspace(lo, hi, 49), level_tail)
+    if x is None:
+        return math.inf if lower else 0.0
+    if x == -math.inf:
+        return 0.0 if lower else math.inf
+    return math.exp(sign * x)
+
+
+def _scanned_end(p, coarse, scan, level_tail, root="coarse"):
+    """The lower end of ``{x : p(x) > level_tail}`` from a scan (``p`` need not be monotone).
+
+    The first scan point the quicker supremum accepts, walked down while the full (located)
+    one accepts the points below, then the root search between it and the point below (on
+    the quicker supremum, or with ``root='full'`` on the located one: where the quicker one
+    is a coarse lower bound, its root is too far out and the search would end in a bisection
+    on ``p``), its answer checked with the certified ``p``.  Returns ``-inf`` when the first
+    scan point is accepted, None when none is.
+    """
+    def located(x):
+        return p(x, GRID, False)
+
+    j = next((i for i, x in enumerate(scan) if coarse(x) > level_tail), None)  # the first only
+    if j is None:
+        j = next((i for i, x in enumerate(scan) if located(x) > level_tail), None)
+        if j is None:
+            return None
     while j > 0 and located(scan[j - 1]) > level_tail:
         j -= 1
     if j == 0:
-        return 0.0 if lower else math.inf
+        return -math.inf
     if not located(scan[j]) > level_tail:  # the quicker supremum accepted it; so must the full one
         j = min(j + 1, len(scan) - 1)
         while j < len(scan) - 1 and not located(scan[j]) > level_tail:
             j += 1
-    x = _bisect(p, level_tail, scan[j - 1], scan[j], coarse, start=-math.inf)
-    return math.exp(sign * x)
+    return _bisect(p, level_tail, scan[j - 1], scan[j], coarse if root == "coarse" else located,
+                   start=-math.inf)
 
 
-def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative):
-    """``(low, high)`` of the interval for the difference, the ratio or the odds ratio."""
+def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower):
+    """``L`` or ``U`` of the risk-difference interval under the score ordering.
+
+    The ordering moves with ``Delta0``, so the one-sided p-value is not monotone in it (drops
+    of several percent occur at small n): the end is found as the ratio's are, by a scan of
+    ``_SCAN`` margins on ``(-1, 1)`` and the root search next to the first accepted one
+    (mirrored, ``x = -Delta0``, for the upper end).
+    """
+    sign = 1.0 if lower else -1.0
+    observed = _Observed(z1, z2)
+    p = _p_function(arm1, arm2, "difference", lambda x: sign * x, lambda _m: observed, lower)
+    memo = {}
+
+    def coarse(x):
+        # a lower bound of the supremum: the largest tail on a grid of the null line, unrefined
+        key = (x, "grid")
+        if key not in memo:
+            null = _null("difference", sign * x)
+            tail = _plan(arm1, arm2, null, _effective(arm1, arm2, null, observed, lower), lower)
+            memo[key] = float(np.max(_on_line(tail, null, np.linspace(null.low, null.high, _COARSE))))
+        return memo[key]
+
+    edge = 1.0 - 1e-9
+    x = _scanned_end(p, coarse, np.linspace(-edge, edge, _SCAN), level_tail, root="full")
+    if x is None:
+        return sign * 1.0
+    if x == -math.inf:
+        return sign * -1.0
+    return sign * x
+
+
+def _statistic_of(arm1, arm2, z1, z2, statistic):
+    """The observed statistic as a function of the null ratio (the linear one moves with it)."""
+    if statistic == "score":
+        return lambda _r: _Observed(z1, z2)
+    return lambda r: z1 / arm1.n - r * z2 / arm2.n
+
+
+def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative, statistic="difference"):
+    """``(low, high)`` of the interval for the difference or the ratio."""
     alpha = 1.0 - confidence_level
+    ends = _ratio_ends
     if effect == "difference":
-        ends, full = _difference_ends, (-1.0, 1.0)
-    else:
-        def ends(*args):
-            return _ratio_ends(*args, effect=effect)
-        full = (0.0, math.inf)
+        ends = _score_difference_ends if statistic == "score" else _difference_ends
+    full = (-1.0, 1.0) if effect == "difference" else (0.0, math.inf)
     tail = alpha / 2.0 if alternative == "two-sided" else alpha
-    low = ends(arm1, arm2, z1, z2, tail, True) if alternative != "less" else full[0]
-    high = ends(arm1, arm2, z1, z2, tail, False) if alternative != "greater" else full[1]
+    extra = (statistic,) if ends is _ratio_ends else ()
+    low = ends(arm1, arm2, z1, z2, tail, True, *extra) if alternative != "less" else full[0]
+    high = ends(arm1, arm2, z1, z2, tail, False, *extra) if alternative != "greater" else full[1]
     return low, max(low, high)

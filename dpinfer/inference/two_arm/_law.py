@@ -89,8 +89,8 @@ def _binomial_derivatives(n, theta):
     """The binomial pmfs at ``theta`` (m,) and their first two derivatives in ``theta``: 3 x (m, n + 1).
 
     ``b' = b S`` and ``b'' = b (S^2 + S')`` with the score ``S = (x - n theta) / v``,
-    ``S' = -x / theta^2 - (n - x) / (1 - theta)^2`` (``v = theta (1 - theta)``); at
-    ``theta`` in {0, 1} the differences of lower-order pmfs instead (the derivatives of a
+    ``S' = -x / theta^2 - (n - x) / (1 - theta)^2`` (``v = theta (1 - theta)``); near
+    ``theta`` in {0, 1} (``v <= 1e-8``) the differences of lower-order pmfs instead (the derivatives of a
     Bernstein polynomial): ``b' = n [b(x - 1; n - 1) - b(x; n - 1)]``,
     ``b'' = n (n - 1) [b(x - 2; n - 2) - 2 b(x - 1; n - 2) + b(x; n - 2)]``.
     """
@@ -98,7 +98,7 @@ def _binomial_derivatives(n, theta):
     x = np.arange(n + 1)[None, :]
     t = theta[:, None]
     v = t * (1.0 - t)
-    inside = v > 0.0
+    inside = v > _EDGE  # nearer 0 or 1 the score's powers of 1/theta overflow
     safe_t, safe_v = np.where(inside, t, 0.5), np.where(inside, v, 0.25)
     score = (x - n * safe_t) / safe_v
     score_slope = -x / safe_t ** 2 - (n - x) / (1.0 - safe_t) ** 2
@@ -107,6 +107,10 @@ def _binomial_derivatives(n, theta):
     if edge.any():
         first[edge], second[edge] = _edge_derivatives(n, theta[edge])
     return b, first, second
+
+
+#: below this ``theta (1 - theta)`` the derivatives come from differences of pmfs
+_EDGE = 1e-8
 
 
 def _edge_derivatives(n, theta):
@@ -286,7 +290,66 @@ def _pair_value(plan, po, pi):
     return np.einsum("mo,mo->m", po, total)
 
 
-class _TailPlan:
+class _Plan:
+    """What every tail plan offers the supremum and its certificate, from its ``_bilinear``.
+
+    A plan's tail is bilinear in the two arms' component pmfs (:func:`_pmfs`): subclasses
+    give ``_bilinear(p1, p2)`` (no clipping, so signed rows for derivatives work) and, if
+    they can, a lattice of conditional tails (:meth:`_TailPlan.use_lattice`).
+    """
+
+    _lattice = None
+
+    def __call__(self, theta1, theta2):
+        theta1, theta2 = np.broadcast_arrays(np.atleast_1d(np.asarray(theta1, float)),
+                                             np.atleast_1d(np.asarray(theta2, float)))
+        return self.from_pmfs(_pmfs(self.arms[0], theta1), _pmfs(self.arms[1], theta2))
+
+    def rows(self, theta1, theta2):
+        """The tail at rows ``(theta1, theta2)``: through the lattice once it is built."""
+        if self._lattice is None:
+            return self(theta1, theta2)
+        theta1, theta2 = _rows(theta1, theta2)
+        b1 = _binomial(self.arms[0].n, theta1)
+        b2 = _binomial(self.arms[1].n, theta2)
+        return np.clip(_row_dot(_times(b1, self._lattice), b2), 0.0, 1.0)
+
+    def use_lattice(self):
+        """Build the lattice of conditional tails if this plan has one; True if built."""
+        return False
+
+    def from_pmfs(self, p1, p2):
+        """The tail from the arms' component pmfs (rows paired), as :func:`_pmfs` gives them."""
+        return np.clip(self._bilinear(p1, p2), 0.0, 1.0)
+
+    def with_curvature(self, theta1, theta2, slope):
+        """The tail and its second derivative along ``(theta1 + slope nu, theta2 + nu)``, exactly.
+
+        The derivatives of a binomial pmf are closed forms in the pmf (see
+        :func:`_binomial_derivatives`), and the tail is linear in each arm's pmf, so
+        ``p'' = slope^2 T(b1'', b2) + 2 slope T(b1', b2') + T(b1, b2'')`` with ``T`` the double
+        sum of the tail.  The terms cancel: ``p''`` carries an absolute error near
+        ``(n1 + n2)^2`` ulps, which the certificate adds to its bound.
+        """
+        theta1, theta2 = _rows(theta1, theta2)
+        d1 = _binomial_derivatives(self.arms[0].n, theta1)
+        d2 = _binomial_derivatives(self.arms[1].n, theta2)
+        if self._lattice is not None:
+            g0, g1, g2 = (_times(d, self._lattice) for d in d1)
+            value = _row_dot(g0, d2[0])
+            curvature = slope ** 2 * _row_dot(g2, d2[0]) + 2.0 * slope * _row_dot(g1, d2[1]) + _row_dot(g0, d2[2])
+        else:
+            c1 = [_convolved(self.arms[0], d) for d in d1]
+            c2 = [_convolved(self.arms[1], d) for d in d2]
+            value = self._bilinear(c1[0], c2[0])
+            curvature = (slope ** 2 * self._bilinear(c1[2], c2[0]) + 2.0 * slope * self._bilinear(c1[1], c2[1])
+                         + self._bilinear(c1[0], c2[2]))
+        return np.clip(value, 0.0, 1.0), curvature
+
+
+
+
+class _TailPlan(_Plan):
     """``P(a1 Z1 + a2 Z2 >= t)`` (``upper``) or ``<= t`` as a function of ``(theta1, theta2)``.
 
     The arm with the larger ``|a|`` is the inner one (fewest cut terms per outer count).
@@ -306,20 +369,6 @@ class _TailPlan:
             inner, a_in = [(-(k + size - 1), size, -hi, -lo) for k, size, lo, hi in inner], -a_in
         self.plans = [[_pair_plan(co, a_out, ci, a_in, t) for ci in inner] for co in outer]
         self._lattice = None
-
-    def __call__(self, theta1, theta2):
-        theta1, theta2 = np.broadcast_arrays(np.atleast_1d(np.asarray(theta1, float)),
-                                             np.atleast_1d(np.asarray(theta2, float)))
-        return self.from_pmfs(_pmfs(self.arms[0], theta1), _pmfs(self.arms[1], theta2))
-
-    def rows(self, theta1, theta2):
-        """The tail at rows ``(theta1, theta2)``: through :meth:`lattice` once it is built."""
-        if self._lattice is None:
-            return self(theta1, theta2)
-        theta1, theta2 = _rows(theta1, theta2)
-        b1 = _binomial(self.arms[0].n, theta1)
-        b2 = _binomial(self.arms[1].n, theta2)
-        return np.clip(_row_dot(_times(b1, self._lattice), b2), 0.0, 1.0)
 
     def use_lattice(self):
         """Build the lattice of conditional tails if it is small enough; True if built.
@@ -349,10 +398,6 @@ class _TailPlan:
                     lattice[:, lo:lo + _LATTICE_BLOCK] += po @ total.T
         return lattice.T.copy() if self.swap else lattice
 
-    def from_pmfs(self, p1, p2):
-        """The tail from the arms' component pmfs (rows paired), as :func:`_pmfs` gives them."""
-        return np.clip(self._bilinear(p1, p2), 0.0, 1.0)
-
     def _bilinear(self, p1, p2):
         """The double sum for any (signed) rows of component arrays: linear in each."""
         outer, inner = (p2, p1) if self.swap else (p1, p2)
@@ -363,30 +408,6 @@ class _TailPlan:
             for plan, pi in zip(plans, inner):
                 total = total + _pair_value(plan, po, pi)
         return total
-
-    def with_curvature(self, theta1, theta2, slope):
-        """The tail and its second derivative along ``(theta1 + slope nu, theta2 + nu)``, exactly.
-
-        The derivatives of a binomial pmf are closed forms in the pmf (see
-        :func:`_binomial_derivatives`), and the tail is linear in each arm's pmf, so
-        ``p'' = slope^2 T(b1'', b2) + 2 slope T(b1', b2') + T(b1, b2'')`` with ``T`` the double
-        sum of the tail.  The terms cancel: ``p''`` carries an absolute error near
-        ``(n1 + n2)^2`` ulps, which the certificate adds to its bound.
-        """
-        theta1, theta2 = _rows(theta1, theta2)
-        d1 = _binomial_derivatives(self.arms[0].n, theta1)
-        d2 = _binomial_derivatives(self.arms[1].n, theta2)
-        if self._lattice is not None:
-            g0, g1, g2 = (_times(d, self._lattice) for d in d1)
-            value = _row_dot(g0, d2[0])
-            curvature = slope ** 2 * _row_dot(g2, d2[0]) + 2.0 * slope * _row_dot(g1, d2[1]) + _row_dot(g0, d2[2])
-        else:
-            c1 = [_convolved(self.arms[0], d) for d in d1]
-            c2 = [_convolved(self.arms[1], d) for d in d2]
-            value = self._bilinear(c1[0], c2[0])
-            curvature = (slope ** 2 * self._bilinear(c1[2], c2[0]) + 2.0 * slope * self._bilinear(c1[1], c2[1])
-                         + self._bilinear(c1[0], c2[2]))
-        return np.clip(value, 0.0, 1.0), curvature
 
 
 def _rows(theta1, theta2):

@@ -19,9 +19,11 @@ from ..._validation import (
     _check_probability,
     _check_sensitivity,
 )
-from ._arguments import MAX_N, _check_effect, _check_mechanism, _checked_arm, _per_arm
+from ._arguments import (DEFAULT_STATISTIC, MAX_N, _check_effect, _check_laplace_ordering, _check_mechanism,
+                         _check_statistic, _checked_arm, _per_arm)
 from ._laplace_arms import MAX_N as MAX_N_LAPLACE
-from ._test import _null, _power
+from ._score_power import _exact_power
+from ._test import _null
 
 __all__ = ["binom2_ump_power", "binom2_ump_sample_size"]
 
@@ -41,7 +43,7 @@ def _arms(n1, n2, epsilon, delta, sensitivity, mechanism):
 
 def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=1,
                      effect="difference", margin=None, alpha=0.05, alternative="two-sided",
-                     mechanism="tulap"):
+                     statistic=DEFAULT_STATISTIC, mechanism="tulap"):
     """Exact power of the two-arm test of :func:`binom2_ump_test` at ``(theta1, theta2)``.
 
     Parameters
@@ -57,6 +59,8 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     alpha : float, default 0.05
         Significance level.
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
+    statistic : {'difference', 'score'}, default 'difference'
+        The test's ordering, as in :func:`binom2_ump_test`.
     mechanism : {'tulap', 'laplace'}, default 'tulap'
         How both arms will be released: :class:`~dpinfer.TulapReleaser` counts, or
         :class:`~dpinfer.LaplaceReleaser` counts or proportions (``delta`` 0, ``sensitivity``
@@ -102,7 +106,9 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     effect, margin = _check_effect(effect, margin)
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
+    statistic = _check_statistic(statistic)
     mechanism = _check_mechanism(mechanism, "tulap")
+    _check_laplace_ordering(statistic, mechanism)
     null = _null(effect, margin)
     shape = np.broadcast_shapes(theta1.shape, theta2.shape, n1a.shape, n2a.shape)
     th1, th2 = np.broadcast_to(theta1, shape), np.broadcast_to(theta2, shape)
@@ -111,8 +117,9 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     pairs = {(int(a), int(b)) for a, b in zip(nn1.ravel(), nn2.ravel())}
     for a, b in sorted(pairs):
         arm1, arm2 = _arms(a, b, epsilon, delta, sensitivity, mechanism)
+        used = _check_statistic(statistic, a, b)
         mask = (nn1 == a) & (nn2 == b)
-        out[mask] = _power(arm1, arm2, null, th1[mask], th2[mask], alpha, alternative)
+        out[mask] = _exact_power(arm1, arm2, null, th1[mask], th2[mask], alpha, alternative, used)
     return float(out) if out.ndim == 0 else out
 
 
@@ -143,7 +150,7 @@ def _normal_n(theta1, theta2, ratio, arm, null, alpha, power, alternative, n_max
 
 def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, delta=0.0, sensitivity=1,
                            effect="difference", margin=None, alpha=0.05, alternative="two-sided",
-                           mechanism="tulap"):
+                           statistic=DEFAULT_STATISTIC, mechanism="tulap"):
     """Smallest numbers per arm for the exact two-arm test to reach a power (as ``power.prop.test``).
 
     Parameters
@@ -154,7 +161,7 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
         Target power, in (alpha, 1).
     ratio : float, default 1
         Allocation ``n2 / n1``; ``n2 = ceil(ratio * n1)``.
-    epsilon, delta, sensitivity, effect, margin, alpha, alternative, mechanism
+    epsilon, delta, sensitivity, effect, margin, alpha, alternative, statistic, mechanism
         As in :func:`binom2_ump_power`.
 
     Returns
@@ -199,9 +206,11 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     effect, margin = _check_effect(effect, margin)
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
+    statistic = _check_statistic(statistic)
     if power <= alpha:
         raise ValueError(f"`power` must exceed `alpha` = {alpha!r}; got {power!r}.")
     mechanism = _check_mechanism(mechanism, "tulap")
+    _check_laplace_ordering(statistic, mechanism)
     n_max = MAX_N_LAPLACE if mechanism == "laplace" else _N_MAX
     null = _null(effect, margin)
     # theta1 against the null curve at theta2 (the line's value clipped to [0, 1])
@@ -217,7 +226,8 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
         if n not in seen:
             m = max(1, math.ceil(ratio * n))
             arm1, arm2 = _arms(n, m, epsilon, delta, sensitivity, mechanism)
-            seen[n] = float(_power(arm1, arm2, null, theta1, theta2, alpha, alternative)[0])
+            used = _check_statistic(statistic, n, m)
+            seen[n] = float(_exact_power(arm1, arm2, null, theta1, theta2, alpha, alternative, used)[0])
         return seen[n]
 
     one_sided = alpha / 2.0 if alternative == "two-sided" else alpha

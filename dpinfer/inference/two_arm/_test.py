@@ -28,6 +28,7 @@ from scipy import optimize
 from ._certify import certified_sup
 from ._laplace_arms import _LaplaceTailPlan
 from ._law import _Arm, _pmfs, _TailPlan
+from ._score import _Cut, _cut, _Observed, _ScorePlan
 
 __all__ = []  # private module
 
@@ -91,13 +92,22 @@ def _null(effect, margin):
 
 
 def _plan(arm1, arm2, null, t, upper):
-    """The tail of ``T`` beyond ``t`` as a function of ``(theta1, theta2)``: the plan of the arms' law."""
+    """The tail of ``T`` beyond ``t`` as a function of ``(theta1, theta2)``: the plan of the arms' law.
+
+    ``t`` a number: the linear statistic; a ``_score._Cut``: the score ordering (``_score``).
+    """
     tulap = isinstance(arm1, _Arm), isinstance(arm2, _Arm)
-    if any(tulap) and not all(tulap):
-        raise ValueError("the exact two-arm test takes two releases of one mechanism: two Tulap counts or "
-                         "two Laplace counts or proportions; got one of each.")
-    plan = _TailPlan if all(tulap) else _LaplaceTailPlan
-    return plan(arm1, arm2, 1.0 / arm1.n, -null.coefficient / arm2.n, t, upper)
+    if not all(tulap):
+        if any(tulap):
+            raise ValueError("the exact two-arm test takes two releases of one mechanism: two Tulap counts or "
+                             "two Laplace counts or proportions; got one of each.")
+        if isinstance(t, _Cut):
+            raise ValueError("statistic='score' orders Tulap releases (by their integer parts); two Laplace "
+                             "releases are ordered by the difference: leave `statistic` out.")
+        return _LaplaceTailPlan(arm1, arm2, 1.0 / arm1.n, -null.coefficient / arm2.n, t, upper)
+    if isinstance(t, _Cut):
+        return _ScorePlan(arm1, arm2, null, t, upper)
+    return _TailPlan(arm1, arm2, 1.0 / arm1.n, -null.coefficient / arm2.n, t, upper)
 
 
 def _on_line(tail, null, nu):
@@ -184,8 +194,11 @@ def _effective(arm1, arm2, null, t, upper):
 
     A release ``z_i`` stands for the cell ``[z_i - h_i/2, z_i + h_i/2]`` (see
     ``dpinfer.distributions._tulap_grid``); ``T`` moves by at most
-    ``h1/(2 n1) + c h2/(2 n2)`` over the two cells.
+    ``h1/(2 n1) + c h2/(2 n2)`` over the two cells.  A ``_score._Observed`` pair becomes the
+    ``_Cut`` of its least favourable corner (:func:`._score._cut`).
     """
+    if isinstance(t, _Observed):
+        return _cut(arm1, arm2, null, t, upper)
     shift = arm1.half_step / arm1.n + null.coefficient * arm2.half_step / arm2.n
     return t - shift if upper else t + shift
 

@@ -17,10 +17,12 @@ later processes load it.
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 from numba import njit
 
+from . import _twin
 from ._loader_parts import _STIRLERR
 from ._loader_parts import _two_product_error as _python_two_product_error
 
@@ -226,6 +228,24 @@ def _lse_row(buf, count):
     return top + math.log(acc)
 
 
+# The twin's row function compiled with this module's globals (its ``_log_pmf`` the compiled
+# one here), so that the two run the same code, written once.  (numba's disk cache keys it
+# on _twin.py: after editing ``_log_pmf`` here, clear __pycache__ or touch _twin.py.)
+_binom_upper_row = njit(cache=True, error_model="numpy")(types.FunctionType(
+    _twin._binom_upper_row.__code__, globals(), "_binom_upper_row"))
+
+
+@njit(cache=True, error_model="numpy")
+def binom_upper(ks, nf, p):
+    """P(X >= ks[i]) for X ~ Binom(n, p[i]), 1 <= ks[i] <= n (``_binom_upper_row``; the
+    pure-Python twin gives the same doubles)."""
+    out = np.empty(ks.size)
+    st_n = _stirlerr(nf)
+    for i in range(ks.size):
+        out[i] = _binom_upper_row(ks[i], nf, p[i], st_n)
+    return out
+
+
 @njit(cache=True, error_model="numpy")
 def right_start(z, nf, xmin, big_k):
     """hi = clip(max(ceil(z + K), xmin), 0, n + 1), the start of the right region, and the
@@ -406,7 +426,7 @@ def illinois_propose(a, b, ga, gb, width0, step):
 
 
 @njit(cache=True, error_model="numpy")
-def illinois_update(a, b, ga, gb, side, x, gx):
+def illinois_update(a, b, ga, gb, side, x, gx, ftol=1e-14):
     """Move one end of each bracket to x (Illinois halving); returns (done, value)."""
     done = np.empty(a.size, dtype=np.bool_)
     value = np.empty(a.size)
@@ -425,7 +445,7 @@ def illinois_update(a, b, ga, gb, side, x, gx):
             gb[i] = g
             side[i] = -1
         width = abs(b[i] - a[i])
-        exact = abs(g) <= 1e-14
+        exact = abs(g) <= ftol
         done[i] = (width <= 4e-16 * max(abs(x[i]), 1e-300)) or exact
         value[i] = x[i] if exact else 0.5 * (a[i] + b[i])
     return done, value

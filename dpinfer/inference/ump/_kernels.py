@@ -10,7 +10,8 @@ is one or two such sums (see ``ump.py``).  The cost does not grow with n:
 * Right region, x >= hi = ceil(z + K): 1 - F(x - z) <= 1e-17 there (K ~ 39.2 / epsilon,
   or the truncation point when q > 0, beyond which F is exactly 1), so the region
   contributes P(X >= hi) (1 - theta), 0 <= theta <= 1e-17, taken from the regularised
-  incomplete beta function (``scipy.special.betainc``, Boost).
+  incomplete beta function (``scipy.special.betainc``, Boost) for n > 1000 and summed
+  term by term below (``_binom_upper_direct``, ``_jit._binom_upper_row``).
 * Left region, x <= m = floor(z): here x - z <= 0 and, for q = 0, the Tulap cdf is exactly
   geometric along the integers, F(x - z) = F(m - z) b**(m - x) (the fractional offset of
   x - z is the same for every x).  Hence term ratios are
@@ -43,13 +44,12 @@ import numpy as np
 
 from ...distributions._tulap_law import log_cdf, log_tails, quantile
 from . import _twin
-from ._loader_parts import _STIRLERR, _two_product_error
+from ._loader_parts import _log_pmf
 from .._roots import expand_bracket, expand_bracket_within, find_root
 
 _LOG_TOL = 39.2  # -log(1e-17)
 _WCAP = 32768  # largest direct left window before the closed form is used
 _CHUNK = 1 << 21  # elements per 2-D block
-_LOG_2PI = float(np.log(2.0 * np.pi))
 _FULL_N = 256  # up to this n every sum runs over all of x = 0..n in one 2-D pass
 _FULL_BLOCK = 1 << 15  # terms per block of that pass (cache-sized; measured best of 2**12..2**18)
 _USE_JIT = os.environ.get("DPINFER_NO_NUMBA", "") in ("", "0")
@@ -58,6 +58,9 @@ _USE_JIT = os.environ.get("DPINFER_NO_NUMBA", "") in ("", "0")
 #: loading numba costs): past that, the compiled kernels are loaded (ski rental).
 _TWIN_MAX_TERMS = 1 << 14
 _TWIN_BUDGET = [1 << 18]
+#: Largest n whose binomial upper tails are summed term by term (``_jit.binom_upper``) instead of
+#: taken from scipy's betainc, so a first answer at n <= 1000 imports no scipy.special.
+_DIRECT_TAIL_N = 1000
 
 
 @functools.lru_cache(maxsize=1)
@@ -111,82 +114,6 @@ def _special():
     return special
 
 
-def _stirlerr(k):
-    """Loader's stirlerr for whole numbers k >= 0 (array): table to 15, else the 5-term series."""
-    k = np.asarray(k, dtype=float)
-    s0, s1, s2, s3, s4 = 1 / 12, 1 / 360, 1 / 1260, 1 / 1680, 1 / 1188
-    big = k > 15
-    kb = np.where(big, k, 16.0)
-    kk = kb * kb
-    series = (s0 - (s1 - (s2 - (s3 - s4 / kk) / kk) / kk) / kk) / kb
-    table = _STIRLERR[np.where(big, 0, k).astype(np.int64)]
-    return np.where(big, series, table)
-
-
-def _bd0(x, mean, d=None):
-    """Loader's bd0(x, M) = x log(x / M) + M - x without cancellation (x > 0, M > 0).
-
-    ``d`` is ``x - M`` when the caller knows it more accurately than ``x - fl(M)``: at
-    large n the mean ``n p`` rounds to ``2**-53 n p`` absolute, which moved log pmf by
-    about ``|x - n p| 1e-16`` (1e-9 at n = 2**47; issue 26 W4).
-
-    Where |x - M| < 0.1 (x + M), the series sum_j 2 x v**(2j+1) / (2j + 1), v = (x - M) /
-    (x + M), is summed to a fixed number of terms set by the largest v in the array: term j
-    is below 2 v**(2j) of the first, so j with v**(2j) < 2**-61 leaves nothing a double can
-    hold (the same sum as iterating until it stops changing, without a test per step).
-    """
-    if d is None:
-        d = x - mean
-    tot = x + mean
-    small = np.abs(d) < 0.1 * tot
-    v = np.where(small, d / tot, 0.0)
-    s = d * v
-    ej = 2.0 * x * v
-    v2 = v * v
-    v2max = float(v2.max()) if v2.size else 0.0
-    terms = 0 if v2max == 0.0 else min(59, int(np.ceil(61.0 * np.log(2.0) / -np.log(v2max))) + 1)
-    for j in range(1, terms + 1):
-        ej = ej * v2
-        s = s + ej / (2 * j + 1)
-    if small.all():
-        return s
-    # A subnormal mean (p near 0) makes x / mean overflow to inf: the term is then
-    # +inf, i.e. a pmf of exactly 0, which is the right value in doubles.
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        big = x * np.log(np.where(small, 1.0, x / mean)) + mean - x
-    return np.where(small, s, big)
-
-
-def _log_pmf(x, n, p):
-    """log Binom(x; n, p) by Loader's algorithm (R's dbinom_raw), 0 < p < 1, 0 <= x <= n."""
-    x = np.asarray(x, dtype=float)
-    p = np.asarray(p, dtype=float)
-    q = 1.0 - p  # exact for p >= 1/2 (Sterbenz); p itself is the input otherwise
-    inner = (x > 0) & (x < n)
-    xs = np.where(inner, x, 1.0)
-    ns = float(max(n, 2))
-    nx = np.where(inner, n - xs, 1.0)
-    # x and n - x through stirlerr and bd0 in one pass each
-    mp = n * p
-    # x - n p to a few ulps of itself (n p = fl(n p) + e exactly), and n - x - n q = -(x - n p)
-    dx = (xs - mp) - _two_product_error(float(n), p, mp)
-    xs, nx, mp, mq, dx = np.broadcast_arrays(xs, nx, mp, n * q, dx)
-    st = _stirlerr(np.stack([xs, nx]))
-    bd = _bd0(np.stack([xs, nx]), np.stack([mp, mq]), np.stack([dx, -dx]))
-    lc = float(_stirlerr(n)) - st[0] - st[1] - bd[0] - bd[1]
-    # log(x (n - x) / n) from the smaller of x and n - x: x / n rounds to 1e-16 absolute,
-    # so log1p(-x / n) would lose n / (n - x) ulps next to x = n (R's dbinom_raw does that)
-    small = np.minimum(xs, nx)
-    lf = _LOG_2PI + np.log(small) + np.log1p(-small / ns)
-    general = lc - 0.5 * lf
-    if inner.all():
-        return general
-    with np.errstate(divide="ignore"):
-        at0 = n * np.log1p(-p)
-        atn = n * np.log(p)
-    return np.where(x == 0, at0, np.where(x == n, atn, general))
-
-
 def _lse(a, axis=0):
     """log(sum(exp(a))) along ``axis``; all -inf gives -inf (scipy's logsumexp is slower here)."""
     top = np.max(a, axis=axis, keepdims=True)
@@ -197,13 +124,47 @@ def _lse(a, axis=0):
 
 
 def _log_binom_upper(k, n, p):
-    """log P(X >= k), X ~ Binom(n, p), 0 < p < 1, via the regularised incomplete beta I_p(k, n - k + 1)."""
+    """log P(X >= k), X ~ Binom(n, p), 0 < p < 1: summed term by term for n <= 1000
+    (``_binom_upper_direct``), else the regularised incomplete beta I_p(k, n - k + 1)."""
     k = np.asarray(k, float)
     inside = (k >= 1.0) & (k <= n)
     ks = np.where(inside, k, 1.0)
     with np.errstate(divide="ignore", under="ignore"):
-        val = np.log(_special().betainc(ks, n - ks + 1.0, p))
+        if n <= _DIRECT_TAIL_N:
+            ks, pb = (a.ravel() for a in np.broadcast_arrays(ks, p))
+            val = np.log(_binom_upper_direct(ks, n, pb)).reshape(k.shape)
+        else:
+            val = np.log(_special().betainc(ks, n - ks + 1.0, p))
     return np.where(k <= 0.0, 0.0, np.where(k > n, -np.inf, val))
+
+
+def _binom_upper_direct(k, n, p):
+    """P(X >= k) per row, 1 <= k <= n whole: ``_jit._binom_upper_row`` (its notes give the
+    algorithm and the bounds) vectorised over the rows, the same sums to rounding."""
+    nf = float(n)
+    odds = p / (1.0 - p)
+    up = k >= (nf + 1.0) * p
+    x = np.where(up, k, k - 1.0)
+    ref = _log_pmf(x, n, p)
+    acc, term = np.ones(k.shape), np.ones(k.shape)
+    live = np.ones(k.shape, dtype=bool)
+    j = 0
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
+        while True:
+            r = np.where(up, (nf - x) / (x + 1.0) * odds, x / (nf - x + 1.0) / odds)
+            live &= np.where(up, x < nf, x > 0.0) & ~((r < 1.0)
+                                                      & (term * r <= 2.0**-60 * acc * (1.0 - r)))
+            if not live.any():
+                break
+            x = np.where(live, np.where(up, x + 1.0, x - 1.0), x)
+            j += 1
+            term = np.where(live, term * r, term)
+            anchor = live & ((j % 32 == 0) | (x >= nf) | (x <= 0.0))
+            if anchor.any():
+                term[anchor] = np.exp(_log_pmf(x[anchor], n, p[anchor]) - ref[anchor])
+            acc = np.where(live, acc + term, acc)
+        tail = np.exp(ref + np.log(acc))
+    return np.where(up, tail, 1.0 - tail)
 
 
 @functools.lru_cache(maxsize=256)
@@ -257,19 +218,17 @@ def _log_sum_greater(z, n, p, log_b, q, xmin=0):
         shape = z.shape
         # copies: broadcast views are not plain writeable arrays (numba warns on them)
         z, p, xmin = z.ravel().copy(), p.ravel().copy(), np.maximum(xmin.ravel(), 0.0)
-    out = np.full(z.shape, -np.inf)
+    kernel = _log_sum_full if n <= _FULL_N else _log_sum_interior
     # Degenerate laws (interval end points): X = 0 or X = n surely.
-    point = np.where(p <= 0.0, 0.0, float(n))
-    deg = (p <= 0.0) | (p >= 1.0) | (n == 0)
-    if deg.any():
-        lf = log_tails(point[deg] - z[deg], log_b, q)[0]
-        out[deg] = np.where(xmin[deg] <= point[deg], lf, -np.inf)
+    deg = (p <= 0.0) | (p >= 1.0) if n else np.ones(z.shape, dtype=bool)
     if not deg.any():
-        kernel = _log_sum_full if n <= _FULL_N else _log_sum_interior
         return kernel(z, n, p, log_b, q, xmin).reshape(shape)
+    out = np.full(z.shape, -np.inf)
+    point = np.where(p[deg] <= 0.0, 0.0, float(n))
+    lf = log_tails(point - z[deg], log_b, q)[0]
+    out[deg] = np.where(xmin[deg] <= point, lf, -np.inf)
     idx = np.flatnonzero(~deg)
     if idx.size:
-        kernel = _log_sum_full if n <= _FULL_N else _log_sum_interior
         out[idx] = kernel(z[idx], n, p[idx], log_b, q, xmin[idx])
     return out.reshape(shape)
 
@@ -342,9 +301,11 @@ def _log_sum_interior(z, n, p, log_b, q, xmin):
     # about K + 64 terms per row (the window left of z is longer only where r is near 1)
     jit = _compiled(z.size * (big_k + 64.0))
     if jit is not None:
-        # the same regions in one compiled pass; P(X >= hi) from scipy's betainc in between
+        # the same regions in one compiled pass; P(X >= hi) in between (summed to n = 1000,
+        # then scipy's betainc)
         hi, ks = jit.right_start(z, nf, xmin, big_k)
-        upper = _special().betainc(ks, nf - ks + 1.0, p)
+        upper = (jit.binom_upper(ks, nf, p) if n <= _DIRECT_TAIL_N
+                 else _special().betainc(ks, nf - ks + 1.0, p))
         out, closed, m = jit.log_sum_interior(z, int(n), p, float(log_b), float(q), xmin,
                                               float(c_q), upper, hi)
         if closed.any():
@@ -456,41 +417,61 @@ _REFLECT_SKIP = 4e-13
 
 
 def _log_sum_reflected(zr, n, p0, log_b, q):
-    """log sum_y Binom(y; n, 1 - p0) F(y - zr): the reflected sum at the exact 1 - p0.
-
-    The kernel can only take the double ``pr = fl(1 - p0)``, whose complement ``1 - pr``
-    (exact) differs from ``p0`` by ``d`` (exact, below 2**-54; zero for p0 >= 1/2).  With
-    ``W = n - Y ~ Binom(n, c)`` the failures and ``G(w) = F(n - w - zr)``,
-    ``d^k/dc^k E_n[G(W)] = n (n - 1) ... (n - k + 1) E_{n-k}[Delta^k G(W)]`` and
-    ``E_{n-k}[G(W + j)] = S_{n-k}(zr - k + j)`` (the kernel's sum), so the Taylor series in
-    ``-d`` is summed until its terms are below 1e-16 of the sum (a term is about
-    ``n |d|`` times the last: 1e-2 at n = 2**47, 1e-8 at n = 1e9).  Without it the
-    p-value moved by about ``2**-54 sqrt(n / p0)`` relative (issue 26 W4: 7.3e-10 at
-    n = 1e9, p0 = 2e-7).
-    """
+    """log sum_y Binom(y; n, 1 - p0) F(y - zr): the reflected sum at the exact 1 - p0."""
     # copies: broadcast views are not plain writeable arrays (numba warns on them)
     zr, p0 = (np.array(a) for a in np.broadcast_arrays(np.asarray(zr, float), np.asarray(p0, float)))
+    log_s = _log_sum_greater(zr, n, 1.0 - p0, log_b, q)
+    return _reflection_fix(zr, n, p0, log_b, q, log_s, True)
+
+
+def _reflection_fix(zr, n, p0, log_b, q, log_s, want):
+    """``log_s``, the kernel's reflected sum at ``pr = fl(1 - p0)``, corrected to the exact
+    ``1 - p0`` in the rows ``want`` (same shapes as ``zr``; ``want`` may be a bool).
+
+    The kernel can only take the double ``pr``, whose complement ``c = 1 - pr`` (exact)
+    differs from ``p0`` by ``d`` (exact, below 2**-54; zero for p0 >= 1/2, so p0 < 1/2
+    and c <= 1/2 wherever d != 0).  With ``W = n - Y ~ Binom(n, c)`` the failures and
+    ``G(w) = F(n - w - zr)`` (non-negative, non-increasing),
+    ``d^k/dc^k E_n[G(W)] = n (n - 1) ... (n - k + 1) E_{n-k}[Delta^k G(W)]`` and
+    ``E_{n-k}[G(W + j)] = S_{n-k}(zr - k + j)`` (the kernel's sum), so the Taylor series in
+    ``-d`` is summed (the k + 1 sums of order k in one kernel call).  Bounds: since
+    ``E_m[G(W)] >= (1 - c) E_{m-1}[G(W)]`` and ``|Delta^k G| <= 2^k G`` in mean, term k is
+    at most ``(4 n |d|)**k / k!`` of the sum (so the orders needed for 1e-17 are known
+    before summing: one up to n = 1e7, two up to 1e9), and ``|d log E_n[G(W)] / dc| <=
+    n / (1 - c) <= 2 n``, so the whole correction moves log S by at most ``2 n |d|``
+    (``_log_pvalue_two_sided`` relies on this).  Without it the p-value moved by about
+    ``2**-54 sqrt(n / p0)`` relative (issue 26 W4: 7.3e-10 at n = 1e9, p0 = 2e-7).
+    """
+    if want is not True and not np.any(want):
+        return log_s
     pr = 1.0 - p0
-    log_s = _log_sum_greater(zr, n, pr, log_b, q)
     d = (1.0 - pr) - p0  # exact (Sterbenz twice)
     # the first term is at most n |d| (1 + e^epsilon) relative: below 4e-13 (a third of the
     # 1e-12 relative accuracy promised), leave it out: n up to about 2000 at epsilon = 1,
     # where the correction's k + 1 extra sums per order would cost 4-5 times the p-value
-    fix = ((n * np.abs(d) * (1.0 + math.exp(min(-log_b, 50.0))) >= _REFLECT_SKIP)
+    fix = ((n * np.abs(d) * (1.0 + math.exp(min(-log_b, 50.0))) >= _REFLECT_SKIP) & want
            & np.isfinite(log_s) & (pr > 0.0) & (pr < 1.0))
     if not fix.any() or n < 1:
         return log_s
     idx = np.flatnonzero(fix.ravel())
     zi, pi, di, ls = zr.ravel()[idx], pr.ravel()[idx], d.ravel()[idx], log_s.ravel()[idx]
+    x = 4.0 * n * float(np.max(np.abs(di)))
+    orders = min(_REFLECT_ORDERS, n)
+    if x < 0.5:  # the omitted terms sum to at most 2 x**(k + 1) / (k + 1)!
+        orders, bound = 1, x
+        while orders < min(_REFLECT_ORDERS, n) and 2.0 * bound * x / (orders + 1) > 1e-17:
+            orders += 1
+            bound *= x / orders
     total = np.zeros(idx.size)  # sum of the correction terms, relative to S
     scale = np.ones(idx.size)  # n (n - 1) ... (n - k + 1) (-d)**k / k!
     ok = np.ones(idx.size, dtype=bool)
     last = np.full(idx.size, np.inf)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        for k in range(1, min(_REFLECT_ORDERS, n) + 1):
+        for k in range(1, orders + 1):
             scale = scale * (n - k + 1) * (-di) / k
-            sums = np.stack([np.exp(_log_sum_greater(zi - k + j, n - k, pi, log_b, q) - ls)
-                             for j in range(k + 1)])
+            sums = _log_sum_greater(np.concatenate([zi - k + j for j in range(k + 1)]), n - k,
+                                    np.tile(pi, k + 1), log_b, q)
+            sums = np.exp(sums.reshape(k + 1, idx.size) - ls)
             coef = np.array([(-1.0) ** (k - j) * math.comb(k, j) for j in range(k + 1)])
             term = scale * (coef @ sums)
             # a series that does not shrink fast (large epsilon: differences of sums e^(k eps)
@@ -505,15 +486,40 @@ def _log_sum_reflected(zr, n, p0, log_b, q):
     return out.reshape(log_s.shape)
 
 
-def _log_pvalue_two_sided(z, n, p0, log_b, q, method):
-    """Two-sided log p-value: 'asymptotically-unbiased' or 'equal-tailed'."""
+def _log_two_sided_degenerate(z, n, p0, log_b, q):
+    """The asymptotically unbiased two-sided log p-value at p0 = 0 or 1 (X = 0 or n surely):
+    both tails from the Tulap law alone, the same doubles as the general path."""
+    centre = n * p0
+    t = np.abs(z - centre)
+    lg = log_tails(np.where(p0 <= 0.0, 0.0, float(n)) - (centre + t), log_b, q)[0]
+    ll = log_tails(np.where(p0 >= 1.0, 0.0, float(n)) - (n - (centre - t)), log_b, q)[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.minimum(np.logaddexp(lg, ll), 0.0)
+
+
+def _log_pvalue_two_sided(z, n, p0, log_b, q, method, target=None):
+    """Two-sided log p-value: 'asymptotically-unbiased' or 'equal-tailed'.
+
+    ``target`` (a log level, optional): the reflection's correction (``_reflection_fix``)
+    is computed only for rows whose uncorrected log p-value is within ``4 n |d| + 1e-12
+    (1 + |target|)`` of it.  The correction moves log p by at most ``2 n |d|``, so every
+    other row lies on the same side of ``target`` as its corrected value, and (for a root
+    search on the scale of ``_intervals._gauge``) is not within its tolerance of it: a
+    search that only compares with ``target`` brackets exactly as with corrected values.
+    """
     z = np.asarray(z, float)
     p0 = np.asarray(p0, float)
     if z.shape != p0.shape:
         z, p0 = (a.copy() for a in np.broadcast_arrays(z, p0))
-    if (method != "equal-tailed" and n <= _FULL_N and z.size * (n + 1) <= _FULL_BLOCK
-            and np.all((p0 > 0.0) & (p0 < 1.0))):
-        return _log_two_sided_full(z.ravel(), n, p0.ravel(), log_b, q).reshape(z.shape)
+    if method != "equal-tailed" and n <= _FULL_N and z.size * (n + 1) <= _FULL_BLOCK:
+        inner = (p0 > 0.0) & (p0 < 1.0)
+        if inner.all():
+            return _log_two_sided_full(z.ravel(), n, p0.ravel(), log_b, q).reshape(z.shape)
+        # the ends theta = 0 and 1 of an interval search: X is a point mass there
+        out = _log_two_sided_degenerate(z, n, p0, log_b, q)
+        if inner.any():
+            out[inner] = _log_two_sided_full(z[inner], n, p0[inner], log_b, q)
+        return out
     exact_reflection = bool(np.all(p0 >= 0.5))  # 1 - p0 exact: one kernel call for both tails
     if method == "equal-tailed":
         if exact_reflection:
@@ -526,24 +532,30 @@ def _log_pvalue_two_sided(z, n, p0, log_b, q, method):
         return np.minimum(np.log(2.0) + np.minimum(lg, ll), 0.0)
     centre = n * p0
     t = np.abs(z - centre)
-    if exact_reflection:
-        # both tails in one kernel call; the 'less' tail by the reflection x -> n - x
-        both = _log_sum_greater(np.concatenate([(centre + t).ravel(), (n - (centre - t)).ravel()]), n,
-                                np.concatenate([p0.ravel(), (1.0 - p0).ravel()]), log_b, q)
-        lg, ll = both[:z.size].reshape(z.shape), both[z.size:].reshape(z.shape)
-    else:
-        lg = _log_sum_greater(centre + t, n, p0, log_b, q)
-        ll = _log_sum_reflected(n - (centre - t), n, p0, log_b, q)
+    # both tails in one kernel call; the 'less' tail by the reflection x -> n - x
+    zr = n - (centre - t)
+    both = _log_sum_greater(np.concatenate([(centre + t).ravel(), zr.ravel()]), n,
+                            np.concatenate([p0.ravel(), (1.0 - p0).ravel()]), log_b, q)
+    lg, ll = both[:z.size].reshape(z.shape), both[z.size:].reshape(z.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.minimum(np.logaddexp(lg, ll), 0.0)
+        out = np.minimum(np.logaddexp(lg, ll), 0.0)
+        if exact_reflection:
+            return out
+        want = True
+        if target is not None:
+            margin = 4.0 * n * np.abs((1.0 - (1.0 - p0)) - p0) + 1e-12 * (1.0 + abs(target))
+            want = ~(np.abs(out - target) > margin)
+            if not want.any():
+                return out
+        return np.minimum(np.logaddexp(lg, _reflection_fix(zr, n, p0, log_b, q, ll, want)), 0.0)
 
 
-def _log_pvalue(z, n, p0, log_b, q, alternative, method="asymptotically-unbiased"):
+def _log_pvalue(z, n, p0, log_b, q, alternative, method="asymptotically-unbiased", target=None):
     if alternative == "greater":
         return _log_pvalue_greater(z, n, p0, log_b, q)
     if alternative == "less":
         return _log_pvalue_less(z, n, p0, log_b, q)
-    return _log_pvalue_two_sided(z, n, p0, log_b, q, method)
+    return _log_pvalue_two_sided(z, n, p0, log_b, q, method, target)
 
 
 # -- critical values and test functions -----------------------------------------------------

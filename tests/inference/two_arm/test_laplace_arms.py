@@ -225,6 +225,9 @@ def test_ratio_interval_and_power():
      "at most 2000"),
     (lambda t, l: binom2_ump_power(0.5, 0.4, 10, 10, epsilon=1.0, delta=0.1, mechanism="laplace"), ValueError,
      "`delta` must be 0"),
+    (lambda t, l: binom2_ump_test(l, l, statistic="score"), ValueError, "ordered by the difference"),
+    (lambda t, l: binom2_ump_power(0.5, 0.4, 10, 10, epsilon=1.0, statistic="score", mechanism="laplace"),
+     ValueError, "ordered by the difference"),
 ])
 def test_refusals(call, error, match):
     tulap = TulapReleaser(1.0).release(4, 10, rng=1)

@@ -30,7 +30,7 @@ H = 2.0**-40
 def test_pvalues_against_mpmath(case, alternative):
     res = binom2_ump_test(case["z1"], case["n1"], case["z2"], case["n2"],
                           epsilon=(case["epsilon1"], case["epsilon2"]), effect=case["effect"],
-                          margin=case["margin"], alternative=alternative)
+                          margin=case["margin"], alternative=alternative, statistic="difference")
     assert res.pvalue == pytest.approx(float(case[alternative]), rel=1e-10)
 
 
@@ -83,7 +83,7 @@ def test_non_private_limit_is_the_unconditional_mid_p_test_of_the_difference(x1,
     # (scipy's barnard_exact orders by the pooled Wald statistic instead; the enumeration
     # used here reproduces barnard_exact with that ordering, test above.)
     z1, z2 = x1 - 0.5 + H / 2, x2 - 0.5 + H / 2
-    p = binom2_ump_test(z1, n, z2, n, epsilon=50.0, alternative="greater").pvalue
+    p = binom2_ump_test(z1, n, z2, n, epsilon=50.0, alternative="greater", statistic="difference").pvalue
     expected = _unconditional(x1, n, x2, n, lambda a, b: a - b, tie_weight=0.5)
     assert p == pytest.approx(expected, rel=1e-6)
 

@@ -1,0 +1,295 @@
+"""The standardised (score) ordering of two Tulap releases and its exact tails.
+
+Kernels: valid public input assumed.  See the package docstring ("Ordering statistic") for
+the derivation; the names here follow it.
+
+The release ``Z_i = K_i + U_i`` determines ``K_i = round(Z_i)`` exactly: ``U_i`` lies in the
+open cell ``(-1/2, 1/2)`` (inside it at the edge cells of a truncated law), and a released
+value is an odd multiple of ``h_i / 2``, never a half-integer, whose grid cell lies inside
+one unit cell.  The statistic is the pair, ordered lexicographically,
+
+    T = (g(clip(K_1, 0, n_1), clip(K_2, 0, n_2)),  T_lin = Z_1/n_1 - c Z_2/n_2),
+
+``g`` the score statistic of the null made monotone (:func:`_order`).  Its upper tail at an
+observed ``(g_obs, t)`` is
+
+    P(T >= (g_obs, t)) = sum_{g(j) > g_obs} Q_1(j_1) Q_2(j_2)
+                         + sum_{g(clip k) = g_obs} p_1(k_1) p_2(k_2) G(t - a_1 k_1 - a_2 k_2),
+
+``Q_i`` the pmf of ``clip(K_i)`` and the second sum, over the full lattice cells whose clipped
+cell ties, the linear tail of :mod:`._law` restricted to them (per pair of components).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ._law import _layout, _pair_plan, _Plan
+
+__all__ = []  # private module
+
+#: ``g`` is rounded to a multiple of this before ties are decided (see :func:`_order`)
+QUANTUM = 2.0**-32
+#: the order matrix has (n1 + 1)(n2 + 1) cells; larger lattices are refused (memory and time)
+MAX_CELLS = 4_000_000
+
+
+def _pooled(n1, n2, v1, v2):
+    """Barnard's pooled z on the lattice with the noise variances added (see :func:`_raw_score`).
+
+    From exact integers: ``n1 n2 (p1 - p2)`` and ``N^2 pbar (1 - pbar)`` are exact doubles, so
+    mirror cells (``(j1, j2)`` and ``(n - j2, n - j1)`` at ``n1 = n2``) give equal doubles.
+    """
+    j1 = np.arange(n1 + 1, dtype=float)[:, None]
+    j2 = np.arange(n2 + 1, dtype=float)[None, :]
+    big_n = n1 + n2
+    d = (j1 * n2 - j2 * n1) / (n1 * n2)
+    s = j1 + j2
+    variance = s * (big_n - s) / (big_n * float(n1 * n2)) + v1 / n1**2 + v2 / n2**2
+    return d, variance
+
+
+def _restricted_difference(p1, p2, n1, n2, delta):
+    """The restricted MLE ``(theta1, theta2)`` under ``theta1 - theta2 = delta`` (Miettinen & Nurminen).
+
+    The closed-form root of the likelihood equation's cubic (Farrington & Manning 1990, eq. (2)
+    with ``theta = n2 / n1``).
+    """
+    theta = n2 / n1
+    a = 1.0 + theta
+    b = -(1.0 + theta + p1 + theta * p2 + delta * (theta + 2.0))
+    c = delta * delta + delta * (2.0 * p1 + theta + 1.0) + p1 + theta * p2
+    d = -p1 * delta * (1.0 + delta)
+    v = b**3 / (3.0 * a) ** 3 - b * c / (6.0 * a * a) + d / (2.0 * a)
+    u = np.where(v >= 0, 1.0, -1.0) * np.sqrt(np.maximum(b * b / (3.0 * a) ** 2 - c / (3.0 * a), 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cosine = np.where(u != 0, v / u**3, 0.0)
+    w = (math.pi + np.arccos(np.clip(cosine, -1.0, 1.0))) / 3.0
+    t1 = np.clip(2.0 * u * np.cos(w) - b / (3.0 * a), max(0.0, delta), min(1.0, 1.0 + delta))
+    return t1, t1 - delta
+
+
+def _restricted_ratio(x1, x2, n1, n2, rho):
+    """The restricted MLE under ``theta1 = rho theta2`` (Farrington & Manning 1990, eq. (5))."""
+    big_a = rho * (n1 + n2)
+    big_b = -(rho * n1 + x1 + n2 + rho * x2)
+    big_c = x1 + x2
+    t2 = (-big_b - np.sqrt(np.maximum(big_b * big_b - 4.0 * big_a * big_c, 0.0))) / (2.0 * big_a)
+    t2 = np.clip(t2, 0.0, min(1.0, 1.0 / rho))
+    return np.clip(rho * t2, 0.0, 1.0), t2
+
+
+def _raw_score(n1, n2, effect, margin, v1=0.0, v2=0.0):
+    """The score statistic ``g`` on the lattice ``[0, n1] x [0, n2]`` (before the monotone closure).
+
+    ``g = (p1 - c p2 - Delta0) / sqrt(t1 (1 - t1) / n1 + v1 / n1^2 + c^2 (t2 (1 - t2) / n2 + v2 / n2^2))``
+    with ``p_i = j_i / n_i``, ``(t1, t2)`` the restricted MLE under the null (``c = 1``,
+    ``Delta0 = margin`` for a difference; ``c = rho0``, ``Delta0 = 0`` for a ratio) and ``v_i``
+    the variance of arm ``i``'s integer noise ``D_i`` (:func:`_noise_variance`): the score
+    statistic of ``K_i = X_i + D_i``.  At a null of no difference (``Delta0 = 0`` or
+    ``rho0 = 1``) the restricted MLE is the pooled proportion and ``g`` (with ``v = 0``)
+    Barnard's pooled z.  Where the variance is 0 (only with ``v = 0``, at ``(0, 0)`` or
+    ``(n1, n2)`` of a null of no difference) ``g`` is 0 if the numerator is 0, else +-inf.
+    """
+    if ((effect == "difference" and margin == 0.0) or (effect == "ratio" and margin == 1.0)
+            or effect not in ("difference", "ratio")):
+        # another null curve (an odds ratio, say) is ordered by the pooled z: any monotone
+        # ordering gives an exact test; this one is the score of equal proportions
+        numerator, variance = _pooled(n1, n2, v1, v2)
+    else:
+        x1 = np.arange(n1 + 1, dtype=float)[:, None]
+        x2 = np.arange(n2 + 1, dtype=float)[None, :]
+        p1, p2 = x1 / n1, x2 / n2
+        if effect == "difference":
+            t1, t2 = _restricted_difference(p1, p2, n1, n2, margin)
+            c, numerator = 1.0, p1 - p2 - margin
+        else:
+            t1, t2 = _restricted_ratio(x1, x2, n1, n2, margin)
+            c, numerator = margin, p1 - margin * p2
+        variance = t1 * (1.0 - t1) / n1 + v1 / n1**2 + c * c * (t2 * (1.0 - t2) / n2 + v2 / n2**2)
+    numerator, variance = np.broadcast_arrays(numerator, variance)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = numerator / np.sqrt(variance)
+    edge = np.where(numerator == 0, 0.0, np.where(numerator > 0, np.inf, -np.inf))
+    return np.where(variance > 0, g, edge)
+
+
+def _noise_variance(arm):
+    """``Var(D) = 2 b / (1 - b)^2`` of the untruncated integer noise (a public number; used by
+    the ordering only, so the truncated law's slightly smaller variance need not enter)."""
+    b = math.exp(arm.log_b)
+    return 2.0 * b / math.expm1(arm.log_b) ** 2
+
+
+def _closure(g):
+    """The smallest majorant of ``g`` nondecreasing in ``j1`` and nonincreasing in ``j2``.
+
+    ``h(j1, j2) = max {g(i1, i2) : i1 <= j1, i2 >= j2}``: a running maximum down the rows,
+    then a running maximum leftwards along each row.
+    """
+    h = np.maximum.accumulate(g, axis=0)
+    return np.maximum.accumulate(h[:, ::-1], axis=1)[:, ::-1]
+
+
+def _order(arm1, arm2, null):
+    """The ordering of the null on the two arms' lattice (:func:`_order_matrix`)."""
+    return _order_matrix(arm1.n, arm2.n, null.effect, float(null.margin),
+                         _noise_variance(arm1), _noise_variance(arm2))
+
+
+@lru_cache(maxsize=8)  # at most 8 x 32 MB (MAX_CELLS doubles each)
+def _order_matrix(n1, n2, effect, margin, v1, v2):
+    """The ordering ``g`` on ``[0, n1] x [0, n2]``: the score, its monotone closure, rounded.
+
+    Rounded to a multiple of ``QUANTUM`` (2**-32) after the closure (rounding is monotone, so
+    the result stays monotone): the doubles carry errors near 1e-15 relative, so equal exact
+    values round together (unless one lies within that error of a rounding boundary), and the
+    rounded ``g`` *is* the statistic: whatever the rounding decides, the ordering is a fixed
+    monotone function of the release and the test exact for it.  Read-only (shared).
+    """
+    g = _closure(_raw_score(n1, n2, effect, margin, v1, v2))
+    finite = np.isfinite(g)
+    g = np.where(finite, np.round(np.where(finite, g, 0.0) / QUANTUM) * QUANTUM, g)
+    g.flags.writeable = False
+    return g
+
+
+@dataclass(frozen=True)
+class _Observed:
+    """A released pair for the score ordering (the cells are applied by :func:`_cut`)."""
+
+    z1: float
+    z2: float
+
+
+@dataclass(frozen=True)
+class _Cut:
+    """A point of the lexicographic order: the level of ``g`` and the linear statistic ``t``."""
+
+    level: float
+    t: float
+
+
+def _lattice_cell(z, n, low):
+    """``clip(K, 0, n)`` of a continuous value ``z``: the smaller ``K`` at a half-integer if ``low``."""
+    k = math.ceil(z - 0.5) if low else math.floor(z + 0.5)
+    return min(max(k, 0), n)
+
+
+def _cut(arm1, arm2, null, observed, upper):
+    """The observed ``_Cut`` moved to the end of the release cells that maximises the tail.
+
+    A release stands for ``[z_i - h_i/2, z_i + h_i/2]``; ``T`` is nondecreasing in ``z1`` and
+    nonincreasing in ``z2``, so the upper tail is largest at ``(z1 - h1/2, z2 + h2/2)`` (with
+    the smaller ``K_1`` and larger ``K_2`` where that corner is a half-integer), the lower at
+    the opposite corner.
+    """
+    s = -1.0 if upper else 1.0
+    z1, z2 = observed.z1 + s * arm1.half_step, observed.z2 - s * arm2.half_step
+    k1 = _lattice_cell(z1, arm1.n, upper)
+    k2 = _lattice_cell(z2, arm2.n, not upper)
+    level = float(_order(arm1, arm2, null)[k1, k2])
+    return _Cut(level, z1 / arm1.n - null.coefficient * z2 / arm2.n)
+
+
+def _statistic(arm1, arm2, null, z1, z2):
+    """The reported statistic: ``g`` at the released pair's lattice cell."""
+    k1, k2 = _lattice_cell(z1, arm1.n, True), _lattice_cell(z2, arm2.n, True)
+    return float(_order(arm1, arm2, null)[k1, k2])
+
+
+def _clipped(p, k_min, n):
+    """The pmf of ``clip(K, 0, n)`` (m, n + 1) from a component pmf ``p`` (m, size) from ``k_min``."""
+    size = p.shape[1]
+    out = np.zeros((p.shape[0], n + 1))
+    # index of k = 0 and k = n in p, clipped to [-1, size]: slices below, inside and above
+    zero, top = min(max(-k_min, -1), size), min(max(n - k_min, -1), size)
+    if zero >= 0:
+        out[:, 0] = p[:, :min(zero, size - 1) + 1].sum(axis=1)
+    if top < size:
+        out[:, n] = p[:, max(top, 0):].sum(axis=1)
+    first, last = max(zero + 1, 0), min(top, size)  # 0 < k < n
+    if last > first:
+        out[:, k_min + first:k_min + last] = p[:, first:last]
+    return out
+
+
+class _ScorePlan(_Plan):
+    """``P(T >= cut)`` (``upper``) or ``P(T <= cut)`` as a function of ``(theta1, theta2)``.
+
+    The same interface as :class:`._law._TailPlan` (a :class:`._law._Plan` from its
+    ``_bilinear``), so any null curve, supremum and certificate use it unchanged.  The lower tail is the upper tail of ``(-g, -T_lin)``.
+    """
+
+    def __init__(self, arm1, arm2, null, cut, upper=True):
+        order = _order(arm1, arm2, null)
+        a1, a2, t, level = 1.0 / arm1.n, -null.coefficient / arm2.n, cut.t, cut.level
+        if not upper:
+            order, a1, a2, t, level = -order, -a1, -a2, -t, -level
+        self.arms = (arm1, arm2)
+        self.starts = tuple([k for k, _, _, _ in _layout(arm)] for arm in (arm1, arm2))
+        # ``order`` is monotone, so in each row the cells above the level are a prefix of j2
+        # (upper tail: g nonincreasing in j2) or a suffix (lower tail, order negated): their
+        # number per row is all the strict part needs
+        self.prefix = upper
+        self.count = (order > level).sum(axis=1)
+        tie = order == level
+        self.swap = abs(a1) > abs(a2)
+        a_out, a_in = (a2, a1) if self.swap else (a1, a2)
+        if self.swap:
+            tie = tie.T
+        self.reflect = a_in < 0
+        arm_out, arm_in = (arm2, arm1) if self.swap else (arm1, arm2)
+        outer, inner = _layout(arm_out), _layout(arm_in)
+        if self.reflect:
+            inner, a_in = [(-(k + size - 1), size, -hi, -lo) for k, size, lo, hi in inner], -a_in
+        rows = np.flatnonzero(tie.any(axis=1))
+        # per pair of components: the linear plan, and for each tying outer class j the outer
+        # indices in it and the inner mask (the inner cells whose clipped value ties with j)
+        self.pairs = []
+        for co in outer:
+            k_o = np.clip(co[0] + np.arange(co[1]), 0, arm_out.n)
+            for ci in inner:
+                k_i = ci[0] + np.arange(ci[1])
+                k_i = np.clip(-k_i if self.reflect else k_i, 0, arm_in.n)
+                if not rows.size:
+                    continue
+                start, near, g = _pair_plan(co, a_out, ci, a_in, t)
+                groups = []
+                for j in rows:
+                    idx = np.flatnonzero(k_o == j)
+                    if idx.size:
+                        groups.append((idx, tie[j][k_i].astype(float)))
+                self.pairs.append((start, near, g, groups))
+
+    def _bilinear(self, p1, p2):
+        """The tail from the arms' component pmfs (rows paired; any signed rows: no clipping)."""
+        arm1, arm2 = self.arms
+        q1 = sum(_clipped(p, k, arm1.n) for p, k in zip(p1, self.starts[0]))
+        q2 = sum(_clipped(p, k, arm2.n) for p, k in zip(p2, self.starts[1]))
+        cum = np.zeros((q2.shape[0], q2.shape[1] + 1))
+        if self.prefix:
+            cum[:, 1:] = np.cumsum(q2, axis=1)  # cum[:, b] = P(clip K2 < b)
+        else:
+            cum[:, 1:] = np.cumsum(q2[:, ::-1], axis=1)  # cum[:, b] = P(clip K2 > n2 - b)
+        total = np.einsum("mi,mi->m", q1, cum[:, self.count])
+        outer, inner = (p2, p1) if self.swap else (p1, p2)
+        if self.reflect:
+            inner = [p[:, ::-1] for p in inner]
+        pairs = iter(self.pairs)
+        for po in outer:
+            for pi in inner:
+                if not self.pairs:
+                    break
+                start, near, g, groups = next(pairs)
+                for idx, mask in groups:
+                    masked = pi * mask
+                    sf = np.zeros((masked.shape[0], masked.shape[1] + 1))
+                    sf[:, :-1] = np.cumsum(masked[:, ::-1], axis=1)[:, ::-1]
+                    inner_sum = sf[:, start[idx]] + np.einsum("miw,iw->mi", masked[:, near[idx]], g[idx])
+                    total = total + np.einsum("mi,mi->m", po[:, idx], inner_sum)
+        return total
