@@ -83,9 +83,9 @@ def test_binom2_jimi_default_is_the_same_on_every_door(laplace_pair, tmp_path, c
     assert numbers.pvalue == first.pvalue
     ci = binom2_jimi_ci(a, b)  # same draws as the test's interval
     assert (ci.low, ci.high) == (first.conf_int.low, first.conf_int.high)
-    assert prop_test(a, b).pvalue == first.pvalue
+    assert prop_test(a, b, method="jimi").pvalue == first.pvalue
     out = _cli_json(capsys, "test", "--release", _save(tmp_path, "a.json", a), "--release",
-                    _save(tmp_path, "b.json", b), "--format", "json")
+                    _save(tmp_path, "b.json", b), "--method", "jimi", "--format", "json")
     assert out["pvalue"] == first.pvalue
     typed = _cli_json(capsys, "test", "--x1", repr(a.value), "--n1", 40, "--x2", repr(b.value), "--n2", 40,
                       "--epsilon", 1, "--method", "jimi", "--format", "json")
@@ -148,6 +148,23 @@ def test_exact_two_arm_default_is_the_same_on_every_door(tmp_path, capsys):
     out = _cli_json(capsys, "test", "--release", _save(tmp_path, "a.json", a), "--release",
                     _save(tmp_path, "b.json", b), "--format", "json")
     assert out["pvalue"] == first.pvalue
+
+
+def test_exact_two_arm_default_for_laplace_releases_is_the_same_on_every_door(laplace_pair, tmp_path, capsys):
+    a, b = laplace_pair  # proportions
+    first = binom2_ump_test(a, b)
+    assert first.mechanism == "laplace"
+    assert binom2_ump_test(a, b).pvalue == first.pvalue
+    assert prop_test(a, b).pvalue == first.pvalue
+    out = _cli_json(capsys, "test", "--release", _save(tmp_path, "a.json", a), "--release",
+                    _save(tmp_path, "b.json", b), "--format", "json")
+    assert out["pvalue"] == first.pvalue
+    rel = LaplaceReleaser(epsilon=1.0)
+    c, d = rel.count(30, 40, rng=1), rel.count(22, 40, rng=2)  # the same draws, as counts
+    assert binom2_ump_test(c, d).pvalue == first.pvalue
+    typed = _cli_json(capsys, "test", "--x1", repr(c.value), "--n1", 40, "--x2", repr(d.value), "--n2", 40,
+                      "--epsilon", 1, "--mechanism", "laplace", "--format", "json")
+    assert typed["pvalue"] == first.pvalue
 
 
 # --------------------------------------------------------------------------- one-sample DP-JIMI and the draws

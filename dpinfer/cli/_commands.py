@@ -385,7 +385,8 @@ def _cmd_power(args):
         return cmd_power_two(args, _emit, _fmt)
     _one_arm_required(args, ("--theta", "--n", "--p0"))
     given = [flag for flag, v in (("--theta1", args.theta1), ("--n1", args.n1), ("--n2", args.n2),
-                                  ("--effect", args.effect), ("--margin", args.margin)) if v is not None]
+                                  ("--effect", args.effect), ("--margin", args.margin),
+                                  ("--mechanism", args.mechanism)) if v is not None]
     if given:
         raise _UsageError(f"{', '.join(given)} apply to two arms (give --theta2 too).")
     if args.method == "ump":
@@ -439,7 +440,7 @@ def _cmd_sample_size(args):
     if args.theta2 is not None:  # two arms (the default alternative is two-sided for both)
         return cmd_sample_size_two(args, _emit, _fmt)
     _one_arm_required(args, ("--p0",))
-    given = [flag for flag, v in (("--effect", args.effect), ("--margin", args.margin),
+    given = [flag for flag, v in (("--effect", args.effect), ("--margin", args.margin), ("--mechanism", args.mechanism),
                                   ("--ratio", None if args.ratio == 1.0 else args.ratio)) if v is not None]
     if given:
         raise _UsageError(f"{', '.join(given)} apply to two arms (give --theta2 too).")

@@ -2,8 +2,10 @@
 
 ``dpinfer test --release arm1.json --release arm2.json`` (or ``--x1 Z1 --n1 N1 --x2 Z2
 --n2 N2 --epsilon E``) answers as :func:`~dpinfer.prop_test` does for two releases: the
-exact test (:func:`~dpinfer.binom2_ump_test`) for two Tulap counts, DP-JIMI (or
-``--method normal``) for two Laplace releases.  ``ci`` gives the interval of the risk
+exact test (:func:`~dpinfer.binom2_ump_test`) for two Tulap counts or two Laplace counts or
+proportions (``--method jimi`` or ``normal`` for the approximate tests of Laplace releases).
+Typed numbers are Tulap counts, or Laplace counts with ``--mechanism laplace`` (Laplace
+proportions with ``--method jimi`` or ``normal``).  ``ci`` gives the interval of the risk
 difference (or ratio), ``power`` and ``sample-size`` plan the exact test
 (:func:`~dpinfer.binom2_ump_power`, :func:`~dpinfer.binom2_ump_sample_size`).
 The parser's options are added by :func:`add_arm_options` and :func:`add_planning_options`.
@@ -30,6 +32,7 @@ def add_arm_options(parser, real, whole):
     g.add_argument("--x2", type=real, metavar="Z2", help="arm 2's released value")
     g.add_argument("--n2", type=whole, help="arm 2's number of records")
     g.add_argument("--epsilon2", type=real, help="arm 2's epsilon when it differs from --epsilon")
+    _add_mechanism(g)
     _add_hypothesis(g)
     g.add_argument("--composition", choices=("parallel", "sequential"),
                    help="how the result records both releases' privacy: parallel (disjoint arms; the "
@@ -46,7 +49,14 @@ def add_planning_options(parser, real, whole, *, power):
     else:
         g.add_argument("--ratio", type=real, default=1.0, help="n2 / n1 (default 1)")
     g.add_argument("--theta2", type=real, help="arm 2's true proportion (makes the question two-arm)")
+    _add_mechanism(g)
     _add_hypothesis(g)
+
+
+def _add_mechanism(group):
+    group.add_argument("--mechanism", choices=("tulap", "laplace"),
+                       help="the noise of both arms for typed values and planning: tulap (default; "
+                            "TulapReleaser counts) or laplace (LaplaceReleaser counts, exact test)")
 
 
 def _add_hypothesis(group):
@@ -67,7 +77,8 @@ def two_arms(args):
     """
     files = args.release if isinstance(args.release, list) else ([args.release] if args.release else [])
     typed = [flag for flag, v in zip(_TYPED, (args.x1, args.n1, args.x2, args.n2)) if v is not None]
-    extras = [flag for flag, v in (("--epsilon2", args.epsilon2), ("--effect", args.effect),
+    extras = [flag for flag, v in (("--epsilon2", args.epsilon2), ("--mechanism", args.mechanism),
+                                   ("--effect", args.effect),
                                    ("--margin", args.margin), ("--composition", args.composition),
                                    ("--statistic", args.statistic))
               if v is not None]
@@ -81,10 +92,10 @@ def two_arms(args):
         return None
     if len(files) == 2:
         if typed or any(v is not None for v in (args.value, args.n, args.epsilon, args.epsilon2, args.delta,
-                                                 args.sensitivity)):
-            raise _UsageError("--x1/--n1/--x2/--n2, --value, --n, --epsilon, --epsilon2, --delta and "
-                              "--sensitivity must not be given with two release files: each file records "
-                              "its value, n, epsilon, delta and sensitivity.")
+                                                 args.sensitivity, args.mechanism)):
+            raise _UsageError("--x1/--n1/--x2/--n2, --value, --n, --epsilon, --epsilon2, --delta, "
+                              "--sensitivity and --mechanism must not be given with two release files: each "
+                              "file records its value, n, epsilon, delta, sensitivity and mechanism.")
         arms = []
         for path in files:
             loaded = _releases_from_file(path)
@@ -135,12 +146,29 @@ def _pair_result(args, arms):
 
     _common_checks(args)
     first, second, ns = arms
+    if ns is not None and args.mechanism == "laplace":
+        return _untyped([_laplace_numbers(args, first, second, ns)], ns)[0]
     result = prop_test([first, second], None if ns is None else list(ns), method=args.method,
                        alternative=args.alternative, confidence_level=args.confidence_level,
                        n_sim=args.n_sim, rng=args.seed, epsilon=_epsilon(args), delta=args.delta,
                        effect=args.effect, margin=args.margin, composition=args.composition,
                        statistic=args.statistic)
     return _untyped([result], ns)[0]
+
+
+def _laplace_numbers(args, z1, z2, ns):
+    """Typed Laplace counts: the exact test (:func:`~dpinfer.binom2_ump_test` with mechanism='laplace')."""
+    from ..inference.two_arm import binom2_ump_test
+
+    if args.method not in (None, "ump"):
+        raise _UsageError(f"--mechanism laplace with typed values is the exact test of Laplace counts (--method "
+                          f"ump); --method {args.method} takes typed Laplace proportions: leave --mechanism out.")
+    if args.n_sim is not None or args.seed is not None:
+        raise _UsageError("--n-sim and --seed apply to --method jimi only; the exact test draws nothing.")
+    extra = {key: v for key, v in (("effect", args.effect), ("composition", args.composition)) if v is not None}
+    return binom2_ump_test(z1, ns[0], z2, ns[1], epsilon=_epsilon(args), delta=args.delta, margin=args.margin,
+                           alternative=args.alternative, confidence_level=args.confidence_level,
+                           mechanism="laplace", **extra)
 
 
 def cmd_test_two(args, arms, emit):
@@ -199,16 +227,17 @@ def cmd_power_two(args, emit, fmt):
     if missing:
         raise _UsageError(f"two-arm power needs --theta1, --theta2, --n1 and --n2 (missing {', '.join(missing)}).")
     effect, margin, null = _hypothesis_text(args)
+    mechanism = args.mechanism or "tulap"
     theta1 = np.asarray(args.theta1, dtype=float)
     power = np.atleast_1d(binom2_ump_power(theta1, args.theta2, args.n1, args.n2, epsilon=args.epsilon,
                                            delta=args.delta, sensitivity=args.sensitivity, effect=effect,
                                            margin=margin, alpha=args.alpha, alternative=args.alternative,
-                                           **_statistic(args)))
+                                           mechanism=mechanism, **_statistic(args)))
     records = [{"theta1": float(t), "theta2": args.theta2, "power": float(p), "n1": args.n1, "n2": args.n2,
                 "effect": effect, "margin": margin, "alpha": args.alpha, "alternative": args.alternative,
                 "epsilon": args.epsilon, "delta": args.delta, "sensitivity": args.sensitivity,
-                "method": "ump", **_statistic(args)} for t, p in zip(theta1, power)]
-    lines = ["Exact power of the exact two-arm test (Tulap releases)",
+                "method": "ump", "mechanism": mechanism, **_statistic(args)} for t, p in zip(theta1, power)]
+    lines = [f"Exact power of the exact two-arm test ({mechanism.capitalize()} releases)",
              f"{null}, n1 = {args.n1}, n2 = {args.n2}, alpha = {fmt(args.alpha)}, "
              f"alternative = {args.alternative}, epsilon = {fmt(args.epsilon)}, delta = {fmt(args.delta)}",
              "", f"{'theta1':>10} {'theta2':>10} {'power':>10}"]
@@ -225,15 +254,16 @@ def cmd_sample_size_two(args, emit, fmt):
     if args.p0 is not None:
         raise _UsageError("--p0 describes one arm; the null of two arms is --margin.")
     effect, margin, null = _hypothesis_text(args)
+    mechanism = args.mechanism or "tulap"
     n1, n2 = binom2_ump_sample_size(args.theta1, args.theta2, power=args.power, ratio=args.ratio,
                                     epsilon=args.epsilon, delta=args.delta, sensitivity=args.sensitivity,
                                     effect=effect, margin=margin, alpha=args.alpha,
-                                    alternative=args.alternative, **_statistic(args))
+                                    alternative=args.alternative, mechanism=mechanism, **_statistic(args))
     record = {"n1": int(n1), "n2": int(n2), "theta1": args.theta1, "theta2": args.theta2, "effect": effect,
               "margin": margin, "ratio": args.ratio, "alpha": args.alpha, "power": args.power,
               "alternative": args.alternative, "epsilon": args.epsilon, "delta": args.delta,
-              "sensitivity": args.sensitivity, "method": "ump", **_statistic(args)}
-    text = (f"Sample size per arm for the exact two-arm test (Tulap releases)\n"
+              "sensitivity": args.sensitivity, "method": "ump", "mechanism": mechanism, **_statistic(args)}
+    text = (f"Sample size per arm for the exact two-arm test ({mechanism.capitalize()} releases)\n"
             f"{null}, theta1 = {fmt(args.theta1)}, theta2 = {fmt(args.theta2)}, ratio n2/n1 = "
             f"{fmt(args.ratio)}, alpha = {fmt(args.alpha)}, power = {fmt(args.power)}, "
             f"alternative = {args.alternative}, epsilon = {fmt(args.epsilon)}, delta = {fmt(args.delta)}"

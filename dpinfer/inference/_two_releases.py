@@ -9,16 +9,15 @@ statistics of its own:
 
 * two Tulap counts: :func:`~dpinfer.binom2_ump_test`, the exact unconditional test
   (``method=None`` or ``'ump'``);
-* two Laplace releases: no exact two-arm test takes Laplace noise yet, so the default is
-  DP-JIMI (:func:`~dpinfer.binom2_jimi_test`, approximate size, draws from a stream
-  derived from the releases), and the result's note says so; ``method='normal'`` gives
-  :func:`~dpinfer.binom2_normal_test`;
+* two Laplace counts or proportions: the same exact test for their grid law by default
+  (``method=None`` or ``'ump'``); ``method='jimi'`` gives DP-JIMI
+  (:func:`~dpinfer.binom2_jimi_test`, approximate size, draws from a stream derived from
+  the releases) and ``method='normal'`` :func:`~dpinfer.binom2_normal_test`;
 * anything else (a mixed pair, local-DP reports, tables) is refused with the reason.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import numbers
 import warnings
 
@@ -29,8 +28,6 @@ from ..releasers.release import Release
 __all__ = []  # private module
 
 _TWO_ARM_ONLY = ("epsilon", "delta", "effect", "margin", "composition", "statistic")
-_LAPLACE_NOTE = ("prop_test: the exact two-arm test (binom2_ump_test) takes Tulap counts; for these "
-                 "Laplace releases it used DP-JIMI (method='jimi', approximate size)")
 
 
 def _is_number(value):
@@ -87,9 +84,9 @@ def _mechanism_of(first, second, ns, method):
         return "laplace"
     got = " and ".join(f"a {r.mechanism} release of kind {r.kind!r}" for r in (first, second))
     raise ValueError(
-        f"prop_test compares two arms released by the same mechanism: two Tulap counts (exact test, "
-        f"binom2_ump_test) or two Laplace proportions or counts (binom2_jimi_test, binom2_normal_test); "
-        f"got {got}.")
+        f"prop_test compares two arms released by the same mechanism: two Tulap counts or two Laplace "
+        f"proportions or counts (exact test, binom2_ump_test; for Laplace also binom2_jimi_test, "
+        f"binom2_normal_test); got {got}.")
 
 
 def _two_release_test(release, p0, *, method, alternative, confidence_level, two_sided_method,
@@ -110,16 +107,11 @@ def _two_release_test(release, p0, *, method, alternative, confidence_level, two
         method = _check_choice(method, "method", ("ump", "normal", "jimi"))
     mechanism = _mechanism_of(first, second, ns, method)
     if method is None:
-        method = "ump" if mechanism == "tulap" else "jimi"
-        defaulted_laplace = mechanism == "laplace"
-    else:
-        defaulted_laplace = False
-        if (method == "ump") != (mechanism == "tulap"):
-            fits = "method='ump' (or None)" if mechanism == "tulap" else "method='jimi' or method='normal'"
-            raise ValueError(
-                f"method={method!r} does not take two {mechanism.capitalize()} releases: the exact "
-                f"two-arm test inverts Tulap noise and DP-JIMI and the normal approximation Laplace "
-                f"noise. Use {fits}.")
+        method = "ump"
+    elif method != "ump" and mechanism == "tulap":
+        raise ValueError(
+            f"method={method!r} does not take two Tulap releases: DP-JIMI and the normal approximation "
+            "invert Laplace noise. Use method='ump' (or None), the exact two-arm test.")
     if two_sided_method is not None:
         raise ValueError("`two_sided_method` applies to one Tulap release; the two-arm exact test's "
                          f"two-sided p-value is twice the smaller one-sided one; got {two_sided_method!r}.")
@@ -144,8 +136,8 @@ def _two_release_test(release, p0, *, method, alternative, confidence_level, two
         raise ValueError(f"`statistic` chooses the ordering of the exact test of two Tulap counts; "
                          f"method={method!r} has its own; got statistic={statistic!r}.")
     if effect not in (None, "difference"):
-        raise ValueError(f"effect={effect!r} is tested exactly for Tulap releases only; for Laplace "
-                         f"releases method={method!r} tests the difference: leave `effect` out.")
+        raise ValueError(f"effect={effect!r} is tested by the exact test (method='ump', the default); "
+                         f"method={method!r} tests the difference: leave `effect` out.")
     eps = {} if epsilon is None else dict(zip(("epsilon1", "epsilon2"),
                                               epsilon if isinstance(epsilon, (list, tuple)) else (epsilon,) * 2))
     if method == "normal":
@@ -162,9 +154,5 @@ def _two_release_test(release, p0, *, method, alternative, confidence_level, two
         return result
     from .jimi import binom2_jimi_test
 
-    result = binom2_jimi_test(*arms, p0=0.0 if margin is None else margin, **eps,
-                              n_sim=10_000 if n_sim is None else n_sim, rng=rng, **common)
-    if defaulted_laplace:
-        note = f"{result.note}; {_LAPLACE_NOTE}" if result.note else _LAPLACE_NOTE
-        result = dataclasses.replace(result, note=note)
-    return result
+    return binom2_jimi_test(*arms, p0=0.0 if margin is None else margin, **eps,
+                            n_sim=10_000 if n_sim is None else n_sim, rng=rng, **common)

@@ -236,14 +236,16 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     Unlike R's ``prop.test`` there is no continuity correction and no
     chi-squared statistic; the name only borrows the workflow.
 
-    **Two arms.**  Two Tulap counts get :func:`~dpinfer.binom2_ump_test`, the
-    exact unconditional test (``method=None`` or ``'ump'``; ``effect``,
-    ``margin`` and ``composition`` passed on).  No exact two-arm test takes
-    Laplace noise yet, so two Laplace releases get DP-JIMI
-    (:func:`~dpinfer.binom2_jimi_test`, approximate size, 10 000 draws per arm
-    from a stream derived from the releases) and the result's note says so;
-    ``method='normal'`` gives :func:`~dpinfer.binom2_normal_test`.  A mixed pair
-    (one Tulap, one Laplace) is refused.  The answer is the answer of that
+    **Two arms.**  Two Tulap counts, or two Laplace counts or proportions, get
+    :func:`~dpinfer.binom2_ump_test`, the exact unconditional test for the law
+    released (``method=None`` or ``'ump'``; ``effect``, ``margin`` and
+    ``composition`` passed on).  For two Laplace releases ``method='jimi'``
+    gives DP-JIMI (:func:`~dpinfer.binom2_jimi_test`, approximate size, 10 000
+    draws per arm from a stream derived from the releases) and
+    ``method='normal'`` :func:`~dpinfer.binom2_normal_test`.  Two released
+    values with their sizes stand for Tulap counts (``'ump'``) or Laplace
+    proportions (``'normal'``, ``'jimi'``).  A mixed pair (one Tulap, one
+    Laplace) is refused.  The answer is the answer of that
     function called with the same arguments.
 
     **Tables.**  In R, ``prop.test(m)`` with a k x 2 matrix of successes and

@@ -114,6 +114,18 @@ def _per_step(epsilon, steps):
     return lam
 
 
+def count_grid(n, epsilon):
+    """``(g, lam)`` of a Laplace count or proportion out of ``n``: grid ``2**-g`` of a count, ratio ``exp(-lam)``.
+
+    Package-internal interface (the exact two-arm inference reads the released law from
+    it): :meth:`LaplaceReleaser.count` and ``.proportion`` draw ``x 2**g + D`` with ``D``
+    discrete Laplace, ``P(D = d)`` proportional to ``exp(-lam |d|)``, ``lam`` the per-step
+    epsilon rounded down (:func:`_per_step`), and release it times ``2**-g`` (``/ n``).
+    """
+    g = _grid_bits(n, epsilon)
+    return g, _per_step(epsilon, 2**g)
+
+
 def _laplace_on_grid(bits, units, epsilon, *, bound, exact):
     """Noisy ``units`` (statistic / sensitivity) on the grid: float array, exact integer sum.
 

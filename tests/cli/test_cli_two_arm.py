@@ -106,7 +106,7 @@ def test_two_arm_ci(arms, files, capsys, fmt):
         assert (float(row["conf_low"]), float(row["conf_high"])) == (ci.low, ci.high)
 
 
-def test_laplace_arms_default_to_dp_jimi(tmp_path, capsys):
+def test_laplace_arms_default_to_the_exact_test(tmp_path, capsys):
     rel = LaplaceReleaser(epsilon=1.0)
     a, b = rel.proportion(41, 60, rng=1), rel.proportion(27, 60, rng=2)
     paths = []
@@ -115,10 +115,38 @@ def test_laplace_arms_default_to_dp_jimi(tmp_path, capsys):
         paths += ["--release", tmp_path / name]
     code, out, _ = call(capsys, "test", *paths, "--format", "json")
     record = json.loads(out)
-    assert code == 0 and record["pvalue"] == binom2_jimi_test(a, b).pvalue
-    assert "DP-JIMI" in record["note"]
-    code, out, _ = call(capsys, "test", *paths, "--seed", 3, "--n-sim", 500, "--format", "json")
+    expected = binom2_ump_test(a, b)
+    assert code == 0 and record["pvalue"] == expected.pvalue and record["mechanism"] == "laplace"
+    code, out, _ = call(capsys, "ci", *paths, "--format", "json")
+    assert (json.loads(out)["conf_low"], json.loads(out)["conf_high"]) == tuple(expected.conf_int[:2])
+    code, out, _ = call(capsys, "test", *paths, "--method", "jimi", "--format", "json")
+    assert json.loads(out)["pvalue"] == binom2_jimi_test(a, b).pvalue and "DP-JIMI" in json.loads(out)["method"]
+    code, out, _ = call(capsys, "test", *paths, "--method", "jimi", "--seed", 3, "--n-sim", 500, "--format", "json")
     assert json.loads(out)["pvalue"] == binom2_jimi_test(a, b, n_sim=500, rng=3).pvalue
+
+
+def test_typed_laplace_counts_and_planning(capsys):
+    rel = LaplaceReleaser(epsilon=1.0)
+    a, b = rel.count(41, 60, rng=1), rel.count(27, 60, rng=2)
+    code, out, _ = call(capsys, "test", "--x1", repr(a.value), "--n1", 60, "--x2", repr(b.value), "--n2", 60,
+                        "--epsilon", 1, "--mechanism", "laplace", "--alternative", "greater", "--format", "json")
+    assert code == 0 and json.loads(out)["pvalue"] == binom2_ump_test(a, b, alternative="greater").pvalue
+    code, out, _ = call(capsys, "power", "--theta1", 0.6, "--theta2", 0.4, "--n1", 50, "--n2", 50, "--epsilon", 1,
+                        "--mechanism", "laplace", "--format", "json")
+    assert json.loads(out)[0]["power"] == pytest.approx(
+        float(binom2_ump_power(0.6, 0.4, 50, 50, epsilon=1.0, mechanism="laplace")), rel=1e-12)
+    code, out, _ = call(capsys, "sample-size", "--theta1", 0.6, "--theta2", 0.4, "--epsilon", 1,
+                        "--mechanism", "laplace")
+    assert code == 0 and "Laplace releases" in out
+
+
+@pytest.mark.parametrize("args, match", [
+    (("--mechanism", "laplace", "--method", "jimi"), "--mechanism laplace with typed values"),
+    (("--mechanism", "laplace", "--seed", 1), "--n-sim and --seed"),
+])
+def test_typed_laplace_refusals(capsys, args, match):
+    code, _, err = call(capsys, "test", "--x1", 40.2, "--n1", 60, "--x2", 27.1, "--n2", 60, "--epsilon", 1, *args)
+    assert code != 0 and match in err
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "csv"])

@@ -61,17 +61,27 @@ def test_a_single_release_is_still_tested_against_p0(tulap_pair):
     assert prop_test(a, 0.3).null_value == 0.3
 
 
-def test_two_laplace_releases_default_to_dp_jimi_and_say_so(laplace_pair):
+def test_two_laplace_releases_default_to_the_exact_test(laplace_pair):
     a, b = laplace_pair
     got = prop_test(a, b)
-    expected = binom2_jimi_test(a, b)
+    expected = binom2_ump_test(a, b)
     assert got.pvalue == expected.pvalue
     assert (got.conf_int.low, got.conf_int.high) == (expected.conf_int.low, expected.conf_int.high)
-    assert "prop_test: the exact two-arm test (binom2_ump_test) takes Tulap counts" in got.note
-    assert "DP-JIMI" in got.method
-    # same answer on a second call and with the margin passed as DP-JIMI's null difference
+    assert got.method.startswith("Exact unconditional two-sample DP test of proportions (Laplace releases;")
+    assert got.mechanism == "laplace" and "summed exactly" in got.note
+    # the same with the list form, a margin, a ratio and method='ump' given
     assert prop_test([a, b]).pvalue == got.pvalue
-    assert prop_test(a, b, margin=0.1).pvalue == binom2_jimi_test(a, b, p0=0.1).pvalue
+    assert prop_test(a, b, method="ump").pvalue == got.pvalue
+    assert prop_test(a, b, margin=0.1).pvalue == binom2_ump_test(a, b, margin=0.1).pvalue
+    assert prop_test(a, b, effect="ratio").pvalue == binom2_ump_test(a, b, effect="ratio").pvalue
+
+
+def test_two_laplace_releases_with_method_jimi(laplace_pair):
+    a, b = laplace_pair
+    got, expected = prop_test(a, b, method="jimi"), binom2_jimi_test(a, b)
+    assert got.pvalue == expected.pvalue
+    assert "DP-JIMI" in got.method
+    assert prop_test(a, b, method="jimi", margin=0.1).pvalue == binom2_jimi_test(a, b, p0=0.1).pvalue
 
 
 def test_laplace_pair_with_method_normal(laplace_pair):
@@ -90,7 +100,6 @@ def test_laplace_numbers_with_method_jimi_match_the_function():
 
 @pytest.mark.parametrize("call, error, match", [
     (lambda t, l: prop_test(t[0], l[1]), ValueError, "same mechanism"),
-    (lambda t, l: prop_test(l[0], l[1], method="ump"), ValueError, r"method='ump' does not take two Laplace"),
     (lambda t, l: prop_test(t[0], t[1], method="jimi"), ValueError, r"method='jimi' does not take two Tulap"),
     (lambda t, l: prop_test([t[0], t[1]], 0.1), ValueError, r"`p0` does not apply to two releases"),
     (lambda t, l: prop_test(t[0], margin=0.1), ValueError, r"`margin` applies to two arms"),
@@ -100,7 +109,7 @@ def test_laplace_numbers_with_method_jimi_match_the_function():
     (lambda t, l: prop_test([t[0], t[1], t[0]]), ValueError, "must hold two releases"),
     (lambda t, l: prop_test(t[0], t[1], two_sided_method="equal-tailed"), ValueError, "two_sided_method"),
     (lambda t, l: prop_test(t[0], t[1], n_sim=100), ValueError, r"`n_sim` and `rng` apply to method='jimi'"),
-    (lambda t, l: prop_test(l[0], l[1], effect="ratio"), ValueError, "effect='ratio'"),
+    (lambda t, l: prop_test(l[0], l[1], method="jimi", effect="ratio"), ValueError, "effect='ratio'"),
     (lambda t, l: prop_test(l[0], l[1], method="normal", margin=0.1), ValueError, "equal proportions only"),
     (lambda t, l: prop_test(TulapReleaser(1.0).release([3, 4], 10, rng=1), t[1]), ValueError,
      "arm 1's release must hold one value"),

@@ -72,7 +72,7 @@ def test_every_entry_point_refuses_a_release_it_does_not_take_with_one_wording(f
 def test_the_wording_names_the_method_that_fits():
     with pytest.raises(ValueError, match=r"For this release use binom2_ump_test, binom_ump_test\.$"):
         dpinfer.binom_jimi_test(release("tulap"))
-    with pytest.raises(ValueError, match=r"For this release use binom_jimi_test, binom_normal_test\.$"):
+    with pytest.raises(ValueError, match=r"For this release use binom2_ump_test, binom_jimi_test, binom_normal_test\.$"):
         dpinfer.binom_ump_test(release("laplace.count"))
     with pytest.raises(ValueError, match=r"For this release use independence_jimi_test, logistic_jimi\.$"):
         dpinfer.binom_normal_test(release("table"))

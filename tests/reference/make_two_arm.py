@@ -99,6 +99,11 @@ def pvalue_one_sided(case, upper):
         return cache[key]
 
     table = [[q(x1, x2) for x2 in range(n2 + 1)] for x1 in range(n1 + 1)]
+    return null_line_sup(table, n1, n2, effect, margin)
+
+
+def null_line_sup(table, n1, n2, effect, margin):
+    """sup over the null line of sum_{x1, x2} Binom Binom table[x1][x2] (grid, then golden section)."""
     if effect == "difference":
         low, high = max(mp.mpf(0), -margin), min(mp.mpf(1), 1 - margin)
     else:
@@ -146,15 +151,21 @@ CASES = [
 ]
 
 
-def main():
+def case_rows(cases, one_sided):
+    """Each case with its three p-values (``one_sided(case, upper)``), printed as they come."""
     out = []
-    for case in CASES:
-        greater = pvalue_one_sided(case, True)
-        less = pvalue_one_sided(case, False)
+    for case in cases:
+        greater = one_sided(case, True)
+        less = one_sided(case, False)
         two = min(mp.mpf(1), 2 * min(greater, less))
         out.append({**case, "greater": mp.nstr(greater, 20), "less": mp.nstr(less, 20),
                     "two-sided": mp.nstr(two, 20)})
         print(case["name"], mp.nstr(greater, 12), mp.nstr(less, 12), mp.nstr(two, 12), flush=True)
+    return out
+
+
+def main():
+    out = case_rows(CASES, pvalue_one_sided)
     path = pathlib.Path(__file__).with_name("two_arm_values.json")
     path.write_text(json.dumps({"script": "make_two_arm.py", "dps": 30, "cases": out}, indent=1) + "\n")
 

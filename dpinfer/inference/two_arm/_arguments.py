@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
 from ... import _mechanisms
 from ..._validation import _check_choice, _check_real
+from ...releasers.release import Release
 from .._resolve import accepts, resolve
+from ._laplace_arms import MAX_N as MAX_N_LAPLACE
+from ._laplace_arms import _laplace_arm
 from ._law import _arm
 from ._score import MAX_CELLS
 
@@ -23,11 +27,24 @@ DEFAULT_STATISTIC = "difference"
 #: the exact sums hold arrays of about n + 1400 / epsilon entries per nuisance value
 MAX_N = 100_000
 MIN_UNIT_EPSILON = 0.01
+#: the arm laws the exact sums know (``mechanism=`` of the functions taking numbers)
+MECHANISMS = (_mechanisms.TULAP, _mechanisms.LAPLACE)
 
 #: What the two-arm functions take (one declaration; see :mod:`dpinfer.inference._resolve`).
-ACCEPTS = accepts({(_mechanisms.TULAP, "count")}, ("binom2_ump_test", "binom2_ump_ci"),
-                  "two Tulap-noised counts (TulapReleaser(...).release(x, n), one per arm)",
+ACCEPTS = accepts({(_mechanisms.TULAP, "count"), (_mechanisms.LAPLACE, "count"),
+                   (_mechanisms.LAPLACE, "proportion")}, ("binom2_ump_test", "binom2_ump_ci"),
+                  "two Tulap-noised counts (TulapReleaser(...).release(x, n)) or two Laplace-noised "
+                  "counts or proportions (LaplaceReleaser(...).count(x, n) or .proportion(x, n)), one per arm",
                   numbers=(_mechanisms.TULAP, "count"))
+#: the same, for numbers standing for Laplace counts (``mechanism='laplace'``; not a second declaration)
+_LAPLACE_NUMBERS = dataclasses.replace(ACCEPTS, numbers=(_mechanisms.LAPLACE, "count"))
+
+
+def _check_mechanism(mechanism, default=None):
+    """``mechanism`` checked: ``'tulap'`` or ``'laplace'`` (None: ``default``)."""
+    if mechanism is None:
+        return default
+    return _check_choice(mechanism, "mechanism", MECHANISMS)
 
 
 def _per_arm(value, name):
@@ -40,20 +57,42 @@ def _per_arm(value, name):
     return value, value
 
 
-def _resolve_arm(z, n, epsilon, delta, sensitivity, i, method):
-    """Arm ``i``'s ``(z array, _Arm, Resolved record)`` from a Release or the explicit numbers.
+def _resolve_arm(z, n, epsilon, delta, sensitivity, i, method, mechanism):
+    """Arm ``i``'s ``(z array, arm, Resolved record)`` from a Release or the explicit numbers.
 
     The one place the two-arm functions resolve an argument, through the package's one
     resolver; the arm's own arguments (``z1``, ``n2``) are named in its errors, the privacy
     arguments (one value or a pair for both arms) as ``epsilon``, ``delta``, ``sensitivity``.
+    Numbers stand for a count of ``mechanism`` (None: Tulap); a Laplace proportion is
+    returned as its count (``z n``), which the arm's law describes.
     """
-    rec = resolve(z, n, epsilon=epsilon, delta=delta, sensitivity=sensitivity, accepts=ACCEPTS,
+    laplace_numbers = mechanism == _mechanisms.LAPLACE and not isinstance(z, Release)
+    rec = resolve(z, n, epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                  accepts=_LAPLACE_NUMBERS if laplace_numbers else ACCEPTS,
                   method=method, name=f"z{i}", suffix=str(i), names={"epsilon": "epsilon", "delta": "delta"})
-    return rec.value, _checked_arm(rec.n, rec.epsilon, rec.delta, int(rec.sensitivity), i), rec
+    if mechanism is not None and rec.mechanism != mechanism:
+        raise ValueError(f"`mechanism` = {mechanism!r} contradicts `z{i}`, a {rec.mechanism} release; leave "
+                         "`mechanism` out when passing Releases.")
+    if rec.mechanism != _mechanisms.LAPLACE:
+        return rec.value, _checked_arm(rec.n, rec.epsilon, rec.delta, int(rec.sensitivity), i), rec
+    if rec.delta != 0.0:
+        raise ValueError(f"`delta` must be 0 (or left out) for Laplace arms (pure epsilon-DP); got {rec.delta!r}.")
+    if not rec.from_release and rec.sensitivity != 1.0:
+        raise ValueError(f"`sensitivity` must be 1 (or left out) for Laplace counts; got {rec.sensitivity!r}.")
+    value = rec.value * rec.n if rec.kind == "proportion" else rec.value
+    return value, _checked_arm(rec.n, rec.epsilon, 0.0, 1, i, rec.mechanism), rec
 
 
-def _checked_arm(n, epsilon, delta, sensitivity, i):
-    """The ``_Arm`` of valid public numbers, refused (from those numbers) beyond the sums' reach."""
+def _checked_arm(n, epsilon, delta, sensitivity, i, mechanism=_mechanisms.TULAP):
+    """The arm of valid public numbers, refused (from those numbers) beyond the sums' reach."""
+    if mechanism == _mechanisms.LAPLACE:
+        if n > MAX_N_LAPLACE:
+            raise ValueError(f"`n{i}` must be at most {MAX_N_LAPLACE} for the exact two-arm sums of Laplace "
+                             f"arms (they hold an (n1 + 1) x (n2 + 1) matrix of noise tails); got {n}.")
+        if epsilon < MIN_UNIT_EPSILON:
+            raise ValueError(f"`epsilon` must be at least {MIN_UNIT_EPSILON} for the exact two-arm sums of "
+                             f"arm {i}; got {epsilon!r}.")
+        return _laplace_arm(n, epsilon)
     if n > MAX_N:
         raise ValueError(f"`n{i}` must be at most {MAX_N} for the exact two-arm sums; got {n}.")
     if epsilon / sensitivity < MIN_UNIT_EPSILON:
@@ -64,15 +103,24 @@ def _checked_arm(n, epsilon, delta, sensitivity, i):
     return _arm(n, epsilon, delta, sensitivity)
 
 
-def _resolve_arms(z1, n1, z2, n2, epsilon, delta, sensitivity, method):
-    """Both arms: ``(z1 array, z2 array, arm1, arm2, (record 1, record 2))``."""
+def _resolve_arms(z1, n1, z2, n2, epsilon, delta, sensitivity, method, mechanism=None):
+    """Both arms: ``(z1 array, z2 array, arm1, arm2, (record 1, record 2))``.
+
+    Both arms must have one mechanism (the sums pair two Tulap or two Laplace laws).
+    """
     if z2 is None:
         raise TypeError("`z2` is required (the second arm's released count or its Release); got None.")
+    mechanism = _check_mechanism(mechanism)
     eps = _per_arm(epsilon, "epsilon")
     dlt = _per_arm(delta, "delta")
     sens = _per_arm(sensitivity, "sensitivity")
-    v1, arm1, r1 = _resolve_arm(z1, n1, eps[0], dlt[0], sens[0], 1, method)
-    v2, arm2, r2 = _resolve_arm(z2, n2, eps[1], dlt[1], sens[1], 2, method)
+    v1, arm1, r1 = _resolve_arm(z1, n1, eps[0], dlt[0], sens[0], 1, method, mechanism)
+    v2, arm2, r2 = _resolve_arm(z2, n2, eps[1], dlt[1], sens[1], 2, method, mechanism)
+    if r1.mechanism != r2.mechanism:
+        raise ValueError(
+            f"{method} compares two releases of one mechanism: two Tulap counts or two Laplace counts or "
+            f"proportions; got a {r1.mechanism} {r1.kind} (arm 1) and a {r2.mechanism} {r2.kind} (arm 2). "
+            "Release both arms with the same mechanism.")
     return v1, v2, arm1, arm2, (r1, r2)
 
 
@@ -97,6 +145,13 @@ def _proportions(z1, arm1, z2, arm2):
     """The point estimates ``clip(z_i / n_i, 0, 1)`` (the unbiased ones before the clip)."""
     raw = (z1 / arm1.n, z2 / arm2.n)
     return raw, tuple(float(np.clip(r, 0.0, 1.0)) for r in raw)
+
+
+def _check_laplace_ordering(statistic, mechanism):
+    """Laplace arms are ordered by the difference (the score ordering reads Tulap integer parts)."""
+    if statistic == "score" and mechanism == _mechanisms.LAPLACE:
+        raise ValueError("statistic='score' orders Tulap releases (by their integer parts); two Laplace "
+                         "releases are ordered by the difference: leave `statistic` out.")
 
 
 def _check_statistic(statistic, n1=None, n2=None):

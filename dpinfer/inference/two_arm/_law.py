@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import ClassVar
 
 import numpy as np
 from scipy import signal, stats
@@ -45,6 +46,8 @@ class _Arm:
     untruncated); ``one_minus_q`` the kept mass; ``half_step`` half the release grid's step
     (0 when no release of ours has these numbers).
     """
+
+    mechanism: ClassVar[str] = "tulap"
 
     n: int
     epsilon: float
@@ -136,6 +139,8 @@ def _cells(arm):
 
 def _layout(arm):
     """The components of ``Z``: ``(k_min, size, u_low, u_high)`` each (see :func:`_pmfs`)."""
+    if not isinstance(arm, _Arm):  # a Laplace arm (_laplace_arms): the binomial pmf alone
+        return [(0, arm.n + 1, 0.0, 0.0)]
     cells = _cells(arm)
     if cells is None:
         reach = _reach(arm.log_b)
@@ -183,6 +188,8 @@ def _component_pmfs(arm, theta):
     entry keeps its relative precision): by two first-order recursions (geometric filters)
     for the untruncated noise, by direct shifted sums for the truncated one.
     """
+    if not isinstance(arm, _Arm):  # a Laplace arm: its noise is in its plan (_laplace_arms)
+        return [_binomial(arm.n, theta)]
     return _convolved(arm, _binomial(arm.n, theta))
 
 

@@ -19,7 +19,9 @@ from ..._validation import (
     _check_probability,
     _check_sensitivity,
 )
-from ._arguments import DEFAULT_STATISTIC, MAX_N, _check_effect, _check_statistic, _checked_arm, _per_arm
+from ._arguments import (DEFAULT_STATISTIC, MAX_N, _check_effect, _check_laplace_ordering, _check_mechanism,
+                         _check_statistic, _checked_arm, _per_arm)
+from ._laplace_arms import MAX_N as MAX_N_LAPLACE
 from ._score_power import _exact_power
 from ._test import _null
 
@@ -28,16 +30,20 @@ __all__ = ["binom2_ump_power", "binom2_ump_sample_size"]
 _N_MAX = MAX_N
 
 
-def _arms(n1, n2, epsilon, delta, sensitivity):
+def _arms(n1, n2, epsilon, delta, sensitivity, mechanism):
     eps = [_check_epsilon(e, "epsilon") for e in _per_arm(epsilon, "epsilon")]
     dlt = [_check_delta(d, "delta") for d in _per_arm(delta, "delta")]
     sens = [_check_sensitivity(s) for s in _per_arm(sensitivity, "sensitivity")]
-    return (_checked_arm(n1, eps[0], dlt[0], sens[0], 1), _checked_arm(n2, eps[1], dlt[1], sens[1], 2))
+    if mechanism == "laplace" and (any(d != 0.0 for d in dlt) or any(k != 1 for k in sens)):
+        raise ValueError(f"`delta` must be 0 and `sensitivity` 1 for Laplace arms (counts or proportions, "
+                         f"pure epsilon-DP); got delta={delta!r}, sensitivity={sensitivity!r}.")
+    return (_checked_arm(n1, eps[0], dlt[0], sens[0], 1, mechanism),
+            _checked_arm(n2, eps[1], dlt[1], sens[1], 2, mechanism))
 
 
 def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=1,
                      effect="difference", margin=None, alpha=0.05, alternative="two-sided",
-                     statistic=DEFAULT_STATISTIC):
+                     statistic=DEFAULT_STATISTIC, mechanism="tulap"):
     """Exact power of the two-arm test of :func:`binom2_ump_test` at ``(theta1, theta2)``.
 
     Parameters
@@ -55,6 +61,10 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
     statistic : {'difference', 'score'}, default 'difference'
         The test's ordering, as in :func:`binom2_ump_test`.
+    mechanism : {'tulap', 'laplace'}, default 'tulap'
+        How both arms will be released: :class:`~dpinfer.TulapReleaser` counts, or
+        :class:`~dpinfer.LaplaceReleaser` counts or proportions (``delta`` 0, ``sensitivity``
+        1; at most 2000 per arm).
 
     Returns
     -------
@@ -76,7 +86,10 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     cut-off whose supremum tail over the null is at most ``alpha`` (``alpha / 2`` for each
     side of a two-sided test), ``s = h1/(2 n1) + c h2/(2 n2)`` the release cells' shift;
     the power is that exact tail at ``(theta1, theta2)`` (the released grid law differs from
-    the continuous one by at most ``s`` in ``T``, a change below 1e-10 in power).
+    the continuous one by at most ``s`` in ``T``, a change below 1e-10 in power).  Laplace
+    arms: exact for the risk difference; for the ratio the tails carry the grid bound of
+    :func:`binom2_ump_test` (below 1e-7 at epsilon = 1), so the power is overstated by at
+    most that.
 
     Examples
     --------
@@ -94,6 +107,8 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
     statistic = _check_statistic(statistic)
+    mechanism = _check_mechanism(mechanism, "tulap")
+    _check_laplace_ordering(statistic, mechanism)
     null = _null(effect, margin)
     shape = np.broadcast_shapes(theta1.shape, theta2.shape, n1a.shape, n2a.shape)
     th1, th2 = np.broadcast_to(theta1, shape), np.broadcast_to(theta2, shape)
@@ -101,14 +116,14 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     out = np.empty(shape)
     pairs = {(int(a), int(b)) for a, b in zip(nn1.ravel(), nn2.ravel())}
     for a, b in sorted(pairs):
-        arm1, arm2 = _arms(a, b, epsilon, delta, sensitivity)
+        arm1, arm2 = _arms(a, b, epsilon, delta, sensitivity, mechanism)
         used = _check_statistic(statistic, a, b)
         mask = (nn1 == a) & (nn2 == b)
         out[mask] = _exact_power(arm1, arm2, null, th1[mask], th2[mask], alpha, alternative, used)
     return float(out) if out.ndim == 0 else out
 
 
-def _normal_n(theta1, theta2, ratio, arm, null, alpha, power, alternative):
+def _normal_n(theta1, theta2, ratio, arm, null, alpha, power, alternative, n_max=_N_MAX):
     """A normal-approximation starting point for the search (noise variance included)."""
     b = math.exp(arm.log_b)
     noise = 2.0 * b / (1.0 - b) ** 2 + 1.0 / 12.0
@@ -121,21 +136,21 @@ def _normal_n(theta1, theta2, ratio, arm, null, alpha, power, alternative):
     else:
         gap = abs(theta1 - c * theta2 - (null.margin if null.effect == "difference" else 0.0))
     if gap == 0.0:
-        return _N_MAX + 1
-    for n in np.unique(np.geomspace(1, _N_MAX, 400).astype(int)):
+        return n_max + 1
+    for n in np.unique(np.geomspace(1, n_max, 400).astype(int)):
         m = max(1, math.ceil(ratio * n))
-        if m > _N_MAX:
+        if m > n_max:
             break
         sd = math.sqrt(theta1 * (1 - theta1) / n + c * c * theta2 * (1 - theta2) / m
                        + noise / n**2 + c * c * noise / m**2)
         if gap / sd >= z_a + z_b:
             return int(n)
-    return _N_MAX + 1
+    return n_max + 1
 
 
 def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, delta=0.0, sensitivity=1,
                            effect="difference", margin=None, alpha=0.05, alternative="two-sided",
-                     statistic=DEFAULT_STATISTIC):
+                           statistic=DEFAULT_STATISTIC, mechanism="tulap"):
     """Smallest numbers per arm for the exact two-arm test to reach a power (as ``power.prop.test``).
 
     Parameters
@@ -146,7 +161,7 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
         Target power, in (alpha, 1).
     ratio : float, default 1
         Allocation ``n2 / n1``; ``n2 = ceil(ratio * n1)``.
-    epsilon, delta, sensitivity, effect, margin, alpha, alternative, statistic
+    epsilon, delta, sensitivity, effect, margin, alpha, alternative, statistic, mechanism
         As in :func:`binom2_ump_power`.
 
     Returns
@@ -159,7 +174,8 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     ------
     ValueError
         If the proportions are not on the alternative side, ``power <= alpha``, or no ``n1``
-        up to 1e5 per arm (the limit of the exact sums) reaches the power.
+        up to 1e5 per arm (2000 for Laplace arms: the limit of the exact sums) reaches the
+        power.
 
     See Also
     --------
@@ -193,6 +209,9 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     statistic = _check_statistic(statistic)
     if power <= alpha:
         raise ValueError(f"`power` must exceed `alpha` = {alpha!r}; got {power!r}.")
+    mechanism = _check_mechanism(mechanism, "tulap")
+    _check_laplace_ordering(statistic, mechanism)
+    n_max = MAX_N_LAPLACE if mechanism == "laplace" else _N_MAX
     null = _null(effect, margin)
     # theta1 against the null curve at theta2 (the line's value clipped to [0, 1])
     gap = theta1 - float(null.theta1(theta2))
@@ -206,18 +225,18 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     def power_at(n):
         if n not in seen:
             m = max(1, math.ceil(ratio * n))
-            arm1, arm2 = _arms(n, m, epsilon, delta, sensitivity)
+            arm1, arm2 = _arms(n, m, epsilon, delta, sensitivity, mechanism)
             used = _check_statistic(statistic, n, m)
             seen[n] = float(_exact_power(arm1, arm2, null, theta1, theta2, alpha, alternative, used)[0])
         return seen[n]
 
     one_sided = alpha / 2.0 if alternative == "two-sided" else alpha
     z_a, z_b = stats.norm.isf(one_sided), stats.norm.isf(1.0 - power)
-    arm1, _ = _arms(1, 1, epsilon, delta, sensitivity)
-    n = _normal_n(theta1, theta2, ratio, arm1, null, alpha, power, alternative)
-    cap = max(1, min(_N_MAX, math.floor(_N_MAX / ratio)))
+    arm1, _ = _arms(1, 1, epsilon, delta, sensitivity, mechanism)
+    n = _normal_n(theta1, theta2, ratio, arm1, null, alpha, power, alternative, n_max)
+    cap = max(1, min(n_max, math.floor(n_max / ratio)))
     if n > cap:
-        raise ValueError(f"`theta1` = {theta1!r} and `theta2` = {theta2!r} need more than {_N_MAX} per "
+        raise ValueError(f"`theta1` = {theta1!r} and `theta2` = {theta2!r} need more than {n_max} per "
                          "arm (the limit of the exact two-arm sums) already under the normal "
                          "approximation at this `power`, `alpha` and `epsilon`; plan for a larger "
                          "effect, epsilon or alpha, or a smaller power.")

@@ -26,7 +26,8 @@ import numpy as np
 from scipy import optimize
 
 from ._certify import MAX_CELLS, certified_sup
-from ._law import _pmfs, _statistic_tail, _TailPlan, row_width
+from ._laplace_arms import _LaplaceTailPlan
+from ._law import _Arm, _pmfs, _TailPlan, row_width
 from ._score import _Cut, _cut, _Observed, _ScorePlan
 
 __all__ = []  # private module
@@ -96,10 +97,19 @@ def _null(effect, margin):
 
 
 def _plan(arm1, arm2, null, t, upper):
-    """The tail of ``T`` beyond ``t`` as a function of ``(theta1, theta2)``.
+    """The tail of ``T`` beyond ``t`` as a function of ``(theta1, theta2)``: the plan of the arms' law.
 
     ``t`` a number: the linear statistic; a ``_score._Cut``: the score ordering (``_score``).
     """
+    tulap = isinstance(arm1, _Arm), isinstance(arm2, _Arm)
+    if not all(tulap):
+        if any(tulap):
+            raise ValueError("the exact two-arm test takes two releases of one mechanism: two Tulap counts or "
+                             "two Laplace counts or proportions; got one of each.")
+        if isinstance(t, _Cut):
+            raise ValueError("statistic='score' orders Tulap releases (by their integer parts); two Laplace "
+                             "releases are ordered by the difference: leave `statistic` out.")
+        return _LaplaceTailPlan(arm1, arm2, 1.0 / arm1.n, -null.coefficient / arm2.n, t, upper)
     if isinstance(t, _Cut):
         return _ScorePlan(arm1, arm2, null, t, upper)
     return _TailPlan(arm1, arm2, 1.0 / arm1.n, -null.coefficient / arm2.n, t, upper)
@@ -270,10 +280,10 @@ def _power(arm1, arm2, null, theta1, theta2, alpha, alternative):
         u = _critical(arm1, arm2, null, one_sided, True)
         if np.isfinite(u):
             cut = u + (arm1.half_step / arm1.n + c * arm2.half_step / arm2.n)
-            out = out + _statistic_tail(arm1, arm2, theta1, theta2, c, cut, True)
+            out = out + _plan(arm1, arm2, null, cut, True)(theta1, theta2)
     if alternative in ("less", "two-sided"):
         u = _critical(arm1, arm2, null, one_sided, False)
         if np.isfinite(u):
             cut = u - (arm1.half_step / arm1.n + c * arm2.half_step / arm2.n)
-            out = out + _statistic_tail(arm1, arm2, theta1, theta2, c, cut, False)
+            out = out + _plan(arm1, arm2, null, cut, False)(theta1, theta2)
     return np.clip(out, 0.0, 1.0)
