@@ -20,7 +20,7 @@ from .._validation import (
     _show,
 )
 from ..budget._charging import charge_release
-from ._secure_path import _INT_LIMIT, _bit_source, _grid_bits, _per_step
+from ._secure_path import _INT_LIMIT, _bit_source, _check_output_range, _grid_bits, _per_step
 from .release import Release
 
 __all__ = ["MeanReleaser"]
@@ -107,7 +107,7 @@ class MeanReleaser:
         lower, upper = _check_real(self.lower, "lower"), _check_real(self.upper, "upper")
         if not lower < upper:
             raise ValueError(f"`lower` must be below `upper`; got lower = {lower!r}, upper = {upper!r}.")
-        if not math.isfinite(upper - lower) or not math.isfinite(((upper - lower) / 2) ** 2):
+        if not math.isfinite(upper - lower) or not math.isfinite(0.5 * (upper - lower) * (0.5 * (upper - lower))):
             raise ValueError(f"`upper` - `lower` must be a finite range whose square is a finite double; got "
                              f"lower = {lower!r}, upper = {upper!r}.")
         object.__setattr__(self, "lower", lower)
@@ -178,6 +178,8 @@ class MeanReleaser:
         epsilons = self._epsilons()
         bits = _bit_source(secure, rng, min(epsilons))
         g = min(_grid_bits(n, e) for e in epsilons)
+        for e, scale in zip(epsilons, (self.sensitivity, 0.25 * self.sensitivity * self.sensitivity)):
+            _check_output_range(n + abs(self.lower) / self.sensitivity * n, e, scale)
         what = "release" if not self.spread else f"release (sum and squares, epsilon split {self.split:g})"
         digest = charge_release(budget, self, what, shape=rows, array=array, n=n, rng=rng,
                                 secure=bits.hardened, sensitivity=self.sensitivity,
