@@ -167,15 +167,20 @@ def sample_bounds(draws, tails_):
     """Percentile interval of the draws (last axis): the ``k``-th smallest and ``k``-th largest, ``k = ceil(a H)``."""
     lo_tail, hi_tail = tails_
     h = draws.shape[-1]
-    srt = np.sort(draws, axis=-1)
-    lo = srt[..., max(math.ceil(lo_tail * h), 1) - 1] if lo_tail is not None else np.full(srt.shape[:-1], -np.inf)
-    hi = srt[..., h - max(math.ceil(hi_tail * h), 1)] if hi_tail is not None else np.full(srt.shape[:-1], np.inf)
-    return lo, hi
+    undefined = np.isnan(draws)  # inf - inf: the draw says nothing; each bound takes it at its worst
+    lo = hi = None
+    if lo_tail is not None:
+        lo = np.sort(np.where(undefined, -np.inf, draws), axis=-1)[..., max(math.ceil(lo_tail * h), 1) - 1]
+    if hi_tail is not None:
+        hi = np.sort(np.where(undefined, np.inf, draws), axis=-1)[..., h - max(math.ceil(hi_tail * h), 1)]
+    shape = draws.shape[:-1]
+    return (np.full(shape, -np.inf) if lo is None else lo), (np.full(shape, np.inf) if hi is None else hi)
 
 
 def shares(draws, null):
-    """``(share of draws <= null, share >= null)`` along the last axis."""
-    return np.mean(draws <= null, axis=-1), np.mean(draws >= null, axis=-1)
+    """``(share of draws <= null, share >= null)`` along the last axis; an undefined draw counts in both."""
+    undefined = np.isnan(draws)
+    return np.mean((draws <= null) | undefined, axis=-1), np.mean((draws >= null) | undefined, axis=-1)
 
 
 def pvalue(le, ge, alternative):

@@ -203,6 +203,9 @@ def mean2_jimi_test(release1, release2, delta0=0.0, *, sigma=None, model="normal
     -----
     Each group's draws are those of :func:`mean_jimi_test`; the difference of
     independent draws is a draw of the difference (the groups are independent).
+    A draw with both means infinite on the same side (both groups' targets beyond
+    a bound) says nothing about the difference: it counts on both sides of the
+    null and extends both ends of the interval (conservative).
 
     Examples
     --------
@@ -231,7 +234,8 @@ def mean2_jimi_test(release1, release2, delta0=0.0, *, sigma=None, model="normal
                            list(d1.release.split or ()), d2.release.value, d2.n, d2.release.epsilon, d2.lower,
                            d2.upper, list(d2.release.split or ()), s1, s2, model, n_sim)
     g1, g2 = gen.spawn(2)
-    draws = mean_draws(d1, s1, model, n_sim, g1) - mean_draws(d2, s2, model, n_sim, g2)
+    with np.errstate(invalid="ignore"):  # inf - inf: an undefined draw (see Notes)
+        draws = mean_draws(d1, s1, model, n_sim, g1) - mean_draws(d2, s2, model, n_sim, g2)
     e1, e2 = d1.release.epsilon, d2.release.epsilon
     spread = "spread released" if s1 is None and s2 is None else "sigma known" if s1 and s2 else "mixed"
     return _result(draws, delta0, alternative, confidence_level, n_sim, derived,
@@ -253,7 +257,7 @@ def _result(draws, null, alternative, confidence_level, n_sim, derived, *, stati
     stat_name, parameter_name, estimate_name, null_name = names
     return HTestResult(
         statistic=statistic, pvalue=p, null_value=null, alternative=alternative, method=method,
-        estimate=float(np.median(draws)), conf_int=ConfidenceInterval(float(lo), float(hi), confidence_level),
+        estimate=None if np.isnan(draws).all() else float(np.nanmedian(draws)), conf_int=ConfidenceInterval(float(lo), float(hi), confidence_level),
         epsilon=epsilon, delta=0.0, data_name=data_name, statistic_name=stat_name,
         estimate_name=estimate_name, null_name=null_name, mechanism=rec[0].mechanism, n_sim=n_sim,
         parameter=parameter, parameter_name=parameter_name,
