@@ -54,15 +54,21 @@ class Seeds:
             self.lb = np.log(self.b)
 
     def count_below(self, t, rows, *, or_equal=False):
-        """Per row, the number of seeds ``< t`` (``<= t`` with ``or_equal``): a vectorised binary search."""
+        """Per row, the number of seeds ``< t`` (``<= t`` with ``or_equal``): a branchless binary search.
+
+        ``lo`` grows by the powers of two from the largest down while the seed at
+        position ``lo + step - 1`` is still below ``t`` (the seeds are sorted).
+        """
+        flat = self.e.reshape(-1)
+        base = rows * self.n - 1
         lo = np.zeros(rows.size, dtype=np.int64)
-        hi = np.full(rows.size, self.n, dtype=np.int64)
         less = np.less_equal if or_equal else np.less
-        for _ in range(int(self.n).bit_length() + 1):
-            mid = (lo + hi) // 2
-            below = (mid < hi) & less(self.e[rows, np.minimum(mid, self.n - 1)], t)
-            lo = np.where(below, mid + 1, lo)
-            hi = np.where(below | (mid >= hi), hi, mid)
+        step = 1 << (int(self.n).bit_length() - 1)
+        while step:
+            cand = lo + step
+            ok = (cand <= self.n) & less(flat.take(base + np.minimum(cand, self.n)), t)
+            lo = np.where(ok, cand, lo)
+            step >>= 1
         return lo
 
     def _thresholds(self, mu, sigma):
@@ -151,7 +157,8 @@ def solve_location_scale(seeds, target1, target2):
     """``(mu, sigma)`` per row reproducing the clipped sum ``target1`` and centred squares ``target2``.
 
     For each scale the location is solved first (:func:`solve_location`); the scale then
-    solves ``Q(mu(sigma), sigma) = target2`` on ``[0, SIGMA_CAP (b - a)]``.  A draw whose
+    solves ``Q(mu(sigma), sigma) = target2`` on ``[0, SIGMA_CAP (b - a)]`` (in the variable
+    ``sigma / (sigma + c)``).  A draw whose
     ``target2`` is at or below ``Q`` at scale 0 gets scale 0; one above ``Q`` at the cap
     gets the cap.  ``target1`` outside ``(n a, n b)``: ``mu = -inf``/``+inf`` and scale NaN.
     """
@@ -182,12 +189,16 @@ def solve_location_scale(seeds, target1, target2):
     between = (g0 > 0) & (gc < 0)
     if between.any():
         idx = all_sub[between]
+        # the search runs in u = sigma / (sigma + c) on [0, cap / (cap + c)]: Q saturates once sigma
+        # passes the range, and in u it does not, so false position converges in a few steps
+        c = 0.25 * (b - a) if seeds.model == "normal" else 0.5
 
-        def g(x, sub):
-            return (t2[idx[sub]] - q_at(x, idx[sub])[1]) / (n * h2)
+        def g(u, sub):
+            return (t2[idx[sub]] - q_at(c * u / (1.0 - u), idx[sub])[1]) / (n * h2)
 
-        s_root = find_roots(g, np.zeros(idx.size), np.full(idx.size, cap), g0[between], gc[between],
-                            ftol=1e-13, xtol=1e-9 * cap, xrtol=1e-12)
+        u_root = find_roots(g, np.zeros(idx.size), np.full(idx.size, cap / (cap + c)), g0[between], gc[between],
+                            ftol=1e-13, xtol=1e-11, xrtol=0.0)
+        s_root = c * u_root / (1.0 - u_root)
         s_out[between] = s_root
         m_out[between] = q_at(s_root, idx)[0]
     mu[ok], sigma[ok] = m_out, s_out
