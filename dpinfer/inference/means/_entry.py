@@ -67,7 +67,7 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
     >>> control = releaser.release(gen.normal(135.0, 15.0, 150), rng=7)
     >>> res = mean_test(treated, control)
     >>> res.method
-    'DP-JIMI two-sample test of means (clipped normal model, spread released)'
+    'DP-JIMI test of two clipped means (normal model, spread released)'
     """
     method = _check_choice(method, "method", _METHODS)
     if isinstance(x, (list, tuple)):

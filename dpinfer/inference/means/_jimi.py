@@ -42,7 +42,7 @@ def _scalar(data, name):
 
 def _how(model, sigma):
     spread = "spread released" if sigma is None else "sigma known"
-    return f"clipped {_MODEL_WORDS[model]} model, {spread}"
+    return f"{_MODEL_WORDS[model]} model, {spread}"
 
 
 def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative="two-sided",
@@ -114,7 +114,10 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     that a naive interval ignores is part of the model.  The left side is
     continuous and nondecreasing in ``mu`` for fixed ``sigma`` (a bracketed
     solve, vectorised over the draws); ``sigma`` is solved outside it on ``[0,
-    100 (b - a)]`` (for the log-normal model ``[0, 10]`` on the log scale).  A
+    100 (b - a)]`` (for the log-normal model ``[0, 10]`` on the log scale), as the
+    first sign change on a grid of scales, refined by the same bracketed solver.
+    With heavy clipping two pairs ``(mu, sigma)`` can reproduce the same two
+    statistics; the rule then takes the smaller scale the grid sees.  A
     draw whose target sum is at or beyond ``n a`` or ``n b`` has ``mu_h = -inf``
     or ``+inf`` (the data would all be clipped); one whose squares no scale
     reaches has scale 0 or the cap.  The interval is the ``k``-th smallest and
@@ -160,7 +163,7 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     return _result(draws, mu0, alternative, confidence_level, n_sim, derived,
                    statistic=float(data.sum) / data.n, parameter=data.n, rec=(data.rec,),
                    epsilon=data.release.epsilon, data_name=data.data_name(),
-                   method=f"DP-JIMI one-sample test of a mean ({_how(model, sigma)})",
+                   method=f"DP-JIMI test of a clipped mean ({_how(model, sigma)})",
                    names=("clipped mean", "n", "mean of x", "mean"))
 
 
@@ -242,7 +245,7 @@ def mean2_jimi_test(release1, release2, delta0=0.0, *, sigma=None, model="normal
                    statistic=float(d1.sum) / d1.n - float(d2.sum) / d2.n, parameter=None, rec=(d1.rec, d2.rec),
                    epsilon=two_sample_privacy(e1, 0.0, e2, 0.0, composition)[0],
                    data_name=d1.data_name("x") + "; " + d2.data_name("y"),
-                   method=f"DP-JIMI two-sample test of means (clipped {_MODEL_WORDS[model]} model, {spread})",
+                   method=f"DP-JIMI test of two clipped means ({_MODEL_WORDS[model]} model, {spread})",
                    names=("difference of clipped means", "parameter", "difference in means",
                           "difference in means"))
 

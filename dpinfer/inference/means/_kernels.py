@@ -32,6 +32,8 @@ __all__ = []  # package-internal
 SIGMA_CAP = 100.0
 #: the log-normal model's cap on the log scale (exp(10 e) stays far inside the doubles)
 LOG_SIGMA_CAP = 10.0
+#: the scales (in units of c, a quarter of the range) where the scale's search looks for its first sign change
+_GRID_FACTORS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 16.0)
 
 
 class Seeds:
@@ -156,9 +158,9 @@ def solve_location(seeds, target, sigma, rows):
 def solve_location_scale(seeds, target1, target2):
     """``(mu, sigma)`` per row reproducing the clipped sum ``target1`` and centred squares ``target2``.
 
-    For each scale the location is solved first (:func:`solve_location`); the scale then
-    solves ``Q(mu(sigma), sigma) = target2`` on ``[0, SIGMA_CAP (b - a)]`` (in the variable
-    ``sigma / (sigma + c)``).  A draw whose
+    For each scale the location is solved first (:func:`solve_location`); the scale is then
+    a root of ``Q(mu(sigma), sigma) = target2`` on ``[0, SIGMA_CAP (b - a)]``: the first sign
+    change on a grid of scales, refined in the variable ``sigma / (sigma + c)``.  A draw whose
     ``target2`` is at or below ``Q`` at scale 0 gets scale 0; one above ``Q`` at the cap
     gets the cap.  ``target1`` outside ``(n a, n b)``: ``mu = -inf``/``+inf`` and scale NaN.
     """
@@ -180,27 +182,43 @@ def solve_location_scale(seeds, target1, target2):
         m = solve_location(seeds, t1[sub], s, r[sub])
         return m, seeds.moments(m, s, r[sub], squares=True)[1]
 
-    all_sub = np.arange(r.size)
-    m0, q0 = q_at(np.zeros(r.size), all_sub)
-    mc, qc = q_at(np.full(r.size, cap), all_sub)
-    g0, gc = (t2 - q0) / (n * h2), (t2 - qc) / (n * h2)
-    s_out = np.where(g0 <= 0, 0.0, cap)
-    m_out = np.where(g0 <= 0, m0, mc)
-    between = (g0 > 0) & (gc < 0)
-    if between.any():
-        idx = all_sub[between]
-        # the search runs in u = sigma / (sigma + c) on [0, cap / (cap + c)]: Q saturates once sigma
-        # passes the range, and in u it does not, so false position converges in a few steps
-        c = 0.25 * (b - a) if seeds.model == "normal" else 0.5
-
+    # The scale: a root of t2 - Q(mu(sigma), sigma), the first sign change on a grid of scales,
+    # refined inside that cell.  With heavy clipping Q need not be monotone in sigma (two pairs
+    # (mu, sigma) can give the same clipped sum and squares); the rule takes the smallest scale
+    # the grid sees change sign, the same rule for every draw.
+    c = 0.25 * (b - a) if seeds.model == "normal" else 0.5
+    grid = [0.0] + [c * f for f in _GRID_FACTORS] + [cap]
+    s_out, m_out = np.full(r.size, cap), np.empty(r.size)
+    lo_s, hi_s, lo_g, hi_g = (np.zeros(r.size) for _ in range(4))
+    bracketed = np.zeros(r.size, dtype=bool)
+    pending = np.arange(r.size)  # rows whose grid values are all above zero so far
+    for k, scale in enumerate(grid):
+        m_k, q_k = q_at(np.full(pending.size, scale), pending)
+        g_k = (t2[pending] - q_k) / (n * h2)
+        hit, rows_hit = g_k <= 0, pending[g_k <= 0]
+        if k == 0:  # the squares are no more than a constant sample gives: scale 0
+            s_out[rows_hit], m_out[rows_hit] = 0.0, m_k[hit]
+        else:
+            bracketed[rows_hit] = True
+            lo_s[rows_hit], hi_s[rows_hit], hi_g[rows_hit] = grid[k - 1], scale, g_k[hit]
+        lo_g[pending[~hit]] = g_k[~hit]
+        if k == len(grid) - 1:  # no scale up to the cap reaches the squares: the cap
+            m_out[pending[~hit]] = m_k[~hit]
+        pending = pending[~hit]
+        if pending.size == 0:
+            break
+    if bracketed.any():
+        idx = np.flatnonzero(bracketed)
+        # the search runs in u = sigma / (sigma + c): Q saturates once sigma passes the range,
+        # and in u it does not, so false position converges in a few steps
         def g(u, sub):
             return (t2[idx[sub]] - q_at(c * u / (1.0 - u), idx[sub])[1]) / (n * h2)
 
-        u_root = find_roots(g, np.zeros(idx.size), np.full(idx.size, cap / (cap + c)), g0[between], gc[between],
-                            ftol=1e-13, xtol=1e-11, xrtol=0.0)
+        u_lo, u_hi = lo_s[idx] / (lo_s[idx] + c), hi_s[idx] / (hi_s[idx] + c)
+        u_root = find_roots(g, u_lo, u_hi, lo_g[idx], hi_g[idx], ftol=1e-13, xtol=1e-11, xrtol=0.0)
         s_root = c * u_root / (1.0 - u_root)
-        s_out[between] = s_root
-        m_out[between] = q_at(s_root, idx)[0]
+        s_out[idx] = s_root
+        m_out[idx] = q_at(s_root, idx)[0]
     mu[ok], sigma[ok] = m_out, s_out
     return mu, sigma
 
