@@ -135,7 +135,7 @@ def mean_draws(data, sigma, model, n_sim, gen):
         if sigma is not None:
             s = np.full(rows, float(sigma))
             if model == "lognormal":
-                seeds.set_sigma_exp(s)
+                seeds.set_sigma_exp(s, np.arange(rows))
             mu = solve_location(seeds, target1, s, np.arange(rows))
         else:
             target2 = np.repeat(squares[start:stop], n_sim) - gen.laplace(0.0, data.squares_scale, rows)

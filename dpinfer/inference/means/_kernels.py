@@ -84,13 +84,17 @@ class Seeds:
             t_hi = np.where(sigma > 0, (hi_edge - mu) / sigma, np.where(mu > hi_edge, -np.inf, np.inf))
         return t_lo, t_hi
 
-    def set_sigma_exp(self, sigma):
-        """Log-normal model: prefix sums of ``exp(sigma e_j)`` and ``exp(2 sigma e_j)`` for fixed sigma per row."""
-        s = np.asarray(sigma, dtype=float).reshape(-1, 1)
-        zero = np.zeros((self.rows, 1))
-        x1 = np.exp(s * self.e)
-        self._exp_sigma = (np.concatenate([zero, np.cumsum(x1, axis=1)], axis=1),
-                           np.concatenate([zero, np.cumsum(x1 * x1, axis=1)], axis=1))
+    def set_sigma_exp(self, sigma, rows):
+        """Log-normal model: prefix sums of ``exp(sigma e_j)`` and ``exp(2 sigma e_j)`` of ``rows`` at their ``sigma``.
+
+        Only the given rows are recomputed (the scale's search moves a shrinking set of rows).
+        """
+        if self._exp_sigma is None:
+            self._exp_sigma = (np.zeros((self.rows, self.n + 1)), np.zeros((self.rows, self.n + 1)))
+        x1 = np.exp(np.asarray(sigma, dtype=float).reshape(-1, 1) * self.e[rows])
+        s1, s2 = self._exp_sigma
+        s1[rows, 1:] = np.cumsum(x1, axis=1)
+        s2[rows, 1:] = np.cumsum(x1 * x1, axis=1)
 
     def moments(self, mu, sigma, rows, squares=False):
         """``F(mu, sigma)`` (and ``Q``) for the given rows."""
@@ -178,7 +182,7 @@ def solve_location_scale(seeds, target1, target2):
 
     def q_at(s, sub):
         if seeds.model == "lognormal":
-            seeds.set_sigma_exp(_spread_rows(seeds.rows, r[sub], s))
+            seeds.set_sigma_exp(s, r[sub])
         m = solve_location(seeds, t1[sub], s, r[sub])
         return m, seeds.moments(m, s, r[sub], squares=True)[1]
 
@@ -221,10 +225,3 @@ def solve_location_scale(seeds, target1, target2):
         m_out[idx] = q_at(s_root, idx)[0]
     mu[ok], sigma[ok] = m_out, s_out
     return mu, sigma
-
-
-def _spread_rows(total, rows, values):
-    """A full-length array holding ``values`` at ``rows`` (ones elsewhere): the log-normal prefix sums' scales."""
-    full = np.ones(total)
-    full[rows] = values
-    return full

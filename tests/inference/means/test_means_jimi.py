@@ -151,7 +151,7 @@ def test_kernel_sums_match_a_direct_computation():
         sigma[:4] = 0.0
         rows = np.arange(60)
         if model == "lognormal":
-            seeds.set_sigma_exp(sigma)
+            seeds.set_sigma_exp(sigma, rows)
         total, q = seeds.moments(mu, sigma, rows, squares=True)
         raw = mu[:, None] + sigma[:, None] * e
         c = np.clip(raw if model == "normal" else np.exp(raw), a, b)
