@@ -107,9 +107,11 @@ class MeanReleaser:
         lower, upper = _check_real(self.lower, "lower"), _check_real(self.upper, "upper")
         if not lower < upper:
             raise ValueError(f"`lower` must be below `upper`; got lower = {lower!r}, upper = {upper!r}.")
-        if not math.isfinite(upper - lower) or not math.isfinite(0.5 * (upper - lower) * (0.5 * (upper - lower))):
-            raise ValueError(f"`upper` - `lower` must be a finite range whose square is a finite double; got "
-                             f"lower = {lower!r}, upper = {upper!r}.")
+        width = upper - lower
+        if not (1e-150 <= width and math.isfinite(0.5 * width * (0.5 * width))):
+            raise ValueError(f"`upper` - `lower` must be a finite range between 1e-150 and 1e154 (the squares' "
+                             f"sensitivity, the range squared over 4, must be a normal double); got lower = "
+                             f"{lower!r}, upper = {upper!r}.")
         object.__setattr__(self, "lower", lower)
         object.__setattr__(self, "upper", upper)
         if not isinstance(self.spread, (bool, np.bool_)):

@@ -182,6 +182,7 @@ def test_budget_charged_before_drawing(monkeypatch):
     ({"epsilon": 1.0, "lower": 0, "upper": np.inf}, ValueError, "`upper` must be a finite real number"),
     ({"epsilon": 1.0, "lower": "0", "upper": 1}, TypeError, "`lower` must be a real number"),
     ({"epsilon": 1.0, "lower": -1e300, "upper": 1e300}, ValueError, "must be a finite range"),
+    ({"epsilon": 1.0, "lower": 0.0, "upper": 5e-324}, ValueError, "must be a finite range between 1e-150"),
     ({"epsilon": 1.0, "lower": 0, "upper": 1, "spread": 1}, TypeError, "`spread` must be True or False"),
     ({"epsilon": 1.0, "lower": 0, "upper": 1, "split": 1.0}, ValueError, "`split` must"),
 ])

@@ -15,7 +15,7 @@ from ..._printing import _r_format
 from ..._validation import DPInferValueError, _arg, _check_choice, _check_n_sim, _check_positive, _show
 from ...releasers.release import Release
 from .._resolve import accepts, resolve
-from ._kernels import Seeds, solve_location, solve_location_scale
+from ._kernels import LOG_SIGMA_CAP, SIGMA_CAP, Seeds, solve_location, solve_location_scale
 
 #: the releases every mean method takes
 ACCEPTS = accepts(
@@ -82,8 +82,12 @@ def check_model(model):
     return _check_choice(model, "model", MODELS)
 
 
-def check_sigma(sigma, data, name="sigma"):
-    """``sigma``: None (needs the released squares) or a positive finite number."""
+def check_sigma(sigma, data, name="sigma", model="normal"):
+    """``sigma``: None (needs the released squares) or a number in the range the model's search covers.
+
+    Normal model: ``1e-9 (b - a) <= sigma <= SIGMA_CAP (b - a)``; log-normal (log scale):
+    ``1e-9 <= sigma <= LOG_SIGMA_CAP``.  Both limits are public.
+    """
     if sigma is None:
         if not data.has_squares:
             raise ValueError(
@@ -91,16 +95,25 @@ def check_sigma(sigma, data, name="sigma"):
                 f"(sigma=..., the known standard deviation; for the log-normal model the standard deviation "
                 "of log x), or released too (MeanReleaser(..., spread=True)).")
         return None
-    return _check_positive(sigma, name)
+    sigma = _check_positive(sigma, name)
+    lo, hi = ((1e-9 * (data.upper - data.lower), SIGMA_CAP * (data.upper - data.lower)) if model == "normal"
+              else (1e-9, LOG_SIGMA_CAP))
+    if not lo <= sigma <= hi:
+        if model == "normal":
+            rule = f"lie in [1e-9, {SIGMA_CAP:g}] x (upper - lower) = [{lo:g}, {hi:g}] for the normal model"
+        else:
+            rule = f"(the standard deviation of log x) lie in [1e-9, {LOG_SIGMA_CAP:g}] for the log-normal model"
+        raise ValueError(f"`{name}` must {rule}; got {sigma!r}.")
+    return sigma
 
 
-def check_sigmas(sigma, d1, d2):
+def check_sigmas(sigma, d1, d2, model="normal"):
     """Two groups' ``sigma``: None, one number for both, or a pair (one each)."""
     if isinstance(sigma, (tuple, list)):
         if len(sigma) != 2:
             raise ValueError(f"`sigma` must be None, a number or a pair of numbers; got {len(sigma)} values.")
-        return check_sigma(sigma[0], d1, "sigma[0]"), check_sigma(sigma[1], d2, "sigma[1]")
-    return check_sigma(sigma, d1), check_sigma(sigma, d2)
+        return check_sigma(sigma[0], d1, "sigma[0]", model), check_sigma(sigma[1], d2, "sigma[1]", model)
+    return check_sigma(sigma, d1, model=model), check_sigma(sigma, d2, model=model)
 
 
 def check_draws(n_sim, n):
