@@ -233,3 +233,32 @@ def test_the_new_rules_catch_what_they_forbid(tmp_path):
     (fake / "inference" / "ump_old.py").write_text('"""Shim."""\nfrom .ump import x\n__all__ = ["x"]\n')
     assert _mutual_imports(fake) == [("dpinfer.a", "dpinfer.b")]
     assert _method_prefixed(fake / "inference") == ["_ump_kernels.py"]
+
+
+# ------------------------------------------------------------------ statsmodels: yardsticks only
+def _imported_roots(path):
+    roots = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            roots |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def test_no_module_of_the_package_imports_statsmodels():
+    # statsmodels is a core dependency for the non-private yardsticks in tests, validation
+    # and docs; nothing in dpinfer/ imports it, at module level or inside a function
+    assert [str(p.relative_to(ROOT)) for p in MODULES if "statsmodels" in _imported_roots(p)] == []
+
+
+def test_importing_and_using_the_package_does_not_load_statsmodels():
+    import subprocess
+    import sys
+
+    code = ("import sys, dpinfer\n"
+            "dpinfer.binom2_normal_test(0.6, 50, 0.4, 50, epsilon1=2.0, epsilon2=2.0)\n"
+            "dpinfer.binom_normal_ci(0.42, 50, epsilon=1.0)\n"
+            "print('statsmodels' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stderr

@@ -1,17 +1,29 @@
-"""The one bracketed root finder of the inference methods: vectorised Illinois.
+"""The one place for the root finders and monotone searches of the inference methods.
 
-Package-internal.  Every method that solves ``g(x) = 0`` for many rows at once
-(DP-UMP interval ends and test thresholds, DP-JIMI's rejection cuts, the normal
-approximation's covering sets) calls :func:`find_roots`; a predicate (a covering
-status, true on one side of a point) is located by :func:`bisect_predicate`; a
-scalar equation whose function cannot be vectorised (the DP-UMP test thresholds,
-the nested UMPU solve, DP-JIMI's two-sample quantile) goes to :func:`find_root`,
-Brent's method from scipy.
+Package-internal.  Every iteration that solves an equation or locates a crossing
+lives here, so that tolerances and safeguards are written once:
+
+* :func:`find_roots`: the vectorised bracketed root finder (Illinois, below), for
+  every method that solves ``g(x) = 0`` for many rows at once (DP-UMP interval ends,
+  DP-JIMI's rejection cuts);
+* :func:`newton_roots`: vectorised Newton steps safeguarded by a bracket, for an
+  increasing ``g`` whose slope comes at no extra cost with its value (DP-JIMI's
+  exact quantiles, where the slope is the mixed Beta density);
+* :func:`bisect_predicate`: where a predicate (a covering status, true on one side
+  of a point) changes, by bisection (the normal approximation's covering sets);
+* :func:`find_root`: Brent's method from scipy, for a scalar equation whose function
+  cannot be vectorised (the DP-UMP test thresholds, the nested UMPU solve, DP-JIMI's
+  two-sample quantile), with :func:`expand_bracket` and
+  :func:`expand_bracket_within` to find its bracket from a starting guess;
+* :func:`integer_bracket` and :func:`smallest_integer`: the smallest integer at
+  which a monotone criterion holds (the DP-UMP sample size), by a geometric bracket
+  and false position on ``sqrt(n)`` with bisection as a safeguard.
+
 The compiled DP-UMP kernels (``ump/_jit.py``) hold a numba twin of the two
-bookkeeping steps, :func:`illinois_propose` and :func:`illinois_update`, checked
-against these in the tests.
+bookkeeping steps of :func:`find_roots`, :func:`illinois_propose` and
+:func:`illinois_update`, checked against these in the tests.
 
-**Algorithm.**  Per row a bracket ``[inside, outside]`` with ``g(inside) > 0 >=
+**Algorithm of** :func:`find_roots`.  Per row a bracket ``[inside, outside]`` with ``g(inside) > 0 >=
 g(outside)``; the false-position point of the bracket, with the Illinois
 modification (the stale end's ``g`` is halved when the same end moves twice
 running) so the convergence is superlinear, and a bisection step whenever the
@@ -127,3 +139,162 @@ def find_root(f, lo, hi, *, xtol, rtol, maxiter=500):
     from scipy.optimize import brentq
 
     return brentq(f, lo, hi, xtol=xtol, rtol=rtol, maxiter=maxiter)
+
+
+def newton_roots(g, x0, lo, hi, *, xtol, ftol, max_iter=100):
+    """Roots of an increasing ``g`` per row: Newton steps kept inside a shrinking bracket.
+
+    ``g(x, rows)`` returns ``(value, slope)`` at the points ``x`` of the rows ``rows``
+    (indices into the original rows); per row ``g(lo) <= 0 < g(hi)`` (``g`` may be
+    discontinuous only where a bracket end starts).  Each step evaluates the rows
+    still moving at once, moves the end on the same side as the point to it, and takes
+    the Newton step ``x - g / slope`` if it falls strictly inside the bracket, else
+    the bracket's midpoint (a degenerate or infinite slope included).  A row stops
+    when ``|g| <= ftol`` (the root is that point) or when its bracket is at most
+    ``xtol`` wide (the root is then the upper end ``hi``, the smallest point known to
+    have ``g > 0``, so an inverse-cdf convention ``inf{t : G(t) >= level}`` is kept);
+    a row still moving after ``max_iter`` steps also returns its upper end.
+    """
+    x = np.array(x0, dtype=float)
+    lo, hi = np.array(lo, dtype=float), np.array(hi, dtype=float)
+    root = np.empty(x.size)
+    done = np.zeros(x.size, dtype=bool)
+    for _ in range(max_iter):
+        idx = np.flatnonzero(~done)
+        if idx.size == 0:
+            break
+        xi = x[idx]
+        f, d = g(xi, idx)
+        below = f < 0
+        lo[idx] = np.where(below, xi, lo[idx])
+        hi[idx] = np.where(below, hi[idx], xi)
+        hit = np.abs(f) <= ftol
+        conv = hit | (hi[idx] - lo[idx] <= xtol)
+        root[idx] = np.where(hit, xi, hi[idx])
+        done[idx] = conv
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            step = xi - f / d
+        ok = np.isfinite(step) & (step > lo[idx]) & (step < hi[idx])
+        x[idx] = np.where(ok, step, 0.5 * (lo[idx] + hi[idx]))
+    return np.where(done, root, hi)
+
+
+def expand_bracket(f, start, step, decreasing=True):
+    """(lo, hi) around the root of a monotone scalar ``f``, expanding geometrically from ``start``.
+
+    The end that moves steps by ``step``, doubled at every move, until ``f`` changes
+    sign (``decreasing``: ``f > 0`` below the root).  No limit: the caller makes sure
+    a sign change exists.
+    """
+    lo = hi = float(start)
+    flo = fhi = f(lo)
+    if (flo > 0.0) == decreasing:  # root above start
+        while (fhi > 0.0) == decreasing:
+            lo, flo = hi, fhi
+            hi = hi + step
+            step *= 2.0
+            fhi = f(hi)
+    else:
+        while (flo > 0.0) != decreasing:
+            hi, fhi = lo, flo
+            lo = lo - step
+            step *= 2.0
+            flo = f(lo)
+    return lo, hi
+
+
+def expand_bracket_within(f, start, step, low, high):
+    """As :func:`expand_bracket` (``f`` decreasing) but within ``[low, high]``.
+
+    Returns ``(None, None)`` when ``f`` does not change sign there, ``(x, x)`` when it
+    is zero at the (clipped) start.
+    """
+    lo = hi = min(max(float(start), low), high)
+    flo = fhi = f(lo)
+    if flo == 0.0:
+        return lo, lo
+    while (fhi > 0.0) if flo > 0.0 else (flo <= 0.0):
+        if flo > 0.0:
+            if hi >= high:
+                return None, None
+            lo, flo = hi, fhi
+            hi = min(hi + step, high)
+            fhi = f(hi)
+        else:
+            if lo <= low:
+                return None, None
+            hi, fhi = lo, flo
+            lo = max(lo - step, low)
+            flo = f(lo)
+        step *= 2.0
+    return lo, hi
+
+
+def integer_bracket(reaches, start, limit):
+    """(lo, hi) with ``reaches(hi)`` and (``lo == 0`` or not ``reaches(lo)``), integers.
+
+    ``reaches`` is a criterion on the integers ``n >= 1`` that is false up to some
+    point and true after it; the bracket grows from ``start`` by steps of 10% of it
+    (at least 1), doubled at every move.  Returns None when the criterion still fails
+    at ``limit``.
+    """
+    hi = start
+    if reaches(hi):
+        step = max(hi // 10, 1)
+        lo = hi - step
+        while lo >= 1 and reaches(lo):
+            hi = lo
+            step *= 2
+            lo = hi - step
+        return max(lo, 0), hi
+    lo = hi
+    step = max(hi // 10, 1)
+    while True:
+        if lo >= limit:
+            return None
+        hi = min(lo + step, limit)
+        if reaches(hi):
+            return lo, hi
+        lo = hi
+        step *= 2
+
+
+def smallest_integer(reaches, gauge, lo, hi):
+    """The smallest integer ``n`` in ``(lo, hi]`` with ``reaches(n)``, from :func:`integer_bracket`.
+
+    ``gauge(n)`` is a continuous measure of how far ``n`` is from the criterion
+    (negative where it fails, e.g. the probit of a power minus the probit of the
+    target), nearly linear in ``sqrt(n)``: each step proposes the false-position point
+    of the bracket on ``sqrt(n)`` (Illinois: the stale end's gauge halved when the same
+    end moves twice running), rounded up to an integer strictly inside, and bisects
+    after three proposals running that fail to halve the bracket.  The answer is
+    checked at the end: it steps down while its predecessor also reaches (a guard
+    against a criterion that is not quite monotone).  ``gauge`` and ``reaches`` are
+    called on the same few points; the caller caches them.
+    """
+    g_lo = gauge(lo) if lo > 0 else None
+    g_hi = gauge(hi)
+    side, stalls = 0, 0
+    while hi - lo > 1:
+        width = hi - lo
+        mid = (lo + hi) // 2
+        guessed = False
+        if g_lo is not None and stalls < 3 and g_hi > g_lo:
+            r_lo, r_hi = np.sqrt(lo), np.sqrt(hi)
+            guess = (r_lo - g_lo * (r_hi - r_lo) / (g_hi - g_lo)) ** 2
+            mid = int(min(max(np.ceil(guess), lo + 1), hi - 1))
+            guessed = True
+        if reaches(mid):
+            hi, g_hi = mid, gauge(mid)
+            if side == 1 and g_lo is not None:
+                g_lo *= 0.5  # Illinois: the same end moved twice, halve the other's weight
+            side = 1
+        else:
+            lo, g_lo = mid, gauge(mid)
+            if side == -1:
+                g_hi *= 0.5
+            side = -1
+        stalls = stalls + 1 if guessed and (hi - lo) > 0.5 * width else 0
+    while hi > 1 and reaches(hi - 1):
+        hi -= 1
+    return int(hi)

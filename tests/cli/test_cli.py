@@ -411,13 +411,13 @@ def test_a_reader_that_stops_early_gets_no_traceback():
                                   ("ci", "--value", "23.4", "--n", "60", "--epsilon", "1")])
 def test_a_first_dp_ump_answer_at_the_command_loads_neither_numba_nor_scipy(args):
     # the command's start-up (issue 28): a DP-UMP answer must not import the other methods'
-    # packages (scipy.stats), as prop_test's method table once did at import
+    # packages (scipy.stats), as prop_test's method table once did at import, nor statsmodels
     code = ("import sys, runpy\n"
             f"sys.argv = ['dpinfer', *{list(args)!r}]\n"
             "try:\n"
             "    runpy.run_module('dpinfer.cli', run_name='__main__')\n"
             "except SystemExit:\n"
             "    pass\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'numba', 'scipy'}), file=sys.stderr)\n")
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'numba', 'scipy', 'statsmodels'}), file=sys.stderr)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stderr.strip().splitlines()[-1] == "[]", out.stderr

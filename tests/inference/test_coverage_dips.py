@@ -69,8 +69,9 @@ def test_a_collapsed_interval_names_no_theta_outside_it():
 
 def test_jimi_named_coverage_by_direct_sum():
     # The coverage named for binom_jimi_ci(0.3, 30, epsilon=10), recomputed at its theta:
-    # the cuts solve p-value(cut) = level (checked), then every binomial count is summed.
-    from dpinfer.inference.jimi import _exact, _kernels
+    # the cuts solve p-value(cut) = level for the fiducial law written from its definition
+    # (tests/reference/jimi_fiducial.py, not the package's kernels), then every count is summed.
+    from reference.jimi_fiducial import release_cut
 
     n, eps = 30, 10.0
     _, messages = _caught(lambda: dpinfer.binom_jimi_ci(0.3, n, epsilon=eps, kind="proportion", n_sim=None))
@@ -79,9 +80,7 @@ def test_jimi_named_coverage_by_direct_sum():
     lap = stats.laplace(scale=1 / (eps * n))
     reject = 0.0
     for upper in (True, False):
-        cut = float(_exact._release_cuts(np.array([theta]), 0.025, n, eps, upper)[0])
-        pv = (_kernels._exact_cdf if upper else _kernels._exact_upper)(theta, cut, n, eps)
-        assert float(pv) == pytest.approx(0.025, abs=1e-10)
+        cut = release_cut(theta, 0.025, n, eps, upper)  # the fiducial law from its definition
         tail = lap.sf(cut - x / n) if upper else lap.cdf(cut - x / n)
         reject += float(np.sum(stats.binom.pmf(x, n, theta) * tail))
     assert coverage == pytest.approx(1.0 - reject, abs=1e-4)

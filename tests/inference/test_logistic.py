@@ -18,23 +18,36 @@ from dpinfer.inference.logistic import _design_matrix, _fit_main_effects
 TWO_BY_TWO = {"arm": ["placebo", "drug"], "sex": ["F", "M"]}
 
 
-def _newton_mle(x_design, successes, totals):
-    """Grouped-binomial logistic MLE by plain Newton-Raphson, one data set (the textbook fit).
+#: R's model.matrix(~ arm + sex) and model.matrix(~ arm * sex) with contr.treatment, written
+#: by hand, rows in the documented order (last predictor fastest): placebo F, placebo M,
+#: drug F, drug M.
+_TWO_BY_TWO_X = {
+    "main-effects": (np.array([[1, 0, 0], [1, 0, 1], [1, 1, 0], [1, 1, 1]], float),
+                     ("(Intercept)", "armdrug", "sexM")),
+    "saturated": (np.array([[1, 0, 0, 0], [1, 0, 1, 0], [1, 1, 0, 0], [1, 1, 1, 1]], float),
+                  ("(Intercept)", "armdrug", "sexM", "armdrug:sexM")),
+}
 
-    Returns (beta, covariance = inverse Fisher information).
+
+def _glm_mle(x_design, counts):
+    """The non-private yardstick: statsmodels' binomial GLM (logit link) of the exact counts
+    (columns: failures, successes), R's glm(y ~ ..., binomial, weights = count).
+
+    Fitted to the records (one row per cell and outcome, ``freq_weights`` the counts),
+    which is the grouped fit; on grouped proportions statsmodels would take the saturated
+    model's exact reproduction of every cell for perfect prediction.  Returns (beta,
+    covariance = inverse Fisher information).  The MLE exists only without separation:
+    every cell here must hold both outcomes (checked); tables with an empty cell are
+    covered by the fiducial-law and coverage tests instead.
     """
-    beta = np.zeros(x_design.shape[1])
-    for _ in range(100):
-        p = special.expit(x_design @ beta)
-        grad = x_design.T @ (successes - totals * p)
-        info = x_design.T @ (x_design * (totals * p * (1 - p))[:, None])
-        step = np.linalg.solve(info, grad)
-        beta += step
-        if np.max(np.abs(step)) < 1e-13:
-            break
-    p = special.expit(x_design @ beta)
-    info = x_design.T @ (x_design * (totals * p * (1 - p))[:, None])
-    return beta, np.linalg.inv(info)
+    import statsmodels.api as sm
+
+    assert (counts > 0).all(), "an empty cell: the MLE may not exist (separation)"
+    k = x_design.shape[0]
+    exog = np.repeat(x_design, 2, axis=0)
+    endog = np.tile([0.0, 1.0], k)
+    fit = sm.GLM(endog, exog, family=sm.families.Binomial(), freq_weights=counts.ravel()).fit(tol=1e-12)
+    return np.asarray(fit.params), np.asarray(fit.cov_params())
 
 
 # --------------------------------------------------------------------------- design
@@ -135,16 +148,16 @@ def test_large_epsilon_recovers_the_non_private_mle_and_wald_interval(eps, model
     # 2 x 2 design, 2e5 records: the fiducial law is then normal to O(n^-1/2) around the
     # MLE with the inverse Fisher information as covariance, and the noise (scale 2/eps,
     # at most 2 against a sampling SD of ~100 per cell) inflates the spread by < 0.1%.
-    # Reference: the textbook Newton fit of the exact counts (_newton_mle).  Monte Carlo
+    # Reference: statsmodels' GLM of the exact counts (_glm_mle).  Monte Carlo
     # SE of the median: 1.2533 SE / sqrt(H); of the 2.5% and 97.5% quantiles: sqrt(.025
     # .975 / H) / phi(1.96) SE = 2.67 SE / sqrt(H).  Bound: 4 Monte Carlo SE + 2% of SE
     # (the O(n^-1/2) skewness and the noise) .
     counts = np.array([[30_000, 20_000], [18_000, 32_000], [15_000, 35_000], [8_000, 42_000]], float)
     h = 20_000
     fit = logistic_jimi(counts, design=TWO_BY_TWO, model=model, epsilon=eps, n_sim=h, rng=4)
-    x, terms = _design_matrix(("arm", "sex"), (("placebo", "drug"), ("F", "M")), model)
+    x, terms = _TWO_BY_TWO_X[model]
     assert fit.terms == terms
-    mle, cov = _newton_mle(x, counts[:, 1], counts.sum(axis=1))
+    mle, cov = _glm_mle(x, counts)
     se = np.sqrt(np.diag(cov))
     z = stats.norm.ppf(0.975)
     np.testing.assert_array_less(np.abs(np.array(fit.estimate) - mle), 4 * 1.2533 * se / np.sqrt(h) + 0.02 * se)
@@ -155,7 +168,7 @@ def test_large_epsilon_recovers_the_non_private_mle_and_wald_interval(eps, model
 
 def test_intervals_narrow_towards_the_non_private_width_as_epsilon_grows():
     # n = 400: the noise (scale 2/eps per cell) dominates at eps = 0.2 and vanishes at 1e6,
-    # where the width approaches the Wald width 2 * 1.96 * SE of the exact counts' MLE
+    # where the width approaches the Wald width 2 * 1.96 * SE of the exact counts' MLE (GLM)
     # (within 10%: n = 400 is not asymptotic).  Widths at H = 20000 carry a Monte Carlo
     # error below 2%, far below the steps between the epsilons.
     counts = np.array([[60, 40], [35, 65], [30, 70], [15, 85]], float)
@@ -165,8 +178,7 @@ def test_intervals_narrow_towards_the_non_private_width_as_epsilon_grows():
         widths.append(np.array(fit.conf_high) - np.array(fit.conf_low))
     widths = np.array(widths)
     assert (np.diff(widths, axis=0) < 0).all()
-    x, _ = _design_matrix(("arm", "sex"), (("placebo", "drug"), ("F", "M")), "main-effects")
-    _, cov = _newton_mle(x, counts[:, 1], counts.sum(axis=1))
+    _, cov = _glm_mle(_TWO_BY_TWO_X["main-effects"][0], counts)
     wald = 2 * stats.norm.ppf(0.975) * np.sqrt(np.diag(cov))
     np.testing.assert_allclose(widths[-1], wald, rtol=0.1)
 

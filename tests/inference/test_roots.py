@@ -76,3 +76,70 @@ def test_compiled_twin_of_the_two_steps(step):
     assert np.array_equal(done_py, done_jit) and np.array_equal(value_py, value_jit)
     for p, j in zip(state_py, state_jit):
         assert np.array_equal(p, j)
+
+
+def test_newton_roots_against_closed_form():
+    # g(x) = x**3 - c on [0, 2] (increasing): roots cbrt(c); the inverse-cdf convention
+    # returns the upper end of a bracket at most xtol wide, never below the root
+    from dpinfer.inference._roots import newton_roots
+
+    c = np.array([1e-9, 0.001, 0.3, 1.0, 7.9])
+    calls = []
+
+    def g(x, rows):
+        calls.append(rows.size)
+        return x**3 - c[rows], 3.0 * x**2
+
+    roots = newton_roots(g, np.full(c.size, 1.0), np.zeros(c.size), np.full(c.size, 2.0),
+                         xtol=1e-13, ftol=0.0)
+    assert np.all(roots >= np.cbrt(c) * (1 - 1e-15)) and np.allclose(roots, np.cbrt(c), rtol=0, atol=1e-13)
+    assert len(calls) < 100 and calls[-1] < c.size  # converged rows leave the batch
+
+
+def test_newton_roots_falls_back_to_bisection_on_a_flat_slope():
+    # a zero slope (the Newton step is infinite) and a step function: bisection converges
+    from dpinfer.inference._roots import newton_roots
+
+    roots = newton_roots(lambda x, r: (np.where(x < 0.3, -1.0, 1.0), np.zeros(x.size)),
+                         np.array([0.9]), np.array([0.0]), np.array([1.0]), xtol=1e-12, ftol=0.0)
+    assert 0.3 <= roots[0] <= 0.3 + 1e-12
+
+
+@pytest.mark.parametrize("decreasing", [True, False])
+@pytest.mark.parametrize("start", [-40.0, 2.5, 3.0, 90.0])
+def test_expand_bracket(decreasing, start):
+    from dpinfer.inference._roots import expand_bracket
+
+    sign = 1.0 if decreasing else -1.0
+    lo, hi = expand_bracket(lambda x: sign * (3.0 - x), start, 1.0, decreasing)
+    assert lo <= 3.0 <= hi and lo < hi
+
+
+def test_expand_bracket_within():
+    from dpinfer.inference._roots import expand_bracket_within
+
+    lo, hi = expand_bracket_within(lambda x: 3.0 - x, 0.0, 0.5, -10.0, 10.0)
+    assert lo <= 3.0 <= hi
+    assert expand_bracket_within(lambda x: 3.0 - x, 0.0, 0.5, -10.0, 2.0) == (None, None)
+    assert expand_bracket_within(lambda x: 3.0 - x, 3.0, 0.5, -10.0, 10.0) == (3.0, 3.0)
+
+
+@pytest.mark.parametrize("threshold", [1, 2, 17, 45, 1000, 123457])
+@pytest.mark.parametrize("start", [1, 30, 5000])
+def test_smallest_integer_against_enumeration(threshold, start):
+    # a monotone criterion with a gauge; the answer is the enumerated threshold
+    from scipy.special import ndtri
+
+    from dpinfer.inference._roots import integer_bracket, smallest_integer
+
+    def power(n):  # increasing in n, crosses 0.8 between threshold - 1 and threshold
+        return 1.0 - 0.2 * np.exp(-(n - threshold + 0.5) / (5.0 + 0.1 * threshold))
+
+    def reaches(n):
+        return power(n) >= 0.8
+
+    lo, hi = integer_bracket(reaches, start, 10**7)
+    assert (lo == 0 or not reaches(lo)) and reaches(hi)
+    n = smallest_integer(reaches, lambda m: ndtri(min(power(m), 1 - 1e-16)) - ndtri(0.8), lo, hi)
+    assert n == threshold
+    assert integer_bracket(lambda m: False, start, 10**7) is None

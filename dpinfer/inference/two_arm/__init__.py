@@ -64,17 +64,24 @@ theta_2``) is attained on its boundary line ``theta_1 = theta_2 + Delta_0``
     p_greater = sup_nu P_nu(T >= t),    p_less = sup_nu P_nu(T <= t),
 
 and the two-sided p-value is ``min(1, 2 min(p_greater, p_less))`` (the test the two-sided
-interval inverts).  *The supremum.*  A 65-point grid on the line, then Brent's method
-(``xatol = 1e-12``) at every grid maximum, in order, unless the monotone bound below shows
-that its two cells cannot beat the best value found: on a cell ``[a, b]`` of the line,
-``P_nu(T >= t) <= P_{(theta_1(b), a)}(T >= t)`` (raise ``theta_1``, lower ``theta_2``).  The tail
-is a polynomial in ``nu``, so Brent's maximum is accurate to far below 1e-12 relative.  This
-located supremum is what the p-value reports; it is not certified by a bound on the whole
-line (a first-order monotone bound needs very many cells near the maximum).  The tests check
-it against a dense grid of the line (1201 points, none above it by more than 1e-13
-relative), against the independent mpmath search, and bisect the monotone bound
-(``_test._certify``) to show that no cell of the line can hold a larger value by more than
-1%.
+interval inverts).  *The supremum* is located, then certified.  Located: a 65-point grid on
+the line, then Brent's method (``xatol = 1e-12``) at every grid maximum, in order, unless
+the monotone bound below shows that its two cells cannot beat the best value found: on a
+cell ``[a, b]`` of the line, ``P_nu(T >= t) <= P_{(theta_1(b), a)}(T >= t)`` (raise
+``theta_1``, lower ``theta_2``).  Certified (:mod:`._certify`): the tail is
+``p(nu) = E_nu f(X_1, X_2)`` with ``f`` the tail given the counts, in ``[0, 1]``, so its
+derivatives along the line are covariances of ``f`` with the derivatives of the binomial
+likelihood, bounded by Cauchy-Schwarz (the Krawtchouk moments
+``E[(L^(k)/L)^2] = k! n^(k) / v^k``) or, up to ``theta`` in {0, 1}, by the differences of a
+Bernstein polynomial.  With the second derivative computed exactly at the cells' ends and
+this bound on the third, each cell of the line gets an upper bound of the tail on it (the
+chord plus the largest concave bulge the curvature allows); the cells whose bound exceeds
+the best value found by more than 1e-12 (relative) are cut until none does.  The p-value
+reported is that certified bound: never below the supremum, at most 1e-12 (relative) above
+the located value (1e-14 is typical), so no part of the nuisance range between grid points
+can hold a larger tail.  Where the sums fit (``(n_1 + 1)(n_2 + 1) <= 50,000``) the
+certifying search evaluates the tail through the lattice ``F[x_1, x_2]`` of tails given the
+counts (the tail is ``b_1 F b_2`` with ``b_i`` the binomial pmfs), computed once per cut-off.
 
 *Ordering statistic.*  The linear statistic (difference of the released proportions,
 ``Z_1/n_1 - c Z_2/n_2``) is used: its tails are the exact closed-form sums above.  A

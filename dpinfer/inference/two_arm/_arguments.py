@@ -71,7 +71,7 @@ def _resolve_arms(z1, n1, z2, n2, epsilon, delta, sensitivity, method):
 
 
 def _check_effect(effect, margin):
-    """``(effect, margin)`` with the default margin (0 for a difference, 1 for a ratio)."""
+    """``(effect, margin)`` with the default margin (0 for a difference, 1 for a ratio or odds ratio)."""
     effect = _check_choice(effect, "effect", EFFECTS)
     if margin is None:
         return effect, 0.0 if effect == "difference" else 1.0
@@ -81,6 +81,9 @@ def _check_effect(effect, margin):
     if effect == "ratio" and not (0.0 < margin and math.isfinite(margin)):
         raise ValueError(f"`margin` (the null ratio theta1 / theta2) must be a positive finite number; "
                          f"got {margin!r}.")
+    if effect == "odds-ratio" and not (0.0 < margin and math.isfinite(margin)):
+        raise ValueError("`margin` (the null odds ratio theta1 (1 - theta2) / (theta2 (1 - theta1))) "
+                         f"must be a positive finite number; got {margin!r}.")
     return effect, margin
 
 

@@ -18,7 +18,19 @@ from ._test import _null, _pvalues
 __all__ = ["binom2_ump_ci", "binom2_ump_test"]
 
 _METHOD = "Exact unconditional two-sample DP test of proportions (Tulap releases)"
-_NAME = {"difference": "difference in proportions", "ratio": "ratio of proportions"}
+_NAME = {"difference": "difference in proportions", "ratio": "ratio of proportions",
+         "odds-ratio": "odds ratio"}
+
+
+def _estimate(effect, props, raw):
+    """``(estimate, estimate_raw)`` of the effect from the clipped (and raw) proportions."""
+    p1, p2 = props
+    if effect == "difference":
+        return p1 - p2, raw[0] - raw[1]
+    num, den = (p1, p2) if effect == "ratio" else (p1 * (1.0 - p2), p2 * (1.0 - p1))
+    if den > 0.0:
+        return num / den, None
+    return (math.inf if num > 0.0 else math.nan), None
 
 
 def _privacy_note(arm1, arm2, composition):
@@ -39,8 +51,10 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
 
     Two independent arms, ``X_i ~ Binomial(n_i, theta_i)``, each released as ``Z_i = X_i + N_i``
     by :class:`~dpinfer.TulapReleaser`.  The test of the risk difference
-    ``H0: theta1 - theta2 = Delta0`` (``effect='difference'``, ``margin=Delta0``) or the risk
-    ratio ``H0: theta1 / theta2 = rho0`` (``effect='ratio'``, ``margin=rho0``) is exact: its
+    ``H0: theta1 - theta2 = Delta0`` (``effect='difference'``, ``margin=Delta0``), the risk
+    ratio ``H0: theta1 / theta2 = rho0`` (``effect='ratio'``, ``margin=rho0``) or the odds
+    ratio ``H0: theta1 (1 - theta2) / (theta2 (1 - theta1)) = psi0`` (``effect='odds-ratio'``,
+    ``margin=psi0``) is exact: its
     p-value is the supremum over the nuisance parameter of an exact tail (Barnard's
     unconditional approach), so the size is at most alpha at every ``(theta1, theta2)`` of
     the null, for the law actually released.  A margin gives the non-inferiority or
@@ -58,10 +72,10 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     epsilon, delta, sensitivity : float, or a pair (arm 1, arm 2)
         The releases' privacy parameters (``delta`` defaults to 0, ``sensitivity`` to 1),
         one value for both arms or a pair.  Required (``epsilon``) for numbers.
-    effect : {'difference', 'ratio'}, default 'difference'
+    effect : {'difference', 'ratio', 'odds-ratio'}, default 'difference'
     margin : float, optional
         ``Delta0`` in (-1, 1) (default 0) for a difference, ``rho0 > 0`` (default 1) for a
-        ratio.
+        ratio, ``psi0 > 0`` (default 1) for an odds ratio.
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         ``'greater'``: ``H1: theta1 - theta2 > Delta0`` (``theta1 / theta2 > rho0``).
     confidence_level : float, default 0.95
@@ -75,9 +89,9 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     Returns
     -------
     HTestResult or ndarray
-        For one pair: ``statistic`` (``T = z1/n1 - c z2/n2``, ``c = 1`` for a difference,
-        ``rho0`` for a ratio), ``pvalue``, ``null_value`` (the margin), ``alternative``,
-        ``method``, ``estimate`` (``prop 1 - prop 2`` or ``prop 1 / prop 2`` with
+        For one pair: ``statistic`` (``T = z1/n1 - c z2/n2``, ``c = rho0`` for a ratio, 1
+        otherwise), ``pvalue``, ``null_value`` (the margin), ``alternative``, ``method``,
+        ``estimate`` (``prop 1 - prop 2``, ``prop 1 / prop 2`` or the sample odds ratio, with
         ``prop i = clip(z_i / n_i, 0, 1)``; ``estimate_raw`` the unclipped difference),
         ``conf_int``, ``epsilon`` and ``delta`` (composed), ``data_name``, ``note`` (both
         proportions and both arms' privacy), ``mechanism`` ('tulap').  For arrays: the
@@ -97,12 +111,15 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
 
     Notes
     -----
-    ``p_greater = sup_nu P_nu(T >= t)`` over the null boundary (``theta1 = nu + Delta0`` or
-    ``rho0 nu``), ``p_less`` likewise, and the two-sided p-value is
-    ``min(1, 2 min(p_greater, p_less))``, which is the test the two-sided interval inverts.
-    The tails are exact finite sums (see :mod:`dpinfer.inference.two_arm`); the supremum is
-    located on a 65-point grid refined by Brent's method at every grid maximum that a
-    monotonicity bound cannot rule out.  A release ``z_i`` stands for its grid cell
+    ``p_greater = sup_nu P_nu(T >= t)`` over the null boundary (``theta1 = nu + Delta0``,
+    ``rho0 nu`` or ``psi0 nu / (1 - nu + psi0 nu)``), ``p_less`` likewise, and the two-sided
+    p-value is ``min(1, 2 min(p_greater, p_less))``, which is the test the two-sided interval
+    inverts.  The tails are exact finite sums (see :mod:`dpinfer.inference.two_arm`); the
+    supremum is located on a 65-point grid refined by Brent's method at every grid maximum
+    that a monotonicity bound cannot rule out, then *certified*: the p-value reported is an
+    upper bound of the supremum proved from a bound on the tail's curvature (at most
+    1e-12 relative above the located value), so no part of the nuisance range the grid
+    skipped can hold a larger tail.  A release ``z_i`` stands for its grid cell
     ``[z_i - h_i/2, z_i + h_i/2]`` and ``t`` is moved to the cells' least favourable end
     (as the one-arm tests do), so the test keeps its level for the released law.
 
@@ -152,11 +169,7 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     pvalue = _pvalues(arm1, arm2, null, float(stats), alternative)[0]
     low, high = _interval(arm1, arm2, z1f, z2f, effect, confidence_level, alternative)
     raw, props = _proportions(z1f, arm1, z2f, arm2)
-    if effect == "difference":
-        estimate, estimate_raw = props[0] - props[1], raw[0] - raw[1]
-    else:
-        estimate = props[0] / props[1] if props[1] > 0 else math.inf
-        estimate_raw = None
+    estimate, estimate_raw = _estimate(effect, props, raw)
     eps, dlt = two_sample_privacy(arm1.epsilon, arm1.delta, arm2.epsilon, arm2.delta, composition)
     note = (f"prop 1 = {props[0]:.7g}, prop 2 = {props[1]:.7g}; "
             + _privacy_note(arm1, arm2, composition))
@@ -195,8 +208,9 @@ def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, se
     ----------
     z1, n1, z2, n2, epsilon, delta, sensitivity
         As in :func:`binom2_ump_test`.
-    effect : {'difference', 'ratio'}, default 'difference'
-        ``theta1 - theta2`` (within [-1, 1]) or ``theta1 / theta2`` (within [0, inf]).
+    effect : {'difference', 'ratio', 'odds-ratio'}, default 'difference'
+        ``theta1 - theta2`` (within [-1, 1]), ``theta1 / theta2`` or the odds ratio
+        ``theta1 (1 - theta2) / (theta2 (1 - theta1))`` (within [0, inf]).
     confidence_level : float, default 0.95
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         ``'greater'`` gives a lower bound (the upper end is 1 or inf), ``'less'`` an upper one.
@@ -218,10 +232,11 @@ def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, se
     Notes
     -----
     Risk difference: the one-sided p-values are monotone in the margin, so each end is the
-    root of ``p(Delta0) = alpha / 2`` (Brent, to 1e-10, then moved outwards onto a rejected
-    value).  Risk ratio: each end is bracketed by a scan of 49 ratios on a log scale over
-    ``[1e-6, 1e6]`` and then found by the same root search; the interval is the hull of
-    the accepted values (see :mod:`dpinfer.inference.two_arm._interval`).
+    root of ``p(Delta0) = alpha / 2`` (Brent, to 1e-10, then moved outwards onto a value the
+    certified p-value rejects).  Risk ratio and odds ratio: each end is bracketed by a scan
+    of 49 values on a log scale over ``[1e-6, 1e6]`` and then found by the same root search;
+    the interval is the hull of the accepted values (see
+    :mod:`dpinfer.inference.two_arm._interval`).
 
     Examples
     --------

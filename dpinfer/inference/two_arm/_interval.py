@@ -43,20 +43,22 @@ _COARSE = 17
 _RATIO_RANGE = (1e-6, 1e6)
 
 
-def _one_sided_p(arm1, arm2, effect, margin, t_of, upper, points=GRID):
+def _one_sided_p(arm1, arm2, effect, margin, t_of, upper, points=GRID, certify=True):
     null = _null(effect, margin)
     alternative = "greater" if upper else "less"
-    return _pvalues(arm1, arm2, null, t_of(margin), alternative, points)[0]
+    return _pvalues(arm1, arm2, null, t_of(margin), alternative, points, certify)[0]
 
 
-def _bisect(p, level, low, high, coarse=None):
+def _bisect(p, level, low, high, coarse=None, start=None):
     """The boundary of ``{x : p(x) > level}`` for ``p`` non-decreasing, ``p(low) <= level < p(high)``.
 
-    Brent's root of ``coarse - level`` (``coarse`` a quicker version of ``p``, a supremum over
-    fewer grid points, by default ``p`` itself; both are continuous: suprema of continuous
-    tails over a line that moves continuously), then stepped down until ``p`` itself does
-    *not* accept it, with a bisection on ``p`` as the fallback: the closed interval reaching
-    the returned point contains every value ``p`` accepts.
+    Brent's root of ``coarse - level`` (``coarse`` a quicker version of ``p``, a located
+    supremum over fewer grid points, by default ``p`` itself; both are continuous: suprema
+    of continuous tails over a line that moves continuously), then stepped down until ``p``
+    itself (the certified p-value) does *not* accept it, with a bisection on ``p`` as the
+    fallback: the closed interval reaching the returned point contains every value ``p``
+    accepts.  The bracket may come from a located supremum; should ``p`` accept ``low``
+    itself, ``start`` (the end of the whole range) is returned.
     """
     coarse = p if coarse is None else coarse
     try:
@@ -73,6 +75,8 @@ def _bisect(p, level, low, high, coarse=None):
             high = mid
         else:
             low = mid
+    if start is not None and p(low) > level:
+        return start
     return low
 
 
@@ -92,14 +96,18 @@ def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     sign = 1.0 if lower else -1.0  # the upper end is the lower end of the mirrored problem
     memo = {}
 
-    def p(d, points=GRID):
-        key = (d, points)
+    def p(d, points=GRID, certify=True):
+        key = (d, points, certify)
         if key not in memo:
-            memo[key] = _one_sided_p(arm1, arm2, "difference", sign * d, lambda _m: t, lower, points)
+            memo[key] = _one_sided_p(arm1, arm2, "difference", sign * d, lambda _m: t, lower, points,
+                                     certify)
         return memo[key]
 
+    def located(d):
+        return p(d, GRID, False)
+
     def coarse(d):
-        return p(d, _COARSE)
+        return p(d, _COARSE, False)
 
     if p(-1.0) > level_tail:
         return sign * -1.0
@@ -109,14 +117,14 @@ def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     spread = math.sqrt(0.25 / arm1.n + 0.25 / arm2.n + 4.0 / (arm1.epsilon * arm1.n) ** 2
                        + 4.0 / (arm2.epsilon * arm2.n) ** 2)
     centre = min(max(sign * t - 2.0 * spread, -1.0), 1.0)
-    a, b = _bracket(p, level_tail, centre, spread, -1.0, 1.0)
-    if a > -1.0 and not p(a) <= level_tail or not p(b) > level_tail:
+    a, b = _bracket(located, level_tail, centre, spread, -1.0, 1.0)
+    if a > -1.0 and not located(a) <= level_tail or not located(b) > level_tail:
         a, b = -1.0, 1.0
-    return sign * _bisect(p, level_tail, a, b, coarse)
+    return sign * _bisect(p, level_tail, a, b, coarse, start=-1.0)
 
 
-def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower):
-    """``L`` (``lower``) or ``U`` of the risk-ratio interval on ``[0, inf]``.
+def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, effect="ratio"):
+    """``L`` (``lower``) or ``U`` of the risk-ratio (or odds-ratio) interval on ``[0, inf]``.
 
     Mirrored for the upper end (``x = -log rho``), so that in both cases the accepted scan
     points start at some index: the scan uses the quicker supremum, and the scan points
@@ -125,42 +133,51 @@ def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower):
     """
     sign = 1.0 if lower else -1.0
     memo = {}
+    c_of = (lambda r: r) if effect == "ratio" else (lambda _r: 1.0)
 
-    def p(x, points=GRID):
-        key = (x, points)
+    def p(x, points=GRID, certify=True):
+        key = (x, points, certify)
         if key not in memo:
-            memo[key] = _one_sided_p(arm1, arm2, "ratio", math.exp(sign * x),
-                                     lambda r: z1 / arm1.n - r * z2 / arm2.n, lower, points)
+            memo[key] = _one_sided_p(arm1, arm2, effect, math.exp(sign * x),
+                                     lambda r: z1 / arm1.n - c_of(r) * z2 / arm2.n, lower, points,
+                                     certify)
         return memo[key]
 
+    def located(x):
+        return p(x, GRID, False)
+
     def coarse(x):
-        return p(x, _COARSE)
+        return p(x, _COARSE, False)
 
     lo, hi = (math.log(v) for v in _RATIO_RANGE)
     scan = np.linspace(lo, hi, 49)
     accepted = [coarse(x) > level_tail for x in scan]
     if not any(accepted):
-        accepted = [p(x) > level_tail for x in scan]
+        accepted = [located(x) > level_tail for x in scan]
         if not any(accepted):
             return math.inf if lower else 0.0
     j = accepted.index(True)
-    while j > 0 and p(scan[j - 1]) > level_tail:
+    while j > 0 and located(scan[j - 1]) > level_tail:
         j -= 1
     if j == 0:
         return 0.0 if lower else math.inf
-    if not p(scan[j]) > level_tail:  # the quicker supremum accepted it; so must the full one
+    if not located(scan[j]) > level_tail:  # the quicker supremum accepted it; so must the full one
         j = min(j + 1, len(scan) - 1)
-        while j < len(scan) - 1 and not p(scan[j]) > level_tail:
+        while j < len(scan) - 1 and not located(scan[j]) > level_tail:
             j += 1
-    x = _bisect(p, level_tail, scan[j - 1], scan[j], coarse)
+    x = _bisect(p, level_tail, scan[j - 1], scan[j], coarse, start=-math.inf)
     return math.exp(sign * x)
 
 
 def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative):
-    """``(low, high)`` of the interval for the difference or the ratio."""
+    """``(low, high)`` of the interval for the difference, the ratio or the odds ratio."""
     alpha = 1.0 - confidence_level
-    ends = _difference_ends if effect == "difference" else _ratio_ends
-    full = (-1.0, 1.0) if effect == "difference" else (0.0, math.inf)
+    if effect == "difference":
+        ends, full = _difference_ends, (-1.0, 1.0)
+    else:
+        def ends(*args):
+            return _ratio_ends(*args, effect=effect)
+        full = (0.0, math.inf)
     tail = alpha / 2.0 if alternative == "two-sided" else alpha
     low = ends(arm1, arm2, z1, z2, tail, True) if alternative != "less" else full[0]
     high = ends(arm1, arm2, z1, z2, tail, False) if alternative != "greater" else full[1]

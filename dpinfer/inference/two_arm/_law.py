@@ -29,6 +29,12 @@ __all__ = []  # private module
 
 #: the noise is cut where the two-sided tail left out is below this (see ``_reach``)
 NEGLECTED_MASS = 1e-300
+#: largest lattice of conditional tails (``(n1 + 1)(n2 + 1)`` entries) a plan builds: its
+#: cost, ``(n1 + 1)(n2 + 1)`` times the noise range, pays for itself only where a supremum
+#: is certified (hundreds of nuisance values) and the arms are small
+LATTICE_LIMIT = 50_000
+#: inner rows per block while the lattice is built (bounds the gathered array)
+_LATTICE_BLOCK = 64
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,46 @@ def _binomial(n, theta):
     """``(m, n + 1)`` binomial pmfs at the ``m`` values of ``theta``."""
     x = np.arange(n + 1)
     return stats.binom.pmf(x[None, :], n, np.asarray(theta, float)[:, None])
+
+
+def _binomial_derivatives(n, theta):
+    """The binomial pmfs at ``theta`` (m,) and their first two derivatives in ``theta``: 3 x (m, n + 1).
+
+    ``b' = b S`` and ``b'' = b (S^2 + S')`` with the score ``S = (x - n theta) / v``,
+    ``S' = -x / theta^2 - (n - x) / (1 - theta)^2`` (``v = theta (1 - theta)``); at
+    ``theta`` in {0, 1} the differences of lower-order pmfs instead (the derivatives of a
+    Bernstein polynomial): ``b' = n [b(x - 1; n - 1) - b(x; n - 1)]``,
+    ``b'' = n (n - 1) [b(x - 2; n - 2) - 2 b(x - 1; n - 2) + b(x; n - 2)]``.
+    """
+    b = _binomial(n, theta)
+    x = np.arange(n + 1)[None, :]
+    t = theta[:, None]
+    v = t * (1.0 - t)
+    inside = v > 0.0
+    safe_t, safe_v = np.where(inside, t, 0.5), np.where(inside, v, 0.25)
+    score = (x - n * safe_t) / safe_v
+    score_slope = -x / safe_t ** 2 - (n - x) / (1.0 - safe_t) ** 2
+    first, second = b * score, b * (score ** 2 + score_slope)
+    edge = ~inside[:, 0]
+    if edge.any():
+        first[edge], second[edge] = _edge_derivatives(n, theta[edge])
+    return b, first, second
+
+
+def _edge_derivatives(n, theta):
+    """:func:`_binomial_derivatives`' first and second derivatives by differences (any ``theta``)."""
+    m = theta.shape[0]
+    first, second = np.zeros((m, n + 1)), np.zeros((m, n + 1))
+    if n >= 1:
+        low = n * _binomial(n - 1, theta)
+        first[:, 1:] += low
+        first[:, :-1] -= low
+    if n >= 2:
+        low = (n * (n - 1)) * _binomial(n - 2, theta)
+        second[:, 2:] += low
+        second[:, 1:-1] -= 2.0 * low
+        second[:, :-2] += low
+    return first, second
 
 
 def _cells(arm):
@@ -133,10 +179,23 @@ def _component_pmfs(arm, theta):
     entry keeps its relative precision): by two first-order recursions (geometric filters)
     for the untruncated noise, by direct shifted sums for the truncated one.
     """
+    return _convolved(arm, _binomial(arm.n, theta))
+
+
+@lru_cache(maxsize=8)
+def _point_pmfs(arm):
+    """The component pmfs given ``X = x``, one row per ``x = 0..n`` (the noise law, shifted)."""
+    out = _convolved(arm, np.eye(arm.n + 1))
+    for p in out:
+        p.flags.writeable = False
+    return out
+
+
+def _convolved(arm, binom):
+    """:func:`_component_pmfs` of the rows of ``binom`` (m, n + 1): any pmfs of ``X``."""
     b = math.exp(arm.log_b)
     one_minus_b = -math.expm1(arm.log_b)
     density = one_minus_b / (1.0 + b) / arm.one_minus_q  # mass of the cell d = 0
-    binom = _binomial(arm.n, theta)
     m = binom.shape[0]
     cells = _cells(arm)
     if cells is None:
@@ -239,14 +298,56 @@ class _TailPlan:
         if self.reflect:
             inner, a_in = [(-(k + size - 1), size, -hi, -lo) for k, size, lo, hi in inner], -a_in
         self.plans = [[_pair_plan(co, a_out, ci, a_in, t) for ci in inner] for co in outer]
+        self._lattice = None
 
     def __call__(self, theta1, theta2):
         theta1, theta2 = np.broadcast_arrays(np.atleast_1d(np.asarray(theta1, float)),
                                              np.atleast_1d(np.asarray(theta2, float)))
         return self.from_pmfs(_pmfs(self.arms[0], theta1), _pmfs(self.arms[1], theta2))
 
+    def rows(self, theta1, theta2):
+        """The tail at rows ``(theta1, theta2)``: through :meth:`lattice` once it is built."""
+        if self._lattice is None:
+            return self(theta1, theta2)
+        theta1, theta2 = _rows(theta1, theta2)
+        b1 = _binomial(self.arms[0].n, theta1)
+        b2 = _binomial(self.arms[1].n, theta2)
+        return np.clip(_row_dot(_times(b1, self._lattice), b2), 0.0, 1.0)
+
+    def use_lattice(self):
+        """Build the lattice of conditional tails if it is small enough; True if built.
+
+        ``F[x1, x2] = P(T beyond t | X1 = x1, X2 = x2)``, so the tail at any ``theta`` is
+        ``b1(theta1)' F b2(theta2)`` (``b_i`` the binomial pmfs): one (n1 + 1)(n2 + 1) sum of
+        non-negative terms per nuisance value instead of the noise-wide convolution, which
+        pays when a supremum evaluates many nuisance values at one cut-off.
+        """
+        if self._lattice is None and (self.arms[0].n + 1) * (self.arms[1].n + 1) <= LATTICE_LIMIT:
+            self._lattice = self._build_lattice()
+        return self._lattice is not None
+
+    def _build_lattice(self):
+        arm_o, arm_i = (self.arms[1], self.arms[0]) if self.swap else self.arms
+        outer, inner = _point_pmfs(arm_o), _point_pmfs(arm_i)
+        if self.reflect:
+            inner = [p[:, ::-1] for p in inner]
+        lattice = np.zeros((arm_o.n + 1, arm_i.n + 1))
+        for plans, po in zip(self.plans, outer):
+            for (start, near, g), pi in zip(plans, inner):
+                for lo in range(0, pi.shape[0], _LATTICE_BLOCK):
+                    block = pi[lo:lo + _LATTICE_BLOCK]
+                    sf = np.zeros((block.shape[0], block.shape[1] + 1))
+                    sf[:, :-1] = np.cumsum(block[:, ::-1], axis=1)[:, ::-1]
+                    total = sf[:, start] + np.einsum("xow,ow->xo", block[:, near], g)
+                    lattice[:, lo:lo + _LATTICE_BLOCK] += po @ total.T
+        return lattice.T.copy() if self.swap else lattice
+
     def from_pmfs(self, p1, p2):
         """The tail from the arms' component pmfs (rows paired), as :func:`_pmfs` gives them."""
+        return np.clip(self._bilinear(p1, p2), 0.0, 1.0)
+
+    def _bilinear(self, p1, p2):
+        """The double sum for any (signed) rows of component arrays: linear in each."""
         outer, inner = (p2, p1) if self.swap else (p1, p2)
         if self.reflect:
             inner = [p[:, ::-1] for p in inner]
@@ -254,7 +355,46 @@ class _TailPlan:
         for plans, po in zip(self.plans, outer):
             for plan, pi in zip(plans, inner):
                 total = total + _pair_value(plan, po, pi)
-        return np.clip(total, 0.0, 1.0)
+        return total
+
+    def with_curvature(self, theta1, theta2, slope):
+        """The tail and its second derivative along ``(theta1 + slope nu, theta2 + nu)``, exactly.
+
+        The derivatives of a binomial pmf are closed forms in the pmf (see
+        :func:`_binomial_derivatives`), and the tail is linear in each arm's pmf, so
+        ``p'' = slope^2 T(b1'', b2) + 2 slope T(b1', b2') + T(b1, b2'')`` with ``T`` the double
+        sum of the tail.  The terms cancel: ``p''`` carries an absolute error near
+        ``(n1 + n2)^2`` ulps, which the certificate adds to its bound.
+        """
+        theta1, theta2 = _rows(theta1, theta2)
+        d1 = _binomial_derivatives(self.arms[0].n, theta1)
+        d2 = _binomial_derivatives(self.arms[1].n, theta2)
+        if self._lattice is not None:
+            g0, g1, g2 = (_times(d, self._lattice) for d in d1)
+            value = _row_dot(g0, d2[0])
+            curvature = slope ** 2 * _row_dot(g2, d2[0]) + 2.0 * slope * _row_dot(g1, d2[1]) + _row_dot(g0, d2[2])
+        else:
+            c1 = [_convolved(self.arms[0], d) for d in d1]
+            c2 = [_convolved(self.arms[1], d) for d in d2]
+            value = self._bilinear(c1[0], c2[0])
+            curvature = (slope ** 2 * self._bilinear(c1[2], c2[0]) + 2.0 * slope * self._bilinear(c1[1], c2[1])
+                         + self._bilinear(c1[0], c2[2]))
+        return np.clip(value, 0.0, 1.0), curvature
+
+
+def _rows(theta1, theta2):
+    return np.broadcast_arrays(np.atleast_1d(np.asarray(theta1, float)),
+                               np.atleast_1d(np.asarray(theta2, float)))
+
+
+def _times(rows, lattice):
+    """``rows @ lattice`` by einsum's own loops: a few rows at a time, where a threaded BLAS on
+    a busy machine spends far longer synchronising than multiplying."""
+    return np.einsum("mi,ij->mj", rows, lattice)
+
+
+def _row_dot(u, v):
+    return np.einsum("mj,mj->m", u, v)
 
 
 def _statistic_tail(arm1, arm2, theta1, theta2, c, t, upper=True):

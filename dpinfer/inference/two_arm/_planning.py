@@ -109,7 +109,11 @@ def _normal_n(theta1, theta2, ratio, arm, null, alpha, power, alternative):
     z_a = stats.norm.isf(alpha / 2.0 if alternative == "two-sided" else alpha)
     z_b = stats.norm.isf(1.0 - power) if power < 1.0 else 8.0
     c = null.coefficient
-    gap = abs(theta1 - c * theta2 - (null.margin if null.effect == "difference" else 0.0))
+    # the mean shift of T = Z1/n1 - c Z2/n2 from the null (on the odds-ratio curve at theta2)
+    if null.effect == "odds-ratio":
+        gap = abs(theta1 - float(null.theta1(theta2)))
+    else:
+        gap = abs(theta1 - c * theta2 - (null.margin if null.effect == "difference" else 0.0))
     if gap == 0.0:
         return _N_MAX + 1
     for n in np.unique(np.geomspace(1, _N_MAX, 400).astype(int)):
@@ -182,7 +186,8 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     if power <= alpha:
         raise ValueError(f"`power` must exceed `alpha` = {alpha!r}; got {power!r}.")
     null = _null(effect, margin)
-    gap = theta1 - null.coefficient * theta2 - (margin if effect == "difference" else 0.0)
+    # theta1 against the null curve at theta2 (the line's value clipped to [0, 1])
+    gap = theta1 - float(null.theta1(theta2))
     side_ok = {"greater": gap > 0, "less": gap < 0, "two-sided": gap != 0}[alternative]
     if not side_ok:
         raise ValueError(f"`theta1` = {theta1!r} and `theta2` = {theta2!r} are not on the "

@@ -1,18 +1,20 @@
 """The exact unconditional two-arm test: the supremum over the nuisance and the p-values.
 
 Kernels (valid input assumed).  The null set of a one-sided test is reduced to its boundary
-line (the tail of ``T`` is increasing in ``theta1`` and decreasing in ``theta2``), which is
+curve (the tail of ``T`` is increasing in ``theta1`` and decreasing in ``theta2``), which is
 parametrised by ``nu = theta2``:
 
 * ``'difference'``, margin ``Delta0``: ``theta1 = nu + Delta0``, ``nu`` in
   ``[max(0, -Delta0), min(1, 1 - Delta0)]``, statistic ``T = Z1/n1 - Z2/n2``;
 * ``'ratio'``, margin ``rho0``: ``theta1 = rho0 nu``, ``nu`` in ``[0, min(1, 1/rho0)]``,
-  statistic ``T = Z1/n1 - rho0 Z2/n2``.
+  statistic ``T = Z1/n1 - rho0 Z2/n2``;
+* ``'odds-ratio'``, margin ``psi0``: ``theta1 = psi0 nu / (1 - nu + psi0 nu)``, ``nu`` in
+  ``[0, 1]``, statistic ``T = Z1/n1 - Z2/n2``.
 
 :func:`_sup_tail` locates the supremum (grid, then bounded Brent refinement of every grid
-maximum that a monotone bound cannot rule out); :func:`_certify` bounds what the grid can
-miss: on a cell ``[a, b]`` of the line the tail is at most its value at the corner
-``(theta1(b), a)`` (``(theta1(a), b)`` for the lower tail), by monotonicity.
+maximum that a monotone bound cannot rule out: on a cell ``[a, b]`` the tail is at most its
+value at the corner ``(theta1(b), a)``, ``(theta1(a), b)`` for the lower tail) and, asked
+to, certifies it (:mod:`._certify`: an upper bound from a bound on the tail's curvature).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
+from ._certify import certified_sup
 from ._law import _pmfs, _statistic_tail, _TailPlan
 
 __all__ = []  # private module
@@ -35,7 +38,11 @@ XATOL = 1e-12
 
 @dataclass(frozen=True)
 class _Null:
-    """The boundary line of a null hypothesis: ``theta1 = slope * nu + shift``, ``nu`` in [low, high]."""
+    """The boundary curve of a null hypothesis: ``theta1 = theta1(nu)``, ``theta2 = nu`` in [low, high].
+
+    A line for the difference (``nu + Delta0``) and the ratio (``rho0 nu``), the curve
+    ``psi0 nu / (1 - nu + psi0 nu)`` for the odds ratio; ``theta1`` increases with ``nu``.
+    """
 
     effect: str
     margin: float
@@ -44,19 +51,42 @@ class _Null:
 
     @property
     def coefficient(self):
-        """``c`` of the statistic ``T = Z1/n1 - c Z2/n2``."""
-        return 1.0 if self.effect == "difference" else self.margin
+        """``c`` of the statistic ``T = Z1/n1 - c Z2/n2`` (``rho0`` for a ratio, else 1)."""
+        return self.margin if self.effect == "ratio" else 1.0
 
     def theta1(self, nu):
         nu = np.asarray(nu, float)
-        out = nu + self.margin if self.effect == "difference" else self.margin * nu
+        if self.effect == "difference":
+            out = nu + self.margin
+        elif self.effect == "ratio":
+            out = self.margin * nu
+        else:
+            out = self.margin * nu / (1.0 + (self.margin - 1.0) * nu)
         return np.clip(out, 0.0, 1.0)
+
+    def derivative_bounds(self, a, b):
+        """The largest ``|theta1'|`` and ``|theta1''|`` over each cell ``[a, b]`` (arrays).
+
+        Constant on a line; on the odds-ratio curve both are powers of ``1 + (psi0 - 1) nu``,
+        monotone in ``nu``, so their largest values are at an end of the cell.
+        """
+        a, b = np.asarray(a, float), np.asarray(b, float)
+        if self.effect != "odds-ratio":
+            slope = 1.0 if self.effect == "difference" else self.margin
+            return np.full(np.shape(a), slope), np.zeros(np.shape(a))
+        psi = self.margin
+        ends = np.stack([1.0 + (psi - 1.0) * a, 1.0 + (psi - 1.0) * b])
+        first = np.max(psi / ends ** 2, axis=0)
+        second = np.max(2.0 * psi * abs(psi - 1.0) / ends ** 3, axis=0)
+        return first, second
 
 
 def _null(effect, margin):
     if effect == "difference":
         return _Null(effect, float(margin), max(0.0, -margin), min(1.0, 1.0 - margin))
-    return _Null(effect, float(margin), 0.0, min(1.0, 1.0 / margin))
+    if effect == "ratio":
+        return _Null(effect, float(margin), 0.0, min(1.0, 1.0 / margin))
+    return _Null(effect, float(margin), 0.0, 1.0)
 
 
 def _plan(arm1, arm2, null, t, upper):
@@ -66,39 +96,49 @@ def _plan(arm1, arm2, null, t, upper):
 
 def _on_line(tail, null, nu):
     nu = np.atleast_1d(np.asarray(nu, float))
-    return tail(null.theta1(nu), nu)
+    return tail.rows(null.theta1(nu), nu)
 
 
 def _corner_bound(tail, null, a, b, upper):
     """Upper bounds of the tail over the cells ``[a, b]`` of the line (monotonicity)."""
     if upper:
-        return tail(null.theta1(b), a)
-    return tail(null.theta1(a), b)
+        return tail.rows(null.theta1(b), a)
+    return tail.rows(null.theta1(a), b)
 
 
 @dataclass(frozen=True)
 class _Sup:
+    """``value``: the supremum (its certified upper bound when asked for); ``nu`` where located."""
+
     value: float
     nu: float
+    located: float
 
 
-def _sup_tail(arm1, arm2, null, t, upper, points=GRID):
+def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False):
     """``sup_nu P_nu(T >= t)`` (``upper``) or ``sup_nu P_nu(T <= t)`` on the null line.
 
     ``points`` grid points (65 by default; the interval search uses fewer while it
-    brackets, then checks its answer with the default).
+    brackets, then checks its answer with the default).  ``certify``: ``value`` is the
+    certified upper bound of :func:`._certify.certified_sup` (at most ``1 + 1e-12`` times
+    the located one), else the located supremum.
     """
     tail = _plan(arm1, arm2, null, t, upper)
     if null.high <= null.low:
-        return _Sup(float(_on_line(tail, null, null.low)[0]), float(null.low))
+        value = float(_on_line(tail, null, null.low)[0])
+        return _Sup(value, float(null.low), value)
     grid = np.linspace(null.low, null.high, points)
-    p1, p2 = _pmfs(arm1, null.theta1(grid)), _pmfs(arm2, grid)
-    values = tail.from_pmfs(p1, p2)
+    if certify and tail.use_lattice():
+        values = _on_line(tail, null, grid)
+        bounds = _corner_bound(tail, null, grid[:-1], grid[1:], upper)
+    else:
+        p1, p2 = _pmfs(arm1, null.theta1(grid)), _pmfs(arm2, grid)
+        values = tail.from_pmfs(p1, p2)
+        # the corner bounds pair neighbouring grid rows: (theta1(b), a) upper, (theta1(a), b) lower
+        first, second = (slice(1, None), slice(None, -1)) if upper else (slice(None, -1), slice(1, None))
+        bounds = tail.from_pmfs([p[first] for p in p1], [p[second] for p in p2])
     best = int(np.argmax(values))
-    out = _Sup(float(values[best]), float(grid[best]))
-    # the corner bounds pair neighbouring grid rows: (theta1(b), a) upper, (theta1(a), b) lower
-    first, second = (slice(1, None), slice(None, -1)) if upper else (slice(None, -1), slice(1, None))
-    bounds = tail.from_pmfs([p[first] for p in p1], [p[second] for p in p2])
+    out = _Sup(float(values[best]), float(grid[best]), float(values[best]))
     # refine every grid maximum whose neighbouring cells could hold more than the best value
     last = points - 1
     peaks = [i for i in range(points)
@@ -118,36 +158,19 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID):
             lambda nu: -float(_on_line(tail, null, nu)[0]),
             bounds=(lo, hi), method="bounded", options={"xatol": XATOL})
         if -res.fun > out.value:
-            out = _Sup(float(-res.fun), float(res.x))
-    return out
+            out = _Sup(float(-res.fun), float(res.x), float(-res.fun))
+    if not certify:
+        return out
+    if null.effect == "odds-ratio":
+        def evaluate(nu):
+            return _on_line(tail, null, nu), None
+    else:
+        slope = float(null.derivative_bounds(0.0, 0.0)[0])
 
-
-def _certify(arm1, arm2, null, t, upper, located, *, rounds=30, max_cells=4096):
-    """A certified upper bound on the supremum: bisect cells whose corner bound exceeds it.
-
-    Returns the bound ``>= sup``: the largest corner bound left when every cell's bound is at
-    most ``located * (1 + 1e-12)``, or when the budget (``rounds`` bisections, ``max_cells``
-    open cells) runs out.
-    """
-    tail = _plan(arm1, arm2, null, t, upper)
-    a = np.linspace(null.low, null.high, GRID)
-    lo, hi = a[:-1], a[1:]
-    bound = _corner_bound(tail, null, lo, hi, upper)
-    best = located
-    for _ in range(rounds):
-        open_ = bound > best * (1.0 + 1e-12)
-        if not open_.any() or open_.sum() > max_cells:
-            break
-        keep_lo, keep_hi = lo[~open_], hi[~open_]
-        keep_bound = bound[~open_]
-        mid = (lo[open_] + hi[open_]) / 2.0
-        best = max(best, float(np.max(_on_line(tail, null, mid))))
-        new_lo = np.concatenate([lo[open_], mid])
-        new_hi = np.concatenate([mid, hi[open_]])
-        new_bound = _corner_bound(tail, null, new_lo, new_hi, upper)
-        lo, hi = np.concatenate([keep_lo, new_lo]), np.concatenate([keep_hi, new_hi])
-        bound = np.concatenate([keep_bound, new_bound])
-    return max(best, float(np.max(bound)))
+        def evaluate(nu):
+            return tail.with_curvature(null.theta1(nu), nu, slope)
+    bound, _ = certified_sup(evaluate, null, arm1.n, arm2.n, grid, out.value, caps=bounds)
+    return _Sup(bound, out.nu, out.value)
 
 
 def _effective(arm1, arm2, null, t, upper):
@@ -161,18 +184,22 @@ def _effective(arm1, arm2, null, t, upper):
     return t - shift if upper else t + shift
 
 
-def _pvalues(arm1, arm2, null, t, alternative, points=GRID):
+def _pvalues(arm1, arm2, null, t, alternative, points=GRID, certify=True):
     """``(p, p_greater, p_less)`` at the observed statistic ``t`` (release cells accounted for).
 
     Two-sided, ``p_less`` is None when ``p_greater < 1/2`` (it is then above 1/2 and unused).
+    ``certify``: the suprema are certified upper bounds (the p-values reported); the
+    interval search brackets with located ones (``certify=False``) and checks with these.
     """
     p_greater = p_less = None
     if alternative in ("greater", "two-sided"):
-        p_greater = _sup_tail(arm1, arm2, null, _effective(arm1, arm2, null, t, True), True, points).value
+        p_greater = _sup_tail(arm1, arm2, null, _effective(arm1, arm2, null, t, True), True, points,
+                              certify).value
     # p_greater + p_less >= 1 (the two tails at any one nu add to at least 1), so when
     # p_greater < 1/2 the smaller one is p_greater and p_less (> 1/2) is not needed
     if alternative == "less" or (alternative == "two-sided" and p_greater >= 0.5):
-        p_less = _sup_tail(arm1, arm2, null, _effective(arm1, arm2, null, t, False), False, points).value
+        p_less = _sup_tail(arm1, arm2, null, _effective(arm1, arm2, null, t, False), False, points,
+                           certify).value
     if alternative == "greater":
         return p_greater, p_greater, p_less
     if alternative == "less":

@@ -44,7 +44,7 @@ import numpy as np
 from ...distributions._tulap_law import log_cdf, log_tails, quantile
 from . import _twin
 from ._loader_parts import _STIRLERR, _two_product_error
-from .._roots import find_root
+from .._roots import expand_bracket, expand_bracket_within, find_root
 
 _LOG_TOL = 39.2  # -log(1e-17)
 _WCAP = 32768  # largest direct left window before the closed form is used
@@ -554,48 +554,6 @@ def _noise_sd(log_b):
     return float(np.sqrt(2.0 * b / np.expm1(log_b) ** 2 + 1.0 / 12.0))
 
 
-def _find_bracket(f, start, step, decreasing=True):
-    """(lo, hi) around the root of a monotone f, expanding geometrically from ``start``."""
-    lo = hi = float(start)
-    flo = fhi = f(lo)
-    if (flo > 0.0) == decreasing:  # root above start
-        while (fhi > 0.0) == decreasing:
-            lo, flo = hi, fhi
-            hi = hi + step
-            step *= 2.0
-            fhi = f(hi)
-    else:
-        while (flo > 0.0) != decreasing:
-            hi, fhi = lo, flo
-            lo = lo - step
-            step *= 2.0
-            flo = f(lo)
-    return lo, hi
-
-
-def _bounded_bracket(f, start, step, low, high):
-    """As :func:`_find_bracket` (f decreasing) but within [low, high]; (None, None) without a sign change."""
-    lo = hi = min(max(float(start), low), high)
-    flo = fhi = f(lo)
-    if flo == 0.0:
-        return lo, lo
-    while (fhi > 0.0) if flo > 0.0 else (flo <= 0.0):
-        if flo > 0.0:
-            if hi >= high:
-                return None, None
-            lo, flo = hi, fhi
-            hi = min(hi + step, high)
-            fhi = f(hi)
-        else:
-            if lo <= low:
-                return None, None
-            hi, fhi = lo, flo
-            lo = max(lo - step, low)
-            flo = f(lo)
-        step *= 2.0
-    return lo, hi
-
-
 def _normal_quantile(alpha):
     return float(-_special().ndtri(alpha))
 
@@ -608,7 +566,7 @@ def _critical_greater(n, p0, log_b, q, alpha):
         return max(float(_log_sum_greater(m, n, p0, log_b, q)) - log_alpha, -1e3)
 
     sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
-    lo, hi = _find_bracket(f, n * p0 + _normal_quantile(alpha) * sd, max(sd, 1.0))
+    lo, hi = expand_bracket(f, n * p0 + _normal_quantile(alpha) * sd, max(sd, 1.0))
     return find_root(f, lo, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
 
 
@@ -636,7 +594,7 @@ def _umpu_s_for_k(n, p0, k, log_b, q, alpha):
     if f(floor) <= 0.0:
         return floor
     sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
-    lo, hi = _find_bracket(f, max(_normal_quantile(alpha / 2.0) * sd, floor), max(sd, 1.0))
+    lo, hi = expand_bracket(f, max(_normal_quantile(alpha / 2.0) * sd, floor), max(sd, 1.0))
     return find_root(f, max(lo, floor), hi, xtol=1e-13, rtol=1e-15, maxiter=500)
 
 
@@ -662,7 +620,7 @@ def _umpu_parameters(n, p0, log_b, q, alpha):
     # no sign change there (alpha within rounding of 1: phi is 1 to double precision), the
     # centre is taken; the bracket never runs away (issue 26 H1).
     reach = _tail_width(log_b, q) + 1.0
-    lo, hi = _bounded_bracket(g, centre, 0.5, -reach, n + reach)
+    lo, hi = expand_bracket_within(g, centre, 0.5, -reach, n + reach)
     if lo is None:
         return centre, _umpu_s_for_k(n, p0, centre, log_b, q, alpha)
     k = find_root(g, lo, hi, xtol=1e-12 * max(1.0, abs(centre)), rtol=1e-15, maxiter=500)

@@ -21,7 +21,6 @@ from ..._validation import (
 )
 from ...distributions._tulap_law import unit_privacy
 from ._kernels import (
-    _find_bracket,
     _noise_sd,
     _normal_quantile,
     _critical_greater,
@@ -32,7 +31,7 @@ from ._kernels import (
     _umpu_parameters,
 )
 from .._over_n import _power_over_n
-from .._roots import find_root
+from .._roots import expand_bracket, find_root, integer_bracket, smallest_integer
 from ._common import _released_law, _resolve_two_sided_method
 
 __all__ = ["binom_ump_phi", "binom_ump_power", "binom_ump_sample_size"]
@@ -82,31 +81,6 @@ def _normal_sample_size(theta1, p0, law, alpha, power, alternative):
     return int(min(max(np.ceil(n), 1), _MAX_SAMPLE_SIZE))
 
 
-def _sample_size_bracket(pw, start, power):
-    """(lo, hi) with pw(hi) >= power and (lo == 0 or pw(lo) < power), from ``start`` by
-    steps of 10% growing geometrically."""
-    hi = start
-    if pw(hi) >= power:
-        step = max(hi // 10, 1)
-        lo = hi - step
-        while lo >= 1 and pw(lo) >= power:
-            hi = lo
-            step *= 2
-            lo = hi - step
-        return max(lo, 0), hi
-    lo = hi
-    step = max(hi // 10, 1)
-    while True:
-        if lo >= _MAX_SAMPLE_SIZE:
-            raise ValueError(f"the target power {power} is not reached for n <= {_MAX_SAMPLE_SIZE}; "
-                             "check theta1, epsilon and power.")
-        hi = min(lo + step, _MAX_SAMPLE_SIZE)
-        if pw(hi) >= power:
-            return lo, hi
-        lo = hi
-        step *= 2
-
-
 class _Rule:
     """The test function of one of the DP tests, with its exact rejection probability.
 
@@ -147,7 +121,7 @@ class _Rule:
         sd = np.sqrt(n * p0 * (1.0 - p0) + _noise_sd(log_b) ** 2)
         start = max(_normal_quantile(alpha / 2.0) * sd, 0.0)
         if f(start) > 0.0:
-            lo, hi = _find_bracket(f, start, max(0.05 * sd, 1.0))
+            lo, hi = expand_bracket(f, start, max(0.05 * sd, 1.0))
         else:
             # f is even in t (the two-sided tail at |t|): a bracket searched below 0 never
             # changes sign (issue 26 H1: alpha = 0.9 looped); f(0) = -log(alpha) > 0.
@@ -435,41 +409,19 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
             cache[n] = pw(n)
         return cache[n]
 
-    lo, hi = _sample_size_bracket(pw_cached, _normal_sample_size(theta1, p0, law, alpha, power,
-                                                                 alternative), power)
-    # lo == 0 or pw(lo) < power <= pw(hi): Illinois (false position) steps on the probit of
-    # the power against sqrt(n) (nearly linear there), and a bisection step after three
-    # guesses that fail to halve the bracket
+    def reaches(n):
+        return pw_cached(n) >= power
+
+    start = _normal_sample_size(theta1, p0, law, alpha, power, alternative)
+    bracket = integer_bracket(reaches, start, _MAX_SAMPLE_SIZE)
+    if bracket is None:
+        raise ValueError(f"the target power {power} is not reached for n <= {_MAX_SAMPLE_SIZE}; "
+                         "check theta1, epsilon and power.")
+    # lo == 0 or pw(lo) < power <= pw(hi): false position on the probit of the power
+    # against sqrt(n) (nearly linear there), the shared integer search of _roots.py
     target = _ndtri(power)
+
     def gauge(n):
         return _ndtri(min(max(pw_cached(n), 1e-300), 1 - 1e-16)) - target
 
-    g_lo = gauge(lo) if lo > 0 else None
-    g_hi = gauge(hi)
-    side, stalls = 0, 0
-    while hi - lo > 1:
-        width = hi - lo
-        mid = (lo + hi) // 2
-        guessed = False
-        if g_lo is not None and stalls < 3 and g_hi > g_lo:
-            r_lo, r_hi = np.sqrt(lo), np.sqrt(hi)
-            guess = (r_lo - g_lo * (r_hi - r_lo) / (g_hi - g_lo)) ** 2
-            mid = int(min(max(np.ceil(guess), lo + 1), hi - 1))
-            guessed = True
-        if pw_cached(mid) >= power:
-            hi, g_hi = mid, gauge(mid)
-            if side == 1 and g_lo is not None:
-                g_lo *= 0.5  # Illinois: the same end moved twice, halve the other's weight
-            side = 1
-        else:
-            lo, g_lo = mid, gauge(mid)
-            if side == -1:
-                g_hi *= 0.5
-            side = -1
-        # three guesses running that fail to halve the bracket: bisect next
-        stalls = stalls + 1 if guessed and (hi - lo) > 0.5 * width else 0
-    # Final check (guards the search against any non-monotone step): step down while
-    # the predecessor also reaches the target.
-    while hi > 1 and pw_cached(hi - 1) >= power:
-        hi -= 1
-    return int(hi)
+    return smallest_integer(reaches, gauge, *bracket)

@@ -22,13 +22,16 @@ from dpinfer.inference.jimi._kernels import (
     _mass_one,
     _mass_zero,
 )
+from reference.jimi_fiducial import fiducial_cdf
 
 REFERENCE = pathlib.Path(__file__).parents[2] / "reference" / "jimi_values.json"
 
 
 def _density(q, pi_hat, n, epsilon, h=1e-6):
-    """Fiducial density at q by a central difference of the exact cdf G."""
-    return (_exact_cdf(q + h, pi_hat, n, epsilon) - _exact_cdf(q - h, pi_hat, n, epsilon)) / (2 * h)
+    """Fiducial density at q by a central difference of G written from its definition
+    (tests/reference/jimi_fiducial.py; only the Monte Carlo error budget uses it)."""
+    lower, upper = fiducial_cdf([q - h, q + h], pi_hat, n, epsilon)
+    return (upper - lower) / (2 * h)
 
 
 # --------------------------------------------------------------------------- exact path
@@ -96,7 +99,7 @@ def test_exact_quantile_point_mass_rule():
     # q(a) = 0 when a <= P(pi* <= 0); q(a) = 1 when a > 1 - P(pi* >= 1).
     n, eps = 30, 1.0
     low_release, high_release = -0.05, 1.04
-    p_zero = _mass_zero(np.array(low_release), 1 / 30)
+    p_zero = 1 - 0.5 * np.exp(low_release * eps * n)  # P(pi* <= 0), pi* ~ Laplace(-0.05, 1/30)
     assert p_zero > 0.85
     ci = binom_jimi_ci(low_release, n, epsilon=eps, n_sim=None)
     assert ci.low == 0.0 and 0.0 < ci.high < 1.0
@@ -211,7 +214,9 @@ def test_draws_follow_the_point_mass_rule():
     draws = _draw_theta(gen, np.array([-0.05, 1.04]), 30, 1.0, 40_000)
     b = 1 / 30
     # share of exact zeros (resp. ones) vs P(pi* <= 0) (resp. >= 1): 4 binomial SE.
-    for row, mass, atom in ((0, _mass_zero(np.array(-0.05), b), 0.0), (1, _mass_one(np.array(1.04), b), 1.0)):
+    # pi* ~ Laplace(pi_hat, b): the masses from scipy's Laplace law
+    for row, mass, atom in ((0, stats.laplace.cdf(0.0, loc=-0.05, scale=b), 0.0),
+                            (1, stats.laplace.sf(1.0, loc=1.04, scale=b), 1.0)):
         share = np.mean(draws[row] == atom)
         assert abs(share - mass) <= 4 * np.sqrt(mass * (1 - mass) / 40_000)
     assert np.all((draws >= 0) & (draws <= 1))

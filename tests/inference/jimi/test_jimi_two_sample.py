@@ -4,26 +4,30 @@ import numpy as np
 import pytest
 
 from dpinfer import HTestResult, LaplaceReleaser, TulapReleaser, binom2_jimi_ci, binom2_jimi_test
-from dpinfer.inference.jimi._kernels import _draw_theta, _exact_cdf, _mass_one, _mass_zero
+from dpinfer.inference.jimi._kernels import _draw_theta
 from dpinfer.inference.jimi._two_sample import _spawn_pair
+from reference.jimi_fiducial import fiducial_cdf, fiducial_sf
 
 
 def _difference_cdf(d, pi1, n1, eps1, pi2, n2, eps2, cells=800):
-    """P(theta1* - theta2* <= d) from the exact one-sample laws (independent groups).
+    """P(theta1* - theta2* <= d) from the one-sample fiducial laws (independent groups).
 
+    The one-sample laws are written from their definition in
+    ``tests/reference/jimi_fiducial.py`` (scipy quadrature; not the package's kernels).
     E[G1(d + T2)] = P(T2 = 0) G1(d) + P(T2 = 1) G1(d + 1) + int_(0,1) G1(d + s) dG2(s);
     the last term by a midpoint Riemann-Stieltjes sum on a grid that contains
     s = -d and s = 1 - d, where G1 jumps (its atoms at 0 and 1), so the error is
     O(cells^-2) ~ 1e-6.
     """
     grid = np.unique(np.concatenate([np.linspace(0.0, 1.0, cells + 1), np.clip([-d, 1.0 - d], 0.0, 1.0)]))
-    g2 = _exact_cdf(grid, pi2, n2, eps2)
-    g2[-1] = 1.0 - _mass_one(np.array(pi2), 1 / (eps2 * n2))  # G2(1^-): atom at 1 left out
+    p_zero = float(fiducial_cdf(0.0, pi2, n2, eps2)[0])  # the atom of theta2* at 0
+    p_one = float(fiducial_sf(1.0, pi2, n2, eps2)[0])  # the atom at 1
+    g2 = fiducial_cdf(grid, pi2, n2, eps2)
+    g2[-1] = 1.0 - p_one  # G2(1^-): atom at 1 left out
     mid = 0.5 * (grid[:-1] + grid[1:])
-    cont = np.sum(_exact_cdf(d + mid, pi1, n1, eps1) * np.diff(g2))
-    p_zero = _mass_zero(np.array(pi2), 1 / (eps2 * n2))
-    p_one = _mass_one(np.array(pi2), 1 / (eps2 * n2))
-    return float(p_zero * _exact_cdf(d, pi1, n1, eps1) + p_one * _exact_cdf(d + 1.0, pi1, n1, eps1) + cont)
+    cont = np.sum(fiducial_cdf(d + mid, pi1, n1, eps1) * np.diff(g2))
+    g1_d, g1_d1 = fiducial_cdf([d, d + 1.0], pi1, n1, eps1)
+    return float(p_zero * g1_d + p_one * g1_d1 + cont)
 
 
 CASES = [  # (pi1, n1, eps1, pi2, n2, eps2, p0)

@@ -2,7 +2,8 @@
 
 Expected values come from tests/reference/normal_values.json (mpmath, 50 digits,
 made by tests/reference/make_normal.py without importing dpinfer), from hand
-derivations written here, and from statsmodels (non-private limit).
+derivations written here, and from statsmodels (non-private limit: ``proportions_ztest``,
+``test_proportions_2indep``, ``confint_proportions_2indep``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from statsmodels.stats import proportion as sm_proportion  # its test_* names would be collected
 from statsmodels.stats.proportion import confint_proportions_2indep, proportions_ztest
 
 from dpinfer import LaplaceReleaser, TulapReleaser, binom2_normal_test
@@ -55,6 +57,25 @@ def test_two_sample_large_epsilon_matches_statsmodels(x1, n1, x2, n2):
     assert res.statistic == pytest.approx(z, rel=1e-8)
     assert res.pvalue == pytest.approx(p, rel=1e-7)
     assert [res.conf_int.low, res.conf_int.high] == pytest.approx([lo, hi], abs=1e-9)
+
+
+@pytest.mark.parametrize("alternative, sm_alternative", [("two-sided", "two-sided"), ("greater", "larger"),
+                                                      ("less", "smaller")])
+@pytest.mark.parametrize("x1, n1, x2, n2", [(50, 80, 34, 75), (5, 20, 12, 30)])
+def test_two_sample_large_epsilon_is_statsmodels_score_test(x1, n1, x2, n2, alternative, sm_alternative):
+    # Non-private limit: the pooled z test is statsmodels' score test of theta1 - theta2 = 0
+    # (the constrained MLE under equality is the pooled proportion; no small-sample
+    # correction), every alternative; a one-sided 95% bound is an end of the 90% Wald interval.
+    res = binom2_normal_test(x1 / n1, n1, x2 / n2, n2, epsilon1=1e9, epsilon2=1e9, alternative=alternative)
+    ref = sm_proportion.test_proportions_2indep(x1, n1, x2, n2, value=0.0, method="score", compare="diff",
+                                                alternative=sm_alternative, correction=False)
+    assert res.statistic == pytest.approx(ref.statistic, rel=1e-8)
+    assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-7)
+    lo, hi = confint_proportions_2indep(x1, n1, x2, n2, method="wald", compare="diff", alpha=0.1)
+    if alternative == "greater":
+        assert (res.conf_int.low, res.conf_int.high) == pytest.approx((lo, 1.0), abs=1e-9)
+    elif alternative == "less":
+        assert (res.conf_int.low, res.conf_int.high) == pytest.approx((-1.0, hi), abs=1e-9)
 
 
 @pytest.mark.parametrize("args, kwargs, exc, match", [

@@ -18,7 +18,8 @@ from scipy import optimize, stats
 
 from dpinfer import HTestResult, TulapReleaser, binom2_ump_ci, binom2_ump_test
 from dpinfer.inference.two_arm._law import _arm
-from dpinfer.inference.two_arm._test import _certify, _critical, _effective, _null, _sup_tail
+from dpinfer.inference.two_arm._certify import certified_sup, derivative_bound
+from dpinfer.inference.two_arm._test import _critical, _effective, _null, _on_line, _plan, _sup_tail
 
 REF = json.loads((Path(__file__).parents[2] / "reference" / "two_arm_values.json").read_text())
 H = 2.0**-40
@@ -91,9 +92,63 @@ def test_sup_is_certified():
     arm1, arm2 = _arm(30, 1.0, 0.0, 1), _arm(40, 0.5, 0.0, 1)
     null = _null("difference", -0.1)
     t = 17.3 / 30 - 19.9 / 40
-    located = _sup_tail(arm1, arm2, null, t, True).value
-    bound = _certify(arm1, arm2, null, t, True, located, rounds=6)
-    assert located <= bound <= located * (1 + 1e-2)
+    located = _sup_tail(arm1, arm2, null, t, True)
+    certified = _sup_tail(arm1, arm2, null, t, True, certify=True)
+    # the certifying search sums through the lattice of conditional tails: same value to rounding
+    assert certified.located == pytest.approx(located.value, rel=1e-14)
+    # the certificate's slack is 1e-12 relative (RTOL); the p-values report the bound
+    assert certified.located <= certified.value <= certified.located * (1 + 1.01e-12)
+    assert binom2_ump_test(17.3, 30, 19.9, 40, epsilon=(1.0, 0.5), margin=-0.1,
+                           alternative="greater").pvalue >= located.value
+
+
+@pytest.mark.parametrize("effect, margin, upper", [
+    ("difference", 0.0, True), ("difference", -0.2, False), ("ratio", 1.8, True), ("odds-ratio", 0.4, True)])
+def test_certificate_catches_what_a_coarse_search_misses(effect, margin, upper):
+    # a 3-point grid and a "located" value taken at its worst point: the certificate must
+    # still bound the supremum of a dense independent grid (4001 points)
+    arm1, arm2 = _arm(25, 1.0, 0.0, 1), _arm(35, 2.0, 0.0, 1)
+    null = _null(effect, margin)
+    tail = _plan(arm1, arm2, null, 0.12 if upper else -0.05, upper)
+    grid = np.linspace(null.low, null.high, 3)
+    values = _on_line(tail, null, grid)
+    bound, best = certified_sup(lambda nu: (_on_line(tail, null, nu), None), null, arm1.n, arm2.n,
+                                grid, float(values.min()))
+    dense = _on_line(tail, null, np.linspace(null.low, null.high, 4001)).max()
+    assert bound >= dense * (1 - 1e-14)
+    assert bound <= dense * (1 + 1e-6)  # and it is tight: the best value found is the supremum
+    assert best >= dense * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("effect, margin", [("difference", 0.1), ("ratio", 0.7), ("odds-ratio", 3.0)])
+def test_curvature_bound_holds(effect, margin):
+    # |p''| from central differences of the exact tail (step 1e-4: truncation error about
+    # 1e-8 times the fourth derivative, rounding about 1e-13 / 1e-8) never exceeds the
+    # bound of a cell around the point
+    arm1, arm2 = _arm(15, 1.0, 0.0, 1), _arm(12, 1.0, 0.0, 1)
+    null = _null(effect, margin)
+    tail = _plan(arm1, arm2, null, 0.05, True)
+    h = 1e-4
+    nu = np.linspace(null.low + 2 * h, null.high - 2 * h, 301)
+    second = (_on_line(tail, null, nu + h) - 2 * _on_line(tail, null, nu)
+              + _on_line(tail, null, nu - h)) / h**2
+    bound = derivative_bound(2, null, arm1.n, arm2.n, nu - h, nu + h, np.zeros_like(nu), np.ones_like(nu))
+    assert np.all(np.abs(second) <= bound + 1e-4)
+    assert np.max(np.abs(second) / bound) > 1e-3  # the bound is not vacuous
+
+
+def test_score_variance_formula():
+    # Var(S^2 + S') = 2 n (n - 1) / v^2 for a binomial score S, by direct enumeration
+    from scipy import stats
+    for n, theta in [(1, 0.3), (7, 0.5), (40, 0.05)]:
+        x = np.arange(n + 1)
+        v = theta * (1 - theta)
+        score = (x - n * theta) / v
+        deriv = -x / theta**2 - (n - x) / (1 - theta) ** 2
+        pmf = stats.binom.pmf(x, n, theta)
+        r = score**2 + deriv
+        assert abs(pmf @ r) < 1e-9 * n / v
+        assert pmf @ r**2 == pytest.approx(2 * n * (n - 1) / v**2, rel=1e-10, abs=1e-12)
 
 
 @pytest.mark.parametrize("effect, margin", [("difference", 0.0), ("difference", -0.15), ("ratio", 1.5)])
@@ -102,7 +157,6 @@ def test_exact_size_over_the_nuisance(effect, margin):
     arm1, arm2 = _arm(20, 1.0, 0.0, 1), _arm(20, 1.0, 0.0, 1)
     null = _null(effect, margin)
     u = _critical(arm1, arm2, null, 0.05, True)
-    from dpinfer.inference.two_arm._test import _on_line, _plan
     nu = np.linspace(null.low, null.high, 201)
     size = _on_line(_plan(arm1, arm2, null, u, True), null, nu)
     assert size.max() <= 0.05 + 1e-12
@@ -183,10 +237,53 @@ def test_effective_statistic_moves_by_the_cells():
 ])
 def test_located_supremum_is_not_beaten_by_a_dense_grid(n1, n2, eps, effect, margin, t, upper):
     # an independent search: 1201 points on the null line, no refinement
-    from dpinfer.inference.two_arm._test import _on_line, _plan
     arm1, arm2 = _arm(n1, eps[0], 0.0, 1), _arm(n2, eps[1], 0.0, 1)
     null = _null(effect, margin)
     located = _sup_tail(arm1, arm2, null, t, upper).value
     dense = _on_line(_plan(arm1, arm2, null, t, upper), null, np.linspace(null.low, null.high, 1201))
     assert located >= dense.max() * (1 - 1e-13)
     assert located <= dense.max() * (1 + 1e-4)  # and it is a value of the tail, near the grid's best
+
+
+def test_krawtchouk_moments():
+    # E[(L^(k)/L)^2] = k! n (n-1)...(n-k+1) / v^k and the orders are orthogonal, by enumeration
+    # (the likelihood derivatives expanded with falling factorials)
+    from math import comb, factorial
+
+    from scipy import stats
+
+    def falling(a, j):
+        out = np.ones_like(a, dtype=float)
+        for i in range(j):
+            out = out * (a - i)
+        return out
+
+    for n, theta in [(3, 0.2), (12, 0.5), (40, 0.07)]:
+        x = np.arange(n + 1)
+        v = theta * (1 - theta)
+        pmf = stats.binom.pmf(x, n, theta)
+        r = [sum(comb(k, j) * falling(x, j) / theta**j * (-1) ** (k - j) * falling(n - x, k - j)
+                 / (1 - theta) ** (k - j) for j in range(k + 1)) for k in range(4)]
+        for k in range(1, 4):
+            expected = factorial(k) * np.prod([n - i for i in range(k)]) / v**k
+            assert pmf @ r[k] ** 2 == pytest.approx(expected, rel=1e-10)
+            for j in range(k):
+                assert abs(pmf @ (r[k] * r[j])) <= 1e-9 * np.sqrt(expected * (pmf @ r[j] ** 2))
+
+
+@pytest.mark.parametrize("n1, n2", [(15, 12), (260, 240)])  # the lattice path and the direct one
+def test_exact_curvature_and_third_derivative_bound(n1, n2):
+    arm1, arm2 = _arm(n1, 1.0, 0.0, 1), _arm(n2, 2.0, 0.0, 1)
+    null = _null("difference", -0.05)
+    tail = _plan(arm1, arm2, null, 0.04, True)
+    tail.use_lattice()
+    nu = np.linspace(0.2, 0.8, 41)
+    value, curvature = tail.with_curvature(null.theta1(nu), nu, 1.0)
+    assert np.allclose(value, _on_line(tail, null, nu), rtol=1e-12, atol=0)
+    # central differences (step 1e-4; the tails' relative rounding 1e-13 / 1e-8 is 1e-5)
+    h = 1e-4
+    numeric = (_on_line(tail, null, nu + h) - 2 * value + _on_line(tail, null, nu - h)) / h**2
+    assert np.allclose(curvature, numeric, rtol=1e-3, atol=1e-3)
+    third = np.gradient(curvature, nu)
+    bound = derivative_bound(3, null, n1, n2, nu - 0.008, nu + 0.008, np.zeros_like(nu), np.ones_like(nu))
+    assert np.all(np.abs(third) <= bound)
