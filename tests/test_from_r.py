@@ -2,13 +2,17 @@
 
 With R installed (``Rscript`` on PATH, with jsonlite) the page's ``as_htest()``
 runs on the command's ``--format htest-json`` output and R's own ``print.htest``
-is compared with dpinfer's print; without R that test is skipped and says so.
+is compared with dpinfer's print; with reticulate too, the reticulate, draws and
+logistic recipes run in R against the Python running the tests.  Without R those
+tests are skipped and say so (CI installs R: see ``.ci/run``).
 """
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -122,3 +126,30 @@ def test_r_snippet_builds_a_real_htest(tmp_path, capsys):
     r_lines = [line.rstrip() for line in out.stdout.splitlines()]
     our_lines = [line.rstrip() for line in ours.split("\nprivacy:")[0].splitlines()]
     assert r_lines[:len(our_lines)] == our_lines, (out.stdout, ours)
+
+
+@pytest.mark.slow
+def test_r_reticulate_recipes_run(tmp_path):
+    # the reticulate recipe, the fima_prop draws and the fima_logistic mapping, as the page gives them,
+    # in one R session (reticulate 1.28 with NumPy 2 included: no array crosses unconverted)
+    rscript, reason = _r_with_jsonlite()
+    if rscript is None:
+        pytest.skip(reason)
+    probe = subprocess.run([rscript, "-e", "quit(status = !requireNamespace('reticulate', quietly = TRUE))"],
+                           capture_output=True, text=True, timeout=120)
+    if probe.returncode != 0:
+        pytest.skip("R is installed but the reticulate package is not")
+    blocks = _r_blocks()
+    recipes = [b for b in blocks if "library(reticulate)" in b]
+    recipes += [b for b in blocks if "binom_jimi_sample(" in b or "logistic_jimi(" in b]
+    assert len(recipes) == 3
+    script = _as_htest_source() + "\n" + "\n".join(recipes) + (
+        '\nstopifnot(inherits(as_htest(res$to_htest()), "htest"), is.numeric(res$pvalue))\n'
+        "stopifnot(is.numeric(draws), length(draws) == 10000, all(draws >= 0 & draws <= 1))\n"
+        'stopifnot(is.data.frame(coefs), identical(coefs$term, c("(Intercept)", "armdrug", "sexM")))\n'
+    )
+    (tmp_path / "run.R").write_text(script)
+    out = subprocess.run([rscript, "run.R"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, RETICULATE_PYTHON=sys.executable))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "p-value" in out.stdout and "Coefficients:" in out.stdout

@@ -86,8 +86,8 @@ def _binomial_derivatives(n, theta):
     """The binomial pmfs at ``theta`` (m,) and their first two derivatives in ``theta``: 3 x (m, n + 1).
 
     ``b' = b S`` and ``b'' = b (S^2 + S')`` with the score ``S = (x - n theta) / v``,
-    ``S' = -x / theta^2 - (n - x) / (1 - theta)^2`` (``v = theta (1 - theta)``); at
-    ``theta`` in {0, 1} the differences of lower-order pmfs instead (the derivatives of a
+    ``S' = -x / theta^2 - (n - x) / (1 - theta)^2`` (``v = theta (1 - theta)``); near
+    ``theta`` in {0, 1} (``v <= 1e-8``) the differences of lower-order pmfs instead (the derivatives of a
     Bernstein polynomial): ``b' = n [b(x - 1; n - 1) - b(x; n - 1)]``,
     ``b'' = n (n - 1) [b(x - 2; n - 2) - 2 b(x - 1; n - 2) + b(x; n - 2)]``.
     """
@@ -95,7 +95,7 @@ def _binomial_derivatives(n, theta):
     x = np.arange(n + 1)[None, :]
     t = theta[:, None]
     v = t * (1.0 - t)
-    inside = v > 0.0
+    inside = v > _EDGE  # nearer 0 or 1 the score's powers of 1/theta overflow
     safe_t, safe_v = np.where(inside, t, 0.5), np.where(inside, v, 0.25)
     score = (x - n * safe_t) / safe_v
     score_slope = -x / safe_t ** 2 - (n - x) / (1.0 - safe_t) ** 2
@@ -104,6 +104,10 @@ def _binomial_derivatives(n, theta):
     if edge.any():
         first[edge], second[edge] = _edge_derivatives(n, theta[edge])
     return b, first, second
+
+
+#: below this ``theta (1 - theta)`` the derivatives come from differences of pmfs
+_EDGE = 1e-8
 
 
 def _edge_derivatives(n, theta):

@@ -1,0 +1,149 @@
+# Releasers and the privacy budget: R wrappers that keep the Python objects inside.
+
+.seed <- function(seed) {
+  if (is.null(seed)) return(NULL)
+  .whole(seed, "seed")
+}
+
+.new_release <- function(py_release) {
+  record <- reticulate::py_to_r(.bridge()$release(py_release))
+  value <- record$value
+  if (is.list(value)) value <- do.call(rbind, lapply(value, as.numeric))
+  record$value <- value
+  record$printed <- NULL
+  structure(record, py = py_release, class = "dp_release")
+}
+
+.py_budget <- function(budget) {
+  if (is.null(budget)) return(NULL)
+  if (!inherits(budget, "dp_budget")) {
+    stop("`budget` must be a dpinfer budget made by dp_budget().", call. = FALSE)
+  }
+  attr(budget, "py")
+}
+
+#' Privatize a count (or a contingency table)
+#'
+#' \code{dp_release_count} releases a count \code{x} out of \code{n} with the
+#' Tulap mechanism (the release the exact DP-UMP tests of
+#' \code{\link{dp_binom_test}} assume) or with Laplace noise on the proportion
+#' \code{x / n}.  \code{dp_release_table} releases an r x c table of counts
+#' with Laplace noise on every cell (for \code{\link{dp_chisq_test}}).
+#'
+#' Only the release leaves the function: its noisy value, the public
+#' \code{n} and the privacy record; never \code{x}.  By default the noise comes
+#' from the operating system's cryptographic source.  A \code{seed} gives the
+#' reproducible research path: the same release on every run, hence
+#' predictable; never pass a seed when privatizing real data.  With a
+#' \code{budget}, the budget is charged before any noise is drawn, and a
+#' release that would pass its total is refused.
+#'
+#' @param x The confidential count (a whole number in \code{0..n}); for
+#'   \code{dp_release_table}, a matrix of whole counts.
+#' @param n The public number of records.
+#' @param epsilon,delta The privacy parameters (\code{delta} only for Tulap).
+#' @param mechanism \code{"tulap"} (a noisy count, the default) or
+#'   \code{"laplace"} (a noisy proportion).
+#' @param seed \code{NULL} (the hardened path) or a whole number (research
+#'   only: a reproducible, predictable release).
+#' @param budget \code{NULL} or a budget from \code{\link{dp_budget}} to charge.
+#' @return An object of class \code{"dp_release"}: a list with \code{value},
+#'   \code{mechanism}, \code{epsilon}, \code{delta}, \code{sensitivity},
+#'   \code{n}, \code{kind}, \code{secure}, \code{neighbours},
+#'   \code{privacy_unit} and \code{ledger_digest}.  The tests of this package
+#'   take it in place of a released value.
+#' @examples
+#' if (dp_available()) {
+#'   rel <- dp_release_count(11, 30, epsilon = 1, seed = 1)   # research only: seeded
+#'   print(rel)
+#'   print(rel$value)
+#'   tab <- dp_release_table(matrix(c(40, 15, 10, 35), 2), epsilon = 1, seed = 3)
+#'   tab$value
+#' }
+#' @export
+dp_release_count <- function(x, n, epsilon, delta = 0, mechanism = c("tulap", "laplace"),
+                             seed = NULL, budget = NULL) {
+  mechanism <- match.arg(mechanism)
+  kwargs <- list(rng = .seed(seed), budget = .py_budget(budget))
+  if (mechanism == "tulap") {
+    releaser <- .call("TulapReleaser", list(epsilon, delta))
+    rel <- .call(releaser$release, list(.whole(x, "x", confidential = TRUE), .whole(n, "n")), kwargs)
+  } else {
+    if (!identical(as.numeric(delta), 0)) {
+      stop(sprintf("`delta` must be 0 for the Laplace mechanism; got %s.", format(delta)), call. = FALSE)
+    }
+    releaser <- .call("LaplaceReleaser", list(epsilon))
+    rel <- .call(releaser$proportion, list(.whole(x, "x", confidential = TRUE), .whole(n, "n")), kwargs)
+  }
+  .new_release(rel)
+}
+
+#' @rdname dp_release_count
+#' @export
+dp_release_table <- function(x, epsilon, seed = NULL, budget = NULL) {
+  if (!is.matrix(x) || !is.numeric(x)) {
+    stop("`x` must be a numeric matrix of counts (an r x c table).", call. = FALSE)
+  }
+  # rows as lists of integers: an R matrix would reach Python as a NumPy array, which
+  # reticulate 1.28 cannot build against NumPy 2 ("incompatible NumPy binary version")
+  rows <- lapply(seq_len(nrow(x)), function(i) {
+    row <- x[i, ]
+    if (any(!is.finite(row)) || any(row != round(row))) {
+      stop(sprintf("`x` must hold whole counts; row %d does not.", i), call. = FALSE)
+    }
+    as.list(as.integer(row))
+  })
+  releaser <- .call("ContingencyTableReleaser", list(epsilon))
+  rel <- .call(releaser$release, list(rows), list(rng = .seed(seed), budget = .py_budget(budget)))
+  .new_release(rel)
+}
+
+#' @export
+print.dp_release <- function(x, ...) {
+  cat(reticulate::py_to_r(.bridge()$release(attr(x, "py")))$printed, "\n", sep = "")
+  invisible(x)
+}
+
+#' A privacy budget for one data set
+#'
+#' The total \code{epsilon} and \code{delta} approved for one data set.  Give
+#' it to \code{\link{dp_release_count}} or \code{\link{dp_release_table}}
+#' (\code{budget =}): each release is charged before its noise is drawn, and a
+#' release that would pass the total is refused with an error, before any draw.
+#' The budget is a reference: every release charges the same ledger.
+#'
+#' @param epsilon,delta The approved totals.
+#' @param description A label kept with the ledger.
+#' @param x A budget.
+#' @param ... Unused.
+#' @return \code{dp_budget}: an object of class \code{"dp_budget"}.
+#'   \code{dp_spent}: a list with \code{epsilon}, \code{delta}, \code{spent.epsilon},
+#'   \code{spent.delta}, \code{remaining.epsilon}, \code{remaining.delta} and
+#'   \code{entries} (the number of ledger entries).
+#' @examples
+#' if (dp_available()) {
+#'   b <- dp_budget(epsilon = 2)
+#'   rel <- dp_release_count(11, 30, epsilon = 1, seed = 1, budget = b)
+#'   print(dp_spent(b)$remaining.epsilon)
+#'   try(dp_release_count(11, 30, epsilon = 1.5, seed = 2, budget = b))   # refused
+#' }
+#' @export
+dp_budget <- function(epsilon, delta = 0, description = "") {
+  py_budget <- .call("PrivacyBudget", list(epsilon, delta), list(description = description))
+  structure(list(), py = py_budget, class = "dp_budget")
+}
+
+#' @rdname dp_budget
+#' @export
+dp_spent <- function(x) {
+  if (!inherits(x, "dp_budget")) stop("`x` must be a budget made by dp_budget().", call. = FALSE)
+  out <- reticulate::py_to_r(.bridge()$budget(attr(x, "py")))
+  out[names(out) != "printed"]
+}
+
+#' @rdname dp_budget
+#' @export
+print.dp_budget <- function(x, ...) {
+  cat(reticulate::py_to_r(.bridge()$budget(attr(x, "py")))$printed, "\n", sep = "")
+  invisible(x)
+}

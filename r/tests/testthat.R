@@ -1,0 +1,4 @@
+library(testthat)
+library(dpinfer)
+
+test_check("dpinfer")
