@@ -124,9 +124,15 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     largest ``k = ceil(a H)`` draw of the mean, the p-value the share of draws
     on the null side (doubled, two-sided).
 
-    **Validity.**  Under the model, DP-JIMI's coverage is close to the level but
-    not guaranteed in finite samples; the validation study ``means`` measures it
-    (``dpinfer validate means``).  Under another model (skewed data with the
+    **Validity.**  With ``sigma`` known the one-sample test is exact up to Monte
+    Carlo error: the equation is monotone in ``mu``, so the share of draws at or
+    below ``mu0`` is the probability, at ``mu0``, of a release at or above the one
+    observed (checked against a brute-force simulation of the release in the
+    tests).  With the spread released it is approximate: the validation study
+    ``means`` (``dpinfer validate means``) measured 95% coverage of 0.933 (SE
+    0.006, 1200 data sets) at n = 30, epsilon = 1 with 20% of the data clipped,
+    and 0.943 to 0.957 (SE 0.007 to 0.011) at n = 30 to 500, epsilon = 1 and 3,
+    clipping 0 to 20%; small n with a noisy sum of squares is where it falls short.  Under another model (skewed data with the
     normal model) it can miss; the log-normal model is there for skewed data.
     The release's discrete noise and grid (:class:`~dpinfer.MeanReleaser`) are
     within ``epsilon 2**-26`` in cdf of the continuous law simulated here.
