@@ -65,6 +65,7 @@ _API_GROUPS = [
     ("Two arms: exact inference from two Tulap releases", ("dpinfer.inference.two_arm",)),
     ("Normal approximation for Laplace releases", ("dpinfer.inference.normal",)),
     ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi",)),
+    ("Means of clipped data", ("dpinfer.inference.means",)),
     ("Contingency tables", ("dpinfer.inference.table", "dpinfer.releasers.table")),
     ("Logistic regression from a private table", ("dpinfer.inference.logistic",)),
     ("Local differential privacy", ("dpinfer.inference.local", "dpinfer.releasers.local",
@@ -146,7 +147,8 @@ def _api_overview():
 _API_PAGES = {
     "api_inference": ("One entry point", "DP-UMP inference for Tulap releases",
                       "Two arms: exact inference from two Tulap releases",
-                      "Normal approximation for Laplace releases", "DP-JIMI for Laplace releases"),
+                      "Normal approximation for Laplace releases", "DP-JIMI for Laplace releases",
+                      "Means of clipped data"),
     "api_tables": ("Contingency tables", "Logistic regression from a private table"),
     "api_local": ("Local differential privacy", "Robust and other inference"),
     "api_releases": ("Releasing a statistic", "Privacy budgets", "Auditing a mechanism",

@@ -44,6 +44,8 @@ NEIGHBOURS = (REPLACE_ONE, ADD_REMOVE)
 CENTRAL_UNIT = "one record (replace-one, n public)"
 #: the unit of privacy of a local-DP release
 LOCAL_UNIT = "one respondent's answer (local DP)"
+#: the unit of privacy of a clipped sum of values (MeanReleaser)
+MEAN_UNIT = "one person's value (replace-one; n and the clipping bounds public)"
 #: the unit of privacy of a released value whose sensitivity the user declared
 VALUE_UNIT = "one record (the statistic moves by at most its sensitivity)"
 
@@ -103,4 +105,6 @@ def default_semantics(mechanism, kind, sensitivity):
         return REPLACE_ONE, count_unit(sensitivity)
     if kind in ("count", "proportion"):
         return REPLACE_ONE, CENTRAL_UNIT
+    if kind == "clipped_sum":
+        return REPLACE_ONE, MEAN_UNIT
     return REPLACE_ONE, VALUE_UNIT

@@ -13,6 +13,7 @@ from dpinfer import (
     LaplaceReleaser,
     LDPHistogramReleaser,
     LocalLaplaceReleaser,
+    MeanReleaser,
     RandomizedResponseReleaser,
     TulapReleaser,
     TwoCoinRRReleaser,
@@ -25,6 +26,7 @@ CENTRAL = [
     ("laplace.proportion", LaplaceReleaser(1.0), "proportion", 11, (30,)),
     ("laplace.count", LaplaceReleaser(1.0), "count", 11, (30,)),
     ("table", ContingencyTableReleaser(1.0), "release", [[3, 4], [5, 6]], ()),
+    ("mean", MeanReleaser(1.0, 0.0, 10.0), "release", [1.0, 2.5, 9.0, 12.0], ()),
 ]
 LOCAL = [
     ("rr", RandomizedResponseReleaser(1.0), "release", [1, 0, 1], ()),

@@ -42,6 +42,7 @@ from dpinfer import (
     LaplaceReleaser,
     LDPHistogramReleaser,
     LocalLaplaceReleaser,
+    MeanReleaser,
     RandomizedResponseReleaser,
     TulapReleaser,
     TwoCoinRRReleaser,
@@ -103,6 +104,11 @@ RELEASERS = [
     ("UnaryEncodingReleaser", lambda v, **kw: UnaryEncodingReleaser(1.0, 3).release(v, **kw), 0, 1),
     ("LocalLaplaceReleaser", lambda v, **kw: LocalLaplaceReleaser(1.0, 1.0).release(v, **kw), 0.0, 1.0),
     ("LDPHistogramReleaser", lambda v, **kw: LDPHistogramReleaser(1.0, 2).release(v, **kw), 0.0, 1.0),
+    # one data set of 3 values per row; the neighbour replaces the first value (bounds -1.5, 2)
+    ("MeanReleaser", lambda v, **kw: MeanReleaser(1.0, -1.5, 2.0).release(
+        np.stack([v, np.full(v.shape, 0.3), np.full(v.shape, 1.7)], axis=-1), **kw), -1.5, 2.0),
+    ("MeanReleaser-spread", lambda v, **kw: MeanReleaser(1.0, -1.5, 2.0, spread=True).release(
+        np.stack([v, np.full(v.shape, 0.3), np.full(v.shape, 1.7)], axis=-1), **kw), 0.1, 1.9),
     # a 2 x 2 table; its neighbour moves one record from cell (0, 0) to cell (1, 1) (replace-one)
     ("ContingencyTableReleaser", lambda v, **kw: ContingencyTableReleaser(1.0).release(
         np.where(np.asarray(v)[:, None, None] == 0, [[5, 3], [2, 7]], [[4, 3], [2, 8]]), **kw), 0, 1),

@@ -105,6 +105,10 @@ def _budget_json():
     return budget.to_json()
 
 
+def _mean_release(seed=1):
+    return dpinfer.MeanReleaser(1.0, 0.0, 10.0, spread=True).release([1.0, 2.5, 4.0, 12.0, 6.0, 3.5], rng=seed)
+
+
 def _htest():
     return dpinfer.binom_ump_test(11.2, 30, p0=0.2, epsilon=1.0)
 
@@ -129,6 +133,30 @@ SPECS = {
             a["table"], rng=a["rng"], secure=a["secure"]),
         dict(epsilon=1.0, neighbours="replace-one", margins="total", table=[[3, 4], [5, 6]], rng=1, secure=False),
         "release"),
+    "MeanReleaser": (
+        lambda a: dpinfer.MeanReleaser(a["epsilon"], a["lower"], a["upper"], spread=a["spread"], split=a["split"]).release(
+            a["x"], rng=a["rng"], secure=a["secure"]),
+        dict(epsilon=1.0, lower=0.0, upper=10.0, spread=True, split=0.5, x=[1.0, 2.5, 12.0], rng=1, secure=False),
+        "release"),
+    "mean_jimi_test": (
+        lambda a: dpinfer.mean_jimi_test(**a),
+        dict(release=_mean_release(), mu0=4.0, sigma=None, model="normal", alternative="two-sided",
+             confidence_level=0.95, n_sim=100, rng=1), "htest"),
+    "mean2_jimi_test": (
+        lambda a: dpinfer.mean2_jimi_test(**a),
+        dict(release1=_mean_release(), release2=_mean_release(2), delta0=0.0, sigma=None, model="normal",
+             alternative="two-sided", confidence_level=0.95, n_sim=100, rng=1, composition="sequential"), "htest"),
+    "mean_naive_test": (
+        lambda a: dpinfer.mean_naive_test(**a),
+        dict(release=_mean_release(), mu0=4.0, sigma=None, alternative="two-sided", confidence_level=0.95), "htest"),
+    "mean2_naive_test": (
+        lambda a: dpinfer.mean2_naive_test(**a),
+        dict(release1=_mean_release(), release2=_mean_release(2), delta0=0.0, sigma=2.0, alternative="less",
+             confidence_level=0.9, composition="parallel"), "htest"),
+    "mean_test": (
+        lambda a: dpinfer.mean_test(**a),
+        dict(x=_mean_release(), y=None, mu0=4.0, method="jimi", sigma=None, model="lognormal",
+             alternative="greater", confidence_level=0.95, n_sim=100, rng=1, composition="sequential"), "htest"),
     "independence_jimi_test": (
         lambda a: dpinfer.independence_jimi_test(**a), dict(release=_table_release(), n_sim=200, rng=1), "htest"),
     "independence_mc_test": (

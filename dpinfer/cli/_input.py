@@ -30,19 +30,22 @@ _MAX_RELEASE_CHARS = 1 << 20
 
 
 # --------------------------------------------------------------------------- input
-def _counts_from_csv(path, column):
+def _counts_from_csv(path, column, rows=None):
     """(x, n): the number of 1s in ``column`` of the CSV file and its number of rows.
 
     Accepts 0/1 and R's TRUE/FALSE; anything else (including an empty cell) is an
     error naming the row, because dropping or guessing a value would change n.
+    ``rows``: another reader of the column (``rows(csv_reader, path, column)``),
+    e.g. the numeric values of ``dpinfer mean-release``.
     """
+    rows = _count_rows if rows is None else rows
     try:
         handle = sys.stdin if path == "-" else open(path, newline="", encoding="utf-8-sig")
     except OSError as exc:
         raise _UsageError(f"cannot read CSV file {path!r}: {exc.strerror}.") from exc
     with handle:
         try:
-            return _count_rows(csv.reader(_bounded_lines(handle, path)), path, column)
+            return rows(csv.reader(_bounded_lines(handle, path)), path, column)
         except csv.Error as exc:
             raise _UsageError(f"CSV file {path!r} cannot be read as CSV: {exc}.") from exc
         except UnicodeDecodeError as exc:
@@ -64,12 +67,28 @@ def _bounded_lines(handle, path):
 
 
 def _count_rows(reader, path, column):
-    """(x, n) from a csv.reader over a CSV file (see _counts_from_csv).
+    """(x, n) from a csv.reader over a CSV file (see _counts_from_csv)."""
+    x = n = 0
+    for n, cell in _column_cells(reader, path, column):
+        if cell in ("1", "1.0") or cell.upper() == "TRUE":
+            x += 1
+        elif not (cell in ("0", "0.0") or cell.upper() == "FALSE"):
+            # the cell is confidential: name its row, never its content
+            raise _UsageError(
+                f"column {column!r} must hold 0/1 (or TRUE/FALSE); data row {n} holds something "
+                "else. Remove or recode it first: dropping rows changes n."
+            )
+    return x, n
+
+
+def _column_cells(reader, path, column):
+    """``(data row number, stripped cell)`` of ``column`` for each data row of a csv.reader.
 
     The first row is a header only when it can be told from data: none of its
     cells is empty, a number or TRUE/FALSE.  Otherwise the file has no header,
     every row is data (possibly confidential, so never shown), and its columns
-    are named by position: ``--column 1`` is the first.
+    are named by position: ``--column 1`` is the first.  Blank lines are no
+    record; a file without data rows is an error.
     """
     first = next(reader, None)
     if first is None:
@@ -87,23 +106,14 @@ def _count_rows(reader, path, column):
                      f"named by position: --column 1 to --column {len(names)}.")
         raise _UsageError(f"column {column!r} not found in {path!r}; {shown}")
     at = names.index(column)
-    x = n = 0
+    n = 0
     for row in (reader if header else _chain_first(first, reader)):
         if not row:  # a blank line is no record (as csv.DictReader skips it)
             continue
         n += 1
-        cell = (row[at] if at < len(row) else "").strip()
-        if cell in ("1", "1.0") or cell.upper() == "TRUE":
-            x += 1
-        elif not (cell in ("0", "0.0") or cell.upper() == "FALSE"):
-            # the cell is confidential: name its row, never its content
-            raise _UsageError(
-                f"column {column!r} must hold 0/1 (or TRUE/FALSE); data row {n} holds something "
-                "else. Remove or recode it first: dropping rows changes n."
-            )
+        yield n, (row[at] if at < len(row) else "").strip()
     if n == 0:
         raise _UsageError(f"CSV file {path!r} has a header but no data rows.")
-    return x, n
 
 
 def _looks_like_value(cell):
@@ -385,6 +395,8 @@ def _release_from_record(data, path):
         )
     if isinstance(data, dict) and data.get("kind") == "table":
         return _table_release_from_record(data, path)
+    if isinstance(data, dict) and data.get("kind") == "clipped_sum":
+        return _clipped_release_from_record(data, path, _semantics(data, path))
     if not isinstance(data["value"], (int, float)) or isinstance(data["value"], bool):
         raise _UsageError(f"release file {path!r} must hold one numeric value per release; got {data['value']!r}.")
     if not isinstance(data["mechanism"], str) or not isinstance(data["kind"], str):
@@ -413,6 +425,27 @@ def _semantics(data, path):
                 raise _UsageError(f"release file {path!r}: {key} must be a string; got {value!r}.")
             out[key] = value
     return out
+
+
+def _clipped_release_from_record(data, path, semantics):
+    """A Release of kind 'clipped_sum' from the JSON 'dpinfer mean-release' writes."""
+    from ..releasers.release import Release
+
+    value = data["value"]
+    pair = isinstance(value, list) and len(value) == 2
+    if not (isinstance(value, (int, float)) or pair) or isinstance(value, bool):
+        raise _UsageError(f"release file {path!r}: a clipped sum holds one number, or two (the sum and the "
+                          "centred sum of squares).")
+    try:
+        return Release(value, data["mechanism"], data["epsilon"], data["delta"], data["sensitivity"], data["n"],
+                       "clipped_sum", secure=bool(data.get("secure", False)), bounds=_pair(data.get("bounds")),
+                       split=_pair(data.get("split")), **semantics)
+    except (TypeError, ValueError) as exc:
+        raise _UsageError(f"release file {path!r}: {exc}") from exc
+
+
+def _pair(value):
+    return tuple(value) if isinstance(value, list) else value
 
 
 def _table_release_from_record(data, path):

@@ -413,8 +413,14 @@ def _add_demo(sub):
 
 
 #: The subcommands in the order of 'dpinfer --help'; each builder adds one with all its options.
+def _add_means(sub):
+    from ._means import add_mean_parsers
+
+    add_mean_parsers(sub, _subcommand, _REAL, _WHOLE, _add_format)
+
+
 _BUILDERS = (_add_release, _add_budget, _add_test, _add_ci, _add_power, _add_sample_size,
-             _add_validate, _add_demo)
+             _add_means, _add_validate, _add_demo)
 
 
 def build_parser():

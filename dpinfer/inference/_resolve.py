@@ -82,6 +82,7 @@ DECLARING_MODULES = (
     "dpinfer.inference.local._randomized_response",
     "dpinfer.inference.local._robust",
     "dpinfer.inference.two_arm._arguments",
+    "dpinfer.inference.means._common",
 )
 
 

@@ -16,6 +16,9 @@ from .jimi._exact import _exact_rejection
 from .jimi._kernels import _draw_theta
 from .local._common import _project_simplex, _unary_debias, _unary_noise_var
 from .local._robust import _THRESHOLD_CONSTANT, _expected_covariance, _threshold_scale
+from .means._common import clipped as _clipped, mean_draws as _mean_draws, sample_bounds as _sample_bounds
+from .means._common import tails as _mean_tails
+from .means._naive import naive_moments as _naive_moments
 from .logistic import _check_design, _design_matrix
 from .two_arm._law import _arm, _cached_pmfs
 from .two_arm._score_power import _exact_power
@@ -70,3 +73,15 @@ two_arm_power = _power
 #: ``two_arm_exact_power(arm1, arm2, null, theta1, theta2, alpha, alternative, statistic)``: exact
 #: power of the test under either ordering (``'score'`` or ``'difference'``)
 two_arm_exact_power = _exact_power
+
+
+# -- means of clipped data (means/)
+#: ``means_release(release, name, method)``: a clipped-sum release's public numbers, as the methods read them
+means_release = _clipped
+#: ``means_draws(data, sigma, model, n_sim, gen)``: DP-JIMI draws of the mean, one row per release
+means_draws = _mean_draws
+#: ``means_bounds(draws, tails)`` and ``means_tails(level, alternative)``: the percentile interval
+means_bounds = _sample_bounds
+means_tails = _mean_tails
+#: ``means_naive(data, sigma)``: the naive interval's centre and variance per release
+means_naive = _naive_moments

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,7 +48,9 @@ class Release:
         ``'count'`` (a count out of n), ``'proportion'`` (count / n), ``'value'``,
         ``'reports'`` (one privatized report per respondent, local DP), or
         ``'table'`` (an r x c table of noisy counts, see
-        :class:`~dpinfer.ContingencyTableReleaser`).
+        :class:`~dpinfer.ContingencyTableReleaser`), or ``'clipped_sum'`` (the
+        noisy sum of values clipped to ``bounds``, and with ``split`` also the
+        centred sum of squares on the last axis; see :class:`~dpinfer.MeanReleaser`).
     secure : bool
         True when the hardened path drew the noise (random bits from the operating
         system's cryptographic source); False for the seeded research path (bits
@@ -70,6 +73,14 @@ class Release:
         :attr:`~dpinfer.PrivacyBudget.head_digest`); None when no budget was
         charged.  Published with the release, it ties the release to the ledger:
         a later edit of the ledger's entries up to this one breaks the match.
+    bounds : tuple of two floats or None
+        Kind ``'clipped_sum'`` only (required there): the public clipping bounds
+        ``(lower, upper)``; ``sensitivity`` is then ``upper - lower``.
+    split : tuple of two floats or None
+        Kind ``'clipped_sum'`` only: None when only the clipped sum is released;
+        ``(s, 1 - s)`` when the centred sum of squares is released too, the shares
+        of ``epsilon`` spent on the sum and on the squares (``value`` then holds
+        the pair on its last axis).
 
     Notes
     -----
@@ -90,6 +101,8 @@ class Release:
     neighbours: str | None = None
     privacy_unit: str | None = None
     ledger_digest: str | None = None
+    bounds: tuple | None = None
+    split: tuple | None = None
 
     def __post_init__(self):
         value = _as_real_array(self.value, "value")
@@ -121,12 +134,44 @@ class Release:
             raise TypeError(f"`privacy_unit` must be None or a non-empty string; got {_show(self.privacy_unit)}.")
         if self.ledger_digest is not None and not isinstance(self.ledger_digest, str):
             raise TypeError(f"`ledger_digest` must be None or a string; got {_show(self.ledger_digest)}.")
+        self._check_clipped(value)
         if value.ndim == 0:
             value = float(value)
         else:
             value = value.copy()
             value.setflags(write=False)
         object.__setattr__(self, "value", value)
+
+    def _check_clipped(self, value):
+        """``bounds`` and ``split``: required / allowed only for kind 'clipped_sum' (public numbers)."""
+        if self.kind != "clipped_sum":
+            for name in ("bounds", "split"):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"`{name}` is only for a release of kind 'clipped_sum'; got "
+                                     f"{name}={_show(getattr(self, name))} with kind {self.kind!r}.")
+            return
+        pair = self.bounds
+        if (not isinstance(pair, (tuple, list)) or len(pair) != 2
+                or not all(isinstance(v, (int, float, np.floating, np.integer)) and not isinstance(v, bool)
+                           for v in pair)
+                or not all(math.isfinite(v) for v in pair) or not pair[0] < pair[1]):
+            raise ValueError("`bounds` of a 'clipped_sum' release must be a pair (lower, upper) of finite "
+                             f"numbers with lower < upper; got {_show(pair)}.")
+        object.__setattr__(self, "bounds", (float(pair[0]), float(pair[1])))
+        if self.n is None:
+            raise ValueError("`n` of a 'clipped_sum' release must be given (the group size is public); got None.")
+        if self.split is None:
+            return
+        split = self.split
+        if (not isinstance(split, (tuple, list)) or len(split) != 2
+                or not all(isinstance(v, (int, float, np.floating)) and not isinstance(v, bool) for v in split)
+                or not all(0.0 < v < 1.0 for v in split) or abs(split[0] + split[1] - 1.0) > 1e-12):
+            raise ValueError("`split` of a 'clipped_sum' release must be None or a pair (s, 1 - s) with "
+                             f"0 < s < 1; got {_show(split)}.")
+        object.__setattr__(self, "split", (float(split[0]), float(split[1])))
+        if value.ndim == 0 or value.shape[-1] != 2:
+            raise ValueError("`value` of a 'clipped_sum' release with a `split` must hold the pair (sum, "
+                             f"centred sum of squares) on its last axis; got shape {value.shape}.")
 
     def __str__(self):
         value = self.value
@@ -136,7 +181,9 @@ class Release:
             shown = f"array of {value.size} values, shape {value.shape}"
         what = {"count": "noisy count", "proportion": "noisy proportion",
                 "reports": "privatized reports",
-                "table": "noisy contingency table"}.get(self.kind, "noisy value")
+                "table": "noisy contingency table",
+                "clipped_sum": "noisy clipped sum" + (", centred sum of squares" if self.split else "")
+                }.get(self.kind, "noisy value")
         n_part = f" out of n = {self.n}" if self.n is not None else ""
         eps = _r_format([self.epsilon], 7)[0]
         delta = _r_format([self.delta], 7)[0]
@@ -146,6 +193,11 @@ class Release:
             f"  value:       {shown} ({what}{n_part})\n"
             f"  privacy:     epsilon = {eps}, delta = {delta}\n"
             f"  sensitivity: {sens}\n"
+            + (f"  bounds:      [{_r_format([self.bounds[0]], 7)[0]}, {_r_format([self.bounds[1]], 7)[0]}]"
+               + (f"; epsilon split {_r_format([self.split[0]], 7)[0]} (sum) / "
+                  f"{_r_format([self.split[1]], 7)[0]} (squares)" if self.split else "") + "\n"
+               if self.bounds else "")
+            +
             f"  sampling:    {_SAMPLING[self.secure]}"
             + (f"\n  ledger:      head digest after this release's charge:\n               {self.ledger_digest}"
                if self.ledger_digest else "")
@@ -166,6 +218,8 @@ class Release:
             "neighbours": self.neighbours,
             "privacy_unit": self.privacy_unit,
             "ledger_digest": self.ledger_digest,
+            "bounds": None if self.bounds is None else list(self.bounds),
+            "split": None if self.split is None else list(self.split),
         }
 
     def noise_law(self):
@@ -205,6 +259,11 @@ class Release:
             from ..distributions.tulap import Tulap
 
             return Tulap.from_privacy(*unit_privacy(self.epsilon, self.delta, int(self.sensitivity)))
+        if self.mechanism == "laplace" and self.kind == "clipped_sum":
+            from scipy.stats import laplace
+
+            share = 1.0 if self.split is None else self.split[0]
+            return laplace(loc=0.0, scale=self.sensitivity / (self.epsilon * share))
         if self.mechanism == "laplace":
             from scipy.stats import laplace
 
@@ -213,7 +272,7 @@ class Release:
                          "(local-DP reports pass each answer through a channel).")
 
 
-_KINDS = ("count", "proportion", "value", "reports", "table")
+_KINDS = ("count", "proportion", "value", "reports", "table", "clipped_sum")
 
 _SAMPLING = {
     True: "hardened (OS cryptographic source, exact integer noise)",

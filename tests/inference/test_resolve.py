@@ -14,12 +14,14 @@ from _releaser_catalogue import RELEASE_METHODS, release
 _TWO = ("binom2_normal_test", "binom2_jimi_ci", "binom2_jimi_test", "binom2_jimi_sample", "rr_two_sample_test")
 _FIRST_ARG = {"ldp_histogram_density": "reports", "robust_frequency_estimate": "data", "logistic_jimi": "table",
               "independence_jimi_test": "release", "independence_mc_test": "release",
-              "binom_jimi_sample": "release_or_value"}
+              "binom_jimi_sample": "release_or_value", "mean_jimi_test": "release", "mean_naive_test": "release",
+              "mean2_jimi_test": "release1", "mean2_naive_test": "release1", "mean_test": "x"}
 
 
 #: arguments a function checks before its release (the null value of a goodness-of-fit test)
 _REQUIRED = {"krr_gof_test": {"p0": [0.3, 0.3, 0.4]}, "unary_gof_test": {"p0": [0.25] * 4},
-             "robust_frequency_estimate": {"contamination": 0.1}}
+             "robust_frequency_estimate": {"contamination": 0.1},
+             "mean2_jimi_test": {"release2": None}, "mean2_naive_test": {"release2": None}}
 
 
 def _first_arg(name):
@@ -95,6 +97,11 @@ _RESULTS = {
     "unary_gof_test": lambda r: dpinfer.unary_gof_test(r["unary"], [0.25] * 4),
     "rr_proportion_test": lambda r: dpinfer.rr_proportion_test(r["rr"]),
     "rr_two_sample_test": lambda r: dpinfer.rr_two_sample_test(r["rr"], r["rr"]),
+    "mean_jimi_test": lambda r: dpinfer.mean_jimi_test(r["mean"], sigma=2.0, n_sim=100, rng=1),
+    "mean2_jimi_test": lambda r: dpinfer.mean2_jimi_test(r["mean"], r["mean"], sigma=2.0, n_sim=100, rng=1),
+    "mean_naive_test": lambda r: dpinfer.mean_naive_test(r["mean"], sigma=2.0),
+    "mean2_naive_test": lambda r: dpinfer.mean2_naive_test(r["mean"], r["mean"], sigma=2.0),
+    "mean_test": lambda r: dpinfer.mean_test(r["mean"], sigma=2.0, n_sim=100, rng=1),
 }
 
 

@@ -28,9 +28,10 @@ STUDIES = {
     "table_size": (200, 200, "data sets simulated per point", True),
     "logistic_coverage": (400, 200, "data sets simulated per point", True),
     "two_arm": (2000, 200, "release pairs simulated per point", True),
+    "means": (100, 60, "data sets simulated per point", True),
 }
 #: studies whose default run uses fewer replicates than --full (issue 28)
-FULL = {"table_size": 2000, "logistic_coverage": 2000}
+FULL = {"table_size": 2000, "logistic_coverage": 2000, "means": 1000}
 
 
 class _Stop(Exception):

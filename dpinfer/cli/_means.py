@@ -1,0 +1,123 @@
+"""``dpinfer mean-release`` and ``dpinfer mean-test``: private means of a numeric column.
+
+``mean-release`` clips a CSV column to public bounds and releases its clipped sum (and,
+with ``--spread``, its centred sum of squares) with :class:`~dpinfer.MeanReleaser`;
+``mean-test`` reads one or two such releases and runs :func:`~dpinfer.mean_test`, like
+R's ``t.test``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ._commands import EXIT_OK, _budget_session, _emit, _print_budget_status, _seeded_warning
+from ._input import _UsageError, _column_cells, _counts_from_csv, _releases_from_file
+
+__all__ = []  # package-internal
+
+
+def _values(reader, path, column):
+    """The column's values as floats; a cell that is not a finite number is an error naming its row only."""
+    out = []
+    for n, cell in _column_cells(reader, path, column):
+        try:
+            value = float(cell)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            # the cell is confidential: name its row, never its content
+            raise _UsageError(f"column {column!r} must hold finite numbers; data row {n} does not. Remove or "
+                              "impute it first (dropping rows changes n, which is public).")
+        out.append(value)
+    return out
+
+
+def cmd_mean_release(args):
+    from .. import MeanReleaser
+
+    values = _counts_from_csv(args.csv, args.column, rows=_values)
+    secure = args.seed is None
+    releaser = MeanReleaser(args.epsilon, args.lower, args.upper, spread=args.spread, split=args.split)
+    with _budget_session(args) as ledger:
+        budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
+        release = releaser.release(values, rng=None if secure else args.seed, secure=secure, budget=budget)
+    if not secure:
+        _seeded_warning(args.seed)
+    _emit(args.format, str(release), [release.to_dict()])
+    _print_budget_status(args, ledger)
+    return EXIT_OK
+
+
+def cmd_mean_test(args):
+    from ..inference.means import mean_test
+
+    if len(args.release) > 2:
+        raise _UsageError(f"--release is given {len(args.release)} times; give one group or two.")
+    releases = []
+    for path in args.release:
+        found = _releases_from_file(path)
+        if len(found) != 1 or found[0].kind != "clipped_sum":
+            raise _UsageError(f"release file {path!r} must hold one clipped sum (written by 'dpinfer mean-release "
+                              "--format json'); test each group's file.")
+        releases.append(found[0])
+    sigma = None
+    if args.sigma is not None:
+        if len(args.sigma) > len(releases):
+            raise _UsageError(f"--sigma takes one value per group; got {len(args.sigma)} for {len(releases)}.")
+        sigma = args.sigma[0] if len(args.sigma) == 1 else tuple(args.sigma)
+    result = mean_test(*releases, mu0=args.mu0, method=args.method, sigma=sigma, model=args.model,
+                       alternative=args.alternative, confidence_level=args.confidence_level,
+                       n_sim=args.n_sim, rng=args.seed, composition=args.composition)
+    record = result.to_htest() if args.format == "htest-json" else result.to_dict()
+    _emit(args.format, str(result), [record])
+    return EXIT_OK
+
+
+def add_mean_parsers(sub, subcommand, real, whole, add_format):
+    """The parsers of ``mean-release`` and ``mean-test`` (called from the parser builders)."""
+    rel = subcommand(sub, "mean-release", "privatize the mean of a numeric CSV column (clipped sum)",
+                     "Clip a numeric column to public bounds and release its clipped sum with Laplace\n"
+                     "noise (and, with --spread, its centred sum of squares, the budget split by --split).\n"
+                     "The unit of privacy is one person's value (replace-one; n and the bounds public).\n"
+                     "Choose the bounds before seeing the data.  Without --seed the noise comes from the\n"
+                     "operating system's cryptographic source; --seed is for research only.")
+    add_format(rel)
+    rel.add_argument("--csv", metavar="FILE", required=True, help="CSV file ('-' for stdin)")
+    rel.add_argument("--column", metavar="NAME", required=True, help="the numeric column (confidential)")
+    rel.add_argument("--lower", type=real, required=True, help="public lower clipping bound")
+    rel.add_argument("--upper", type=real, required=True, help="public upper clipping bound")
+    rel.add_argument("--epsilon", type=real, required=True, help="privacy-loss parameter of the release (> 0)")
+    rel.add_argument("--spread", action="store_true", help="also release the centred sum of squares")
+    rel.add_argument("--split", type=real, default=0.5,
+                     help="with --spread: share of epsilon for the sum (default 0.5; the rest for the squares)")
+    rel.add_argument("--seed", type=whole, help="seed of numpy's generator: NOT PRIVATE, research only")
+    led = rel.add_argument_group("privacy budget (a ledger file kept across invocations)")
+    led.add_argument("--budget", metavar="FILE", help="charge the ledger FILE before drawing")
+    led.add_argument("--total-epsilon", type=real, metavar="E", help="total epsilon, when FILE is created")
+    led.add_argument("--total-delta", type=real, metavar="D", help="total delta, when FILE is created")
+    led.add_argument("--label", metavar="TEXT", help="what the release is, for the ledger")
+    led.add_argument("--plan", metavar="PLAN", help="allocation plan (JSON) fixed when FILE is created")
+    rel.set_defaults(func=cmd_mean_release)
+
+    test = subcommand(sub, "mean-test", "test a mean, or compare two groups' means, like R's t.test",
+                      "Test H0: mean = mu0 from a clipped-sum release (dpinfer mean-release), or\n"
+                      "mean_x - mean_y = mu0 from two (--release twice); prints R's htest layout.\n"
+                      "DP-JIMI models the clipping (default); --method naive is the normal interval\n"
+                      "around the clipped mean, which ignores it.")
+    add_format(test, extra=("htest-json",))
+    test.add_argument("--release", metavar="FILE", action="append", required=True,
+                      help="JSON from 'dpinfer mean-release --format json'; given twice: two groups")
+    test.add_argument("--mu0", type=real, default=0.0, help="null mean, or null difference (default 0)")
+    test.add_argument("--method", choices=("jimi", "naive"), default="jimi", help="jimi (default) or naive")
+    test.add_argument("--sigma", type=real, nargs="+", metavar="SD",
+                      help="known standard deviation(s), one per group (default: the released squares)")
+    test.add_argument("--model", choices=("normal", "lognormal"), default="normal",
+                      help="jimi: the data model before clipping (default normal)")
+    test.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
+                      help="alternative hypothesis (default two-sided)")
+    test.add_argument("--confidence-level", type=real, default=0.95, help="interval level (default 0.95)")
+    test.add_argument("--n-sim", type=whole, default=2000, help="jimi: number of draws (default 2000)")
+    test.add_argument("--seed", type=whole, help="jimi: seed of the draws (default: derived from the release)")
+    test.add_argument("--composition", choices=("sequential", "parallel"), default="sequential",
+                      help="two groups: sequential (epsilons add, default) or parallel (disjoint groups)")
+    test.set_defaults(func=cmd_mean_test)

@@ -1,0 +1,208 @@
+"""Inputs of the mean methods: the releases they take, the model, the draws' kernel, percentiles.
+
+Private helpers of :mod:`dpinfer.inference.means`; they assume valid input unless
+they say otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import _mechanisms
+from ..._printing import _r_format
+from ..._validation import DPInferValueError, _arg, _check_choice, _check_n_sim, _check_positive, _show
+from ...releasers.release import Release
+from .._resolve import accepts, resolve
+from ._kernels import LOG_SIGMA_CAP, SIGMA_CAP, Seeds, solve_location, solve_location_scale
+
+#: the releases every mean method takes
+ACCEPTS = accepts(
+    {(_mechanisms.LAPLACE, "clipped_sum")},
+    ("mean_jimi_test", "mean2_jimi_test", "mean_naive_test", "mean2_naive_test", "mean_test"),
+    "a clipped sum of values (MeanReleaser(epsilon, lower, upper).release(x))")
+
+MODELS = ("normal", "lognormal")
+
+#: seeds held at once by the draws' kernel (values of n times draws): 32 MB per working array
+_BLOCK = 4_000_000
+#: largest n_sim * n of one call (decided from public numbers before anything is drawn)
+_MAX_SEEDS = 10**9
+
+
+class Clipped:
+    """One resolved clipped-sum release: the numbers inference needs (all public)."""
+
+    def __init__(self, rel, rec):
+        self.release = rel
+        self.rec = rec
+        self.n = rel.n
+        self.lower, self.upper = rel.bounds
+        value = np.asarray(rel.value, dtype=float)
+        self.has_squares = rel.split is not None
+        self.sum = value[..., 0] if self.has_squares else value
+        self.squares = value[..., 1] if self.has_squares else None
+        share = rel.split if self.has_squares else (1.0, 0.0)
+        self.eps_sum = rel.epsilon * share[0]
+        self.eps_sq = rel.epsilon * share[1]
+
+    @property
+    def sum_scale(self):
+        """Laplace scale of the noise on the clipped sum."""
+        return (self.upper - self.lower) / self.eps_sum
+
+    @property
+    def squares_scale(self):
+        """Laplace scale of the noise on the centred sum of squares."""
+        return (0.5 * (self.upper - self.lower)) ** 2 / self.eps_sq
+
+    @property
+    def scalar(self):
+        return np.ndim(self.sum) == 0
+
+    def data_name(self, name="x"):
+        n = self.n
+        mean = _r_format([float(np.mean(self.sum)) / n], 4)[0].strip()
+        bounds = f"[{_r_format([self.lower], 7)[0].strip()}, {_r_format([self.upper], 7)[0].strip()}]"
+        eps = _r_format([self.release.epsilon], 7)[0].strip()
+        return f"{name}: clipped mean = {mean}, n = {n}, bounds {bounds}, epsilon = {eps}"
+
+
+def clipped(release, name, method):
+    """Resolve ``release`` (a Release of kind 'clipped_sum' only) into a :class:`Clipped`."""
+    rec = resolve(release, accepts=ACCEPTS, method=method, name=name, numbers=False)
+    if rec is None:
+        raise TypeError(f"`{name}` must be a Release of kind 'clipped_sum' (from MeanReleaser(epsilon, lower, "
+                        f"upper).release(x)), which records n, epsilon and the bounds; got {_show(release)}.")
+    return Clipped(release, rec)
+
+
+def check_model(model):
+    return _check_choice(model, "model", MODELS)
+
+
+def check_sigma(sigma, data, name="sigma", model="normal"):
+    """``sigma``: None (needs the released squares) or a number in the range the model's search covers.
+
+    Normal model: ``1e-9 (b - a) <= sigma <= SIGMA_CAP (b - a)``; log-normal (log scale):
+    ``1e-9 <= sigma <= LOG_SIGMA_CAP``.  Both limits are public.
+    """
+    if sigma is None:
+        if not data.has_squares:
+            raise ValueError(
+                f"`{name}` is needed: the release holds the clipped sum only, so the spread must be given "
+                f"(sigma=..., the known standard deviation; for the log-normal model the standard deviation "
+                "of log x), or released too (MeanReleaser(..., spread=True)).")
+        return None
+    sigma = _check_positive(sigma, name)
+    lo, hi = ((1e-9 * (data.upper - data.lower), SIGMA_CAP * (data.upper - data.lower)) if model == "normal"
+              else (1e-9, LOG_SIGMA_CAP))
+    if not lo <= sigma <= hi:
+        if model == "normal":
+            rule = f"lie in [1e-9, {SIGMA_CAP:g}] x (upper - lower) = [{lo:g}, {hi:g}] for the normal model"
+        else:
+            rule = f"(the standard deviation of log x) lie in [1e-9, {LOG_SIGMA_CAP:g}] for the log-normal model"
+        raise ValueError(f"`{name}` must {rule}; got {sigma!r}.")
+    return sigma
+
+
+def check_sigmas(sigma, d1, d2, model="normal"):
+    """Two groups' ``sigma``: None, one number for both, or a pair (one each)."""
+    if isinstance(sigma, (tuple, list)):
+        if len(sigma) != 2:
+            raise ValueError(f"`sigma` must be None, a number or a pair of numbers; got {len(sigma)} values.")
+        return check_sigma(sigma[0], d1, "sigma[0]", model), check_sigma(sigma[1], d2, "sigma[1]", model)
+    return check_sigma(sigma, d1, model=model), check_sigma(sigma, d2, model=model)
+
+
+def check_draws(n_sim, n):
+    n_sim = _check_n_sim(n_sim, allow_none=False)
+    if n_sim < 10:
+        raise DPInferValueError(_arg("n_sim"), f" must be at least 10 draws; got {n_sim!r}.")
+    if n_sim * n > _MAX_SEEDS:
+        raise DPInferValueError(
+            _arg("n_sim"), f" times n must be at most {_MAX_SEEDS:_} (each draw holds n seeds); got n_sim = "
+            f"{n_sim} with n = {n}.")
+    return n_sim
+
+
+def mean_draws(data, sigma, model, n_sim, gen):
+    """DP-JIMI draws of the population mean, shape ``data.sum.shape + (n_sim,)``.
+
+    Per draw: ``n`` fresh standard normal seeds and fresh Laplace noise for each
+    released statistic; the parameters reproducing the released values given them
+    (:mod:`._kernels`); the model's mean at those parameters.  Releases are taken in
+    blocks of whole releases (the block size depends on ``n`` and ``n_sim`` only).
+    """
+    sums = np.atleast_1d(np.asarray(data.sum, dtype=float)).reshape(-1)
+    squares = None if data.squares is None else np.atleast_1d(data.squares).reshape(-1)
+    out = np.empty((sums.size, n_sim))
+    per_block = max(1, _BLOCK // (n_sim * data.n))
+    for start in range(0, sums.size, per_block):
+        stop = min(start + per_block, sums.size)
+        k = stop - start
+        rows = k * n_sim
+        seeds = Seeds(gen.standard_normal((rows, data.n)), data.lower, data.upper, model)
+        target1 = np.repeat(sums[start:stop], n_sim) - gen.laplace(0.0, data.sum_scale, rows)
+        if sigma is not None:
+            s = np.full(rows, float(sigma))
+            if model == "lognormal":
+                seeds.set_sigma_exp(s, np.arange(rows))
+            mu = solve_location(seeds, target1, s, np.arange(rows))
+        else:
+            target2 = np.repeat(squares[start:stop], n_sim) - gen.laplace(0.0, data.squares_scale, rows)
+            mu, s = solve_location_scale(seeds, target1, target2)
+        out[start:stop] = model_mean(mu, s, model).reshape(k, n_sim)
+    return out.reshape(np.shape(data.sum) + (n_sim,))
+
+
+def model_mean(mu, sigma, model):
+    """The population mean at ``(mu, sigma)``: ``mu`` (normal), ``exp(mu + sigma**2 / 2)`` (log-normal)."""
+    if model == "normal":
+        return mu
+    s = np.where(np.isfinite(mu), sigma, 0.0)
+    with np.errstate(over="ignore"):
+        return np.exp(mu + 0.5 * s * s)
+
+
+def tails(confidence_level, alternative):
+    """Tail probabilities (lower, upper) outside the interval; None for an unbounded side."""
+    a = 1.0 - confidence_level
+    if alternative == "two-sided":
+        return 0.5 * a, 0.5 * a
+    if alternative == "greater":
+        return a, None
+    return None, a
+
+
+def sample_bounds(draws, tails_):
+    """Percentile interval of the draws (last axis): the ``k``-th smallest and ``k``-th largest, ``k = ceil(a H)``."""
+    lo_tail, hi_tail = tails_
+    h = draws.shape[-1]
+    undefined = np.isnan(draws)  # inf - inf: the draw says nothing; each bound takes it at its worst
+    lo = hi = None
+    if lo_tail is not None:
+        lo = np.sort(np.where(undefined, -np.inf, draws), axis=-1)[..., max(math.ceil(lo_tail * h), 1) - 1]
+    if hi_tail is not None:
+        hi = np.sort(np.where(undefined, np.inf, draws), axis=-1)[..., h - max(math.ceil(hi_tail * h), 1)]
+    shape = draws.shape[:-1]
+    return (np.full(shape, -np.inf) if lo is None else lo), (np.full(shape, np.inf) if hi is None else hi)
+
+
+def shares(draws, null):
+    """``(share of draws <= null, share >= null)`` along the last axis; an undefined draw counts in both."""
+    undefined = np.isnan(draws)
+    return np.mean((draws <= null) | undefined, axis=-1), np.mean((draws >= null) | undefined, axis=-1)
+
+
+def pvalue(le, ge, alternative):
+    if alternative == "greater":
+        return le
+    if alternative == "less":
+        return ge
+    return np.minimum(1.0, 2.0 * np.minimum(le, ge))
+
+
+def is_release(value):
+    return isinstance(value, Release)

@@ -1,0 +1,93 @@
+"""``mean_test``: one or two clipped-sum releases, like R's ``t.test``."""
+
+from __future__ import annotations
+
+from ..._validation import _check_choice, _show
+from ._common import clipped, is_release
+from ._jimi import mean2_jimi_test, mean_jimi_test
+from ._naive import mean2_naive_test, mean_naive_test
+
+__all__ = ["mean_test"]
+
+_METHODS = ("jimi", "naive")
+
+
+def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", alternative="two-sided",
+              confidence_level=0.95, n_sim=2000, rng=None, composition="sequential"):
+    """Test a mean from one private release, or compare two groups, like R's ``t.test``.
+
+    Parameters
+    ----------
+    x : Release, or a pair of Releases
+        A clipped sum from :class:`~dpinfer.MeanReleaser`; a pair (``mean_test([x,
+        y])``) is the same as ``mean_test(x, y)``.
+    y : Release, optional
+        The second group's clipped sum: the test is then of ``mean_x - mean_y = mu0``.
+    mu0 : float, default 0.0
+        The null mean (one group) or null difference of means (two groups), R's ``mu``.
+    method : {'jimi', 'naive'}, default 'jimi'
+        ``'jimi'``: DP-JIMI with the clipping modelled, :func:`~dpinfer.mean_jimi_test`
+        / :func:`~dpinfer.mean2_jimi_test`.  ``'naive'``: the normal interval around
+        the clipped mean, :func:`~dpinfer.mean_naive_test` /
+        :func:`~dpinfer.mean2_naive_test` (biased under clipping; a comparator).
+    sigma : float or pair of floats, optional
+        Known standard deviation(s); None uses the released sums of squares.
+    model : {'normal', 'lognormal'}, default 'normal'
+        DP-JIMI's data model (not used by ``'naive'``).
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
+    confidence_level : float, default 0.95
+    n_sim : int, default 2000
+        DP-JIMI's draws.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        DP-JIMI's stream (None: derived from the releases).
+    composition : {'sequential', 'parallel'}, default 'sequential'
+        Two groups: how the result records the two releases' privacy.
+
+    Returns
+    -------
+    HTestResult
+        The result of the function ``method`` names.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As the function called; an unknown ``method``; settings that do not apply.
+
+    See Also
+    --------
+    mean_jimi_test, mean2_jimi_test, mean_naive_test, mean2_naive_test
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpinfer import MeanReleaser, mean_test
+    >>> gen = np.random.default_rng(5)
+    >>> releaser = MeanReleaser(1.0, 80.0, 180.0, spread=True)
+    >>> treated = releaser.release(gen.normal(125.0, 15.0, 150), rng=6)
+    >>> control = releaser.release(gen.normal(135.0, 15.0, 150), rng=7)
+    >>> res = mean_test(treated, control)
+    >>> res.method
+    'DP-JIMI test of two clipped means (normal model, spread released)'
+    """
+    method = _check_choice(method, "method", _METHODS)
+    if isinstance(x, (list, tuple)):
+        if y is not None or len(x) != 2 or not all(is_release(r) for r in x):
+            raise ValueError("`x` given as a list must hold two Releases (mean_test([x, y])), with `y` left "
+                             f"out; got {_show(x)}.")
+        x, y = x
+    if y is not None and not is_release(y):
+        raise TypeError(f"`y` must be None or a Release (the second group's clipped sum); got {_show(y)}.")
+    clipped(x, "x", "mean_test")  # refused here with this function's argument names
+    if y is not None:
+        clipped(y, "y", "mean_test")
+    common = {"sigma": sigma, "alternative": alternative, "confidence_level": confidence_level}
+    if method == "naive":
+        if model != "normal":
+            raise ValueError(f"`model` does not apply to method='naive' (a normal interval); got {model!r}.")
+        if y is None:
+            return mean_naive_test(x, mu0, **common)
+        return mean2_naive_test(x, y, mu0, composition=composition, **common)
+    common.update(model=model, n_sim=n_sim, rng=rng)
+    if y is None:
+        return mean_jimi_test(x, mu0, **common)
+    return mean2_jimi_test(x, y, mu0, composition=composition, **common)

@@ -1,0 +1,39 @@
+"""The means study runs with --quick, its numbers are sane, and its truths are what it says."""
+
+import math
+
+import numpy as np
+from scipy import integrate, stats
+
+from validation import means
+from validation.harness import read_csv
+
+
+def test_means_study_quick(tmp_path):
+    assert means.main(["--quick", "--out", str(tmp_path), "--no-progress"]) == 0
+    assert (tmp_path / "means_simulate_quick.png").stat().st_size > 10_000
+    meta, rows = read_csv(tmp_path / "means_simulate_quick.csv")
+    # normal truth: DP-JIMI and naive; log-normal truth: both models and naive; clip 0 and 0.2
+    assert len(rows) == 2 * 2 + 2 * 3
+    for r in rows:
+        assert r["reps"] == 60 and abs(r["mc_se"] - math.sqrt(r["coverage"] * (1 - r["coverage"]) / 60)) < 1e-12
+        if r["truth"] == "normal" and r["method"] == "dp_jimi":
+            # under the model: within 4 SE (sqrt(.95 .05 / 60) = 0.028) of 0.95
+            assert abs(r["coverage"] - 0.95) < 4 * math.sqrt(0.95 * 0.05 / 60)
+    by = {(r["truth"], r["clip"], r["method"]): r for r in rows}
+    # the share clipped is what the bounds promise (60 x 100 values; SE sqrt(.2 .8 / 6000) = 0.005)
+    assert abs(by[("normal", 0.2, "naive")]["clipped_share"] - 0.2) < 4 * math.sqrt(0.16 / 6000)
+    # one-sided clipping of a skewed truth: the naive interval misses, the right model does not
+    assert by[("lognormal", 0.2, "naive")]["coverage"] < 0.7
+    assert abs(by[("lognormal", 0.2, "dp_jimi_lognormal")]["coverage"] - 0.95) < 4 * math.sqrt(0.95 * 0.05 / 60)
+
+
+def test_truths_against_quadrature():
+    # the log-normal mean exp(sigma**2 / 2) and the bounds' clipped share, by quadrature
+    mean, lower, upper, _ = means.truth_of("lognormal", 0.05)
+    pdf = stats.lognorm(0.6).pdf
+    assert math.isclose(mean, integrate.quad(lambda t: t * pdf(t), 0, np.inf)[0], rel_tol=1e-9)
+    assert math.isclose(mean, math.exp(0.18), rel_tol=1e-12)
+    assert math.isclose(integrate.quad(pdf, upper, np.inf)[0], 0.05, rel_tol=1e-8) and lower == 0.0
+    mean, lower, upper, _ = means.truth_of("normal", 0.2)
+    assert (mean, lower) == (100.0, 40.0) and math.isclose(upper, 100 + 15 * 0.8416212335729143, rel_tol=1e-12)
