@@ -35,8 +35,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize
-
+from .._roots import find_root
 from ._score import _Observed
 from ._test import GRID, _effective, _null, _on_line, _plan, _pvalues
 
@@ -87,7 +86,8 @@ def _bisect(p, level, low, high, coarse=None, start=None):
     """
     coarse = p if coarse is None else coarse
     try:
-        root = optimize.brentq(lambda x: coarse(x) - level, low, high, xtol=XTOL)
+        root = find_root(lambda x: coarse(x) - level, low, high, xtol=XTOL, rtol=4 * np.finfo(float).eps,
+                         maxiter=100)
     except ValueError:  # the quicker version does not change sign on the bracket
         root = high
     for step in (XTOL, 4.0 * XTOL, 16.0 * XTOL):

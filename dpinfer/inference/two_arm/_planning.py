@@ -19,6 +19,7 @@ from ..._validation import (
     _check_probability,
     _check_sensitivity,
 )
+from .._roots import integer_bracket, smallest_integer
 from ._arguments import (DEFAULT_STATISTIC, MAX_N, _check_effect, _check_laplace_ordering, _check_mechanism,
                          _check_statistic, _checked_arm, _per_arm)
 from ._laplace_arms import MAX_N as MAX_N_LAPLACE
@@ -186,8 +187,9 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     A normal approximation (with the noise variance) gives a start; secant steps on the
     normal model's scale (``Phi^-1(power) + z_alpha`` grows like ``sqrt(n1)``), with the exact
     power at each step, usually land on the answer in two or three evaluations; the answer
-    is then bracketed (power below the target at ``n1 - 1``, at least the target at ``n1``)
-    and, if needed, found by bisection.  This assumes the exact power increases with
+    is then bracketed from there and found by the shared integer search
+    (``dpinfer.inference._roots``: false position on the probit of the power against
+    ``sqrt(n1)``, checked at ``n1 - 1``).  This assumes the exact power increases with
     ``n1``: the noise smooths the sawtooth of exact binomial power, and the tests check
     ``n1 - 1``.  About a second at ``n1`` near 1e4 on a quiet machine.
 
@@ -252,30 +254,17 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
         if guess == n or guess in seen:
             break
         n = guess
-    # the exact bracket: power(low) < target <= power(high)
-    low = max((k for k, v in seen.items() if v < power), default=0)
-    high = min((k for k, v in seen.items() if v >= power), default=None)
-    if high is None or high <= low:
-        high = max(seen) if high is None else high
-        step = 1
-        while power_at(high) < power:
-            low = high
-            if high >= cap:
-                raise ValueError(f"no n1 up to {cap} reaches `power` = {power!r} at `theta1` = "
-                                 f"{theta1!r}, `theta2` = {theta2!r}; the effect is too small for "
-                                 "this privacy budget.")
-            high = min(high + step, cap)
-            step *= 2
-    if low == 0:
-        step = 1  # the secant step usually lands on the answer: check just below first
-        low = max(0, high - step)
-        while low > 0 and power_at(low) >= power:
-            high, step = low, step * 2
-            low = max(0, high - step)
-    while high - low > 1:
-        mid = (low + high) // 2
-        if power_at(mid) >= power:
-            high = mid
-        else:
-            low = mid
+    # the exact answer: bracketed from the last secant point, then the shared integer search
+    def reaches(k):
+        return power_at(k) >= power
+
+    def gauge(k):
+        return stats.norm.ppf(min(max(power_at(k), 1e-300), 1.0 - 1e-16)) - z_b
+
+    bracket = integer_bracket(reaches, n, cap)
+    if bracket is None:
+        raise ValueError(f"no n1 up to {cap} reaches `power` = {power!r} at `theta1` = "
+                         f"{theta1!r}, `theta2` = {theta2!r}; the effect is too small for "
+                         "this privacy budget.")
+    high = smallest_integer(reaches, gauge, *bracket)
     return high, max(1, math.ceil(ratio * high))

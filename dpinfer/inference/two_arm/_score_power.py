@@ -11,8 +11,7 @@ from __future__ import annotations
 
 
 import numpy as np
-from scipy import optimize
-
+from .._roots import find_root
 from ._score import _Cut, _order, _ScorePlan
 from ._test import _critical, _on_line, _power, _reach_scale, _sup_tail
 
@@ -56,7 +55,7 @@ def _critical_score(arm1, arm2, null, level, upper):
             if gap(end) > 0.0:
                 break  # the levels above alone exceed the target at this nu (the located
                 # supremum of the bisection missed it): move to the next more extreme level
-            u = optimize.brentq(gap, min(start, end), max(start, end), xtol=1e-15, rtol=1e-15)
+            u = find_root(gap, min(start, end), max(start, end), xtol=1e-15, rtol=1e-15, maxiter=100)
             sup = _sup_tail(arm1, arm2, null, _Cut(cut_level, u), upper)
             if sup.value <= level:
                 return _Cut(cut_level, u)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
+from .._roots import find_root
 from ._certify import MAX_CELLS, certified_sup
 from ._laplace_arms import _LaplaceTailPlan
 from ._law import _Arm, _pmfs, _TailPlan, row_width
@@ -255,7 +256,7 @@ def _critical(arm1, arm2, null, level, upper):
         lo, hi = (-span, span) if upper else (span, -span)
         if gap(hi) > 0.0:
             return sign * math.inf
-        u_new = optimize.brentq(gap, min(lo, hi), max(lo, hi), xtol=1e-15, rtol=1e-15)
+        u_new = find_root(gap, min(lo, hi), max(lo, hi), xtol=1e-15, rtol=1e-15, maxiter=100)
         sup = _sup_tail(arm1, arm2, null, u_new, upper)
         u = u_new
         if sup.value <= level:
