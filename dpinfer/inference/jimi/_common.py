@@ -12,6 +12,7 @@ from . import _kernels as _k
 from ..._printing import _r_format
 from ... import _mechanisms
 from ..._validation import DPInferValueError, _arg, _check_n_sim, _check_proportion_scale
+from .._draw_summary import interval_tails, pvalue_from_shares
 from .._resolve import accepts
 
 #: Most fiducial draws per release.  One release's draws are held in memory at once
@@ -64,22 +65,8 @@ def _data_name(value, n, epsilon, kind):
     return f"{what} = {shown}, n = {n}, epsilon = {_r_format([epsilon], 7)[0].strip()}"
 
 
-def _tails(confidence_level, alternative):
-    """Tail probabilities (lower, upper) outside the interval; None marks the parameter's own bound."""
-    a = 1.0 - confidence_level
-    if alternative == "two-sided":
-        return 0.5 * a, 0.5 * a
-    if alternative == "greater":
-        return a, None
-    return None, a
-
-
-def _pvalue(share_le, share_ge, alternative):
-    if alternative == "greater":
-        return share_le
-    if alternative == "less":
-        return share_ge
-    return np.minimum(1.0, 2.0 * np.minimum(share_le, share_ge))
+_tails = interval_tails
+_pvalue = pvalue_from_shares
 
 
 _EXACT_BLOCK = 4096  # releases per block on the exact path

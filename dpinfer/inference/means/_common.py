@@ -14,6 +14,7 @@ from ... import _mechanisms
 from ..._printing import _r_format
 from ..._validation import DPInferValueError, _arg, _check_choice, _check_n_sim, _check_positive, _show
 from ...releasers.release import Release
+from .._draw_summary import interval_tails, pvalue_from_shares
 from .._resolve import accepts, resolve
 from ._kernels import LOG_SIGMA_CAP, SIGMA_CAP, Seeds, solve_location, solve_location_scale
 
@@ -166,14 +167,7 @@ def model_mean(mu, sigma, model):
         return np.exp(mu + 0.5 * s * s)
 
 
-def tails(confidence_level, alternative):
-    """Tail probabilities (lower, upper) outside the interval; None for an unbounded side."""
-    a = 1.0 - confidence_level
-    if alternative == "two-sided":
-        return 0.5 * a, 0.5 * a
-    if alternative == "greater":
-        return a, None
-    return None, a
+tails = interval_tails
 
 
 def sample_bounds(draws, tails_):
@@ -196,12 +190,7 @@ def shares(draws, null):
     return np.mean((draws <= null) | undefined, axis=-1), np.mean((draws >= null) | undefined, axis=-1)
 
 
-def pvalue(le, ge, alternative):
-    if alternative == "greater":
-        return le
-    if alternative == "less":
-        return ge
-    return np.minimum(1.0, 2.0 * np.minimum(le, ge))
+pvalue = pvalue_from_shares
 
 
 def is_release(value):
