@@ -16,8 +16,11 @@ lives here, so that tolerances and safeguards are written once:
   two-sample quantile), with :func:`expand_bracket` and
   :func:`expand_bracket_within` to find its bracket from a starting guess;
 * :func:`integer_bracket` and :func:`smallest_integer`: the smallest integer at
-  which a monotone criterion holds (the DP-UMP sample size), by a geometric bracket
-  and false position on ``sqrt(n)`` with bisection as a safeguard.
+  which a monotone criterion holds (the DP-UMP and two-arm sample sizes), by a
+  geometric bracket and false position on ``sqrt(n)`` with bisection as a safeguard;
+* :func:`first_index` and :func:`last_rejected`: plain bisections of a monotone scalar
+  predicate, over indices (the two-arm score ordering's critical level) or over a real
+  bracket (the two-arm interval's fallback when its Brent root does not check out).
 
 The compiled DP-UMP kernels (``ump/_jit.py``) hold a numba twin of the two
 bookkeeping steps of :func:`find_roots`, :func:`illinois_propose` and
@@ -298,3 +301,32 @@ def smallest_integer(reaches, gauge, lo, hi):
     while hi > 1 and reaches(hi - 1):
         hi -= 1
     return int(hi)
+
+
+def first_index(holds, lo, hi):
+    """The smallest index in ``(lo, hi]`` where the monotone ``holds`` is true (``holds(hi)`` is).
+
+    ``lo`` is an index where it is false, or one below the first index (never evaluated).
+    """
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if holds(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def last_rejected(accepts, low, high, xtol):
+    """The end of ``{x : not accepts(x)}`` up to ``xtol``: a point it does not accept.
+
+    ``accepts`` is monotone (false at ``low``, true at ``high``); the bracket is halved
+    until it is at most ``xtol`` wide and its low end is returned.
+    """
+    while high - low > xtol:
+        mid = (low + high) / 2.0
+        if accepts(mid):
+            high = mid
+        else:
+            low = mid
+    return low

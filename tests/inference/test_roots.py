@@ -1,9 +1,11 @@
 """The shared vectorised bracketed root finder (inference/_roots.py)."""
 
+import math
+
 import numpy as np
 import pytest
 
-from dpinfer.inference._roots import bisect_predicate, find_roots
+from dpinfer.inference._roots import bisect_predicate, find_roots, first_index, last_rejected
 
 
 def test_roots_of_many_rows_at_once():
@@ -143,3 +145,24 @@ def test_smallest_integer_against_enumeration(threshold, start):
     n = smallest_integer(reaches, lambda m: ndtri(min(power(m), 1 - 1e-16)) - ndtri(0.8), lo, hi)
     assert n == threshold
     assert integer_bracket(lambda m: False, start, 10**7) is None
+
+
+def test_first_index_against_a_scan():
+    # the smallest index of a monotone predicate, against the list's own first True
+    for n in (1, 2, 7, 64, 1000):
+        for cut in range(0, n, max(1, n // 9)):
+            flags = [i >= cut for i in range(n)]
+            calls = []
+
+            def holds(j, flags=flags, calls=calls):
+                calls.append(j)
+                return flags[j]
+
+            assert first_index(holds, -1, n - 1) == flags.index(True)
+            assert -1 not in calls and len(calls) <= max(1, n).bit_length() + 1
+
+
+def test_last_rejected_is_rejected_and_close():
+    for edge in (0.0, 0.3, math.pi / 4, 0.999):
+        x = last_rejected(lambda v, e=edge: v > e, -1.0, 1.0, 1e-9)
+        assert x <= edge < x + 1e-9 + 1e-15

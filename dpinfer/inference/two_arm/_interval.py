@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from .._roots import find_root
+from .._roots import find_root, last_rejected
 from ._score import _Observed
 from ._test import GRID, _effective, _null, _on_line, _plan, _pvalues
 
@@ -94,12 +94,7 @@ def _bisect(p, level, low, high, coarse=None, start=None):
         x = max(low, root - step)
         if not p(x) > level:
             return x
-    while high - low > XTOL:
-        mid = (low + high) / 2.0
-        if p(mid) > level:
-            high = mid
-        else:
-            low = mid
+    low = last_rejected(lambda x: p(x) > level, low, high, XTOL)
     if start is not None and p(low) > level:
         return start
     return low

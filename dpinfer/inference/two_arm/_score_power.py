@@ -11,7 +11,7 @@ from __future__ import annotations
 
 
 import numpy as np
-from .._roots import find_root
+from .._roots import find_root, first_index
 from ._score import _Cut, _order, _ScorePlan
 from ._test import _critical, _on_line, _power, _reach_scale, _sup_tail
 
@@ -34,13 +34,8 @@ def _critical_score(arm1, arm2, null, level, upper):
 
     # the first level (from the most extreme) whose whole tail exceeds the target: bisection,
     # the tails grow with j
-    lo, hi = -1, len(levels) - 1  # sup_at(lo) <= target (none), sup_at(hi) = 1
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if sup_at(mid).value > target:
-            hi = mid
-        else:
-            lo = mid
+    # sup_at(-1) <= target (no level), sup_at(last) = 1
+    hi = first_index(lambda j: sup_at(j).value > target, -1, len(levels) - 1)
     span = 1.0 + null.coefficient + 2.0 * (_reach_scale(arm1) + null.coefficient * _reach_scale(arm2))
     end = span if upper else -span  # beyond every linear value: only the levels above the cut
     nu = sup_at(hi).nu
