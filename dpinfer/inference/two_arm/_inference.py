@@ -58,10 +58,8 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     Two independent arms, ``X_i ~ Binomial(n_i, theta_i)``, each released as ``Z_i = X_i + N_i``
     by :class:`~dpinfer.TulapReleaser` or by :class:`~dpinfer.LaplaceReleaser` (``.count`` or
     ``.proportion``; both arms by the same mechanism).  The test of the risk difference
-    ``H0: theta1 - theta2 = Delta0`` (``effect='difference'``, ``margin=Delta0``), the risk
-    ratio ``H0: theta1 / theta2 = rho0`` (``effect='ratio'``, ``margin=rho0``) or the odds
-    ratio ``H0: theta1 (1 - theta2) / (theta2 (1 - theta1)) = psi0`` (``effect='odds-ratio'``,
-    ``margin=psi0``) is exact: its
+    ``H0: theta1 - theta2 = Delta0`` (``effect='difference'``, ``margin=Delta0``) or the risk
+    ratio ``H0: theta1 / theta2 = rho0`` (``effect='ratio'``, ``margin=rho0``) is exact: its
     p-value is the supremum over the nuisance parameter of an exact tail (Barnard's
     unconditional approach), so the size is at most alpha at every ``(theta1, theta2)`` of
     the null, for the law actually released.  A margin gives the non-inferiority or
@@ -80,10 +78,10 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     epsilon, delta, sensitivity : float, or a pair (arm 1, arm 2)
         The releases' privacy parameters (``delta`` defaults to 0, ``sensitivity`` to 1),
         one value for both arms or a pair.  Required (``epsilon``) for numbers.
-    effect : {'difference', 'ratio', 'odds-ratio'}, default 'difference'
+    effect : {'difference', 'ratio'}, default 'difference'
     margin : float, optional
         ``Delta0`` in (-1, 1) (default 0) for a difference, ``rho0 > 0`` (default 1) for a
-        ratio, ``psi0 > 0`` (default 1) for an odds ratio.
+        ratio.
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         ``'greater'``: ``H1: theta1 - theta2 > Delta0`` (``theta1 / theta2 > rho0``).
     confidence_level : float, default 0.95
@@ -111,9 +109,8 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         For one pair: ``statistic`` (``T = z1/n1 - c z2/n2``, ``c = rho0`` for a ratio, 1
         otherwise; with ``statistic='score'`` the score ``g`` at ``(round(z1), round(z2))``
         clipped to the counts' ranges), ``pvalue``, ``null_value`` (the margin),
-        ``alternative``, ``method``, ``estimate`` (``prop 1 - prop 2``, ``prop 1 / prop 2``
-        or the sample odds ratio, with
-        ``prop i = clip(z_i / n_i, 0, 1)``; ``estimate_raw`` the unclipped difference),
+        ``alternative``, ``method``, ``estimate`` (``prop 1 - prop 2`` or ``prop 1 / prop 2``,
+        with ``prop i = clip(z_i / n_i, 0, 1)``; ``estimate_raw`` the unclipped difference),
         ``conf_int``, ``epsilon`` and ``delta`` (composed), ``data_name``, ``note`` (both
         proportions, both arms' privacy and, for Laplace arms, how the noise tails were
         summed), ``mechanism`` ('tulap' or 'laplace').  For arrays: the p-values.
@@ -132,14 +129,15 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
 
     Notes
     -----
-    ``p_greater = sup_nu P_nu(T >= t)`` over the null boundary (``theta1 = nu + Delta0``,
-    ``rho0 nu`` or ``psi0 nu / (1 - nu + psi0 nu)``), ``p_less`` likewise, and the two-sided
+    ``p_greater = sup_nu P_nu(T >= t)`` over the null boundary (``theta1 = nu + Delta0`` or
+    ``rho0 nu``), ``p_less`` likewise, and the two-sided
     p-value is ``min(1, 2 min(p_greater, p_less))``, which is the test the two-sided interval
     inverts.  The tails are exact finite sums (see :mod:`dpinfer.inference.two_arm`); the
     supremum is located on a 65-point grid refined by Brent's method at every grid maximum
     that a monotonicity bound cannot rule out, then *certified*: the p-value reported is an
     upper bound of the supremum proved from a bound on the tail's curvature (at most
-    1e-12 relative above the located value), so no part of the nuisance range the grid
+    1e-12 relative above the located value; for arms up to about 2000 each, beyond which
+    the located supremum is reported), so no part of the nuisance range the grid
     skipped can hold a larger tail.  A release ``z_i`` stands for its grid cell
     ``[z_i - h_i/2, z_i + h_i/2]`` and ``t`` is moved to the cells' least favourable end
     (as the one-arm tests do), so the test keeps its level for the released law.
@@ -254,9 +252,8 @@ def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, se
     ----------
     z1, n1, z2, n2, epsilon, delta, sensitivity, mechanism
         As in :func:`binom2_ump_test`.
-    effect : {'difference', 'ratio', 'odds-ratio'}, default 'difference'
-        ``theta1 - theta2`` (within [-1, 1]), ``theta1 / theta2`` or the odds ratio
-        ``theta1 (1 - theta2) / (theta2 (1 - theta1))`` (within [0, inf]).
+    effect : {'difference', 'ratio'}, default 'difference'
+        ``theta1 - theta2`` (within [-1, 1]) or ``theta1 / theta2`` (within [0, inf]).
     confidence_level : float, default 0.95
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         ``'greater'`` gives a lower bound (the upper end is 1 or inf), ``'less'`` an upper one.
