@@ -27,6 +27,17 @@ from ._loader_parts import _STIRLERR
 from ._loader_parts import _two_product_error as _python_two_product_error
 
 _LOG_TOL = 39.2
+_INF = math.inf  # the name the twin's code uses
+
+
+def _from_twin(name):
+    """The twin's function ``name`` compiled with this module's globals (its calls go to the
+    compiled functions here), so that the two run the same code, written once.  numba's disk
+    cache keys these on _twin.py: after editing a compiled function here that they call,
+    clear __pycache__ or touch _twin.py."""
+    return njit(cache=True, error_model="numpy")(
+        types.FunctionType(getattr(_twin, name).__code__, globals(), name))
+
 # (np.floor and np.ceil keep floats: numba's math.floor and math.ceil return int64, which
 # wraps for |z| >= 2**63)
 _WCAP = 32768
@@ -41,21 +52,8 @@ _LOG_HALF = math.log(0.5)
 _ANCHOR = 8
 
 
-@njit(cache=True, error_model="numpy")
-def _law_constants(log_b, q):
-    """The Tulap law's constants that ``_log_cdf`` takes: b, 1 - b, log(1 + b), log(q/2), log(1 - q)."""
-    b = math.exp(log_b)
-    if q > 0.0:
-        return b, -math.expm1(log_b), math.log1p(b), math.log(q) - math.log(2.0), math.log1p(-q)
-    return b, -math.expm1(log_b), math.log1p(b), -math.inf, 0.0
-
-
-@njit(cache=True, error_model="numpy")
-def _stirlerr(k):
-    if k > 15.0:
-        kk = k * k
-        return (1 / 12 - (1 / 360 - (1 / 1260 - (1 / 1680 - (1 / 1188) / kk) / kk) / kk) / kk) / k
-    return _STIRLERR[int(k)]
+_law_constants = _from_twin("_law_constants")
+_stirlerr = _from_twin("_stirlerr")
 
 
 # ``a b - prod`` exactly: the shared function of ``_loader_parts``, compiled (pure arithmetic on scalars)
@@ -84,20 +82,7 @@ def _bd0(x, mean, d):
     return x * math.log(r) + mean - x
 
 
-@njit(cache=True, error_model="numpy")
-def _log_pmf(x, n, p, st_n):
-    """log Binom(x; n, p) (Loader), 0 < p < 1, 0 <= x <= n whole; st_n = stirlerr(n)."""
-    if x == 0.0:
-        return n * math.log1p(-p)
-    if x == n:
-        return n * math.log(p)
-    nx = n - x
-    mp = n * p
-    dx = (x - mp) - _two_product_error(n, p, mp)  # x - n p accurately, as the numpy twin
-    lc = st_n - _stirlerr(x) - _stirlerr(nx) - _bd0(x, mp, dx) - _bd0(nx, n * (1.0 - p), -dx)
-    small = min(x, nx)  # log(x (n - x) / n) as in ``_ump_kernels._log_pmf``
-    lf = _LOG_2PI + math.log(small) + math.log1p(-small / max(n, 2.0))
-    return lc - 0.5 * lf
+_log_pmf = _from_twin("_log_pmf")
 
 
 @njit(cache=True, error_model="numpy")
@@ -165,54 +150,8 @@ def _log_tail_parts(t, log_b, b, inner_scale, log1p_b):
     return _log1mexp(small), math.exp(small)
 
 
-@njit(cache=True, error_model="numpy")
-def _window_log_sum_linear(lo, width, zi, nf, pi, st_n, log_b, b, inner_scale, log1p_b,
-                           log_right):
-    """log(sum_{j < width} Binom(lo + j) F(lo + j - z) + e^log_right) for q = 0, in linear
-    space; NaN when the linear sum overflows (the caller then sums in logs).
+_window_log_sum_linear = _from_twin("_window_log_sum_linear")
 
-    Every _LINEAR_ANCHOR-th term (and the first term right of z, x = n, and every term
-    after one below e^_LINEAR_TINY of the running reference) is computed exactly in logs,
-    as the log-space loop does.  In between, a term is the previous one times the binomial
-    ratio (n - x + 1) / x * p / (1 - p) and the Tulap ratio, which is exactly 1/b left of z
-    (F(t + 1) = F(t) / b for t + 1 <= 0) and (1 - u b) / (1 - u) right of it
-    (1 - F(t + 1) = b (1 - F(t)) for t > 0).  The sum is kept relative to the largest
-    anchor so far (rescaled when a larger one comes), so no transcendental function runs
-    between anchors.
-    """
-    ref = log_right
-    acc = 1.0 if log_right > -math.inf else 0.0
-    odds = pi / (1.0 - pi)
-    inv_b = 1.0 / b
-    term = 0.0
-    u = 0.0
-    right_side = False
-    exact_next = False
-    for j in range(width):
-        x = lo + j
-        t = x - zi
-        if (exact_next or j % _LINEAR_ANCHOR == 0 or x >= nf
-                or (t > 0.0 and not right_side)):
-            lc, u = _log_tail_parts(t, log_b, b, inner_scale, log1p_b)
-            right_side = t > 0.0
-            la = _log_pmf(x, nf, pi, st_n) + lc
-            if la > ref:
-                acc = acc * math.exp(ref - la) if ref > -math.inf else 0.0
-                ref = la
-            term = math.exp(la - ref) if la > -math.inf else 0.0
-            exact_next = la - ref < _LINEAR_TINY
-        elif right_side:
-            u_next = u * b
-            term = term * ((nf - x + 1.0) / x * odds) * ((1.0 - u_next) / (1.0 - u))
-            u = u_next
-        else:
-            term = term * ((nf - x + 1.0) / x * odds) * inv_b
-        acc += term
-    if not math.isfinite(acc):
-        return math.nan
-    if acc == 0.0:
-        return -math.inf
-    return ref + math.log(acc)
 
 @njit(cache=True, error_model="numpy")
 def _lse_row(buf, count):
@@ -228,11 +167,7 @@ def _lse_row(buf, count):
     return top + math.log(acc)
 
 
-# The twin's row function compiled with this module's globals (its ``_log_pmf`` the compiled
-# one here), so that the two run the same code, written once.  (numba's disk cache keys it
-# on _twin.py: after editing ``_log_pmf`` here, clear __pycache__ or touch _twin.py.)
-_binom_upper_row = njit(cache=True, error_model="numpy")(types.FunctionType(
-    _twin._binom_upper_row.__code__, globals(), "_binom_upper_row"))
+_binom_upper_row = _from_twin("_binom_upper_row")
 
 
 @njit(cache=True, error_model="numpy")

@@ -214,6 +214,18 @@ def _log_tail_parts(t, log_b, b, inner_scale, log1p_b):
 
 def _window_log_sum_linear(lo, width, zi, nf, pi, st_n, log_b, b, inner_scale, log1p_b,
                            log_right):
+    """log(sum_{j < width} Binom(lo + j) F(lo + j - z) + e^log_right) for q = 0, in linear
+    space; NaN when the linear sum overflows (the caller then sums in logs).
+
+    Every _LINEAR_ANCHOR-th term (and the first term right of z, x = n, and every term
+    after one below e^_LINEAR_TINY of the running reference) is computed exactly in logs,
+    as the log-space loop does.  In between, a term is the previous one times the binomial
+    ratio (n - x + 1) / x * p / (1 - p) and the Tulap ratio, which is exactly 1/b left of z
+    (F(t + 1) = F(t) / b for t + 1 <= 0) and (1 - u b) / (1 - u) right of it
+    (1 - F(t + 1) = b (1 - F(t)) for t > 0).  The sum is kept relative to the largest
+    anchor so far (rescaled when a larger one comes), so no transcendental function runs
+    between anchors.
+    """
     ref = log_right
     acc = 1.0 if log_right > -_INF else 0.0
     odds = pi / (1.0 - pi)
