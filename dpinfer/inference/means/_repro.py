@@ -91,18 +91,21 @@ def repro_pvalues(roots_sorted, null, alternative):
 def repro_interval(roots_sorted, confidence_level, alternative):
     """``(low, high)``: the set of means whose repro p-value exceeds ``1 - confidence_level``.
 
+    ``roots_sorted`` is sorted along its last axis (one row per release: arrays out).
+
     A one-sided p-value ``(1 + c) / (R + 1)`` exceeds a tail ``t`` when the count ``c``
     is at least ``k = floor(t (R + 1))``; the count of roots at or below a candidate
     reaches ``k`` at the ``k``-th smallest root (closed end), the count at or above at
     the ``k``-th largest.  ``k = 0``: that side is unbounded.
     """
-    r = roots_sorted.size
+    r = roots_sorted.shape[-1]
     alpha = 1.0 - confidence_level
     tail = 0.5 * alpha if alternative == "two-sided" else alpha
     k = math.floor(tail * (r + 1) + _SLACK)
-    low = roots_sorted[k - 1] if alternative != "less" and k > 0 else -np.inf
-    high = roots_sorted[r - k] if alternative != "greater" and k > 0 else np.inf
-    return float(low), float(high)
+    shape = roots_sorted.shape[:-1]
+    low = roots_sorted[..., k - 1] if alternative != "less" and k > 0 else np.full(shape, -np.inf)
+    high = roots_sorted[..., r - k] if alternative != "greater" and k > 0 else np.full(shape, np.inf)
+    return low, high
 
 
 def _check_sigma_known(sigma, data, model):
@@ -253,7 +256,7 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
                            data.upper, list(data.release.split or ()), sigma, model, n_sim)
     roots = np.sort(draw_roots(data, sigma, model, n_sim, gen))
     p = float(repro_pvalues(roots, mu0, alternative))
-    low, high = repro_interval(roots, confidence_level, alternative)
+    low, high = (float(v) for v in repro_interval(roots, confidence_level, alternative))
     stream = ("from a stream derived from the release (reproducible; pass rng= for another)" if derived
               else "from the given rng")
     spread = "; the released squares are not used" if data.has_squares else ""

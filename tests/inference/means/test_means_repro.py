@@ -66,7 +66,7 @@ def test_public_function_uses_the_checked_kernel_on_its_seeds():
     noise = gen.laplace(0.0, (case["upper"] - case["lower"]) / case["epsilon"], 50)
     roots = np.sort(seed_roots(clipped(rel, "release", "x"), case["sigma"], "normal", normals, noise))
     assert res.pvalue == float(repro_pvalues(roots, 1.5, "two-sided"))
-    assert tuple(res.conf_int) == repro_interval(roots, 0.8, "two-sided")
+    assert tuple(res.conf_int) == tuple(float(v) for v in repro_interval(roots, 0.8, "two-sided"))
     assert res.n_sim == 50 and "R = 50 seeds" in res.note and "Monte Carlo error included" in res.note
     assert res.pvalue_function(1.5) == res.pvalue
 
