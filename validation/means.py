@@ -143,6 +143,7 @@ def plot(rows, meta, path):
     truths = [t for t in TRUTHS if any(r["truth"] == t for r in rows)]
     clips = sorted({r["clip"] for r in rows})
     fig, axes = harness.new_figure(len(clips), len(truths), panel_width=3.0, panel_height=2.5, sharey=True)
+    labelled = set()  # each (method, epsilon) named once in the legend, where it first appears
     for i, truth in enumerate(truths):
         for j, clip in enumerate(clips):
             ax = axes[i * len(clips) + j]
@@ -157,7 +158,8 @@ def plot(rows, meta, path):
                     ax.errorbar(ns, [r["coverage"] for r in pts], yerr=[2 * r["mc_se"] for r in pts],
                                 color=COLOURS[method], linestyle=DASHES.get(eps, "-"), marker="o", markersize=2.5,
                                 capsize=1.5, linewidth=0.9,
-                                label=f"{method}, epsilon = {eps:g}" if i == 0 and j == 0 else "_")
+                                label="_" if (method, eps) in labelled else f"{method}, epsilon = {eps:g}")
+                    labelled.add((method, eps))
             harness.plot_nominal(ax, LEVEL, label="nominal 0.95" if i == 0 and j == 0 else "_")
             harness.log_axis(ax, NS)
             ax.set_ylim(0.0, 1.0)
