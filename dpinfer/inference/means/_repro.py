@@ -27,6 +27,7 @@ from ...results import ConfidenceInterval, HTestResult
 from .._resolve import provenance
 from ._common import check_draws, check_model, check_sigma, clipped, model_mean
 from ._kernels import Seeds, solve_location
+from ._repro_spread import acceptance_set, draw_spread, projected_pvalue
 
 __all__ = ["mean_repro_test"]
 
@@ -108,18 +109,25 @@ def repro_interval(roots_sorted, confidence_level, alternative):
     return low, high
 
 
-def _check_sigma_known(sigma, data, model):
+def _check_sigma_repro(sigma, data, model, alternative):
+    """``sigma``: known, or None with released squares (normal model, two-sided: the projection)."""
     if sigma is None:
-        raise ValueError(
-            "`sigma` is needed for the repro-samples method: it treats the standard deviation (for the "
-            "log-normal model, of log x) as known, so that its p-value and interval are valid in finite samples "
-            "with the Monte Carlo error included. With a released spread and an unknown sigma use DP-JIMI "
-            "(mean_jimi_test, or method='jimi').")
+        if not data.has_squares:
+            raise ValueError(
+                "`sigma` is needed for the repro-samples method when the release holds the clipped sum only: "
+                "give the known standard deviation (sigma=...), or release the spread too "
+                "(MeanReleaser(..., spread=True)).")
+        if model != "normal" or alternative != "two-sided":
+            raise ValueError(
+                "with the spread released and `sigma` unknown the repro-samples method covers the normal model "
+                f"and the two-sided test; got model = {model!r}, alternative = {alternative!r}. Give `sigma`, or "
+                "use DP-JIMI (mean_jimi_test, or method='jimi').")
+        return None
     return check_sigma(sigma, data, model=model)
 
 
 def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative="two-sided",
-                    confidence_level=0.95, n_sim=1999, rng=None):
+                    confidence_level=0.95, n_sim=None, rng=None):
     """Repro-samples test and interval for the mean of clipped data, valid with the Monte Carlo error.
 
     Parameters
@@ -129,20 +137,25 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
         With ``spread=True`` only the clipped sum is used (``sigma`` is given).
     mu0 : float, default 0.0
         The null value of the population mean.
-    sigma : float
+    sigma : float, optional
         The known standard deviation of the data before clipping (for
-        ``model='lognormal'``: of ``log x``).  Required: see Notes.
+        ``model='lognormal'``: of ``log x``).  None (the default) needs a
+        release with the spread (``spread=True``): ``sigma`` is then a nuisance
+        parameter and the p-value is maximised over it (normal model,
+        two-sided; see Notes).
     model : {'normal', 'lognormal'}, default 'normal'
         The data model before clipping, ``x = mu + sigma e`` or ``x = exp(mu +
         sigma e)`` with ``e`` standard normal; the tested parameter is the
         population mean of ``x``.
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
     confidence_level : float, default 0.95
-    n_sim : int, default 1999
-        ``R``, the number of seeds (at least 10; ``R n`` at most 1e9).  Any ``R``
-        gives a valid test; a larger ``R`` gives more power and a shorter interval.
-        With ``(R + 1) (1 - confidence_level) / 2`` an integer the test's size is
-        exactly the nominal one.
+    n_sim : int, optional
+        ``R``, the number of seeds (at least 10; ``R n`` at most 1e9); None: 1999
+        with ``sigma`` known, 399 with it unknown (each seed is then evaluated on
+        many boxes: about 6 s at n = 50 on one core, 20 s at n = 150).  Any
+        ``R`` gives a valid test; a larger ``R`` gives more power and a shorter
+        interval.  With ``sigma`` known and ``(R + 1) (1 - confidence_level) /
+        2`` an integer the test's size is exactly the nominal one.
     rng : None, int, SeedSequence or numpy.random.Generator
         None (the default): the seeds come from a stream derived from the public
         release and the settings (the same answer on every call; post-processing,
@@ -168,7 +181,7 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
 
     See Also
     --------
-    mean_jimi_test : DP-JIMI, which also solves for an unknown spread (approximate).
+    mean_jimi_test : DP-JIMI (approximate with an unknown spread; faster).
     mean_naive_test : the noise-only interval around the clipped mean.
     mean_test : the entry point (``method='repro'``).
 
@@ -211,12 +224,26 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
     log-normal model's mean ``exp(mu + sigma**2 / 2)`` is increasing in ``mu``,
     so the same holds for it.
 
-    **Nuisance parameter.**  ``sigma`` is taken as known.  The paper handles an
-    unknown nuisance parameter by the projection ``sup_sigma p(mu, sigma)`` of a
-    joint test; with clipping the simulated releases are not monotone in
-    ``sigma`` and that supremum cannot be certified by the exact count above, so
-    it is not offered here: for an unknown spread use :func:`mean_jimi_test`
-    (approximate, measured by the validation study ``means``).
+    **Unknown sigma (spread released).**  As the paper does for a nuisance
+    parameter, the p-value for the mean is the projection ``sup_sigma p(mu,
+    sigma)`` of a joint test of ``(mu, sigma)``, which is valid for ``mu``
+    because the joint test is valid at the true pair.  The joint test ranks the
+    released pair ``(S, Q)`` (clipped sum, centred sum of squares) among the
+    seeds' pairs ``(S_r, Q_r)`` (seeds ``(e_r, L_r, M_r)``, ``M_r`` the noise on
+    the squares) by the smallest of the four one-sided rank p-values, Bonferroni
+    combined: ``p(mu, sigma) = min(1, 4 min_k (1 + c_k) / (R + 1))``, ``c_k``
+    the seeds at least as extreme in direction ``k`` (a coordinatewise
+    halfspace depth; valid for every ``R``).  The simulated releases are not
+    monotone in ``sigma``, so the supremum is not a count of roots; it is
+    bounded on boxes of ``(mu, sigma)``, infinite ends included, by the
+    ranges of each clipped value between two corners of the box (each is
+    monotone in ``mu`` and in ``sigma``).  A box whose bound is at most
+    ``alpha`` is rejected; boxes are halved until the mean is resolved to
+    ``5e-4 (b - a)``; every slab of the mean with a box not rejected is kept.
+    The reported set therefore contains the true acceptance set (it can be a
+    little wider, it cannot miss a piece); when it is not one interval the note
+    lists the pieces and ``conf_int`` is their hull.  The p-value reported is a
+    certified upper bound of the supremum (valid, conservative).
 
     **The release's law.**  The seeds simulate the continuous Laplace law; the
     release's discrete noise and grid (:class:`~dpinfer.MeanReleaser`) are within
@@ -248,17 +275,19 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
                          f"{np.size(data.sum)} values. Test each release on its own.")
     mu0 = _check_real(mu0, "mu0")
     model = check_model(model)
-    sigma = _check_sigma_known(sigma, data, model)
     alternative = _check_alternative(alternative)
+    sigma = _check_sigma_repro(sigma, data, model, alternative)
     confidence_level = _check_confidence_level(confidence_level)
-    n_sim = check_draws(n_sim, data.n)
+    n_sim = check_draws((1999 if sigma is not None else 399) if n_sim is None else n_sim, data.n)
     gen, derived = _stream(rng, "mean_repro", data.release.value, data.n, data.release.epsilon, data.lower,
                            data.upper, list(data.release.split or ()), sigma, model, n_sim)
+    stream = ("from a stream derived from the release (reproducible; pass rng= for another)" if derived
+              else "from the given rng")
+    if sigma is None:
+        return _spread_result(data, mu0, confidence_level, n_sim, gen, stream)
     roots = np.sort(draw_roots(data, sigma, model, n_sim, gen))
     p = float(repro_pvalues(roots, mu0, alternative))
     low, high = (float(v) for v in repro_interval(roots, confidence_level, alternative))
-    stream = ("from a stream derived from the release (reproducible; pass rng= for another)" if derived
-              else "from the given rng")
     spread = "; the released squares are not used" if data.has_squares else ""
 
     def pvalue_function(value):
@@ -275,5 +304,31 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
         note=(f"Repro samples: R = {n_sim} seeds {stream}, the same seeds for every mean; the p-value and "
               f"interval are valid in finite samples with the Monte Carlo error included (exact set, an "
               f"interval){spread}; the estimate is the seeds' median root"),
+        **provenance(data.rec))
+
+
+def _spread_result(data, mu0, confidence_level, n_sim, gen, stream):
+    """The projection over an unknown sigma (:mod:`._repro_spread`): certified set and p-value bound."""
+    sp = draw_spread(data, n_sim, gen)
+    pieces = acceptance_set(sp, 1.0 - confidence_level)
+    p = projected_pvalue(sp, mu0)
+    low, high = (pieces[0][0], pieces[-1][1]) if pieces else (math.nan, math.nan)
+    if len(pieces) > 1:
+        shape = (f"the acceptance set is a union of {len(pieces)} intervals, "
+                 + ", ".join(f"[{lo:.6g}, {hi:.6g}]" for lo, hi in pieces) + "; conf_int is their hull")
+    elif pieces:
+        shape = "the acceptance set is one interval"
+    else:
+        shape = "every mean is rejected (the model does not fit the release)"
+    return HTestResult(
+        statistic=float(data.sum) / data.n, pvalue=p, null_value=mu0, alternative="two-sided",
+        method="Repro-samples test of a clipped mean (normal model, spread released)",
+        estimate=None, conf_int=ConfidenceInterval(float(low), float(high), confidence_level),
+        epsilon=data.release.epsilon, delta=0.0, data_name=data.data_name(), statistic_name="clipped mean",
+        estimate_name="mean of x", null_name="mean", mechanism=data.rec.mechanism, n_sim=n_sim,
+        parameter=data.n, parameter_name="n",
+        note=(f"Repro samples: R = {n_sim} seeds {stream}, the same seeds for every (mean, sigma); the p-value "
+              f"(the supremum over sigma, bounded above) and the set are valid in finite samples with the Monte "
+              f"Carlo error included; {shape} (certified by boxes: it may be wider, it misses no piece)"),
         **provenance(data.rec))
 

@@ -127,8 +127,12 @@ def test_one_sided_intervals_and_the_entry_point():
 
 def test_errors():
     rel = MeanReleaser(1.0, 0.0, 1.0, spread=True).release(np.full(20, 0.5), rng=1)
-    with pytest.raises(ValueError, match="`sigma` is needed for the repro-samples method"):
-        mean_repro_test(rel)
+    with pytest.raises(ValueError, match="`sigma` is needed for the repro-samples method when the release holds"):
+        mean_repro_test(MeanReleaser(1.0, 0.0, 1.0).release(np.full(20, 0.5), rng=1))
+    with pytest.raises(ValueError, match="covers the normal model and the two-sided test; got model = 'lognormal'"):
+        mean_repro_test(rel, 1.0, model="lognormal")
+    with pytest.raises(ValueError, match="alternative = 'less'"):
+        mean_repro_test(rel, alternative="less")
     with pytest.raises(ValueError, match="`method` 'repro' tests one group's mean"):
         mean_test(rel, rel, sigma=1.0, method="repro")
     with pytest.raises(ValueError, match="`release` must be one release"):
