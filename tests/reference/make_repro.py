@@ -19,6 +19,10 @@ plain Python loops and floats:
   package's p-values, read off its roots, must equal these counts exactly.  A dense
   scan of null means gives the acceptance set ``{p > 1 - level}`` to check the
   package's interval against.
+* **Spread released, sigma unknown.**  The joint p-value of ``(mu, sigma)`` on the pair
+  (clipped sum, centred sum of squares), ``min(1, 4 min_k (1 + c_k) / (R + 1))`` over the
+  four one-sided counts, on a grid of ``(mu, sigma)`` with explicit seeds (normals, noise
+  on the sum, noise on the squares), by loops.
 * **The R -> infinity limit, n = 1.**  ``P(clip(mu0 + sigma Z, a, b) + L >= s)`` with
   ``L ~ Laplace(0, (b - a) / epsilon)``: the two clipped atoms times the Laplace tail,
   plus the integral over (a, b) of the normal density times the Laplace tail
@@ -103,6 +107,36 @@ def limit_greater(mu0, s, a, b, sigma, eps):
     return float(atoms + body)
 
 
+SPREAD = ("n6_spread", 6, 79, 0.0, 10.0, 20.0, 20.0, 33.0, 15.0, 15)  # name, n, R, a, b, eps sum, eps sq, S, Q, seed
+
+
+def spread_case(name, n, r, a, b, eps1, eps2, s, q, seed):
+    gen = np.random.default_rng(seed)
+    normals = gen.standard_normal((r, n)).tolist()
+    sum_noise = ((b - a) / eps1 * gen.laplace(0.0, 1.0, r)).tolist()
+    sq_noise = (((b - a) / 2) ** 2 / eps2 * gen.laplace(0.0, 1.0, r)).tolist()
+    mid = (a + b) / 2
+    mus = [a + (b - a) * k / 20.0 for k in range(-20, 41)]
+    sigmas = [(b - a) * 2.0 ** (k / 2.0) for k in range(-14, 5)]
+    table = []
+    for mu in mus:
+        row = []
+        for sg in sigmas:
+            counts = [0, 0, 0, 0]
+            for e_row, ln, mn in zip(normals, sum_noise, sq_noise):
+                cs = [clip(mu + sg * e, a, b) for e in e_row]
+                s_r = sum(cs) + ln
+                q_r = sum((c - mid) ** 2 for c in cs) + mn
+                counts[0] += s_r >= s
+                counts[1] += s_r <= s
+                counts[2] += q_r >= q
+                counts[3] += q_r <= q
+            row.append(min(1.0, 4.0 * (1 + min(counts)) / (r + 1)))
+        table.append(row)
+    return {"name": name, "n": n, "R": r, "lower": a, "upper": b, "sum": s, "squares": q, "normals": normals,
+            "sum_noise": sum_noise, "squares_noise": sq_noise, "mus": mus, "sigmas": sigmas, "pvalues": table}
+
+
 LIMITS = [  # (mu0, observed sum, lower, upper, sigma, epsilon)
     (5.0, 7.0, 0.0, 10.0, 3.0, 1.0),
     (9.0, 7.5, 0.0, 10.0, 4.0, 2.0),
@@ -111,7 +145,7 @@ LIMITS = [  # (mu0, observed sum, lower, upper, sigma, epsilon)
 
 
 def main():
-    out = {"small": [small_case(*c) for c in CASES],
+    out = {"small": [small_case(*c) for c in CASES], "spread": spread_case(*SPREAD),
            "limit_n1": [{"mu0": m, "sum": s, "lower": a, "upper": b, "sigma": sg, "epsilon": e,
                          "p_greater": limit_greater(m, s, a, b, sg, e)} for m, s, a, b, sg, e in LIMITS]}
     OUT.write_text(json.dumps(out, indent=1) + "\n")

@@ -235,7 +235,9 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
     the seeds at least as extreme in direction ``k`` (a coordinatewise
     halfspace depth; valid for every ``R``).  The simulated releases are not
     monotone in ``sigma``, so the supremum is not a count of roots; it is
-    bounded on boxes of ``(mu, sigma)``, infinite ends included, by the
+    bounded on boxes of ``(mu, sigma)``, ``mu`` over the whole line and
+    ``sigma`` in ``[0, 100 (b - a)]`` (the cap every mean method puts on the
+    scale: validity is under the model with a scale below it), by the
     ranges of each clipped value between two corners of the box (each is
     monotone in ``mu`` and in ``sigma``).  A box whose bound is at most
     ``alpha`` is rejected; boxes are halved until the mean is resolved to

@@ -33,10 +33,13 @@ import math
 
 import numpy as np
 
+from ._kernels import SIGMA_CAP
+
 __all__ = []  # package-internal
 
-#: the scales (in units of b - a) where the scale's boxes start
-_SIGMA_EDGES = (0.0, 1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 16.0, math.inf)
+#: the scales (in units of b - a) where the scale's boxes start; the last ends at the public cap
+#: SIGMA_CAP (b - a) on sigma that every mean method shares (the model's scales)
+_SIGMA_EDGES = (0.0, 1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 16.0, SIGMA_CAP)
 #: elements (boxes x seeds x n) evaluated at once
 _CHUNK = 2_000_000
 #: halvings of a scale box before a slab is left undecided (kept)
@@ -92,9 +95,14 @@ class Spread:
 
 
 def _split_scales(s1, s2):
-    """Halve scale boxes: geometric middle (``[0, s]`` at ``s / 4``; ``[s, inf]`` at ``4 s``)."""
-    mid = np.where(s1 == 0, s2 / 4, np.where(np.isinf(s2), 4 * s1, np.sqrt(s1 * np.where(np.isinf(s2), 1, s2))))
+    """Halve scale boxes at their geometric middle (``[0, s]`` at ``s / 4``)."""
+    mid = np.where(s1 == 0, s2 / 4, np.sqrt(s1 * s2))
     return np.concatenate([s1, mid]), np.concatenate([mid, s2])
+
+
+def _centres(s1, s2):
+    """A scale inside each (finite) scale box."""
+    return np.where(s1 == 0, s2 / 2, 0.5 * (s1 + s2))
 
 
 def _point_in(m1, m2):
@@ -115,7 +123,7 @@ def slab_status(sp, m1, m2, alpha):
         s1, s2 = s1[keep], s2[keep]
         if s1.size == 0:
             return "out"
-        centre = np.where(s1 == 0, s2 / 2, np.where(np.isinf(s2), 2 * s1, 0.5 * (s1 + np.where(np.isinf(s2), 0, s2))))
+        centre = _centres(s1, s2)
         if (sp.upper(np.full(s1.size, mu_c), np.full(s1.size, mu_c), centre, centre) > alpha).any():
             return "in"
         if s1.size > _MAX_BOXES:
@@ -127,7 +135,11 @@ def slab_status(sp, m1, m2, alpha):
 def acceptance_set(sp, alpha):
     """The union of slabs of the mean not certified rejected, as a list of ``(low, high)`` intervals."""
     width = sp.b - sp.a
-    inner = sp.a + width * np.arange(-8, 13) / 4.0  # from a - 2 (b - a) to b + 2 (b - a)
+    # beyond a - SIGMA_CAP (b - a) max|e| (and the mirror above b) every simulated value is clipped at
+    # every scale up to the cap, so the two infinite slabs are decided exactly; between, slabs doubling
+    reach = SIGMA_CAP * float(np.abs(sp.e).max()) + 1.0
+    far = 2.0 ** np.arange(2, math.ceil(math.log2(reach)) + 1)
+    inner = np.concatenate([sp.a - width * far[::-1], sp.a + width * np.arange(-4, 9) / 4.0, sp.b + width * far])
     slabs = [(-math.inf, float(inner[0]))] + list(zip(inner[:-1].tolist(), inner[1:].tolist())) + \
         [(float(inner[-1]), math.inf)]
     status = {s: slab_status(sp, s[0], s[1], alpha) for s in slabs}
@@ -175,7 +187,7 @@ def projected_pvalue(sp, mu0):
     best = 0.0
     for _ in range(_DEPTH + 4):
         up = sp.upper(np.full(s1.size, mu0), np.full(s1.size, mu0), s1, s2)
-        centre = np.where(s1 == 0, s2 / 2, np.where(np.isinf(s2), 2 * s1, 0.5 * (s1 + np.where(np.isinf(s2), 0, s2))))
+        centre = _centres(s1, s2)
         best = max(best, float(sp.upper(np.full(s1.size, mu0), np.full(s1.size, mu0), centre, centre).max()))
         keep = up > best
         if not keep.any():

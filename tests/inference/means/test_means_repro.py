@@ -141,3 +141,72 @@ def test_errors():
         mean_repro_test(rel, sigma=1.0, n_sim=5)
     with pytest.raises(TypeError, match="`release` must be a Release"):
         mean_repro_test(3.0, sigma=1.0)
+
+
+# -- sigma unknown, spread released: the projection certified on boxes
+
+def _spread(case):
+    from dpinfer.inference.means._repro_spread import Spread
+
+    return Spread(case["sum"], case["squares"], case["lower"], case["upper"], np.array(case["normals"]),
+                  np.array(case["sum_noise"]), np.array(case["squares_noise"]))
+
+
+def test_joint_pvalue_equals_the_definition_at_points():
+    case = REF["spread"]
+    sp = _spread(case)
+    mu, sg = np.meshgrid(case["mus"], case["sigmas"], indexing="ij")
+    got = sp.upper(mu.ravel(), mu.ravel(), sg.ravel(), sg.ravel()).reshape(mu.shape)
+    np.testing.assert_allclose(got, case["pvalues"], rtol=0, atol=1e-15)
+
+
+def test_box_bounds_hold_every_point_of_the_box():
+    case = REF["spread"]
+    sp = _spread(case)
+    mus, sigmas, table = np.array(case["mus"]), np.array(case["sigmas"]), np.array(case["pvalues"])
+    for i0, i1, j0, j1 in [(18, 22, 2, 6), (20, 30, 0, 10), (25, 27, 9, 11), (0, 60, 0, 18), (30, 33, 5, 8)]:
+        bound = sp.upper(mus[i0], mus[i1], sigmas[j0], sigmas[j1])[0]
+        assert table[i0:i1 + 1, j0:j1 + 1].max() <= bound
+    # infinite ends: the whole plane bounds everything
+    assert sp.upper(-np.inf, np.inf, 0.0, np.inf)[0] >= table.max()
+
+
+def test_projected_set_and_pvalue_contain_the_definitions_projection():
+    from dpinfer.inference.means._repro_spread import acceptance_set, projected_pvalue
+
+    case = REF["spread"]
+    sp = _spread(case)
+    table, mus = np.array(case["pvalues"]), np.array(case["mus"])
+    pieces = acceptance_set(sp, 0.2)
+    for mu, row in zip(mus, table):
+        if row.max() > 0.2:  # some sigma of the grid accepts mu: the set must hold it
+            assert any(lo <= mu <= hi for lo, hi in pieces)
+        assert projected_pvalue(sp, mu) >= row.max()
+    # and it is not the whole line: the far means are rejected
+    assert pieces[0][0] > mus[0] and pieces[-1][1] < mus[-1]
+
+
+def _spread_coverage(reps, seed):
+    gen = np.random.default_rng(seed)
+    n, covered, finite = 8, 0, 0
+    for _ in range(reps):
+        x = gen.normal(5.5, 1.5, n)
+        rel = MeanReleaser(20.0, 0.0, 7.0, spread=True).release(x, rng=gen)  # clips about 16% above
+        res = mean_repro_test(rel, 5.5, n_sim=99, confidence_level=0.8, rng=gen)
+        covered += res.conf_int.low <= 5.5 <= res.conf_int.high
+        finite += np.isfinite(res.conf_int.low) and np.isfinite(res.conf_int.high)
+    assert "spread released" in res.method and "R = 99 seeds" in res.note and res.estimate is None
+    return covered / reps, finite / reps
+
+
+def test_spread_released_result_and_coverage():
+    coverage, finite = _spread_coverage(10, 21)
+    assert finite == 1.0  # the set is informative, not the whole line
+    assert coverage >= 0.8 - 4 * math.sqrt(0.8 * 0.2 / 10)  # 4 SE = 0.51: a smoke check; the slow test measures
+
+
+@pytest.mark.slow
+def test_spread_released_coverage_is_at_least_the_level():
+    # valid at every R: coverage at least 0.8 within 4 SE (4 sqrt(.8 .2 / 150) = 0.13)
+    coverage, _ = _spread_coverage(150, 22)
+    assert coverage >= 0.8 - 4 * math.sqrt(0.8 * 0.2 / 150)
