@@ -14,7 +14,7 @@ _METHODS = ("jimi", "naive", "repro")
 
 
 def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", alternative="two-sided",
-              confidence_level=0.95, n_sim=2000, rng=None, composition="sequential"):
+              confidence_level=0.95, n_sim=None, rng=None, composition="sequential"):
     """Test a mean from one private release, or compare two groups, like R's ``t.test``.
 
     Parameters
@@ -31,17 +31,17 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
         / :func:`~dpinfer.mean2_jimi_test`.  ``'naive'``: the normal interval around
         the clipped mean, :func:`~dpinfer.mean_naive_test` /
         :func:`~dpinfer.mean2_naive_test` (biased under clipping; a comparator).
-        ``'repro'``: repro samples, :func:`~dpinfer.mean_repro_test` (one group,
-        ``sigma`` known; valid in finite samples with the Monte Carlo error
-        included).
+        ``'repro'``: repro samples, :func:`~dpinfer.mean_repro_test` (one group;
+        valid in finite samples with the Monte Carlo error included).
     sigma : float or pair of floats, optional
         Known standard deviation(s); None uses the released sums of squares.
     model : {'normal', 'lognormal'}, default 'normal'
         DP-JIMI's data model (not used by ``'naive'``).
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
     confidence_level : float, default 0.95
-    n_sim : int, default 2000
-        DP-JIMI's draws; the repro-samples method's seeds ``R``.
+    n_sim : int, optional
+        DP-JIMI's draws (None: 2000); the repro-samples method's seeds ``R``
+        (None: 1999 with ``sigma`` known, 399 with the spread released).
     rng : None, int, SeedSequence or numpy.random.Generator
         DP-JIMI's (or the repro seeds') stream (None: derived from the releases).
     composition : {'sequential', 'parallel'}, default 'sequential'
@@ -97,6 +97,7 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
             raise ValueError("`method` 'repro' tests one group's mean (mean_test(x, method='repro')); for two "
                              "groups use method='jimi' or 'naive'.")
         return mean_repro_test(x, mu0, **common)
+    common["n_sim"] = 2000 if n_sim is None else n_sim
     if y is None:
         return mean_jimi_test(x, mu0, **common)
     return mean2_jimi_test(x, y, mu0, composition=composition, **common)
