@@ -12,7 +12,9 @@ nondecreasing in the location, so "seed ``r``'s release is at least the observed
 is "the candidate is at least ``m_r``", the value at which seed ``r`` reproduces the
 observed release (the same bracketed solve as DP-JIMI, :mod:`._kernels`).  The p-value
 at every candidate is then a count of the sorted ``m_r`` and the acceptance set is read
-off exactly from order statistics: nothing is searched, nothing can be missed.
+off exactly from order statistics: nothing is searched, nothing can be missed.  With the
+scale unknown (spread released) the p-value is maximised over it on certified boxes
+(:mod:`._repro_spread`).
 """
 
 from __future__ import annotations
