@@ -192,5 +192,7 @@ def projected_pvalue(sp, mu0):
         keep = up > best
         if not keep.any():
             return best
+        if keep.sum() > 4 * _MAX_BOXES:  # not resolving: the bound so far (valid, conservative)
+            return max(best, float(up.max()))
         s1, s2 = _split_scales(s1[keep], s2[keep])
     return max(best, float(up.max()))

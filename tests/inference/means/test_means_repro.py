@@ -207,6 +207,7 @@ def test_spread_released_result_and_coverage():
 
 @pytest.mark.slow
 def test_spread_released_coverage_is_at_least_the_level():
-    # valid at every R: coverage at least 0.8 within 4 SE (4 sqrt(.8 .2 / 150) = 0.13)
-    coverage, _ = _spread_coverage(150, 22)
-    assert coverage >= 0.8 - 4 * math.sqrt(0.8 * 0.2 / 150)
+    # valid at every R: coverage at least 0.8 within 4 SE (4 sqrt(.8 .2 / 80) = 0.18); measured 0.947 with
+    # 150 data sets (seed 22): the projection and the Bonferroni step are conservative
+    coverage, _ = _spread_coverage(80, 22)
+    assert coverage >= 0.8 - 4 * math.sqrt(0.8 * 0.2 / 80)
