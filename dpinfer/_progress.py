@@ -147,9 +147,11 @@ class Progress:
         """All done: report ``total`` and end the line if one was drawn (once)."""
         if self._closed:
             return
+        again = self._callback is not None and self.done == self.total  # reported already
         self.done = self.total
         self._step = ""
-        self._report(final=True)
+        if not again:
+            self._report(final=True)
         self._closed = True
 
     def abandon(self):
