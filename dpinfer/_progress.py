@@ -26,6 +26,8 @@ bound and closes it when done (the fraction jumps to the part's end: monotone ei
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import sys
 import time
 
@@ -39,6 +41,19 @@ __all__ = []  # private module
 DELAY = 2.0
 #: seconds between two redraws of the line (callbacks get every step)
 REDRAW = 0.1
+
+#: True inside :func:`quiet`: the automatic default (None) shows nothing
+_QUIET = contextvars.ContextVar("dpinfer_progress_quiet", default=False)
+
+
+@contextlib.contextmanager
+def quiet(on=True):
+    """Within the block, ``progress=None`` (automatic) shows nothing (the command's ``--no-progress``)."""
+    token = _QUIET.set(bool(on) or _QUIET.get())
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
 
 
 def _check_progress(progress, name="progress"):
@@ -73,6 +88,8 @@ class Progress:
         self.label, self.unit = label, unit
         self._callback = progress if callable(progress) and not isinstance(progress, bool) else None
         self._mode = "callback" if self._callback else {None: "auto", True: "on", False: "off"}[progress]
+        if self._mode == "auto" and _QUIET.get():
+            self._mode = "off"
         self._stream = stream
         self._clock = clock
         self._start = clock()
