@@ -17,7 +17,7 @@ from ._arguments import (DEFAULT_STATISTIC, _check_effect, _check_laplace_orderi
 from ._interval import _interval, _interval_units
 from ._laplace_arms import _route_note
 from ._score import _Observed, _statistic
-from ._test import _null, _pvalues
+from ._test import SUP_UNITS, _null, _pvalues
 
 __all__ = ["binom2_ump_ci", "binom2_ump_test"]
 
@@ -107,7 +107,8 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         Progress of a long call (large arms, the score ordering's interval; see
         :ref:`progress`): None shows a line on stderr once the call has run 2 s, if stderr
         is a terminal; True always, False never; a callable gets ``(done, total, message)``,
-        the units being the suprema computed.
+        the units being the steps of the suprema computed (a located supremum, an
+        evaluation of its certificate).
 
     Returns
     -------
@@ -217,11 +218,12 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
                 bar.advance()
         return np.array(out).reshape(stats.shape)
     z1f, z2f = float(v1), float(v2)
-    units = 1 + _interval_units(effect, alternative, statistic)
-    with start(progress, units, "binom2_ump_test", "suprema") as bar:
+    first = SUP_UNITS * (2 if alternative == "two-sided" else 1)
+    with start(progress, first + _interval_units(effect, alternative, statistic), "binom2_ump_test") as bar:
         bar.step("p-value")
-        pvalue = _pvalues(arm1, arm2, null, observed(z1f, z2f), alternative)[0]
-        bar.advance()
+        part = bar.part(first)
+        pvalue = _pvalues(arm1, arm2, null, observed(z1f, z2f), alternative, progress=part)[0]
+        part.close()
         low, high = _interval(arm1, arm2, z1f, z2f, effect, confidence_level, alternative, statistic, bar)
     raw, props = _proportions(z1f, arm1, z2f, arm2)
     estimate, estimate_raw = _estimate(effect, props, raw)
@@ -321,7 +323,7 @@ def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, se
     if v1.ndim > 0 or v2.ndim > 0:
         raise ValueError(f"`z1` and `z2` must be single values for an interval; got shapes "
                          f"{v1.shape} and {v2.shape}.")
-    with start(progress, _interval_units(effect, alternative, statistic), "binom2_ump_ci", "suprema") as bar:
+    with start(progress, _interval_units(effect, alternative, statistic), "binom2_ump_ci") as bar:
         low, high = _interval(arm1, arm2, float(v1), float(v2), effect, confidence_level, alternative,
                               statistic, bar)
     return ConfidenceInterval(float(low), float(high), confidence_level)

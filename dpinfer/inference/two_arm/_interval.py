@@ -38,7 +38,7 @@ import numpy as np
 from ..._progress import SILENT
 from .._roots import find_root, last_rejected
 from ._score import _Observed
-from ._test import GRID, _effective, _null, _on_line, _plan, _pvalues
+from ._test import GRID, SUP_UNITS, _effective, _null, _on_line, _plan, _pvalues
 
 __all__ = []  # private module
 
@@ -51,26 +51,27 @@ _RATIO_RANGE = (1e-6, 1e6)
 _SCAN = 81
 
 
-def _one_sided_p(arm1, arm2, effect, margin, t_of, upper, points=GRID, certify=True):
+def _one_sided_p(arm1, arm2, effect, margin, t_of, upper, points=GRID, certify=True, progress=SILENT):
     null = _null(effect, margin)
     alternative = "greater" if upper else "less"
-    return _pvalues(arm1, arm2, null, t_of(margin), alternative, points, certify)[0]
+    return _pvalues(arm1, arm2, null, t_of(margin), alternative, points, certify, progress)[0]
 
 
 def _p_function(arm1, arm2, effect, margin_of, t_of, lower, progress=SILENT):
     """``p(x, points, certify)``: the one-sided p-value at the margin ``margin_of(x)``, remembered.
 
     ``certify=True`` (the default) is the reported p-value, the certified supremum;
-    ``certify=False`` the located one, which the scans and brackets use.  Each supremum
-    computed is one unit of ``progress``.
+    ``certify=False`` the located one, which the scans and brackets use.  ``progress``: one
+    unit per located supremum, ``SUP_UNITS`` per certified one (:func:`._test._sup_tail`).
     """
     memo = {}
 
     def p(x, points=GRID, certify=True):
         key = (x, points, certify)
         if key not in memo:
-            memo[key] = _one_sided_p(arm1, arm2, effect, margin_of(x), t_of, lower, points, certify)
-            progress.advance()
+            part = progress.part(SUP_UNITS if certify else 1)
+            memo[key] = _one_sided_p(arm1, arm2, effect, margin_of(x), t_of, lower, points, certify, part)
+            part.close()
         return memo[key]
 
     return p
@@ -233,19 +234,20 @@ def _statistic_of(arm1, arm2, z1, z2, statistic):
 
 
 def _end_units(effect, statistic):
-    """The suprema one end typically computes (counted at n = 60: 13-15 for the difference,
-    28-38 for the ratio's scan and root search, 36-48 for the score's)."""
+    """The units one end typically uses: one per located supremum, ``SUP_UNITS`` per certified
+    one (counted at n = 60: 41-42 for the difference, 37-46 for the ratio's scan and root
+    search, 45-57 for the score's)."""
     if effect != "difference":
-        return 40
-    return 50 if statistic == "score" else 16
+        return 46
+    return 58 if statistic == "score" else 42
 
 
 def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative, statistic="difference",
               progress=SILENT):
     """``(low, high)`` of the interval for the difference or the ratio.
 
-    ``progress`` gets ``_end_units`` units per end computed (one per supremum; an end that
-    needs fewer jumps to its part's end, one that needs more stops at it).
+    ``progress`` gets ``_end_units`` units per end computed (an end that needs fewer jumps to
+    its part's end, one that needs more stops at it).
     """
     alpha = 1.0 - confidence_level
     ends = _ratio_ends
