@@ -156,6 +156,10 @@ class Progress:
             self.done = done
             self._report()
 
+    def fraction(self, share):
+        """At least ``share`` (in [0, 1]) of the units done, rounded down."""
+        self.reach(int(share * self.total))
+
     def part(self, units):
         """A :class:`_Part` of ``units`` units starting at the current count."""
         return _Part(self, units)
@@ -207,6 +211,9 @@ class _Part:
         self.done = min(max(self.done, int(done)), self.units)
         self.parent.reach(self.base + self.done)
 
+    def fraction(self, share):
+        self.reach(int(share * self.units))
+
     def part(self, units):
         return _Part(self, units)
 
@@ -228,6 +235,9 @@ class _Silent:
         pass
 
     def reach(self, done):
+        pass
+
+    def fraction(self, share):
         pass
 
     def part(self, units):

@@ -50,8 +50,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._progress import SILENT
-
 __all__ = []  # private module
 
 #: relative slack of the certificate: the bound returned is at most (1 + RTOL) times the
@@ -166,7 +164,7 @@ class _Cells:
 
 
 def certified_sup(evaluate, null, n1, n2, grid, located, *, caps=None,
-                  rtol=RTOL, rounds=ROUNDS, max_cells=MAX_CELLS, progress=SILENT):
+                  rtol=RTOL, rounds=ROUNDS, max_cells=MAX_CELLS):
     """An upper bound of ``sup_nu p(nu)`` over ``[grid[0], grid[-1]]``.
 
     ``evaluate(nu)`` returns ``(p, p'')`` at the points ``nu`` (arrays; ``p''`` exactly, on a
@@ -175,11 +173,9 @@ def certified_sup(evaluate, null, n1, n2, grid, located, *, caps=None,
     ``caps``, optional, upper bounds of ``p`` on the grid's cells known beforehand (the
     search's monotone corner bounds), which close the cells far from the maximum at once.
     Returns ``(bound, best)``: ``bound >= sup p``, ``best`` the largest value of ``p`` met.
-    ``progress`` (``dpinfer._progress``) advances once per evaluation (the grid, then a round).
     """
     grid = np.asarray(grid, float)
     values, curvature = evaluate(grid)
-    progress.advance()
     exact = curvature is not None
     cells = _Cells(grid, np.asarray(values, float), np.asarray(curvature, float) if exact else None)
     if caps is not None:
@@ -195,7 +191,6 @@ def certified_sup(evaluate, null, n1, n2, grid, located, *, caps=None,
         lo = cells.lo[open_]
         inner = lo[:, None] + (cells.hi[open_] - lo)[:, None] * steps[None, :]
         pin, cin = evaluate(inner.ravel())
-        progress.advance()
         pin = np.asarray(pin, float).reshape(inner.shape)
         best = max(best, float(np.max(pin)))
         cells.cut(open_, inner, pin, np.asarray(cin, float).reshape(inner.shape) if exact else None)

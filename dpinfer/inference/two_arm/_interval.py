@@ -38,7 +38,7 @@ import numpy as np
 from ..._progress import SILENT
 from .._roots import find_root, last_rejected
 from ._score import _Observed
-from ._test import GRID, SUP_UNITS, _effective, _null, _on_line, _plan, _pvalues
+from ._test import GRID, STEP_UNITS, SUP_UNITS, _effective, _null, _on_line, _plan, _pvalues
 
 __all__ = []  # private module
 
@@ -61,15 +61,15 @@ def _p_function(arm1, arm2, effect, margin_of, t_of, lower, progress=SILENT):
     """``p(x, points, certify)``: the one-sided p-value at the margin ``margin_of(x)``, remembered.
 
     ``certify=True`` (the default) is the reported p-value, the certified supremum;
-    ``certify=False`` the located one, which the scans and brackets use.  ``progress``: one
-    unit per located supremum, ``SUP_UNITS`` per certified one (:func:`._test._sup_tail`).
+    ``certify=False`` the located one, which the scans and brackets use.  ``progress``:
+    ``STEP_UNITS`` per located supremum, ``SUP_UNITS`` per certified one (:func:`._test._sup_tail`).
     """
     memo = {}
 
     def p(x, points=GRID, certify=True):
         key = (x, points, certify)
         if key not in memo:
-            part = progress.part(SUP_UNITS if certify else 1)
+            part = progress.part(SUP_UNITS if certify else STEP_UNITS)
             memo[key] = _one_sided_p(arm1, arm2, effect, margin_of(x), t_of, lower, points, certify, part)
             part.close()
         return memo[key]
@@ -214,7 +214,7 @@ def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower, progress=SILEN
             null = _null("difference", sign * x)
             tail = _plan(arm1, arm2, null, _effective(arm1, arm2, null, observed, lower), lower)
             memo[key] = float(np.max(_on_line(tail, null, np.linspace(null.low, null.high, _COARSE))))
-            progress.advance()
+            progress.advance(STEP_UNITS)
         return memo[key]
 
     edge = 1.0 - 1e-9
@@ -234,12 +234,12 @@ def _statistic_of(arm1, arm2, z1, z2, statistic):
 
 
 def _end_units(effect, statistic):
-    """The units one end typically uses: one per located supremum, ``SUP_UNITS`` per certified
-    one (counted at n = 60: 41-42 for the difference, 37-46 for the ratio's scan and root
-    search, 45-57 for the score's)."""
+    """The units one end typically uses: ``STEP_UNITS`` per located supremum, ``SUP_UNITS`` per
+    certified one (counted at n = 60, in ``STEP_UNITS``: 41-42 for the difference, 37-46 for
+    the ratio's scan and root search, 45-57 for the score's)."""
     if effect != "difference":
-        return 46
-    return 58 if statistic == "score" else 42
+        return 46 * STEP_UNITS
+    return (58 if statistic == "score" else 42) * STEP_UNITS
 
 
 def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative, statistic="difference",

@@ -29,7 +29,7 @@ from ..._progress import SILENT
 from .._roots import find_root
 from ._certify import MAX_CELLS, certified_sup
 from ._laplace_arms import _LaplaceTailPlan
-from ._law import _Arm, _pmfs, _TailPlan, row_width
+from ._law import _Arm, _Plan, _pmfs, _TailPlan, row_width
 from ._score import _Cut, _cut, _Observed, _ScorePlan
 
 __all__ = []  # private module
@@ -43,9 +43,11 @@ CERTIFY_LIMIT = 4_100_000
 _CERTIFY_WORK = 1 << 25
 #: Brent's tolerance in nu for each refined maximum (the tail is smooth: error ~ 1e-24 in p)
 XATOL = 1e-12
-#: progress units of one certified supremum, typically (``_sup_tail``: the located one, then the
-#: certificate's grid and rounds; 9 to 10 evaluations in all at n = 1000 per arm)
-SUP_UNITS = 10
+#: progress units (``dpinfer._progress``) of a located supremum and of one evaluation of the
+#: certificate (filled block by block of rows), and of a certified supremum, typically (the
+#: located one, then the certificate's grid and rounds: 9 to 10 evaluations at n = 1000 per arm)
+STEP_UNITS = 10
+SUP_UNITS = 10 * STEP_UNITS
 
 
 @dataclass(frozen=True)
@@ -148,8 +150,8 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
     brackets, then checks its answer with the default).  ``certify``: ``value`` is the
     certified upper bound of :func:`._certify.certified_sup` (at most ``1 + 1e-12`` times
     the located one) for arms within ``CERTIFY_LIMIT``, else the located supremum.
-    ``progress``: one unit for the located supremum, one per evaluation of the certificate
-    (``SUP_UNITS`` in all, typically).
+    ``progress``: ``STEP_UNITS`` for the located supremum and per evaluation of the
+    certificate (``SUP_UNITS`` in all, typically).
     """
     tail = _plan(arm1, arm2, null, t, upper)
     if null.high <= null.low:
@@ -187,22 +189,26 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
             bounds=(lo, hi), method="bounded", options={"xatol": XATOL})
         if -res.fun > out.value:
             out = _Sup(float(-res.fun), float(res.x), float(-res.fun))
-    progress.advance()
+    progress.advance(STEP_UNITS)
     if not certify or (arm1.n + 1) * (arm2.n + 1) > CERTIFY_LIMIT:
         return out
-    if null.effect == "odds-ratio":
-        def evaluate(nu):
-            return _on_line(tail, null, nu), None
-    else:
-        slope = float(null.derivative_bounds(0.0, 0.0)[0])
+    slope = float(null.derivative_bounds(0.0, 0.0)[0]) if null.effect != "odds-ratio" else None
 
-        def evaluate(nu):
-            return tail.with_curvature(null.theta1(nu), nu, slope)
+    def evaluate(nu):
+        part = progress.part(STEP_UNITS)
+        if slope is None:
+            out = _on_line(tail, null, nu), None
+        elif isinstance(tail, _Plan):  # evaluated in blocks of rows, each reported
+            out = tail.with_curvature(null.theta1(nu), nu, slope, progress=part)
+        else:
+            out = tail.with_curvature(null.theta1(nu), nu, slope)
+        part.close()
+        return out
     # bounded work per round: with wide noise ranges, fewer open cells (a looser bound)
     cells = MAX_CELLS if tail.use_lattice() else int(np.clip(_CERTIFY_WORK // row_width((arm1, arm2)),
                                                             16, MAX_CELLS))
     bound, _ = certified_sup(evaluate, null, arm1.n, arm2.n, grid, out.value, caps=bounds,
-                             max_cells=cells, progress=progress)
+                             max_cells=cells)
     return _Sup(bound, out.nu, out.value)
 
 
