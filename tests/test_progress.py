@@ -73,13 +73,13 @@ def test_two_arm_laplace_and_score_paths_report_too():
 
 def test_exact_two_sample_jimi_reports_quadratures():
     rec = _Recorder()
-    dpinfer.binom2_jimi_ci(0.6, 40, 0.4, 40, epsilon1=1.0, epsilon2=1.0, n_sim=None, alternative="greater",
+    dpinfer.binom2_jimi_ci(0.6, 40, 0.4, 40, epsilon=(1.0, 1.0), n_sim=None, alternative="greater",
                            progress=rec)
     total = rec.check("binom2_jimi_ci")
     assert "quadratures" in rec.calls[-1][2] and total == 9  # one quantile's root search
     assert len(rec.calls) > 3  # each quadrature reported, not only the start and the end
     rec = _Recorder()  # with draws: one unit per release
-    dpinfer.binom2_jimi_test([0.6, 0.5], 40, [0.4, 0.4], 40, epsilon1=1.0, epsilon2=1.0, n_sim=200,
+    dpinfer.binom2_jimi_test([0.6, 0.5], 40, [0.4, 0.4], 40, epsilon=(1.0, 1.0), n_sim=200,
                              rng=1, progress=rec)
     assert rec.check("binom2_jimi_test") == 2
 
