@@ -85,6 +85,15 @@ def test_exact_two_sample_jimi_reports_quadratures():
     assert rec.check("binom2_jimi_test") == 2
 
 
+def test_sample_size_reports_its_power_evaluations():
+    rec = _Recorder()
+    n1, n2 = dpinfer.binom2_ump_sample_size(0.6, 0.4, epsilon=1.0, progress=rec)
+    assert n1 == n2 > 0
+    assert rec.check("binom2_ump_sample_size") == 6 and len(rec.calls) >= 4
+    with pytest.raises(TypeError, match="`progress` must be None"):
+        dpinfer.binom2_ump_sample_size(0.6, 0.4, epsilon=1.0, progress="on")
+
+
 def test_true_prints_one_line_to_stderr_without_the_releases(capsys):
     dpinfer.binom2_ump_ci(*_Z, epsilon=1.0, progress=True)
     out, err = capsys.readouterr()
