@@ -29,7 +29,7 @@ from ..._progress import SILENT
 from .._roots import find_root
 from ._certify import MAX_CELLS, certified_sup
 from ._laplace_arms import _LaplaceTailPlan
-from ._law import _Arm, _Plan, _pmfs, _TailPlan, row_width
+from ._law import _Arm, _pmfs, _TailPlan, row_width
 from ._score import _Cut, _cut, _Observed, _ScorePlan
 
 __all__ = []  # private module
@@ -198,10 +198,8 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
         part = progress.part(STEP_UNITS)
         if slope is None:
             out = _on_line(tail, null, nu), None
-        elif isinstance(tail, _Plan):  # evaluated in blocks of rows, each reported
+        else:  # reported as its rows (Tulap) or its sums (Laplace) are done
             out = tail.with_curvature(null.theta1(nu), nu, slope, progress=part)
-        else:
-            out = tail.with_curvature(null.theta1(nu), nu, slope)
         part.close()
         return out
     # bounded work per round: with wide noise ranges, fewer open cells (a looser bound)
