@@ -25,7 +25,9 @@ path; the control group's releases are shared by the point's differences, each
 rate is still a proportion of independent pairs), with ``--n-sim`` DP-JIMI draws
 per group.  The Monte Carlo SE of a rate r is ``sqrt(r (1 - r) / reps)``
 (``mc_se``); ``z_size`` is ``(size - 0.05) / sqrt(0.05 0.95 / reps)`` on the size
-rows.  DP-JIMI's p-value from ``H`` draws rejects when at most ``m = floor(0.025 H)``
+rows.  ``coverage`` is that of the method's 95% interval for the difference of the
+means; ``low_miss`` is the share of intervals lying wholly above the true difference,
+``high_miss`` wholly below it.  DP-JIMI's p-value from ``H`` draws rejects when at most ``m = floor(0.025 H)``
 draws lie on one side of 0, so an exactly calibrated p-value rejects with
 probability ``2 (m + 1) / (H + 1)`` (``draws_level``): 0.05 exactly when ``H + 1``
 is a multiple of 40, hence the draws 79 (default), 399 (``--full``) and 39
@@ -44,7 +46,15 @@ import numpy as np
 from scipy import stats
 
 import dpinfer
-from dpinfer.inference._studies import means_draws, means_naive, means_pvalue, means_release, means_shares
+from dpinfer.inference._studies import (
+    means_bounds,
+    means_draws,
+    means_naive,
+    means_pvalue,
+    means_release,
+    means_shares,
+    means_tails,
+)
 
 from . import harness
 
@@ -104,22 +114,30 @@ def two_group_cell(cell, seed_sequence):
         with np.errstate(invalid="ignore"):  # inf - inf: an undefined draw, as mean2_jimi_test counts it
             diff = treated[0] - control[0]
         jimi_p = means_pvalue(*means_shares(diff, 0.0), "two-sided")
-        z = (treated[1] - control[1]) / np.sqrt(treated[2] + control[2])
-        naive_p = 2.0 * stats.norm.sf(np.abs(z))
+        centre, se = treated[1] - control[1], np.sqrt(treated[2] + control[2])
+        naive_p = 2.0 * stats.norm.sf(np.abs(centre / se))
+        half = stats.norm.isf(ALPHA / 2) * se
+        intervals = {"dp_jimi": means_bounds(diff, means_tails(1.0 - ALPHA, "two-sided")),
+                     "naive": (centre - half, centre + half)}
+        delta = effect * SD if truth == "normal" else 0.0
         common = {"truth": truth, "n": n, "epsilon": eps, "clip": clip, "lower": lower, "upper": upper,
-                  "effect": effect, "delta": effect * SD if truth == "normal" else 0.0, "alpha": ALPHA,
+                  "effect": effect, "delta": delta, "alpha": ALPHA,
                   "clipped_share_control": control[3], "clipped_share_treated": treated[3]}
         for method, p in (("dp_jimi", jimi_p), ("naive", naive_p)):
             rate = float(np.mean(p <= ALPHA))
+            lo, hi = intervals[method]
+            low_miss, high_miss = float(np.mean(lo > delta)), float(np.mean(hi < delta))
             rows.append({**common, "method": method, "kind": "size" if effect == 0 else "power",
                          "rejection_rate": rate, "mc_se": float(harness.mc_se(rate, reps)),
                          "z_size": (rate - ALPHA) / math.sqrt(ALPHA * (1 - ALPHA) / reps) if effect == 0 else None,
+                         "coverage": 1.0 - low_miss - high_miss, "low_miss": low_miss, "high_miss": high_miss,
                          "reps": reps, "n_sim": n_sim if method == "dp_jimi" else 0,
                          "draws_level": draws_level(n_sim) if method == "dp_jimi" else None,
                          "mode": cell["mode"], "computed": "simulated"})
         if effect > 0:
             rows.append({**common, "method": "t_test_nonprivate", "kind": "power",
-                         "rejection_rate": t_test_power(effect, n), "mc_se": None, "z_size": None, "reps": None,
+                         "rejection_rate": t_test_power(effect, n), "mc_se": None, "z_size": None,
+                         "coverage": None, "low_miss": None, "high_miss": None, "reps": None,
                          "n_sim": 0, "draws_level": None, "mode": cell["mode"], "computed": "exact"})
     return rows
 
