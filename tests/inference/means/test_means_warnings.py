@@ -68,3 +68,16 @@ def test_the_row_that_speaks_for_n():
     assert [spread_row(n, "normal")[0] for n in (5, 30, 99, 100, 499, 500, 10**6)] == [30, 30, 30, 100, 100, 500, 500]
     for rows in SPREAD_TAILS.values():
         assert [r[0] for r in rows] == sorted(r[0] for r in rows)
+
+
+@pytest.mark.slow
+def test_the_warned_regime_is_measured_beyond_the_rule():
+    # the table's n = 30 row re-measured (point 8 of validation._means_tails: epsilon 3, 20% clipped above):
+    # 2000 data sets, SE of a nominal 0.025 tail sqrt(0.025 0.975 / 2000) = 0.0035
+    from validation import _means_tails
+
+    point = _means_tails.points()[8]
+    assert point == ("normal", "normal", 30, 3.0, 0.2, 2000)
+    low, high = _means_tails.tail_point(*point, np.random.SeedSequence(_means_tails.SEED, spawn_key=(8,)))
+    assert low > 0.025 + 4 * math.sqrt(0.025 * 0.975 / 2000)  # the lower end misses beyond 4 SE
+    assert low == SPREAD_TAILS["normal"][0][1]  # the number the warning cites
