@@ -183,7 +183,7 @@ def plot(rows, meta, path):
                 ax.set_ylim(0.0, 1.02)
             harness.log_axis(ax, NS)
             what = "size" if effect == 0 else f"power, d = {effect:g} sd"
-            harness.finish_axes(ax, title=f"{truth} truth, {what}, clip {clip:g}\n"
+            harness.finish_axes(ax, title=f"{truth}, {what}, clip {clip:g}\n"
                                           f"({harness.computed_label([r for r in sel if r['reps']], 'pairs')})",
                                 xlabel="n per group" if i == len(panels) - 1 else None,
                                 ylabel="rejection rate" if j == 0 else None)
