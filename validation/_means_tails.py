@@ -6,8 +6,8 @@ model; ``lognormal``: exp(N(0, 0.6**2)) with the log-normal model), the bounds o
 epsilon in {0.5, 1, 3}: the share of two-sided 95% :func:`dpinfer.mean_jimi_test`
 intervals (199 draws; the study's kernel, ``means_draws``) whose lower end lies above
 the population mean (``low_miss``) and whose upper end lies below it
-(``high_miss``), nominal 0.025 each, over 2000 data sets per point (800 at n = 500;
-the log-normal model 1000, at n = 30 and 100 only).  The worst ``low_miss`` or
+(``high_miss``), nominal 0.025 each, over 2000 data sets per point (the log-normal
+model 1000, at n = 30 and 100 only).  The worst ``low_miss`` or
 ``high_miss`` per (model, n) is what ``dpinfer/inference/means/_approx.py`` holds
 (``SPREAD_TAILS``) and what its warning rule judges.
 
@@ -39,7 +39,7 @@ def points():
         for n in (30, 100, 500):
             for eps in (0.5, 1.0, 3.0):
                 for clip in (0.0, 0.05, 0.2):
-                    reps = (2000 if n < 500 else 800) if truth == "normal" else (1000 if n < 500 else 0)
+                    reps = 2000 if truth == "normal" else (1000 if n < 500 else 0)
                     if reps:
                         out.append((truth, model, n, eps, clip, reps))
     return out

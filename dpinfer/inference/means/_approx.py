@@ -40,7 +40,7 @@ NOMINAL_TAIL = 0.025
 SPREAD_TAILS = {
     "normal": ((30, 0.047, 2000, "epsilon = 3, 20% clipped"),
                (100, 0.050, 2000, "epsilon = 0.5, 20% clipped"),
-               (500, 0.03875, 800, "epsilon = 0.5, 20% clipped")),
+               (500, 0.0315, 2000, "epsilon = 3, 5% clipped")),
     "lognormal": ((30, 0.047, 2000, "epsilon = 3, 20% clipped"),
                   (100, 0.050, 2000, "epsilon = 0.5, 20% clipped")),
 }

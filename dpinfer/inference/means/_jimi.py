@@ -148,7 +148,7 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     toward the clipped side: its lower end lay above the mean in 0.047 (n = 30)
     and 0.050 (n = 100) of data sets with 20% clipped, for a nominal 0.025 (SE
     0.0035), its upper end below it in 0.008 to 0.019; at n = 500 both ends were
-    within 0.018 to 0.028.  So a one-sided test or interval with the spread
+    within 0.018 to 0.032.  So a one-sided test or interval with the spread
     released warns below n = 500 (the rule and its table:
     ``dpinfer/inference/means/_approx.py``); a given ``sigma``, a two-sided test
     or a larger n does not.  Under another model (skewed data with the
