@@ -238,6 +238,14 @@ def mean2_jimi_test(release1, release2, delta0=0.0, *, sigma=None, model="normal
     a bound) says nothing about the difference: it counts on both sides of the
     null and extends both ends of the interval (conservative).
 
+    The validation study ``means`` (two-group part, 400 pairs per point, 79
+    draws) found the size of the two-sided level-0.05 test within 4 Monte Carlo
+    SE of 0.05 everywhere (n = 30 to 500 per group, epsilon 0.5 to 3, 0 to 20%
+    clipped, equal laws in both groups, normal or log-normal data), and the
+    interval for a difference of 0.25 or 0.5 standard deviations covering at
+    least 0.917; so it does not warn.  Groups with different spreads, clipped
+    differently under the null, were not studied.
+
     Examples
     --------
     >>> import numpy as np
