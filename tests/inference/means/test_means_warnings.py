@@ -34,6 +34,11 @@ def test_warns_one_sided_with_the_spread_released_at_small_n(alternative):
     assert caught[0].filename == __file__
 
 
+def test_warns_for_the_lognormal_model_below_n_100():
+    with pytest.warns(ApproximationWarning, match=r"n = 99, the log-normal model and alternative='greater'.*0.06 "):
+        mean_jimi_test(_release(99), mu0=125.0, model="lognormal", alternative="greater", n_sim=20, rng=1)
+
+
 def test_mean_test_warns_at_the_callers_line():
     with pytest.warns(ApproximationWarning, match="one-sided test") as caught:
         mean_test(_release(100), mu0=125.0, alternative="greater", n_sim=100, rng=1)
@@ -47,6 +52,7 @@ def test_mean_test_warns_at_the_callers_line():
     lambda: mean_jimi_test(_release(500), mu0=125.0, alternative="greater", n_sim=20, rng=1),  # n = 500 passes
     lambda: mean2_jimi_test(_release(30), _release(30, seed=8), alternative="greater", n_sim=100, rng=1),
     lambda: mean_test(_release(30), mu0=125.0, alternative="greater", method="naive"),
+    lambda: mean_jimi_test(_release(100), mu0=125.0, model="lognormal", alternative="less", n_sim=20, rng=1),
 ])
 def test_silent_where_the_study_found_no_shortfall(call):
     with warnings.catch_warnings():
@@ -66,6 +72,7 @@ def test_measured_rate_rule():
 
 def test_the_row_that_speaks_for_n():
     assert [spread_row(n, "normal")[0] for n in (5, 30, 99, 100, 499, 500, 10**6)] == [30, 30, 30, 100, 100, 500, 500]
+    assert [spread_row(n, "lognormal")[0] for n in (5, 99, 100, 10**6)] == [30, 30, 100, 100]
     for rows in SPREAD_TAILS.values():
         assert [r[0] for r in rows] == sorted(r[0] for r in rows)
 
