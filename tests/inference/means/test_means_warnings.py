@@ -88,3 +88,20 @@ def test_the_warned_regime_is_measured_beyond_the_rule():
     low, high = _means_tails.tail_point(*point, np.random.SeedSequence(_means_tails.SEED, spawn_key=(8,)))
     assert low > 0.025 + 4 * math.sqrt(0.025 * 0.975 / 2000)  # the lower end misses beyond 4 SE
     assert low == SPREAD_TAILS["normal"][0][1]  # the number the warning cites
+
+
+def test_the_command_spells_the_warning_in_its_options(capsys, tmp_path):
+    from dpinfer.cli import main
+
+    x = np.random.default_rng(1).normal(130.0, 15.0, 40).round(1)
+    data = tmp_path / "sbp.csv"
+    data.write_text("sbp\n" + "".join(f"{v}\n" for v in x))
+    assert main(["mean-release", "--csv", str(data), "--column", "sbp", "--lower", "90", "--upper", "140",
+                 "--epsilon", "1", "--spread", "--seed", "3", "--format", "json"]) == 0
+    release = tmp_path / "rel.json"
+    release.write_text(capsys.readouterr().out)
+    assert main(["mean-test", "--release", str(release), "--mu0", "125", "--alternative", "greater",
+                 "--n-sim", "100"]) == 0
+    err = capsys.readouterr().err
+    assert "dpinfer mean-test: warning: DP-JIMI with the spread released is approximate" in err
+    assert "--alternative greater" in err and "Give --sigma if" in err
