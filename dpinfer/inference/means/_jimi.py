@@ -143,15 +143,15 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     ``means`` (``dpinfer validate means``; the tails by ``python -m
     validation._means_tails``, 199 draws, 2000 data sets per point) measured
     95% two-sided coverage within 4 Monte Carlo SE of 0.95 everywhere (0.940 to
-    0.962 at n = 30 and 100, epsilon 0.5 to 3, 0 to 20% clipped above, normal
+    0.962 at n = 30 to 500, epsilon 0.5 to 3, 0 to 20% clipped above, normal
     model and truth), but where the bounds clip the data the interval leans
     toward the clipped side: its lower end lay above the mean in 0.047 (n = 30)
     and 0.050 (n = 100) of data sets with 20% clipped, for a nominal 0.025 (SE
     0.0035), its upper end below it in 0.008 to 0.019; at n = 500 both ends were
     within 0.018 to 0.032.  So a one-sided test or interval with the spread
-    released warns below n = 500 (the rule and its table:
-    ``dpinfer/inference/means/_approx.py``); a given ``sigma``, a two-sided test
-    or a larger n does not.  Under another model (skewed data with the
+    released warns below n = 500, with the log-normal model below n = 100 (the
+    rule and its table: ``dpinfer/inference/means/_approx.py``); a given
+    ``sigma``, a two-sided test or a larger n does not.  Under another model (skewed data with the
     normal model) it can miss; the log-normal model is there for skewed data.
     The release's discrete noise and grid (:class:`~dpinfer.MeanReleaser`) are
     within ``epsilon 2**-26`` in cdf of the continuous law simulated here.
