@@ -20,7 +20,8 @@ model).  The bounds are the one-group part's, set by the control group's truth
 of the control group, and more of a treated group shifted up.  Grid: n per group in
 {30, 100, 500}, epsilon per group in {0.5, 1, 3}.
 
-Each point is ``--reps`` pairs of data sets (each released through the seeded
+Each point is ``--reps`` pairs of data sets (50 in the default run, to keep the
+study's default run near a minute of CPU; 1000 with ``--full``, 60 with ``--quick``) (each released through the seeded
 path; the control group's releases are shared by the point's differences, each
 rate is still a proportion of independent pairs), with ``--n-sim`` DP-JIMI draws
 per group.  The Monte Carlo SE of a rate r is ``sqrt(r (1 - r) / reps)``
@@ -34,7 +35,7 @@ is a multiple of 40, hence the draws 79 (default), 399 (``--full``) and 39
 (``--quick``); ``--n-sim`` sets another count and ``draws_level`` records its level.
 
 Writes ``means_two_group_simulate.csv`` and its figure; runs after the coverage
-part of ``python -m validation.means`` (about 30 s of CPU in the default run).
+part of ``python -m validation.means`` (about 17 s of CPU in the default run).
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ EFFECTS = (0.0, 0.25, 0.5)
 #: DP-JIMI draws per group: default, --full, --quick (H + 1 a multiple of 40: the size of
 #: an exactly calibrated p-value is 0.05 at H draws, see the module notes)
 N_SIM_DEFAULT, N_SIM_FULL, N_SIM_QUICK = 79, 399, 39
+#: pairs per point of the default run (the study's --reps when given; --full and --quick as the study)
+REPS_DEFAULT = 50
 COLOURS = {"dp_jimi": "#0072B2", "naive": "#D55E00", "t_test_nonprivate": "0.35"}
 LABELS = {"dp_jimi": "DP-JIMI (mean2_jimi_test)", "naive": "naive (mean2_naive_test)",
           "t_test_nonprivate": "t-test, no privacy, no clipping"}
@@ -193,14 +196,19 @@ def plot(rows, meta, path):
     return harness.save_figure(fig, path)
 
 
-def run(args, n_sim_given):
+def run(args, given=()):
     """Run the two-group part with the study's parsed ``args``; write its CSV and figure; return 0.
 
-    ``n_sim_given``: whether ``--n-sim`` was on the command line (else this part's
-    own default draws, see the module notes).
+    ``given``: the command line; where it has no ``--n-sim`` (``--reps``) this part
+    uses its own default draws (pairs), see the module notes.
     """
-    n_sim = args.n_sim if n_sim_given else N_SIM_QUICK if args.quick else N_SIM_FULL if args.full else N_SIM_DEFAULT
-    args = argparse.Namespace(**{**vars(args), "n_sim": n_sim})  # this part's draws, in its CSV's metadata
+    def on_line(option):
+        return any(str(a).startswith(option) for a in given)
+
+    n_sim = (args.n_sim if on_line("--n-sim") else N_SIM_QUICK if args.quick else N_SIM_FULL if args.full
+             else N_SIM_DEFAULT)
+    reps = args.reps if on_line("--reps") or args.quick or args.full else REPS_DEFAULT
+    args = argparse.Namespace(**{**vars(args), "n_sim": n_sim, "reps": reps})  # this part's, in its CSV
     cells = build_cells(args, n_sim)
     stem, cache, rows = harness.run_study_cells(STUDY, args, two_group_cell, cells)
     meta = harness.study_metadata(STUDY, args, alpha=ALPHA, effects=list(EFFECTS), sd=SD,

@@ -18,7 +18,7 @@ def _quick_args(tmp_path):
 
 
 def test_two_group_quick(tmp_path):
-    assert two_group.run(_quick_args(tmp_path), n_sim_given=False) == 0
+    assert two_group.run(_quick_args(tmp_path), ["--quick"]) == 0
     assert (tmp_path / "means_two_group_simulate_quick.png").stat().st_size > 10_000
     meta, rows = read_csv(tmp_path / "means_two_group_simulate_quick.csv")
     assert meta["n_sim"] == "39" and float(meta["draws_level"]) == 0.05
@@ -51,3 +51,26 @@ def test_draws_level_is_the_beta_binomial_tail(n_sim):
     # an exact p-value is uniform; the count on one side is then BetaBinomial(H, 1, 1)
     m = max(k for k in range(n_sim + 1) if 2 * k / n_sim <= 0.05)
     assert math.isclose(two_group.draws_level(n_sim), 2 * stats.betabinom(n_sim, 1, 1).cdf(m), rel_tol=1e-12)
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("argv, reps, n_sim", [
+    ([], 50, 79), (["--full"], 1000, 399), (["--reps", "7", "--n-sim", "9"], 7, 9), (["--quick"], 60, 39)])
+def test_default_pairs_and_draws(argv, reps, n_sim, monkeypatch, tmp_path):
+    seen = []
+
+    def capture(func, cells, **kwargs):
+        seen.extend(cells)
+        raise _Stop
+
+    monkeypatch.setattr(harness, "run_cells", capture)
+    parser = harness.study_parser("two-group part", modes=("simulate",), n_sim_help="draws", reps_help="reps")
+    full = [*argv, "--out", str(tmp_path), "--no-progress"]
+    args = harness.parse_study_args(parser, full, reps=1000, reps_quick=60, reps_default=100)
+    args.n_sim = args.n_sim or 200  # as validation.means fills it
+    with pytest.raises(_Stop):
+        two_group.run(args, full)
+    assert {c["reps"] for c in seen} == {reps} and {c["n_sim"] for c in seen} == {n_sim}
