@@ -34,7 +34,8 @@ path) with ``--n-sim`` DP-JIMI draws each; the Monte Carlo SE of a coverage is
 
 Run: ``python -m validation.means [--quick | --full]`` (the default run, 100 data
 sets and 200 draws per point, takes under a minute on 2 cores; ``--full`` uses 1000
-data sets and 1000 draws).
+data sets and 1000 draws).  The run then does the study's two-group part, size and
+power of the private two-group comparison (``validation/_means_two_group.py``).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from dpinfer.inference._studies import (  # noqa: E402
     means_repro_bounds,
     means_tails,
 )
-from validation import harness  # noqa: E402
+from validation import _means_two_group, harness  # noqa: E402
 
 STUDY = "means"
 LEVEL = 0.95
@@ -187,7 +188,8 @@ def main(argv=None):
     stem, cache, rows = harness.run_study_cells(STUDY, args, coverage_cell, cells)
     meta = harness.study_metadata(STUDY, args, level=LEVEL, ns=NS, epsilons=EPSILONS, clips=CLIPS,
                                   truths="; ".join(f"{k} {v}" for k, v in TRUTHS.items()))
-    return harness.finish_study(STUDY, args, stem, cache, rows, meta, plot)
+    harness.finish_study(STUDY, args, stem, cache, rows, meta, plot)
+    return _means_two_group.run(args, given)  # the two-group part: size and power
 
 
 if __name__ == "__main__":
