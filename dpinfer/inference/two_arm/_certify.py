@@ -164,7 +164,7 @@ class _Cells:
 
 
 def certified_sup(evaluate, null, n1, n2, grid, located, *, caps=None,
-                  rtol=RTOL, rounds=ROUNDS, max_cells=MAX_CELLS):
+                  rtol=RTOL, rounds=ROUNDS, max_cells=MAX_CELLS, initial=None):
     """An upper bound of ``sup_nu p(nu)`` over ``[grid[0], grid[-1]]``.
 
     ``evaluate(nu)`` returns ``(p, p'')`` at the points ``nu`` (arrays; ``p''`` exactly, on a
@@ -172,10 +172,11 @@ def certified_sup(evaluate, null, n1, n2, grid, located, *, caps=None,
     ``grid`` is increasing; ``located`` the supremum found by the search (a value of ``p``);
     ``caps``, optional, upper bounds of ``p`` on the grid's cells known beforehand (the
     search's monotone corner bounds), which close the cells far from the maximum at once.
+    ``initial``, optional, is ``evaluate(grid)`` when the caller has it already.
     Returns ``(bound, best)``: ``bound >= sup p``, ``best`` the largest value of ``p`` met.
     """
     grid = np.asarray(grid, float)
-    values, curvature = evaluate(grid)
+    values, curvature = evaluate(grid) if initial is None else initial
     exact = curvature is not None
     cells = _Cells(grid, np.asarray(values, float), np.asarray(curvature, float) if exact else None)
     if caps is not None:

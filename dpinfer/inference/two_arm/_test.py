@@ -127,13 +127,6 @@ def _on_line(tail, null, nu):
     return tail.rows(null.theta1(nu), nu)
 
 
-def _corner_bound(tail, null, a, b, upper):
-    """Upper bounds of the tail over the cells ``[a, b]`` of the line (monotonicity)."""
-    if upper:
-        return tail.rows(null.theta1(b), a)
-    return tail.rows(null.theta1(a), b)
-
-
 @dataclass(frozen=True)
 class _Sup:
     """``value``: the supremum (its certified upper bound when asked for); ``nu`` where located."""
@@ -158,9 +151,14 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
         value = float(_on_line(tail, null, null.low)[0])
         return _Sup(value, float(null.low), value)
     grid = np.linspace(null.low, null.high, points)
+    line = null.effect != "odds-ratio"
+    slope = float(null.derivative_bounds(0.0, 0.0)[0]) if line else None
+    initial = None
     if certify and tail.use_lattice():
-        values = _on_line(tail, null, grid)
-        bounds = _corner_bound(tail, null, grid[:-1], grid[1:], upper)
+        # one set of pmfs (and their derivatives) gives the values, the corner bounds and
+        # the certificate's first round
+        values, bounds, curvature = tail.on_grid(null.theta1(grid), grid, upper, slope)
+        initial = (values, curvature)
     else:
         p1, p2 = _pmfs(arm1, null.theta1(grid)), _pmfs(arm2, grid)
         values = tail.from_pmfs(p1, p2)
@@ -192,7 +190,6 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
     progress.advance(STEP_UNITS)
     if not certify or (arm1.n + 1) * (arm2.n + 1) > CERTIFY_LIMIT:
         return out
-    slope = float(null.derivative_bounds(0.0, 0.0)[0]) if null.effect != "odds-ratio" else None
 
     def evaluate(nu):
         part = progress.part(STEP_UNITS)
@@ -206,7 +203,7 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
     cells = MAX_CELLS if tail.use_lattice() else int(np.clip(_CERTIFY_WORK // row_width((arm1, arm2)),
                                                             16, MAX_CELLS))
     bound, _ = certified_sup(evaluate, null, arm1.n, arm2.n, grid, out.value, caps=bounds,
-                             max_cells=cells)
+                             max_cells=cells, initial=initial)
     return _Sup(bound, out.nu, out.value)
 
 
