@@ -61,6 +61,8 @@ ROUNDS = 32
 SPLIT = 4
 #: open cells at most in one round (each costs SPLIT - 1 tail evaluations)
 MAX_CELLS = 4096
+#: levels of the geometric grid added around each located maximum (:func:`_focused`)
+FOCUS_LEVELS = 8
 
 _CHOOSE = {2: (1.0, 2.0, 1.0), 3: (1.0, 3.0, 3.0, 1.0)}
 _FACTORIAL = (1.0, 1.0, 2.0, 6.0)
@@ -96,6 +98,14 @@ def derivative_bound(k, null, n1, n2, a, b, floor, cap):
     ``floor <= p <= cap`` on each cell (0 and 1 when nothing is known).  ``k = 3`` is for
     null lines only (the odds-ratio curve's chain-rule terms are not included).
     """
+    return _combine(_factors(k, null, n1, n2, a, b), floor, cap)
+
+
+def _factors(k, null, n1, n2, a, b):
+    """What :func:`derivative_bound` needs of the cells alone (not of ``floor`` and ``cap``).
+
+    ``(inside, score, bernstein)``: the score bound is ``sqrt(spread) * score`` inside.
+    """
     d1, dd1 = null.derivative_bounds(a, b)
     inside, w1, w2 = _weights(null, a, b)
     choose = _CHOOSE[k]
@@ -103,10 +113,15 @@ def derivative_bound(k, null, n1, n2, a, b, floor, cap):
                  * _FACTORIAL[j] * _falling(n1, j) * w1 ** j
                  * _FACTORIAL[k - j] * _falling(n2, k - j) * w2 ** (k - j)
                  for j in range(k + 1))
-    score = np.sqrt(_spread(floor, cap)) * (np.sqrt(moment) + dd1 * np.sqrt(n1 * w1))
+    score = np.sqrt(moment) + dd1 * np.sqrt(n1 * w1)
     bernstein = 2.0 ** (k - 1) * sum(choose[j] * d1 ** j * _falling(n1, j) * _falling(n2, k - j)
                                      for j in range(k + 1)) + dd1 * n1
-    return np.where(inside, np.minimum(score, bernstein), bernstein)
+    return inside, score, bernstein
+
+
+def _combine(factors, floor, cap):
+    inside, score, bernstein = factors
+    return np.where(inside, np.minimum(np.sqrt(_spread(floor, cap)) * score, bernstein), bernstein)
 
 
 def envelope(a, b, pa, pb, m):
@@ -136,11 +151,13 @@ class _Cells:
         """Tighten ``floor`` and ``cap`` (twice: the first bounds sharpen the second's)."""
         slack = 1e-12 * float(n1 + n2) ** 2  # the rounding of a computed p''
         h = self.hi - self.lo
+        second = _factors(2, null, n1, n2, self.lo, self.hi)
+        third = None if self.clo is None else _factors(3, null, n1, n2, self.lo, self.hi)
         for _ in range(2):
-            m = derivative_bound(2, null, n1, n2, self.lo, self.hi, self.floor, self.cap)
+            m = _combine(second, self.floor, self.cap)
             if self.clo is not None:
-                third = derivative_bound(3, null, n1, n2, self.lo, self.hi, self.floor, self.cap)
-                lowest = (self.clo + self.chi) / 2.0 - third * h / 2.0 - slack
+                third_bound = _combine(third, self.floor, self.cap)
+                lowest = (self.clo + self.chi) / 2.0 - third_bound * h / 2.0 - slack
                 m = np.minimum(m, np.maximum(-lowest, 0.0))
             self.cap = np.minimum(self.cap, envelope(self.lo, self.hi, self.plo, self.phi, m))
             self.floor = np.maximum(self.floor, np.minimum(self.plo, self.phi) - m * h ** 2 / 8.0)
@@ -163,8 +180,36 @@ class _Cells:
         self.cap = np.concatenate([self.cap[keep], np.repeat(self.cap[open_], pieces)])
 
 
+def _focused(evaluate, grid, values, curvature, caps, focus):
+    """The grid with points added at ``focus +- h 4^-k`` (k = 1..FOCUS_LEVELS), evaluated.
+
+    Near a located maximum the cells must shrink to about ``1e-5`` before their bounds come
+    within ``RTOL``; cells at distance ``d`` from it close once their width is well below ``d``
+    (the tail has fallen by ``~ p'' d^2 / 2`` there).  A geometric grid towards each maximum
+    gives those cells at once, instead of one round of cutting per factor of ``SPLIT``.  The
+    caps of the grid's cells carry over to their pieces.
+    """
+    h = (grid[-1] - grid[0]) / (grid.size - 1)
+    offsets = h * 4.0 ** -np.arange(1, FOCUS_LEVELS + 1)
+    points = np.asarray(focus, float)[:, None] + np.concatenate([-offsets, [0.0], offsets])[None, :]
+    points = np.setdiff1d(np.clip(points.ravel(), grid[0], grid[-1]), grid)
+    if points.size == 0:
+        return grid, values, curvature, caps
+    pin, cin = evaluate(points)
+    merged = np.concatenate([grid, points])
+    order = np.argsort(merged, kind="stable")
+    values = np.concatenate([values, np.asarray(pin, float)])[order]
+    if curvature is not None:
+        curvature = np.concatenate([curvature, np.asarray(cin, float)])[order]
+    merged = merged[order]
+    if caps is not None:
+        cell = np.clip(np.searchsorted(grid, merged[:-1], side="right") - 1, 0, grid.size - 2)
+        caps = caps[cell]
+    return merged, values, curvature, caps
+
+
 def certified_sup(evaluate, null, n1, n2, grid, located, *, caps=None,
-                  rtol=RTOL, rounds=ROUNDS, max_cells=MAX_CELLS, initial=None):
+                  rtol=RTOL, rounds=ROUNDS, max_cells=MAX_CELLS, initial=None, focus=()):
     """An upper bound of ``sup_nu p(nu)`` over ``[grid[0], grid[-1]]``.
 
     ``evaluate(nu)`` returns ``(p, p'')`` at the points ``nu`` (arrays; ``p''`` exactly, on a
@@ -172,15 +217,21 @@ def certified_sup(evaluate, null, n1, n2, grid, located, *, caps=None,
     ``grid`` is increasing; ``located`` the supremum found by the search (a value of ``p``);
     ``caps``, optional, upper bounds of ``p`` on the grid's cells known beforehand (the
     search's monotone corner bounds), which close the cells far from the maximum at once.
-    ``initial``, optional, is ``evaluate(grid)`` when the caller has it already.
+    ``initial``, optional, is ``evaluate(grid)`` when the caller has it already; ``focus``
+    the points where the search located maxima (:func:`_focused`: only where cells are cut).
     Returns ``(bound, best)``: ``bound >= sup p``, ``best`` the largest value of ``p`` met.
     """
     grid = np.asarray(grid, float)
     values, curvature = evaluate(grid) if initial is None else initial
+    values = np.asarray(values, float)
     exact = curvature is not None
-    cells = _Cells(grid, np.asarray(values, float), np.asarray(curvature, float) if exact else None)
+    curvature = np.asarray(curvature, float) if exact else None
+    caps = None if caps is None else np.asarray(caps, float)
+    if len(focus):
+        grid, values, curvature, caps = _focused(evaluate, grid, values, curvature, caps, focus)
+    cells = _Cells(grid, values, curvature)
     if caps is not None:
-        cells.cap = np.minimum(cells.cap, np.asarray(caps, float))
+        cells.cap = np.minimum(cells.cap, caps)
     best = max(float(located), float(np.max(values)))
     steps = np.arange(1, SPLIT) / SPLIT
     for _ in range(rounds):

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
-from scipy import signal, special, stats
+from scipy import signal, stats
 
 from ..._progress import SILENT
 from ...distributions._tulap_law import quantile, tulap_grid, unit_privacy
@@ -101,9 +101,15 @@ def _binomial_rows(n, theta):
     """
     if n > _ROWS_LIMIT:
         return _binomial(n, theta)
+    theta = np.asarray(theta, float)
     x = np.arange(n + 1.0)
-    t = np.asarray(theta, float)[:, None]
-    return np.exp(_log_choose(n) + special.xlogy(x, t) + special.xlog1py(n - x, -t))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.exp(_log_choose(n) + x * np.log(theta)[:, None] + (n - x) * np.log1p(-theta)[:, None])
+    ends = (theta <= 0.0) | (theta >= 1.0)  # 0 log 0 = 0: all the mass at x = 0 or x = n
+    if ends.any():
+        out[ends] = 0.0
+        out[ends, np.where(theta[ends] <= 0.0, 0, n)] = 1.0
+    return out
 
 
 @lru_cache(maxsize=16)
@@ -134,7 +140,7 @@ def _binomial_derivatives(n, theta, pmf=_binomial):
     first, second = b * score, b * (score ** 2 + score_slope)
     edge = ~inside[:, 0]
     if edge.any():
-        first[edge], second[edge] = _edge_derivatives(n, theta[edge])
+        first[edge], second[edge] = _edge_derivatives(n, theta[edge], pmf)
     return b, first, second
 
 
@@ -142,16 +148,16 @@ def _binomial_derivatives(n, theta, pmf=_binomial):
 _EDGE = 1e-8
 
 
-def _edge_derivatives(n, theta):
+def _edge_derivatives(n, theta, pmf=_binomial):
     """:func:`_binomial_derivatives`' first and second derivatives by differences (any ``theta``)."""
     m = theta.shape[0]
     first, second = np.zeros((m, n + 1)), np.zeros((m, n + 1))
     if n >= 1:
-        low = n * _binomial(n - 1, theta)
+        low = n * pmf(n - 1, theta)
         first[:, 1:] += low
         first[:, :-1] -= low
     if n >= 2:
-        low = (n * (n - 1)) * _binomial(n - 2, theta)
+        low = (n * (n - 1)) * pmf(n - 2, theta)
         second[:, 2:] += low
         second[:, 1:-1] -= 2.0 * low
         second[:, :-2] += low
@@ -452,10 +458,13 @@ class _TailPlan(_Plan):
         if self.reflect:
             inner = [p[:, ::-1] for p in inner]
         if self.shift_invariant:
-            # F[x_o, x_i] = psi(x_o - x_i): its first column and first row are all of psi
-            column = self._lattice_part(outer, [p[:1] for p in inner])[:, 0]
-            row = self._lattice_part([p[:1] for p in outer], inner)[0]
-            psi = np.concatenate([row[:0:-1], column])  # psi(j) at j + n_i, j = -n_i..n_o
+            # F[x_o, x_i] = psi(x_o - x_i): the columns x_i = 0, n_o + 1, 2 (n_o + 1), ..., n_i
+            # hold psi(j) for every j in [-n_i, n_o] (at j + n_i)
+            columns = np.unique(np.append(np.arange(0, arm_i.n + 1, arm_o.n + 1), arm_i.n))
+            part = self._lattice_part(outer, [p[columns] for p in inner])
+            psi = np.empty(arm_o.n + arm_i.n + 1)
+            for r, column in zip(columns, part.T):
+                psi[arm_i.n - r:arm_i.n - r + arm_o.n + 1] = column
             lattice = psi[np.subtract.outer(np.arange(arm_o.n + 1), np.arange(arm_i.n + 1)) + arm_i.n]
         else:
             lattice = self._lattice_part(outer, inner)

@@ -172,6 +172,7 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
     peaks = [i for i in range(points)
              if (i == 0 or values[i] >= values[i - 1]) and (i == last or values[i] >= values[i + 1])]
     peaks.sort(key=lambda i: -values[i])
+    found = []  # the refined maxima: the certificate cuts its cells finely around them at once
     for i in peaks:
         lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, last)]
         reach = max(bounds[max(i - 1, 0)], bounds[min(i, last - 1)])
@@ -185,6 +186,7 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
         res = optimize.minimize_scalar(
             lambda nu: -float(_on_line(tail, null, nu)[0]),
             bounds=(lo, hi), method="bounded", options={"xatol": XATOL})
+        found.append(float(res.x))
         if -res.fun > out.value:
             out = _Sup(float(-res.fun), float(res.x), float(-res.fun))
     progress.advance(STEP_UNITS)
@@ -203,7 +205,7 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
     cells = MAX_CELLS if tail.use_lattice() else int(np.clip(_CERTIFY_WORK // row_width((arm1, arm2)),
                                                             16, MAX_CELLS))
     bound, _ = certified_sup(evaluate, null, arm1.n, arm2.n, grid, out.value, caps=bounds,
-                             max_cells=cells, initial=initial)
+                             max_cells=cells, initial=initial, focus=found)
     return _Sup(bound, out.nu, out.value)
 
 
