@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from scipy import integrate, stats
 
 from dpinfer import Tulap, TulapReleaser
-from dpinfer.inference.two_arm._law import _arm, _layout, _pmfs, _statistic_tail, _uniform_sum_tail
+from dpinfer.inference.two_arm._law import (_arm, _binomial_rows, _layout, _pmfs, _statistic_tail, _TailPlan,
+                                            _uniform_sum_tail)
 
 
 @pytest.mark.parametrize("epsilon, delta, k", [(1.0, 0.0, 1), (0.5, 0.0, 1), (1.0, 1e-3, 1),
@@ -92,3 +94,37 @@ def test_upper_and_lower_tails_add_to_one():
         up = _statistic_tail(arm1, arm2, th1, th2, 1.7, t, True)
         low = _statistic_tail(arm1, arm2, th1, th2, 1.7, t, False)
         np.testing.assert_allclose(up + low, 1.0, atol=1e-14)
+
+
+@pytest.mark.parametrize("n1, n2, c, eps1, eps2, delta", [
+    (60, 60, 1.0, 1.0, 0.5, 0.0), (10, 40, 4.0, 1.0, 2.0, 0.0), (40, 10, 0.25, 2.0, 1.0, 1e-6),
+    (20, 20, 1.0, 3.0, 3.0, 1e-3), (1, 1, 1.0, 1.0, 1.0, 0.0)])
+@pytest.mark.parametrize("upper", [True, False])
+def test_shift_invariant_lattice_equals_the_full_one(n1, n2, c, eps1, eps2, delta, upper):
+    # with a2 = -a1 the conditional tails depend on x1 - x2 alone and the lattice is built
+    # from a few columns; the full build (every pair of counts) is the exact alternative
+    arm1, arm2 = _arm(n1, eps1, delta, 1), _arm(n2, eps2, delta, 1)
+    for t in (-0.3, 0.0, 0.013, 0.2, 0.7):
+        plan = _TailPlan(arm1, arm2, 1.0 / n1, -c / n2, t, upper)
+        assert plan.shift_invariant
+        fast = plan._build_lattice()
+        plan.shift_invariant = False
+        full = plan._build_lattice()
+        np.testing.assert_allclose(fast, full, rtol=1e-13, atol=1e-300)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 17, 100, 300])
+def test_binomial_rows_against_mpmath(n):
+    # the closed form of the lattice's rows keeps ~1e-14 relative where the mass is (30 digits
+    # of mpmath as the truth: scipy's own binom.pmf is off by 1.5e-13 at n = 100, theta = 1/12.8)
+    rng = np.random.default_rng(n)
+    theta = np.concatenate([[0.0, 1.0, 0.5, 1e-300, 1e-12, 1.0 - 1e-16, 0.078125], rng.random(6),
+                            rng.random(3) ** 30, 1.0 - rng.random(3) ** 30])
+    ours = _binomial_rows(n, theta)
+    with mpmath.workdps(30):
+        exact = np.array([[float(mpmath.binomial(n, x) * mpmath.mpf(t) ** x * (1 - mpmath.mpf(t)) ** (n - x))
+                           for x in range(n + 1)] for t in theta])
+    big, kept = exact > 1e-6, exact > 1e-280
+    assert np.all(np.abs(ours[big] / exact[big] - 1.0) < 5e-14)
+    assert np.all(np.abs(ours[kept] / exact[kept] - 1.0) < 3e-13)
+    assert np.all(ours[~kept] < 1e-279)

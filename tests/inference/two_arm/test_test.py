@@ -120,6 +120,39 @@ def test_certificate_catches_what_a_coarse_search_misses(effect, margin, upper):
     assert best >= dense * (1 - 1e-12)
 
 
+@pytest.mark.parametrize("effect, margin, upper", [
+    ("difference", 0.0, True), ("difference", -0.2, False), ("ratio", 1.8, True), ("odds-ratio", 0.4, True)])
+@pytest.mark.parametrize("focus", ["at the maximum", "misplaced", "both and an end"])
+def test_certificate_with_focus_points_bounds_a_dense_grid(effect, margin, upper, focus):
+    # the geometric cells around the search's maxima are only where cells are cut: wherever
+    # they are put (even far from the maximum), the bound stays above the maximum of a dense
+    # grid of the tail computed independently (component pmfs, no lattice, scipy's binomial)
+    arm1, arm2 = _arm(25, 1.0, 0.0, 1), _arm(35, 2.0, 0.0, 1)
+    null = _null(effect, margin)
+    t = 0.12 if upper else -0.05
+    dense_nu = np.linspace(null.low, null.high, 4001)
+    dense = _on_line(_plan(arm1, arm2, null, t, upper), null, dense_nu)
+    tail = _plan(arm1, arm2, null, t, upper)
+    assert tail.use_lattice()
+    if effect == "odds-ratio":
+        def evaluate(nu):
+            return _on_line(tail, null, nu), None
+    else:
+        slope = float(null.derivative_bounds(0.0, 0.0)[0])
+
+        def evaluate(nu):
+            return tail.with_curvature(null.theta1(nu), nu, slope)
+    top = float(dense_nu[np.argmax(dense)])
+    wrong = null.low + 0.37 * (null.high - null.low)
+    points = {"at the maximum": [top], "misplaced": [wrong], "both and an end": [wrong, top, null.high]}[focus]
+    grid = np.linspace(null.low, null.high, 9)
+    values, _ = evaluate(grid)
+    bound, best = certified_sup(evaluate, null, arm1.n, arm2.n, grid, float(values.min()), focus=points)
+    assert bound >= dense.max() * (1 - 1e-14)
+    assert bound <= dense.max() * (1 + 1e-6)
+    assert best >= dense.max() * (1 - 1e-12)
+
+
 @pytest.mark.parametrize("effect, margin", [("difference", 0.1), ("ratio", 0.7), ("odds-ratio", 3.0)])
 def test_curvature_bound_holds(effect, margin):
     # |p''| from central differences of the exact tail (step 1e-4: truncation error about
