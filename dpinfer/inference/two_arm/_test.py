@@ -43,6 +43,9 @@ CERTIFY_LIMIT = 4_100_000
 _CERTIFY_WORK = 1 << 25
 #: Brent's tolerance in nu for each refined maximum (the tail is smooth: error ~ 1e-24 in p)
 XATOL = 1e-12
+#: refined maxima within this relative gap of the best get the certificate's fine cells
+#: (lower ones close by their values alone)
+FOCUS_GAP = 1e-6
 #: progress units (``dpinfer._progress``) of a located supremum and of one evaluation of the
 #: certificate (filled block by block of rows), and of a certified supremum, typically (the
 #: located one, then the certificate's grid and rounds: 9 to 10 evaluations at n = 1000 per arm)
@@ -186,7 +189,7 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
         res = optimize.minimize_scalar(
             lambda nu: -float(_on_line(tail, null, nu)[0]),
             bounds=(lo, hi), method="bounded", options={"xatol": XATOL})
-        found.append(float(res.x))
+        found.append((float(res.x), float(-res.fun)))
         if -res.fun > out.value:
             out = _Sup(float(-res.fun), float(res.x), float(-res.fun))
     progress.advance(STEP_UNITS)
@@ -205,7 +208,8 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
     cells = MAX_CELLS if tail.use_lattice() else int(np.clip(_CERTIFY_WORK // row_width((arm1, arm2)),
                                                             16, MAX_CELLS))
     bound, _ = certified_sup(evaluate, null, arm1.n, arm2.n, grid, out.value, caps=bounds,
-                             max_cells=cells, initial=initial, focus=found)
+                             max_cells=cells, initial=initial,
+                             focus=[x for x, v in found if v >= out.value * (1.0 - FOCUS_GAP)])
     return _Sup(bound, out.nu, out.value)
 
 
