@@ -28,7 +28,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._law import _layout, _pair_plan, _Plan
+from ._law import LATTICE_LIMIT, _layout, _pair_plan, _Plan, _point_pmfs, _times
 
 __all__ = []  # private module
 
@@ -266,16 +266,57 @@ class _ScorePlan(_Plan):
                         groups.append((idx, tie[j][k_i].astype(float)))
                 self.pairs.append((start, near, g, groups))
 
+    def use_lattice(self):
+        """Build the lattice of conditional tails if it is small enough; True if built.
+
+        ``F[x1, x2]`` is :meth:`_bilinear` with every row of arm 1's point pmfs (the noise law
+        shifted by ``x1``) against every row of arm 2's: the same sums, as matrix products
+        (the strict part ``Q1 C2'`` over the clipped lattice, each tying class's part
+        ``P_o[:, class] S_i[:, class]'``) instead of one pair of rows at a time.
+        """
+        if self._lattice is None and (self.arms[0].n + 1) * (self.arms[1].n + 1) <= LATTICE_LIMIT:
+            self._lattice = self._build_lattice()
+        return self._lattice is not None
+
+    def _build_lattice(self):
+        arm1, arm2 = self.arms
+        p1, p2 = _point_pmfs(arm1), _point_pmfs(arm2)
+        q1 = sum(_clipped(p, k, arm1.n) for p, k in zip(p1, self.starts[0]))
+        cum = self._cumulative(sum(_clipped(p, k, arm2.n) for p, k in zip(p2, self.starts[1])))
+        lattice = _times(q1, cum[:, self.count].T)
+        outer, inner = (p2, p1) if self.swap else (p1, p2)
+        if self.reflect:
+            inner = [p[:, ::-1] for p in inner]
+        tie = 0.0
+        pairs = iter(self.pairs)
+        for po in outer:
+            for pi in inner:
+                if not self.pairs:
+                    break
+                start, near, g, groups = next(pairs)
+                for idx, mask in groups:
+                    tie = tie + _times(po[:, idx], self._inner_sums(pi, mask, start[idx], near[idx], g[idx]).T)
+        return lattice + (np.transpose(tie) if self.swap else tie)
+
+    def _cumulative(self, q2):
+        """``cum[:, b]``: ``P(clip K2 < b)`` (upper tail) or ``P(clip K2 > n2 - b)`` (lower)."""
+        cum = np.zeros((q2.shape[0], q2.shape[1] + 1))
+        cum[:, 1:] = np.cumsum(q2 if self.prefix else q2[:, ::-1], axis=1)
+        return cum
+
+    @staticmethod
+    def _inner_sums(pi, mask, start, near, g):
+        """For each row of ``pi`` and outer index of a tying class: the inner tail over its cells."""
+        masked = pi * mask
+        sf = np.zeros((masked.shape[0], masked.shape[1] + 1))
+        sf[:, :-1] = np.cumsum(masked[:, ::-1], axis=1)[:, ::-1]
+        return sf[:, start] + np.einsum("miw,iw->mi", masked[:, near], g)
+
     def _bilinear(self, p1, p2):
         """The tail from the arms' component pmfs (rows paired; any signed rows: no clipping)."""
         arm1, arm2 = self.arms
         q1 = sum(_clipped(p, k, arm1.n) for p, k in zip(p1, self.starts[0]))
-        q2 = sum(_clipped(p, k, arm2.n) for p, k in zip(p2, self.starts[1]))
-        cum = np.zeros((q2.shape[0], q2.shape[1] + 1))
-        if self.prefix:
-            cum[:, 1:] = np.cumsum(q2, axis=1)  # cum[:, b] = P(clip K2 < b)
-        else:
-            cum[:, 1:] = np.cumsum(q2[:, ::-1], axis=1)  # cum[:, b] = P(clip K2 > n2 - b)
+        cum = self._cumulative(sum(_clipped(p, k, arm2.n) for p, k in zip(p2, self.starts[1])))
         total = np.einsum("mi,mi->m", q1, cum[:, self.count])
         outer, inner = (p2, p1) if self.swap else (p1, p2)
         if self.reflect:
@@ -287,9 +328,6 @@ class _ScorePlan(_Plan):
                     break
                 start, near, g, groups = next(pairs)
                 for idx, mask in groups:
-                    masked = pi * mask
-                    sf = np.zeros((masked.shape[0], masked.shape[1] + 1))
-                    sf[:, :-1] = np.cumsum(masked[:, ::-1], axis=1)[:, ::-1]
-                    inner_sum = sf[:, start[idx]] + np.einsum("miw,iw->mi", masked[:, near[idx]], g[idx])
+                    inner_sum = self._inner_sums(pi, mask, start[idx], near[idx], g[idx])
                     total = total + np.einsum("mi,mi->m", po[:, idx], inner_sum)
         return total

@@ -187,3 +187,27 @@ def test_prop_test_passes_the_statistic():
         prop_test(c, d, method="normal", statistic="score")
     with pytest.raises((TypeError, ValueError), match="statistic"):
         prop_test(a, 0.4, statistic="score")
+
+
+@pytest.mark.parametrize("n1, n2, eps1, eps2, delta, effect, margin", [
+    (100, 100, 1.0, 1.0, 0.0, "difference", 0.0), (30, 45, 0.5, 2.0, 0.0, "difference", -0.1),
+    (20, 20, 3.0, 3.0, 1e-3, "ratio", 1.5), (40, 25, 1.0, 1.0, 1e-6, "ratio", 0.7),
+    (12, 12, 50.0, 50.0, 0.0, "difference", 0.0)])
+def test_score_lattice_equals_the_paired_sums(n1, n2, eps1, eps2, delta, effect, margin):
+    # the lattice of conditional tails (all pairs of counts at once, matrix products) against
+    # the paired sums over the component pmfs (one nuisance value at a time, scipy's binomial)
+    arm1, arm2 = _arm(n1, eps1, delta, 1), _arm(n2, eps2, delta, 1)
+    null = _null(effect, margin)
+    rng = np.random.default_rng(n1 + n2)
+    nu = np.linspace(null.low, null.high, 37)
+    for _ in range(3):
+        observed = _Observed(rng.uniform(-2, n1 + 2), rng.uniform(-2, n2 + 2))
+        for upper in (True, False):
+            plan = _plan(arm1, arm2, null, _effective(arm1, arm2, null, observed, upper), upper)
+            paired = plan.rows(null.theta1(nu), nu)
+            _, curvature = plan.with_curvature(null.theta1(nu), nu, 1.0)
+            assert plan.use_lattice()
+            np.testing.assert_allclose(plan.rows(null.theta1(nu), nu), paired, rtol=1e-13, atol=1e-300)
+            _, lattice_curvature = plan.with_curvature(null.theta1(nu), nu, 1.0)
+            # p'' to well within the certificate's rounding allowance, 1e-12 (n1 + n2)^2
+            assert np.max(np.abs(lattice_curvature - curvature)) < 1e-14 * (n1 + n2) ** 2
