@@ -267,6 +267,10 @@ class _LaplaceTailPlan:
         """False: this plan is its own lattice of conditional tails; the pmf path serves it."""
         return False
 
+    def lattice_pays(self):
+        """False (as :meth:`use_lattice`)."""
+        return False
+
     def from_pmfs(self, p1, p2):
         """The tail from the arms' binomial pmfs (one-element lists of (m, n + 1), rows paired)."""
         return np.clip(self._bilinear(p1[0], p2[0]) + self.bound, 0.0, 1.0)

@@ -353,6 +353,11 @@ class _Plan:
         """Build the lattice of conditional tails if this plan has one; True if built."""
         return False
 
+    def lattice_pays(self):
+        """True if the lattice costs less than a located supremum's own evaluations (a few
+        hundred nuisance values are needed before a general lattice pays: see ``_sup_tail``)."""
+        return False
+
     def on_grid(self, theta1, theta2, upper, slope=None):
         """``(values, corners, curvature)`` on a grid of the null curve, through the lattice (built).
 
@@ -451,6 +456,10 @@ class _TailPlan(_Plan):
         if self._lattice is None and (self.arms[0].n + 1) * (self.arms[1].n + 1) <= LATTICE_LIMIT:
             self._lattice = self._build_lattice()
         return self._lattice is not None
+
+    def lattice_pays(self):
+        """The shift-invariant lattice is built from a few columns: it pays at once."""
+        return self.shift_invariant
 
     def _build_lattice(self):
         arm_o, arm_i = (self.arms[1], self.arms[0]) if self.swap else self.arms

@@ -157,10 +157,10 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
     line = null.effect != "odds-ratio"
     slope = float(null.derivative_bounds(0.0, 0.0)[0]) if line else None
     initial = None
-    if certify and tail.use_lattice():
+    if (certify or tail.lattice_pays()) and tail.use_lattice():
         # one set of pmfs (and their derivatives) gives the values, the corner bounds and
         # the certificate's first round
-        values, bounds, curvature = tail.on_grid(null.theta1(grid), grid, upper, slope)
+        values, bounds, curvature = tail.on_grid(null.theta1(grid), grid, upper, slope if certify else None)
         initial = (values, curvature)
     else:
         p1, p2 = _pmfs(arm1, null.theta1(grid)), _pmfs(arm2, grid)
