@@ -15,8 +15,9 @@ verdict (``ok`` or ``MISSED``):
 The goals are the default ordering's (``statistic='difference'``); the score ordering's
 p-value and interval are printed below them for comparison.
 
-Times are the best of a few repeats (the pmf cache emptied before each), so a busy machine inflates both sides alike; run it on
-a quiet machine before quoting absolute numbers.
+Times are the best of a few repeats (the pmf caches, the noise laws per count included,
+emptied before each), so a busy machine inflates both sides alike; run it on a quiet
+machine before quoting absolute numbers.
 
 **The profile behind the p-value's design** (cProfile and section timers of one p-value at
 n1 = n2 = 100, epsilon = 1, the releases above; 2 cores shared by several developers).

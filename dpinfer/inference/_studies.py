@@ -21,7 +21,7 @@ from .means._common import pvalue as _mean_pvalue, shares as _mean_shares, tails
 from .means._naive import naive_moments as _naive_moments
 from .means._repro import repro_interval as _repro_interval
 from .logistic import _check_design, _design_matrix
-from .two_arm._law import _arm, _cached_pmfs
+from .two_arm._law import _arm, _clear_caches
 from .two_arm._score_power import _exact_power
 from .two_arm._test import _critical, _null, _power, _sup_tail
 from .ump._kernels import _compiled
@@ -62,7 +62,7 @@ ump_compiled = _compiled
 #: ``two_arm_arm(n, epsilon, delta, sensitivity)``: one arm's released law
 two_arm_arm = _arm
 #: ``two_arm_clear_cache()``: forget the cached pmfs (a benchmark times every call's own)
-two_arm_clear_cache = _cached_pmfs.cache_clear
+two_arm_clear_cache = _clear_caches
 #: ``two_arm_null(effect, margin)``: the null hypothesis (its statistic's coefficient)
 two_arm_null = _null
 #: ``two_arm_critical(arm1, arm2, null, alpha, upper)``: the critical value of the one-sided test

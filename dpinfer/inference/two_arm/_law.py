@@ -214,6 +214,14 @@ def _cached_pmfs(arm, theta_bytes):
     return out
 
 
+def _clear_caches():
+    """Forget every remembered pmf (:func:`_pmfs`, :func:`_point_pmfs`, :func:`_log_choose`):
+    a benchmark times each call's own."""
+    _cached_pmfs.cache_clear()
+    _point_pmfs.cache_clear()
+    _log_choose.cache_clear()
+
+
 def _component_pmfs(arm, theta):
     """The component pmfs ``(m, size)`` of :func:`_layout` at each ``theta`` (m,).
 
