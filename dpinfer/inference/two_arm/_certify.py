@@ -180,10 +180,11 @@ class _Cells:
     def pieces(self, target, exact):
         """How many pieces to cut each cell into: enough, by the bound's order in ``h``, to close it.
 
-        A cell's bound exceeds its larger end value by ``excess`` and must come within
-        ``gap = target - top`` of it (``top`` the larger end value); the excess falls as ``h^3`` under the exact curvature (``h^2``
-        otherwise), so ``(excess / gap)^(1/3)`` pieces would close it if the bound's
-        constant held; at least 2, at most ``MAX_PIECES`` (a cell still open is cut again).
+        A cell's bound exceeds its larger end value ``top`` by ``excess`` and must come
+        within ``gap = target - top`` of it; the excess falls as ``h^3`` under the exact
+        curvature (``h^2`` otherwise), so ``(excess / gap)^(1/3)`` pieces would close it if
+        the bound's constant held; at least 2, at most ``MAX_PIECES`` (a cell still open is
+        cut again).
         """
         top = np.maximum(self.plo, self.phi)
         ratio = (self.cap - top) / np.maximum(target - top, 1e-300)
