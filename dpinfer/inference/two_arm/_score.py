@@ -284,24 +284,11 @@ class _ScorePlan(_Plan):
         return True
 
     def _build_lattice(self):
-        arm1, arm2 = self.arms
-        p1, p2 = _point_pmfs(arm1), _point_pmfs(arm2)
-        q1 = sum(_clipped(p, k, arm1.n) for p, k in zip(p1, self.starts[0]))
-        cum = self._cumulative(sum(_clipped(p, k, arm2.n) for p, k in zip(p2, self.starts[1])))
-        lattice = _times(q1, cum[:, self.count].T)
-        outer, inner = (p2, p1) if self.swap else (p1, p2)
-        if self.reflect:
-            inner = [p[:, ::-1] for p in inner]
-        tie = 0.0
-        pairs = iter(self.pairs)
-        for po in outer:
-            for pi in inner:
-                if not self.pairs:
-                    break
-                start, near, g, groups = next(pairs)
-                for idx, mask in groups:
-                    tie = tie + _times(po[:, idx], self._inner_sums(pi, mask, start[idx], near[idx], g[idx]).T)
-        return lattice + (np.transpose(tie) if self.swap else tie)
+        def crossed(a, b):  # every row of a against every row of b
+            return _times(a, b.T)
+
+        tied = (lambda a, b: crossed(b, a)) if self.swap else crossed  # (outer, inner) -> (arm 1, arm 2)
+        return self._sums(_point_pmfs(self.arms[0]), _point_pmfs(self.arms[1]), crossed, tied)
 
     def _cumulative(self, q2):
         """``cum[:, b]``: ``P(clip K2 < b)`` (upper tail) or ``P(clip K2 > n2 - b)`` (lower)."""
@@ -319,10 +306,18 @@ class _ScorePlan(_Plan):
 
     def _bilinear(self, p1, p2):
         """The tail from the arms' component pmfs (rows paired; any signed rows: no clipping)."""
+        return self._sums(p1, p2, _paired, _paired)
+
+    def _sums(self, p1, p2, strict, tied):
+        """The strict part ``strict(Q1, C2[:, count])`` plus each tying class's ``tied(P_o, S_i)``.
+
+        ``strict`` and ``tied`` pair the rows (the tail per nuisance value) or cross them
+        (the lattice); ``tied`` takes the outer arm's rows first.
+        """
         arm1, arm2 = self.arms
         q1 = sum(_clipped(p, k, arm1.n) for p, k in zip(p1, self.starts[0]))
         cum = self._cumulative(sum(_clipped(p, k, arm2.n) for p, k in zip(p2, self.starts[1])))
-        total = np.einsum("mi,mi->m", q1, cum[:, self.count])
+        total = strict(q1, cum[:, self.count])
         outer, inner = (p2, p1) if self.swap else (p1, p2)
         if self.reflect:
             inner = [p[:, ::-1] for p in inner]
@@ -333,6 +328,9 @@ class _ScorePlan(_Plan):
                     break
                 start, near, g, groups = next(pairs)
                 for idx, mask in groups:
-                    inner_sum = self._inner_sums(pi, mask, start[idx], near[idx], g[idx])
-                    total = total + np.einsum("mi,mi->m", po[:, idx], inner_sum)
+                    total = total + tied(po[:, idx], self._inner_sums(pi, mask, start[idx], near[idx], g[idx]))
         return total
+
+
+def _paired(a, b):
+    return np.einsum("mi,mi->m", a, b)
