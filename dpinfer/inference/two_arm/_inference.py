@@ -11,8 +11,7 @@ from ..._validation import _check_alternative, _check_confidence_level
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...results import ConfidenceInterval, HTestResult
 from .._resolve import provenance, release_first
-from ._arguments import (DEFAULT_STATISTIC, _check_effect, _check_laplace_ordering, _check_statistic, _proportions,
-                         _resolve_arms)
+from ._arguments import _check_effect, _check_laplace_ordering, _ordering, _proportions, _resolve_arms
 from ._interval import _interval
 from ._laplace_arms import _route_note
 from ._score import _Observed, _statistic
@@ -52,7 +51,7 @@ def _privacy_note(arm1, arm2, composition):
 @release_first(skip=("n1", "n2"))
 def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, sensitivity=None,
                     effect="difference", margin=None, alternative="two-sided", confidence_level=0.95,
-                    composition="parallel", statistic=DEFAULT_STATISTIC, mechanism=None):
+                    composition="parallel", statistic=None, mechanism=None):
     """Exact unconditional test comparing two proportions from two Tulap- or Laplace-noised counts.
 
     Two independent arms, ``X_i ~ Binomial(n_i, theta_i)``, each released as ``Z_i = X_i + N_i``
@@ -188,7 +187,7 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     composition = check_two_sample_composition(composition)
-    statistic = _check_statistic(statistic, arm1.n, arm2.n)
+    statistic = _ordering(statistic, effect, arm1.n, arm2.n, arm1.mechanism)
     _check_laplace_ordering(statistic, arm1.mechanism)
     try:
         v1, v2 = np.broadcast_arrays(v1, v2)
@@ -240,7 +239,7 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
 @release_first(skip=("n1", "n2"))
 def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, sensitivity=None,
                   effect="difference", confidence_level=0.95, alternative="two-sided",
-                  statistic=DEFAULT_STATISTIC, mechanism=None):
+                  statistic=None, mechanism=None):
     """Exact confidence interval for the risk difference or risk ratio of two Tulap or Laplace releases.
 
     The interval inverts the exact test of :func:`binom2_ump_test`: two-sided, the two
@@ -298,7 +297,7 @@ def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, se
     effect, _ = _check_effect(effect, None)
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
-    statistic = _check_statistic(statistic, arm1.n, arm2.n)
+    statistic = _ordering(statistic, effect, arm1.n, arm2.n, arm1.mechanism)
     _check_laplace_ordering(statistic, arm1.mechanism)
     if v1.ndim > 0 or v2.ndim > 0:
         raise ValueError(f"`z1` and `z2` must be single values for an interval; got shapes "

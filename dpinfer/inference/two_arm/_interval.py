@@ -136,8 +136,8 @@ def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     return sign * _bisect(p, level_tail, a, b, coarse, start=-1.0)
 
 
-def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference"):
-    """``L`` (``lower``) or ``U`` of the risk-ratio interval on ``[0, inf]``.
+def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference", effect="ratio"):
+    """``L`` (``lower``) or ``U`` of the risk-ratio (or odds-ratio) interval on ``[0, inf]``.
 
     Mirrored for the upper end (``x = -log rho``), so that in both cases the accepted scan
     points start at some index: the scan uses the quicker supremum, and the scan points
@@ -145,7 +145,7 @@ def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference"):
     accept more), walking down while they are accepted.
     """
     sign = 1.0 if lower else -1.0
-    p = _p_function(arm1, arm2, "ratio", lambda x: math.exp(sign * x),
+    p = _p_function(arm1, arm2, effect, lambda x: math.exp(sign * x),
                     _statistic_of(arm1, arm2, z1, z2, statistic), lower)
 
     def coarse(x):
@@ -229,14 +229,14 @@ def _statistic_of(arm1, arm2, z1, z2, statistic):
 
 
 def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative, statistic="difference"):
-    """``(low, high)`` of the interval for the difference or the ratio."""
+    """``(low, high)`` of the interval for the difference, the ratio or the odds ratio."""
     alpha = 1.0 - confidence_level
     ends = _ratio_ends
     if effect == "difference":
         ends = _score_difference_ends if statistic == "score" else _difference_ends
     full = (-1.0, 1.0) if effect == "difference" else (0.0, math.inf)
     tail = alpha / 2.0 if alternative == "two-sided" else alpha
-    extra = (statistic,) if ends is _ratio_ends else ()
+    extra = (statistic, effect) if ends is _ratio_ends else ()
     low = ends(arm1, arm2, z1, z2, tail, True, *extra) if alternative != "less" else full[0]
     high = ends(arm1, arm2, z1, z2, tail, False, *extra) if alternative != "greater" else full[1]
     return low, max(low, high)
