@@ -20,8 +20,9 @@ from ..._validation import (
     _check_sensitivity,
 )
 from .._roots import integer_bracket, smallest_integer
-from ._arguments import (DEFAULT_STATISTIC, MAX_N, _check_effect, _check_laplace_ordering, _check_mechanism,
-                         _check_statistic, _checked_arm, _per_arm)
+from ._arguments import (MAX_N, _check_effect, _check_laplace_ordering, _check_mechanism, _checked_arm, _ordering,
+                         _per_arm)
+from ._score import MAX_CELLS
 from ._laplace_arms import MAX_N as MAX_N_LAPLACE
 from ._score_power import _exact_power
 from ._test import _null
@@ -44,7 +45,7 @@ def _arms(n1, n2, epsilon, delta, sensitivity, mechanism):
 
 def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=1,
                      effect="difference", margin=None, alpha=0.05, alternative="two-sided",
-                     statistic=DEFAULT_STATISTIC, mechanism="tulap"):
+                     statistic=None, mechanism="tulap"):
     """Exact power of the two-arm test of :func:`binom2_ump_test` at ``(theta1, theta2)``.
 
     Parameters
@@ -107,8 +108,8 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     effect, margin = _check_effect(effect, margin)
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
-    statistic = _check_statistic(statistic)
     mechanism = _check_mechanism(mechanism, "tulap")
+    statistic = _ordering(statistic, effect, None, None, mechanism)
     _check_laplace_ordering(statistic, mechanism)
     null = _null(effect, margin)
     shape = np.broadcast_shapes(theta1.shape, theta2.shape, n1a.shape, n2a.shape)
@@ -118,7 +119,7 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     pairs = {(int(a), int(b)) for a, b in zip(nn1.ravel(), nn2.ravel())}
     for a, b in sorted(pairs):
         arm1, arm2 = _arms(a, b, epsilon, delta, sensitivity, mechanism)
-        used = _check_statistic(statistic, a, b)
+        used = _ordering(statistic, effect, a, b, mechanism)
         mask = (nn1 == a) & (nn2 == b)
         out[mask] = _exact_power(arm1, arm2, null, th1[mask], th2[mask], alpha, alternative, used)
     return float(out) if out.ndim == 0 else out
@@ -151,7 +152,7 @@ def _normal_n(theta1, theta2, ratio, arm, null, alpha, power, alternative, n_max
 
 def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, delta=0.0, sensitivity=1,
                            effect="difference", margin=None, alpha=0.05, alternative="two-sided",
-                           statistic=DEFAULT_STATISTIC, mechanism="tulap"):
+                           statistic=None, mechanism="tulap"):
     """Smallest numbers per arm for the exact two-arm test to reach a power (as ``power.prop.test``).
 
     Parameters
@@ -208,12 +209,16 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     effect, margin = _check_effect(effect, margin)
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
-    statistic = _check_statistic(statistic)
     if power <= alpha:
         raise ValueError(f"`power` must exceed `alpha` = {alpha!r}; got {power!r}.")
     mechanism = _check_mechanism(mechanism, "tulap")
+    statistic = _ordering(statistic, effect, None, None, mechanism)
     _check_laplace_ordering(statistic, mechanism)
     n_max = MAX_N_LAPLACE if mechanism == "laplace" else _N_MAX
+    if effect == "odds-ratio":  # the score ordering's lattice: (n1 + 1)(n2 + 1) <= MAX_CELLS
+        n_max = int(math.isqrt(MAX_CELLS)) - 1
+        while (n_max + 1) * (max(1, math.ceil(ratio * n_max)) + 1) > MAX_CELLS:
+            n_max -= 1
     null = _null(effect, margin)
     # theta1 against the null curve at theta2 (the line's value clipped to [0, 1])
     gap = theta1 - float(null.theta1(theta2))
@@ -228,7 +233,7 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
         if n not in seen:
             m = max(1, math.ceil(ratio * n))
             arm1, arm2 = _arms(n, m, epsilon, delta, sensitivity, mechanism)
-            used = _check_statistic(statistic, n, m)
+            used = _ordering(statistic, effect, n, m, mechanism)
             seen[n] = float(_exact_power(arm1, arm2, null, theta1, theta2, alpha, alternative, used)[0])
         return seen[n]
 
