@@ -172,9 +172,9 @@ def _ordering(statistic, effect, n1, n2, mechanism):
     """The ordering used for ``effect`` (``statistic`` None: the effect's default), checked.
 
     The odds ratio is ordered by its score, always: every odds-ratio null curve passes through
-    the corners ``theta1 = theta2`` in {0, 1}, where the difference of the proportions is near 0
-    whatever ``psi0``, so the difference ordering's suprema stay large and its intervals never
-    end.  The score ordering reads Tulap integer parts and keeps its lattice in memory, so the
+    the corners ``theta1 = theta2`` in {0, 1}, where the difference of the proportions is pure
+    noise around 0 whatever ``psi0``, so one of the difference ordering's one-sided suprema stays
+    above 1/2 and its intervals never end on that side.  The score ordering reads Tulap integer parts and keeps its lattice in memory, so the
     odds ratio is refused (from public numbers) for Laplace arms and beyond ``MAX_CELLS``.
     """
     if effect != "odds-ratio":
@@ -183,8 +183,9 @@ def _ordering(statistic, effect, n1, n2, mechanism):
     if statistic != "score":
         raise ValueError("statistic='difference' cannot order an odds-ratio null: every odds-ratio null "
                          "passes through theta1 = theta2 = 0 and 1, where the difference of the proportions "
-                         "is near 0 whatever the odds ratio, so its p-values stay large and its intervals "
-                         "have no upper end; leave `statistic` out (the odds ratio is ordered by its score).")
+                         "is pure noise around 0 whatever the odds ratio, so one of its one-sided p-values "
+                         "stays above 1/2 and its intervals never end on that side; leave `statistic` out "
+                         "(the odds ratio is ordered by its score).")
     if mechanism == _mechanisms.LAPLACE:
         raise ValueError("effect='odds-ratio' is exact for two Tulap releases (its score ordering reads their "
                          "integer parts); two Laplace releases support effect='difference' or 'ratio'.")

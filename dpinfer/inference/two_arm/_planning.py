@@ -61,8 +61,9 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     alpha : float, default 0.05
         Significance level.
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
-    statistic : {'difference', 'score'}, default 'difference'
-        The test's ordering, as in :func:`binom2_ump_test`.
+    statistic : {None, 'difference', 'score'}, default None
+        The test's ordering, as in :func:`binom2_ump_test` (None: the score for the odds
+        ratio, else the difference).
     mechanism : {'tulap', 'laplace'}, default 'tulap'
         How both arms will be released: :class:`~dpinfer.TulapReleaser` counts, or
         :class:`~dpinfer.LaplaceReleaser` counts or proportions (``delta`` 0, ``sensitivity``
@@ -176,7 +177,8 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     ------
     ValueError
         If the proportions are not on the alternative side, ``power <= alpha``, or no ``n1``
-        up to 1e5 per arm (2000 for Laplace arms: the limit of the exact sums) reaches the
+        up to 1e5 per arm (2000 for Laplace arms: the limit of the exact sums; about 2000 for
+        the odds ratio: its score lattice, ``(n1 + 1)(n2 + 1)`` at most 4e6) reaches the
         power.
 
     See Also
