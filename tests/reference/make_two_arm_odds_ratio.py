@@ -38,13 +38,15 @@ import json
 import pathlib
 
 import mpmath as mp
+# the supremum search, the binomial pmf and the rows of the two-arm script, the quadrature of the
+# positions inside the cells of the score script (no dpinfer)
+from make_two_arm import binom_pmf, case_rows, grid_golden_sup
+from make_two_arm_score import uniform_tail
 
 mp.mp.dps = 30
 H = mp.mpf(2) ** -40
 REACH = 40
 TIE = mp.mpf(10) ** -20
-NODES = [(-mp.sqrt(mp.mpf(3) / 5), mp.mpf(5) / 9), (mp.mpf(0), mp.mpf(8) / 9),
-         (mp.sqrt(mp.mpf(3) / 5), mp.mpf(5) / 9)]
 
 
 def restricted(j1, j2, n1, n2, psi):
@@ -96,32 +98,6 @@ def score_matrix(n1, n2, psi, v1, v2):
     return g
 
 
-def uniform_tail(s, a1, a2):
-    """P(a1 U1 + a2 U2 >= s), U_i ~ U(-1/2, 1/2) the positions inside the noise cells, by quadrature over U1."""
-    half = mp.mpf(1) / 2
-
-    def inner(u1):
-        r = (s - a1 * u1) / a2
-        if a2 > 0:
-            return min(max(half - r, 0), 1)
-        return min(max(r + half, 0), 1)
-
-    kinks = sorted({-half, half} | {k for k in ((s - a2 * half) / a1, (s + a2 * half) / a1) if -half < k < half})
-    total = mp.mpf(0)
-    for lo, hi in zip(kinks[:-1], kinks[1:]):
-        mid, rad = (lo + hi) / 2, (hi - lo) / 2
-        total += rad * sum(w * inner(mid + rad * x) for x, w in NODES)
-    return total
-
-
-def binom_pmf(x, n, p):
-    if p == 0:
-        return mp.mpf(1) if x == 0 else mp.mpf(0)
-    if p == 1:
-        return mp.mpf(1) if x == n else mp.mpf(0)
-    return mp.binomial(n, x) * p**x * (1 - p) ** (n - x)
-
-
 def one_sided(case, upper):
     n1, n2 = case["n1"], case["n2"]
     b1, b2 = mp.exp(-mp.mpf(case["epsilon1"])), mp.exp(-mp.mpf(case["epsilon2"]))
@@ -159,25 +135,7 @@ def one_sided(case, upper):
         total = mp.fsum(p1[kk1] * mp.fsum(p2[kk2] for kk2 in row) for kk1, row in strict.items())
         return total + mp.fsum(p1[kk1] * p2[kk2] * w for (kk1, kk2), w in tied.items())
 
-    grid = [mp.mpf(i) / 40 for i in range(41)]
-    values = [tail(nu) for nu in grid]
-    best = max(values)
-    phi = (mp.sqrt(5) - 1) / 2
-    for i in sorted(range(41), key=lambda i: -values[i])[:3]:
-        a, b = grid[max(i - 1, 0)], grid[min(i + 1, 40)]
-        x, y = b - phi * (b - a), a + phi * (b - a)
-        fx, fy = tail(x), tail(y)
-        while b - a > mp.mpf(10) ** -13:
-            if fx < fy:
-                a, x, fx = x, y, fy
-                y = a + phi * (b - a)
-                fy = tail(y)
-            else:
-                b, y, fy = y, x, fx
-                x = b - phi * (b - a)
-                fx = tail(x)
-        best = max(best, fx, fy, tail(a), tail(b))
-    return best
+    return grid_golden_sup(tail, mp.mpf(0), mp.mpf(1), peaks=3, tol=mp.mpf(10) ** -13)
 
 
 CASES = [
@@ -193,13 +151,7 @@ CASES = [
 
 
 def main():
-    out = []
-    for case in CASES:
-        greater, less = one_sided(case, True), one_sided(case, False)
-        two = min(mp.mpf(1), 2 * min(greater, less))
-        out.append({**case, "effect": "odds-ratio", "greater": mp.nstr(greater, 20), "less": mp.nstr(less, 20),
-                    "two-sided": mp.nstr(two, 20)})
-        print(case["name"], mp.nstr(greater, 12), mp.nstr(less, 12), mp.nstr(two, 12), flush=True)
+    out = case_rows([{**case, "effect": "odds-ratio"} for case in CASES], one_sided)
     path = pathlib.Path(__file__).with_name("two_arm_odds_ratio_values.json")
     path.write_text(json.dumps({"script": "make_two_arm_odds_ratio.py", "dps": 30, "cases": out}, indent=1) + "\n")
 

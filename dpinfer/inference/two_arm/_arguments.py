@@ -174,8 +174,9 @@ def _ordering(statistic, effect, n1, n2, mechanism):
     The odds ratio is ordered by its score, always: every odds-ratio null curve passes through
     the corners ``theta1 = theta2`` in {0, 1}, where the difference of the proportions is pure
     noise around 0 whatever ``psi0``, so one of the difference ordering's one-sided suprema stays
-    above 1/2 and its intervals never end on that side.  The score ordering reads Tulap integer parts and keeps its lattice in memory, so the
-    odds ratio is refused (from public numbers) for Laplace arms and beyond ``MAX_CELLS``.
+    above 1/2 and its intervals never end on that side.  The score ordering reads Tulap integer
+    parts and keeps its lattice in memory, so the odds ratio is refused (from public numbers)
+    for Laplace arms and beyond ``MAX_CELLS``.
     """
     if effect != "odds-ratio":
         return _check_statistic(DEFAULT_STATISTIC if statistic is None else statistic, n1, n2)
