@@ -72,7 +72,7 @@ def two_arm_rejection_region(ax):
     grid = np.linspace(0.0, 1.0, 81)
 
     def test(pi1, pi2):
-        return binom2_normal_test(pi1, 50, pi2, 50, epsilon1=1.0, epsilon2=1.0)
+        return binom2_normal_test(pi1, 50, pi2, 50, epsilon=1.0)
 
     rejection_region(test, grid, grid, labels=("released proportion, arm 1",
                                               "released proportion, arm 2"), ax=ax)

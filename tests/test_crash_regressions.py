@@ -69,7 +69,7 @@ def test_jimi_n_sim_limit_before_allocation():
     with pytest.raises(ValueError, match=r"`n_sim` must be at most 10_000_000 .*n_sim=None"):
         d.binom_jimi_ci(.3, 100, epsilon=1, n_sim=10**9, rng=1)
     with pytest.raises(ValueError, match=r"`n_sim` must be at most 10_000_000"):
-        d.binom2_jimi_test(.3, 100, .2, 100, epsilon1=1, epsilon2=1, n_sim=10**8, rng=1)
+        d.binom2_jimi_test(.3, 100, .2, 100, epsilon=1, n_sim=10**8, rng=1)
 
 
 def test_unary_encoding_width_limit_before_allocation():

@@ -248,7 +248,7 @@ SPECS = {
         dict(theta=0.4, n=30, p0=0.2, epsilon=1.0, alpha=0.05, alternative="greater"), "prob"),
     "binom2_normal_test": (
         lambda a: dpinfer.binom2_normal_test(**a),
-        dict(pi1=0.4, n1=30, pi2=0.3, n2=40, epsilon1=1.0, epsilon2=1.0, alternative="two-sided",
+        dict(pi1=0.4, n1=30, pi2=0.3, n2=40, epsilon=1.0, alternative="two-sided",
              confidence_level=0.95), "htest_diff"),
     # exact two-arm (small n and a large epsilon keep each call short)
     "binom2_ump_test": (
@@ -278,18 +278,18 @@ SPECS = {
              rng=1), "htest_prop"),
     "binom2_jimi_ci": (
         lambda a: dpinfer.binom2_jimi_ci(**a),
-        dict(pi1=0.4, n1=30, pi2=0.3, n2=40, epsilon1=1.0, epsilon2=1.0, confidence_level=0.95,
+        dict(pi1=0.4, n1=30, pi2=0.3, n2=40, epsilon=1.0, confidence_level=0.95,
              alternative="two-sided", n_sim=500, rng=1), "ci_diff"),
     "binom2_jimi_test": (
         lambda a: dpinfer.binom2_jimi_test(**a),
-        dict(pi1=0.4, n1=30, pi2=0.3, n2=40, p0=0.0, epsilon1=1.0, epsilon2=1.0, alternative="two-sided",
+        dict(pi1=0.4, n1=30, pi2=0.3, n2=40, p0=0.0, epsilon=1.0, alternative="two-sided",
              confidence_level=0.95, n_sim=500, rng=1), "htest_diff"),
     "binom_jimi_sample": (
         lambda a: dpinfer.binom_jimi_sample(**a),
         dict(release_or_value=0.37, n=30, epsilon=1.0, n_sim=500, rng=1), "prob"),
     "binom2_jimi_sample": (
         lambda a: dpinfer.binom2_jimi_sample(**a),
-        dict(pi1=0.4, n1=30, pi2=0.3, n2=40, epsilon1=1.0, epsilon2=1.0, n_sim=500, rng=1), "prob"),
+        dict(pi1=0.4, n1=30, pi2=0.3, n2=40, epsilon=1.0, n_sim=500, rng=1), "prob"),
     "prop_test": (
         lambda a: dpinfer.prop_test(**a),
         dict(release=_tulap_release(), p0=0.2, method="ump", alternative="two-sided", confidence_level=0.95),
@@ -491,8 +491,7 @@ FIXED_BUGS = [
     ("binom_normal_ci", _big("epsilon"), dict(epsilon=1e300), _NORMAL_BIG, False),
     ("binom_normal_ci", _big("pi_hat"), dict(pi_hat=1e300), _NORMAL_BIG, False),
     ("binom_normal_power", _big("epsilon"), dict(epsilon=1e300), _NORMAL_BIG, False),
-    ("binom2_normal_test", _big("epsilon1"), dict(epsilon1=1e300), _NORMAL_BIG, False),
-    ("binom2_normal_test", _big("epsilon2"), dict(epsilon2=1e300), _NORMAL_BIG, False),
+    ("binom2_normal_test", _big("epsilon"), dict(epsilon=1e300), _NORMAL_BIG, False),
     ("rr_proportion_ci-two-coin", _tiny("p1", 1e-150), dict(p1=5e-324), "inference/local/_randomized_response.py: subnormal p1 -> "
      "RuntimeWarning divide by zero", False),
     ("rr_proportion_ci-two-coin", _tiny("p2", 1e-150), dict(p2=5e-324), "inference/local/_randomized_response.py: subnormal p2 -> "

@@ -229,7 +229,7 @@ def test_rejection_region_of_a_two_arm_test():
     grid = np.linspace(0.0, 1.0, 11)
 
     def test(a, b):
-        return binom2_normal_test(a, 50, b, 50, epsilon1=1.0, epsilon2=1.0)
+        return binom2_normal_test(a, 50, b, 50, epsilon=1.0)
 
     ax = rejection_region(test, grid, grid, alpha=0.05)
     (mesh,) = [c for c in ax.collections if c.get_gid() == "region"]

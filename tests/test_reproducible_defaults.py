@@ -79,7 +79,7 @@ def test_binom2_jimi_default_is_the_same_on_every_door(laplace_pair, tmp_path, c
     a, b = laplace_pair
     first = binom2_jimi_test(a, b)
     assert binom2_jimi_test(a, b).pvalue == first.pvalue
-    numbers = binom2_jimi_test(a.value, 40, b.value, 40, epsilon1=1.0, epsilon2=1.0)
+    numbers = binom2_jimi_test(a.value, 40, b.value, 40, epsilon=1.0)
     assert numbers.pvalue == first.pvalue
     ci = binom2_jimi_ci(a, b)  # same draws as the test's interval
     assert (ci.low, ci.high) == (first.conf_int.low, first.conf_int.high)

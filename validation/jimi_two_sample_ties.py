@@ -69,7 +69,7 @@ def ties_cell(cell, seed_sequence):
             for alt in ALTERNATIVES:
                 counts[(rule, alt)] += int(np.sum(_reject(le, ge, alt)))
     for alt in ALTERNATIVES:
-        p = dpinfer.binom2_jimi_test(pi1, n, pi2, n, epsilon1=eps, epsilon2=eps, alternative=alt,
+        p = dpinfer.binom2_jimi_test(pi1, n, pi2, n, epsilon=eps, alternative=alt,
                                      n_sim=h, rng=pkg)
         counts[("package", alt)] = int(np.sum(p <= ALPHA))
     p0 = np.round(np.arange(1, 100) / 100.0, 2)

@@ -117,8 +117,8 @@ def _power_rows(cell, seed_sequence):
                          "computed": "exact"})
         pi1 = laplace.proportion(rng.binomial(n, th1, reps), n, rng=rng).value
         pi2 = laplace.proportion(rng.binomial(n, THETA2, reps), n, rng=rng).value
-        normal = binom2_normal_test(pi1, n, pi2, n, epsilon1=eps, epsilon2=eps, alternative="greater")
-        jimi = binom2_jimi_test(pi1, n, pi2, n, epsilon1=eps, epsilon2=eps, alternative="greater",
+        normal = binom2_normal_test(pi1, n, pi2, n, epsilon=eps, alternative="greater")
+        jimi = binom2_jimi_test(pi1, n, pi2, n, epsilon=eps, alternative="greater",
                                 n_sim=n_sim, rng=rng)
         for method, p in (("normal", normal), ("dp_jimi", jimi)):
             rate = float(np.mean(p <= ALPHA))

@@ -138,8 +138,7 @@ def _two_release_test(release, p0, *, method, alternative, confidence_level, two
     if effect not in (None, "difference"):
         raise ValueError(f"effect={effect!r} is tested by the exact test (method='ump', the default); "
                          f"method={method!r} tests the difference: leave `effect` out.")
-    eps = {} if epsilon is None else dict(zip(("epsilon1", "epsilon2"),
-                                              epsilon if isinstance(epsilon, (list, tuple)) else (epsilon,) * 2))
+    eps = {} if epsilon is None else dict(epsilon=epsilon)
     if method == "normal":
         from .normal import binom2_normal_test
 

@@ -188,8 +188,8 @@ def test_estimates_in_the_parameter_space_with_the_raw_value():
     assert res.to_dict()["estimate_raw"] == res.estimate_raw
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ApproximationWarning)
-        a = dpinfer.binom2_normal_test(1.08, 30, 0.05, 30, epsilon1=1.0, epsilon2=1.0)
-        b = dpinfer.binom2_jimi_test(1.08, 30, 0.05, 30, epsilon1=1.0, epsilon2=1.0, rng=1)
+        a = dpinfer.binom2_normal_test(1.08, 30, 0.05, 30, epsilon=1.0)
+        b = dpinfer.binom2_jimi_test(1.08, 30, 0.05, 30, epsilon=1.0, rng=1)
     assert a.estimate == b.estimate == 1.0  # one rule: the difference projected onto [-1, 1]
     assert a.estimate_raw == b.estimate_raw == pytest.approx(1.03, abs=1e-15)
     one = dpinfer.binom_jimi_test(-0.05, 30, p0=0.2, epsilon=1.0, n_sim=None)
@@ -209,10 +209,10 @@ def test_local_laplace_mean_projection():
 def test_two_sample_ties_count_half_on_each_side():
     # Both releases far below 0: theta1* = theta2* = 0 in (almost) every draw, so almost all
     # differences tie at p0 = 0 and mid-p gives 1/2 on each side (was 1 on both).
-    res = dpinfer.binom2_jimi_test(-0.5, 30, -0.5, 30, epsilon1=1.0, epsilon2=1.0,
+    res = dpinfer.binom2_jimi_test(-0.5, 30, -0.5, 30, epsilon=1.0,
                                    alternative="greater", rng=3, n_sim=4000)
     assert res.pvalue == pytest.approx(0.5, abs=1e-3)
-    two = dpinfer.binom2_jimi_test(-0.5, 30, -0.5, 30, epsilon1=1.0, epsilon2=1.0, rng=3, n_sim=4000)
+    two = dpinfer.binom2_jimi_test(-0.5, 30, -0.5, 30, epsilon=1.0, rng=3, n_sim=4000)
     assert two.pvalue == pytest.approx(1.0, abs=2e-3)
 
 
@@ -224,7 +224,7 @@ def test_two_sample_mid_p_size_at_small_theta():
     rng = np.random.default_rng(31)
     pi1 = rng.binomial(n, theta, m) / n + rng.laplace(0.0, 1.0 / (eps * n), m)
     pi2 = rng.binomial(n, theta, m) / n + rng.laplace(0.0, 1.0 / (eps * n), m)
-    p = dpinfer.binom2_jimi_test(pi1, n, pi2, n, epsilon1=eps, epsilon2=eps, alternative="greater",
+    p = dpinfer.binom2_jimi_test(pi1, n, pi2, n, epsilon=eps, alternative="greater",
                                  n_sim=1000, rng=5)
     size = np.mean(p <= 0.05)
     se = np.sqrt(0.05 * 0.95 / m)

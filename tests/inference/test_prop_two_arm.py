@@ -94,7 +94,7 @@ def test_laplace_pair_with_method_normal(laplace_pair):
 
 def test_laplace_numbers_with_method_jimi_match_the_function():
     got = prop_test([0.65, 0.47], [60, 60], epsilon=1.0, method="jimi", n_sim=2000, rng=4)
-    expected = binom2_jimi_test(0.65, 60, 0.47, 60, epsilon1=1.0, epsilon2=1.0, n_sim=2000, rng=4)
+    expected = binom2_jimi_test(0.65, 60, 0.47, 60, epsilon=1.0, n_sim=2000, rng=4)
     assert got.pvalue == expected.pvalue
 
 

@@ -122,15 +122,16 @@ def binom_jimi_sample(release_or_value, n=None, *, epsilon=None, kind=None, n_si
     return _k._draw_theta(gen, pi_hat.reshape(1), n, epsilon, n_sim)[0]
 
 
-def binom2_jimi_sample(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=None, kind1=None,
-                       kind2=None, n_sim=10_000, rng=None):
+def binom2_jimi_sample(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon1=None, epsilon2=None,
+                       kind1=None, kind2=None, n_sim=10_000, rng=None):
     """Fiducial (DP-JIMI) draws of two proportions from two independent Laplace releases.
 
     Parameters
     ----------
-    pi1, n1, pi2, n2, epsilon1, epsilon2, kind1, kind2
+    pi1, n1, pi2, n2, epsilon, kind1, kind2
         The two releases, as in :func:`~dpinfer.binom2_jimi_ci` (one value
-        each).
+        each; ``epsilon1``/``epsilon2``: deprecated spelling of
+        ``epsilon=(epsilon1, epsilon2)``).
     n_sim : int, default 10_000
         Number of draws per group, at most 10 000 000 (checked before
         allocation).
@@ -182,7 +183,7 @@ def binom2_jimi_sample(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
     >>> bool(np.median(odds_ratio) > 1)
     True
     """
-    r1, r2, p1, p2, scalar = _pair(pi1, pi2, n1, n2, epsilon1, epsilon2, kind1, kind2, "binom2_jimi_sample")
+    r1, r2, p1, p2, scalar = _pair(pi1, pi2, n1, n2, epsilon, epsilon1, epsilon2, kind1, kind2, "binom2_jimi_sample")
     n1, e1, n2, e2 = r1.n, r1.epsilon, r2.n, r2.epsilon
     if not scalar:
         raise ValueError(

@@ -9,7 +9,7 @@ from ..._streams import _mc_note, _share_se, _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...results import ConfidenceInterval, HTestResult
-from .._resolve import provenance, release_first, resolve
+from .._resolve import epsilon_pair, provenance, release_first, resolve
 from ._common import ACCEPTS, _check_jimi_n_sim, _data_name, _fill, _proportions, _pvalue, _stack, _tails
 
 __all__ = [
@@ -54,12 +54,15 @@ def _two_sample(pi1, n1, eps1, pi2, n2, eps2, tails, d0, n_sim, gen):
     return lo, hi, ((le, ge) if d0 is not None else None)
 
 
-def _pair(pi1, pi2, n1, n2, epsilon1, epsilon2, kind1, kind2, method):
+def _pair(pi1, pi2, n1, n2, epsilon, epsilon1, epsilon2, kind1, kind2, method):
     """The two groups' records and their proportions, broadcast together."""
     if pi2 is None:
         raise TypeError("`pi2` (group 2's release) is required.")
-    r1 = resolve(pi1, n1, epsilon=epsilon1, kind=kind1, accepts=ACCEPTS, method=method, name="pi1", suffix="1")
-    r2 = resolve(pi2, n2, epsilon=epsilon2, kind=kind2, accepts=ACCEPTS, method=method, name="pi2", suffix="2")
+    eps1, eps2, names = epsilon_pair(epsilon, epsilon1, epsilon2, method)
+    r1 = resolve(pi1, n1, epsilon=eps1, kind=kind1, accepts=ACCEPTS, method=method, name="pi1", suffix="1",
+                 names=names)
+    r2 = resolve(pi2, n2, epsilon=eps2, kind=kind2, accepts=ACCEPTS, method=method, name="pi2", suffix="2",
+                 names=names)
     p1, p2 = _proportions(r1, "pi1", "1"), _proportions(r2, "pi2", "2")
     try:
         a, b = np.broadcast_arrays(p1, p2)
@@ -86,7 +89,7 @@ def _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim):
 
 
 @release_first(skip=("n1", "n2"))
-def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=None,
+def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon1=None, epsilon2=None,
                    kind1=None, kind2=None, confidence_level=0.95, alternative="two-sided",
                    n_sim=10_000, rng=None):
     """DP-JIMI interval for the difference ``theta1 - theta2`` of two proportions.
@@ -104,8 +107,13 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=N
         broadcast together.
     n2 : int, optional
         Group 2's size (required for a plain number).
+    epsilon : float or (float, float), optional
+        The releases' privacy-loss parameters (required for plain numbers): one
+        value for both groups or a pair ``(epsilon_1, epsilon_2)``, as
+        :func:`~dpinfer.binom2_ump_test` takes it.
     epsilon1, epsilon2 : float, optional
-        Each release's own privacy-loss parameter (required for plain numbers).
+        Deprecated spelling of ``epsilon=(epsilon1, epsilon2)`` (FutureWarning;
+        removed in version 0.3).
     kind1, kind2 : {None, 'proportion', 'count'}
         As ``kind`` in :func:`binom_jimi_ci`.
     confidence_level : float, default 0.95
@@ -173,7 +181,7 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=N
     >>> -1.0 <= ci.low < ci.high <= 1.0
     True
     """
-    r1, r2, p1, p2, scalar = _pair(pi1, pi2, n1, n2, epsilon1, epsilon2, kind1, kind2, "binom2_jimi_ci")
+    r1, r2, p1, p2, scalar = _pair(pi1, pi2, n1, n2, epsilon, epsilon1, epsilon2, kind1, kind2, "binom2_jimi_ci")
     n1, e1, n2, e2 = r1.n, r1.epsilon, r2.n, r2.epsilon
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
@@ -187,15 +195,16 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=N
 
 
 @release_first(skip=("n1", "n2"))
-def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
+def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon=None, epsilon1=None,
                      epsilon2=None, kind1=None, kind2=None, alternative="two-sided",
                      confidence_level=0.95, n_sim=10_000, rng=None, composition="sequential"):
     """DP-JIMI test of ``theta1 - theta2 = p0`` from two independent Laplace releases.
 
     Parameters
     ----------
-    pi1, n1, pi2, n2, epsilon1, epsilon2, kind1, kind2
-        The two releases, as in :func:`binom2_jimi_ci`.
+    pi1, n1, pi2, n2, epsilon, kind1, kind2
+        The two releases, as in :func:`binom2_jimi_ci` (``epsilon1``/``epsilon2``:
+        deprecated spelling of ``epsilon=(epsilon1, epsilon2)``).
     p0 : float, default 0.0
         Null value of the difference ``theta1 - theta2``, in [-1, 1].
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
@@ -277,7 +286,7 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon1=None,
     >>> res.pvalue < 0.01, res.n_sim
     (True, 10000)
     """
-    r1, r2, p1, p2, scalar = _pair(pi1, pi2, n1, n2, epsilon1, epsilon2, kind1, kind2, "binom2_jimi_test")
+    r1, r2, p1, p2, scalar = _pair(pi1, pi2, n1, n2, epsilon, epsilon1, epsilon2, kind1, kind2, "binom2_jimi_test")
     n1, e1, n2, e2 = r1.n, r1.epsilon, r2.n, r2.epsilon
     p0 = _check_real(p0, "p0")
     if not -1.0 <= p0 <= 1.0:

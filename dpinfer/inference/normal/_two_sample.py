@@ -19,7 +19,7 @@ from ._kernels import (
     _pvalue_from_z,
     _two_sided_z,
 )
-from .._resolve import provenance, release_first, resolve
+from .._resolve import epsilon_pair, provenance, release_first, resolve
 
 __all__ = [
     "binom2_normal_test",
@@ -27,7 +27,7 @@ __all__ = [
 
 
 @release_first(skip=("n1", "n2"))
-def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilon2=None,
+def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon1=None, epsilon2=None,
                        alternative="two-sided", confidence_level=0.95, composition="sequential"):
     """Normal-approximation test of ``theta1 = theta2`` for two Laplace-noised proportions.
 
@@ -40,9 +40,13 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
         must not be given: ``binom2_normal_test(rel1, pi2=rel2)``).
     n1, n2 : int
         Sample sizes (>= 1, public).
+    epsilon : float or (float, float)
+        Privacy-loss parameters of the two releases, > 0: one value for both or a
+        pair ``(epsilon_1, epsilon_2)``, as :func:`~dpinfer.binom2_ump_test` takes
+        it (each release has its own noise variance ``2/(epsilon_i n_i)^2``).
     epsilon1, epsilon2 : float
-        Privacy-loss parameters of the two releases, > 0 (each release has its own
-        noise variance ``2/(epsilon_i n_i)^2``).
+        Deprecated spelling of ``epsilon=(epsilon1, epsilon2)`` (FutureWarning;
+        removed in version 0.3).
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         About ``theta1 - theta2`` relative to 0.
     confidence_level : float, default 0.95
@@ -111,7 +115,7 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
     Examples
     --------
     >>> from dpinfer import binom2_normal_test
-    >>> res = binom2_normal_test(0.62, 80, 0.45, 75, epsilon1=1.0, epsilon2=1.0)
+    >>> res = binom2_normal_test(0.62, 80, 0.45, 75, epsilon=1.0)
     >>> round(res.statistic, 4), round(res.pvalue, 4)
     (2.019, 0.0435)
     >>> print(res.conf_int)
@@ -119,9 +123,12 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon1=None, epsilo
     """
     if pi2 is None:
         raise TypeError("`pi2` is required (the second released proportion or its Release); got None.")
-    r1 = resolve(pi1, n1, epsilon=epsilon1, accepts=ACCEPTS, method="binom2_normal_test", name="pi1", suffix="1")
+    eps1, eps2, names = epsilon_pair(epsilon, epsilon1, epsilon2, "binom2_normal_test")
+    r1 = resolve(pi1, n1, epsilon=eps1, accepts=ACCEPTS, method="binom2_normal_test", name="pi1", suffix="1",
+                 names=names)
     v1, n1, e1, d1, rel1 = _proportions(r1, "pi1", "1"), r1.n, r1.epsilon, r1.delta, r1.from_release
-    r2 = resolve(pi2, n2, epsilon=epsilon2, accepts=ACCEPTS, method="binom2_normal_test", name="pi2", suffix="2")
+    r2 = resolve(pi2, n2, epsilon=eps2, accepts=ACCEPTS, method="binom2_normal_test", name="pi2", suffix="2",
+                 names=names)
     v2, n2, e2, d2, rel2 = _proportions(r2, "pi2", "2"), r2.n, r2.epsilon, r2.delta, r2.from_release
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)

@@ -100,7 +100,7 @@ def test_two_sample_draws_reproduce_interval_and_test():
 
 def test_two_sample_columns_have_each_groups_law():
     h = 100_000
-    d = binom2_jimi_sample(0.45, 40, 0.2, 50, epsilon1=1.0, epsilon2=0.5, n_sim=h, rng=8)
+    d = binom2_jimi_sample(0.45, 40, 0.2, 50, epsilon=(1.0, 0.5), n_sim=h, rng=8)
     for col, (pi_hat, n, eps) in enumerate([(0.45, 40, 1.0), (0.2, 50, 0.5)]):
         x = d[:, col]
         assert abs(x.mean() - _exact_mean(pi_hat, n, eps)) < 4 * x.std() / math.sqrt(h)
@@ -118,7 +118,7 @@ def test_bad_arguments_are_refused_before_drawing():
     with pytest.raises(ValueError, match=r"must be one released value; got an array of shape \(2,\)"):
         binom_jimi_sample([0.2, 0.3], 30, epsilon=1.0)
     with pytest.raises(ValueError, match=r"must be one released value each"):
-        binom2_jimi_sample([0.2, 0.3], 30, 0.1, 30, epsilon1=1.0, epsilon2=1.0)
+        binom2_jimi_sample([0.2, 0.3], 30, 0.1, 30, epsilon=1.0)
     with pytest.raises(ValueError, match=r"is a Tulap release"):
         binom_jimi_sample(TulapReleaser(epsilon=1.0).release(11, 30, rng=1))
     with pytest.raises(TypeError, match=r"`n` is required"):

@@ -363,7 +363,7 @@ def test_clipping_and_estimate():
     assert ci.low == 0.0 and 0.0 < ci.high < 1.0
     assert binom_normal_ci(0.99, 30, epsilon=1.0, alternative="greater").high == 1.0
     assert binom_normal_ci(0.01, 30, epsilon=1.0, alternative="less").low == 0.0
-    res2 = binom2_normal_test(0.02, 10, 0.98, 10, epsilon1=1.0, epsilon2=1.0)
+    res2 = binom2_normal_test(0.02, 10, 0.98, 10, epsilon=1.0)
     assert res2.conf_int.low >= -1.0
 
 
@@ -381,9 +381,9 @@ def test_array_paths():
             for idx in np.ndindex(pis.shape):
                 one = binom_normal_ci(float(pis[idx]), 50, epsilon=2.0, method=method, alternative=alt)
                 assert tuple(ci[idx]) == (one.low, one.high)
-    pv2 = binom2_normal_test(np.array([0.5, 0.6]), 40, 0.45, 40, epsilon1=1.0, epsilon2=1.0)
+    pv2 = binom2_normal_test(np.array([0.5, 0.6]), 40, 0.45, 40, epsilon=1.0)
     assert pv2.shape == (2,)
-    assert pv2[1] == binom2_normal_test(0.6, 40, 0.45, 40, epsilon1=1.0, epsilon2=1.0).pvalue
+    assert pv2[1] == binom2_normal_test(0.6, 40, 0.45, 40, epsilon=1.0).pvalue
 
 
 def test_result_type_and_printing():
@@ -414,7 +414,7 @@ def test_proportion_and_count_releases():
     assert ci == binom_normal_ci(count.value / 40, 40, epsilon=1.5, method="score")
     p2 = LaplaceReleaser(0.5).proportion(20, 60, rng=4)
     r = binom2_normal_test(prop, pi2=p2)
-    s = binom2_normal_test(prop.value, 40, p2.value, 60, epsilon1=1.5, epsilon2=0.5)
+    s = binom2_normal_test(prop.value, 40, p2.value, 60, epsilon=(1.5, 0.5))
     assert r.pvalue == s.pvalue and r.epsilon == 2.0
 
 
@@ -515,7 +515,7 @@ def test_power_requires_keywords():
     lambda: binom_normal_test(0.4, 30, 0.3, epsilon=1e-200),
     lambda: binom_normal_ci(0.4, 30, epsilon=1e-160),
     lambda: binom_normal_power(0.4, 30, 0.3, epsilon=1e-160, alternative="two-sided"),
-    lambda: binom2_normal_test(0.4, 30, 0.3, 30, epsilon1=1e-160, epsilon2=1.0),
+    lambda: binom2_normal_test(0.4, 30, 0.3, 30, epsilon=(1e-160, 1.0)),
 ])
 def test_noise_so_large_its_variance_overflows_is_refused(call):
     # 2 / (epsilon n)^2 overflows (or divides by zero) below epsilon n ~ 1e-154: before

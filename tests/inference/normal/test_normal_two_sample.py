@@ -28,7 +28,7 @@ _TULAP = TulapReleaser(1.0).release(10, 30, rng=1)
 @pytest.mark.parametrize("case", REF["two_sample"], ids=lambda c: f"{c['pi1']}-{c['pi2']}-{c['alternative']}")
 def test_two_sample_against_mpmath(case):
     res = binom2_normal_test(case["pi1"], case["n1"], case["pi2"], case["n2"],
-                             epsilon1=case["epsilon1"], epsilon2=case["epsilon2"],
+                             epsilon=(case["epsilon1"], case["epsilon2"]),
                              alternative=case["alternative"], confidence_level=case["confidence_level"])
     assert res.statistic == pytest.approx(float(case["statistic"]), rel=1e-12)
     assert res.pvalue == pytest.approx(float(case["pvalue"]), rel=1e-9)
@@ -43,7 +43,7 @@ def test_two_sample_against_mpmath(case):
 def test_two_sample_by_hand():
     # pi1 = 0.6, n1 = 50, pi2 = 0.4, n2 = 50, epsilon = 2 each:
     # pbar = 0.5, sd0^2 = 0.25 * 0.04 + 2 * 2 / 100^2 = 0.0104, z = 0.2 / sqrt(0.0104)
-    res = binom2_normal_test(0.6, 50, 0.4, 50, epsilon1=2.0, epsilon2=2.0, alternative="greater")
+    res = binom2_normal_test(0.6, 50, 0.4, 50, epsilon=2.0, alternative="greater")
     z = 0.2 / math.sqrt(0.0104)
     assert res.statistic == pytest.approx(z, rel=1e-14)
     assert res.pvalue == pytest.approx(0.5 * math.erfc(z / math.sqrt(2.0)), rel=1e-12)
@@ -51,7 +51,7 @@ def test_two_sample_by_hand():
 
 @pytest.mark.parametrize("x1, n1, x2, n2", [(50, 80, 34, 75), (5, 20, 12, 30)])
 def test_two_sample_large_epsilon_matches_statsmodels(x1, n1, x2, n2):
-    res = binom2_normal_test(x1 / n1, n1, x2 / n2, n2, epsilon1=1e9, epsilon2=1e9)
+    res = binom2_normal_test(x1 / n1, n1, x2 / n2, n2, epsilon=1e9)
     z, p = proportions_ztest([x1, x2], [n1, n2])
     lo, hi = confint_proportions_2indep(x1, n1, x2, n2, method="wald", compare="diff")
     assert res.statistic == pytest.approx(z, rel=1e-8)
@@ -66,7 +66,7 @@ def test_two_sample_large_epsilon_is_statsmodels_score_test(x1, n1, x2, n2, alte
     # Non-private limit: the pooled z test is statsmodels' score test of theta1 - theta2 = 0
     # (the constrained MLE under equality is the pooled proportion; no small-sample
     # correction), every alternative; a one-sided 95% bound is an end of the 90% Wald interval.
-    res = binom2_normal_test(x1 / n1, n1, x2 / n2, n2, epsilon1=1e9, epsilon2=1e9, alternative=alternative)
+    res = binom2_normal_test(x1 / n1, n1, x2 / n2, n2, epsilon=1e9, alternative=alternative)
     ref = sm_proportion.test_proportions_2indep(x1, n1, x2, n2, value=0.0, method="score", compare="diff",
                                                 alternative=sm_alternative, correction=False)
     assert res.statistic == pytest.approx(ref.statistic, rel=1e-8)
@@ -79,30 +79,30 @@ def test_two_sample_large_epsilon_is_statsmodels_score_test(x1, n1, x2, n2, alte
 
 
 @pytest.mark.parametrize("args, kwargs, exc, match", [
-    ((0.4, 30), dict(epsilon1=1.0, epsilon2=1.0), TypeError, "`pi2` is required"),
-    ((0.4, 30, 0.5), dict(epsilon1=1.0, epsilon2=1.0), TypeError, "`n2` is required"),
-    ((0.4, 30, 0.5, 30), dict(epsilon1=1.0), TypeError, "`epsilon2` is required"),
-    ((0.4, None, 0.5, 30), dict(epsilon1=1.0, epsilon2=1.0), TypeError, "`n1` is required"),
-    ((0.4, 30, 0.5, 30), dict(epsilon1=0.0, epsilon2=1.0), ValueError, "`epsilon1` must be a positive"),
-    (("a", 30, 0.5, 30), dict(epsilon1=1.0, epsilon2=1.0), TypeError, "`pi1` must be a real number"),
-    ((0.4, 30, [np.nan], 30), dict(epsilon1=1.0, epsilon2=1.0), ValueError, "`pi2` must contain only"),
-    ((0.4, -3, 0.5, 30), dict(epsilon1=1.0, epsilon2=1.0), ValueError, "`n1` must be an integer >= 1"),
-    ((0.4, 30, 0.5, 0), dict(epsilon1=1.0, epsilon2=1.0), ValueError, "`n2` must be an integer >= 1"),
-    ((0.4, 30, 0.5, True), dict(epsilon1=1.0, epsilon2=1.0), TypeError, "`n2` must be an integer"),
-    ((0.4, 30, 0.5, 30), dict(epsilon1=1.0, epsilon2=np.nan), ValueError, "`epsilon2` must be"),
-    ((0.4, 30, 0.5, 30), dict(epsilon1=1.0, epsilon2=1.0, alternative=None), TypeError,
+    ((0.4, 30), dict(epsilon=1.0), TypeError, "`pi2` is required"),
+    ((0.4, 30, 0.5), dict(epsilon=1.0), TypeError, "`n2` is required"),
+    ((0.4, 30, 0.5, 30), dict(epsilon=(1.0, None)), TypeError, "`epsilon` is required when `pi2`"),
+    ((0.4, None, 0.5, 30), dict(epsilon=1.0), TypeError, "`n1` is required"),
+    ((0.4, 30, 0.5, 30), dict(epsilon=(0.0, 1.0)), ValueError, "`epsilon` must be a positive"),
+    (("a", 30, 0.5, 30), dict(epsilon=1.0), TypeError, "`pi1` must be a real number"),
+    ((0.4, 30, [np.nan], 30), dict(epsilon=1.0), ValueError, "`pi2` must contain only"),
+    ((0.4, -3, 0.5, 30), dict(epsilon=1.0), ValueError, "`n1` must be an integer >= 1"),
+    ((0.4, 30, 0.5, 0), dict(epsilon=1.0), ValueError, "`n2` must be an integer >= 1"),
+    ((0.4, 30, 0.5, True), dict(epsilon=1.0), TypeError, "`n2` must be an integer"),
+    ((0.4, 30, 0.5, 30), dict(epsilon=(1.0, np.nan)), ValueError, "`epsilon` must be"),
+    ((0.4, 30, 0.5, 30), dict(epsilon=1.0, alternative=None), TypeError,
      "`alternative` must be one of"),
-    ((0.4, 30, 0.5, 30), dict(epsilon1=1.0, epsilon2=1.0, confidence_level=0.2, alternative="less"),
+    ((0.4, 30, 0.5, 30), dict(epsilon=1.0, confidence_level=0.2, alternative="less"),
      ValueError, "at least 0.5 for a one-sided"),
-    (([0.1, 0.2], 30, [0.3, 0.4, 0.5], 30), dict(epsilon1=1.0, epsilon2=1.0), ValueError,
+    (([0.1, 0.2], 30, [0.3, 0.4, 0.5], 30), dict(epsilon=1.0), ValueError,
      "broadcastable shapes"),
-    ((0.4, 30, 0.5, 30), dict(epsilon1=1.0, epsilon2=1.0, alternative="two.sided"), ValueError,
+    ((0.4, 30, 0.5, 30), dict(epsilon=1.0, alternative="two.sided"), ValueError,
      "spelled 'two-sided'"),
-    ((0.4, 30, 0.5, 30), dict(epsilon1=1.0, epsilon2=1.0, confidence_level=95), ValueError,
+    ((0.4, 30, 0.5, 30), dict(epsilon=1.0, confidence_level=95), ValueError,
      "not 95"),
-    ((_TULAP,), dict(pi2=0.5, n2=30, epsilon2=1.0), ValueError, "`pi1` is a Tulap release"),
-    ((_LAP,), dict(n1=30, pi2=0.5, n2=30, epsilon2=1.0), ValueError, "`n1` must not be given"),
-    ((0.4, 30, _LAP), dict(epsilon1=1.0, epsilon2=1.0), ValueError, "`epsilon2` must not be given"),
+    ((_TULAP,), dict(pi2=0.5, n2=30, epsilon=(None, 1.0)), ValueError, "`pi1` is a Tulap release"),
+    ((_LAP,), dict(n1=30, pi2=0.5, n2=30, epsilon=(None, 1.0)), ValueError, "`n1` must not be given"),
+    ((0.4, 30, _LAP), dict(epsilon=1.0), ValueError, "`epsilon` must not be given when `pi2`"),
 ])
 def test_bad_two_sample_inputs(args, kwargs, exc, match):
     with pytest.raises(exc, match=match):
@@ -112,6 +112,6 @@ def test_bad_two_sample_inputs(args, kwargs, exc, match):
 def test_two_sample_estimate_lies_in_its_interval():
     # pi1 = 1.2 is outside [0, 1]; the estimate is pi1 - pi2 = 0.7 (clipped to [-1, 1]),
     # the centre of the Wald interval, so it must lie inside that interval.
-    r = binom2_normal_test(1.2, 30, 0.5, 1000, epsilon1=1.0, epsilon2=1.0)
+    r = binom2_normal_test(1.2, 30, 0.5, 1000, epsilon=1.0)
     assert r.estimate == pytest.approx(0.7, abs=1e-15)
     assert r.conf_int.low <= r.estimate <= r.conf_int.high
