@@ -28,6 +28,10 @@ not automatic; each end is bracketed by a 49-point scan of ``log rho0`` over ``[
 root search, and the interval is the hull of what the scan accepts: it contains every
 accepted scan point, but a value accepted only between two scan points beyond that hull
 would be missed (the tests compute the coverage exactly at a few points).
+
+*Odds ratio.*  Found as the ratio's, on ``log psi0``, under the score ordering (the only one:
+:func:`._arguments._ordering`); the ordering moves with ``psi0``, so the p-value may jump at
+an end (the end is then where it jumps below the level).
 """
 
 from __future__ import annotations
