@@ -155,8 +155,12 @@ def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference", e
     def coarse(x):
         return p(x, _COARSE, False)
 
+    root = "coarse"
+    if effect == "odds-ratio":  # the score's tail has many local maxima on the curve: no refinement
+        coarse = _grid_coarse(arm1, arm2, effect, lambda x: math.exp(sign * x), _Observed(z1, z2), lower)
+        root = "full"
     lo, hi = (math.log(v) for v in _RATIO_RANGE)
-    x = _scanned_end(p, coarse, np.linspace(lo, hi, 49), level_tail)
+    x = _scanned_end(p, coarse, np.linspace(lo, hi, 49), level_tail, root)
     if x is None:
         return math.inf if lower else 0.0
     if x == -math.inf:
@@ -205,17 +209,7 @@ def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     sign = 1.0 if lower else -1.0
     observed = _Observed(z1, z2)
     p = _p_function(arm1, arm2, "difference", lambda x: sign * x, lambda _m: observed, lower)
-    memo = {}
-
-    def coarse(x):
-        # a lower bound of the supremum: the largest tail on a grid of the null line, unrefined
-        key = (x, "grid")
-        if key not in memo:
-            null = _null("difference", sign * x)
-            tail = _plan(arm1, arm2, null, _effective(arm1, arm2, null, observed, lower), lower)
-            memo[key] = float(np.max(_on_line(tail, null, np.linspace(null.low, null.high, _COARSE))))
-        return memo[key]
-
+    coarse = _grid_coarse(arm1, arm2, "difference", lambda x: sign * x, observed, lower)
     edge = 1.0 - 1e-9
     x = _scanned_end(p, coarse, np.linspace(-edge, edge, _SCAN), level_tail, root="full")
     if x is None:
@@ -223,6 +217,24 @@ def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     if x == -math.inf:
         return sign * -1.0
     return sign * x
+
+
+def _grid_coarse(arm1, arm2, effect, margin_of, observed, lower):
+    """``coarse(x)``: a lower bound of the supremum at the margin ``margin_of(x)``, remembered.
+
+    The largest tail on a ``_COARSE``-point grid of the null curve, unrefined (the score
+    ordering's tails have many local maxima, whose refinement the scan need not pay for).
+    """
+    memo = {}
+
+    def coarse(x):
+        if x not in memo:
+            null = _null(effect, margin_of(x))
+            tail = _plan(arm1, arm2, null, _effective(arm1, arm2, null, observed, lower), lower)
+            memo[x] = float(np.max(_on_line(tail, null, np.linspace(null.low, null.high, _COARSE))))
+        return memo[x]
+
+    return coarse
 
 
 def _statistic_of(arm1, arm2, z1, z2, statistic):
