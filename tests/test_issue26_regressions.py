@@ -95,11 +95,13 @@ def test_table_tests_draw_in_blocks_of_bounded_memory(monkeypatch, name):
 
 @pytest.mark.parametrize("name", ["independence_jimi_test", "independence_mc_test"])
 def test_table_tests_show_progress_on_request(capsys, name):
-    pytest.importorskip("tqdm")
     import dpinfer
 
     test = getattr(dpinfer, name)
-    test(_table_release(), n_sim=500, rng=1, progress=True)
-    assert "block" in capsys.readouterr().err  # the tqdm bar, on stderr
-    with pytest.raises(TypeError, match=r"`progress` must be True or False; got 'yes'"):
+    first = test(_table_release(), n_sim=500, rng=1, progress=True)
+    err = capsys.readouterr().err  # the plain line (dpinfer._progress), on stderr
+    assert err.startswith(f"\r{name}: ") and err.endswith("\n") and "500/500 draws" in err
+    assert test(_table_release(), n_sim=500, rng=1).pvalue == first.pvalue  # default: silent, same draws
+    assert capsys.readouterr().err == ""
+    with pytest.raises(TypeError, match=r"`progress` must be None .* got 'yes'"):
         test(_table_release(), n_sim=500, rng=1, progress="yes")

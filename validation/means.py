@@ -1,4 +1,4 @@
-"""Coverage and length of private intervals for a mean from clipped data: DP-JIMI against the naive interval.
+"""Coverage and length of private intervals for a mean from clipped data: DP-JIMI, repro samples, naive.
 
 For data released by ``MeanReleaser(epsilon, lower, upper, spread=True)`` (clipped
 sum and centred sum of squares, the budget split half and half; replace-one, n and
@@ -10,6 +10,13 @@ the bounds public), the coverage of the population mean and the median length of
 * ``dp_jimi_lognormal``: the same with ``model='lognormal'`` (log-normal truth only; in
   the ``--full`` and ``--quick`` runs, left out of the default run to keep it under a
   minute);
+* ``repro``: :func:`dpinfer.mean_repro_test`'s interval (repro samples, Awan & Wang),
+  normal model with the truth's standard deviation known (the released squares unused),
+  ``R = n_sim - 1`` seeds; valid in finite samples with the Monte Carlo error included,
+  so under the model (normal truth) its coverage is at least 0.95 at every point;
+  the log-normal truth shows it under a wrong model;
+* ``repro_lognormal``: the same with ``model='lognormal'`` and ``sigma`` of ``log x``
+  known (log-normal truth only: there it is under the model);
 * ``naive``: the clipped mean plus or minus ``z`` standard errors with the noise
   variance added (:func:`dpinfer.mean_naive_test`; what Google / OpenDP-style
   reports do), which ignores the clipping bias.
@@ -27,7 +34,8 @@ path) with ``--n-sim`` DP-JIMI draws each; the Monte Carlo SE of a coverage is
 
 Run: ``python -m validation.means [--quick | --full]`` (the default run, 100 data
 sets and 200 draws per point, takes under a minute on 2 cores; ``--full`` uses 1000
-data sets and 1000 draws).
+data sets and 1000 draws).  The run then does the study's two-group part, size and
+power of the private two-group comparison (``validation/_means_two_group.py``).
 """
 
 from __future__ import annotations
@@ -47,9 +55,10 @@ from dpinfer.inference._studies import (  # noqa: E402
     means_draws,
     means_naive,
     means_release,
+    means_repro_bounds,
     means_tails,
 )
-from validation import harness  # noqa: E402
+from validation import _means_two_group, harness  # noqa: E402
 
 STUDY = "means"
 LEVEL = 0.95
@@ -57,10 +66,11 @@ NS = [30, 100, 500]
 EPSILONS = [0.5, 1.0, 3.0]
 CLIPS = [0.0, 0.05, 0.2]
 TRUTHS = {"normal": (100.0, 15.0), "lognormal": (0.0, 0.6)}
-METHODS = ("dp_jimi", "dp_jimi_lognormal", "naive")
+METHODS = ("dp_jimi", "dp_jimi_lognormal", "repro", "repro_lognormal", "naive")
 REPS, REPS_QUICK, REPS_DEFAULT = 1000, 60, 100
 N_SIM, N_SIM_DEFAULT = 1000, 200
-COLOURS = {"dp_jimi": "#0072B2", "dp_jimi_lognormal": "#009E73", "naive": "#D55E00"}
+COLOURS = {"dp_jimi": "#0072B2", "dp_jimi_lognormal": "#009E73", "repro": "#CC79A7", "repro_lognormal": "#E69F00",
+           "naive": "#D55E00"}
 DASHES = {0.5: ":", 1.0: "--", 3.0: "-"}
 
 
@@ -73,6 +83,14 @@ def truth_of(truth, clip):
         return a, a - 4.0 * b, float(law.ppf(q)), lambda gen, shape: gen.normal(a, b, shape)
     law = stats.lognorm(b, scale=np.exp(a))
     return float(law.mean()), 0.0, float(law.ppf(q)), lambda gen, shape: np.exp(gen.normal(a, b, shape))
+
+
+def known_sigma(truth, model):
+    """The truth's standard deviation as the repro method's known ``sigma`` (log-normal model: of log x)."""
+    a, b = TRUTHS[truth]
+    if truth == "normal" or model == "lognormal":
+        return b
+    return float(stats.lognorm(b, scale=np.exp(a)).std())
 
 
 def coverage_cell(cell, seed_sequence):
@@ -90,6 +108,11 @@ def coverage_cell(cell, seed_sequence):
             continue
         draws = means_draws(data, None, model, n_sim, gen)
         intervals[method] = means_bounds(draws, tails)
+    for method, model in (("repro", "normal"), ("repro_lognormal", "lognormal")):
+        if model == "lognormal" and truth != "lognormal":
+            continue
+        roots = np.sort(means_draws(data, known_sigma(truth, model), model, n_sim - 1, gen), axis=-1)
+        intervals[method] = means_repro_bounds(roots, LEVEL, "two-sided")
     centre, var = means_naive(data, None)
     half = stats.norm.ppf(0.5 + LEVEL / 2) * np.sqrt(var)
     intervals["naive"] = (centre - half, centre + half)
@@ -102,7 +125,8 @@ def coverage_cell(cell, seed_sequence):
                      "clipped_share": float(np.mean(x > upper)), "method": method, "level": LEVEL,
                      "coverage": c, "mc_se": float(harness.mc_se(c, reps)),
                      "median_length": float(np.median(length)), "infinite_share": float(np.mean(np.isinf(length))),
-                     "reps": reps, "n_sim": n_sim if method != "naive" else 0, "mode": cell["mode"],
+                     "reps": reps, "n_sim": 0 if method == "naive" else n_sim - 1 if method.startswith("repro")
+                     else n_sim, "mode": cell["mode"],
                      "computed": "simulated"})
     return rows
 
@@ -120,6 +144,7 @@ def plot(rows, meta, path):
     truths = [t for t in TRUTHS if any(r["truth"] == t for r in rows)]
     clips = sorted({r["clip"] for r in rows})
     fig, axes = harness.new_figure(len(clips), len(truths), panel_width=3.0, panel_height=2.5, sharey=True)
+    labelled = set()  # each (method, epsilon) named once in the legend, where it first appears
     for i, truth in enumerate(truths):
         for j, clip in enumerate(clips):
             ax = axes[i * len(clips) + j]
@@ -134,7 +159,8 @@ def plot(rows, meta, path):
                     ax.errorbar(ns, [r["coverage"] for r in pts], yerr=[2 * r["mc_se"] for r in pts],
                                 color=COLOURS[method], linestyle=DASHES.get(eps, "-"), marker="o", markersize=2.5,
                                 capsize=1.5, linewidth=0.9,
-                                label=f"{method}, epsilon = {eps:g}" if i == 0 and j == 0 else "_")
+                                label="_" if (method, eps) in labelled else f"{method}, epsilon = {eps:g}")
+                    labelled.add((method, eps))
             harness.plot_nominal(ax, LEVEL, label="nominal 0.95" if i == 0 and j == 0 else "_")
             harness.log_axis(ax, NS)
             ax.set_ylim(0.0, 1.0)
@@ -162,7 +188,8 @@ def main(argv=None):
     stem, cache, rows = harness.run_study_cells(STUDY, args, coverage_cell, cells)
     meta = harness.study_metadata(STUDY, args, level=LEVEL, ns=NS, epsilons=EPSILONS, clips=CLIPS,
                                   truths="; ".join(f"{k} {v}" for k, v in TRUTHS.items()))
-    return harness.finish_study(STUDY, args, stem, cache, rows, meta, plot)
+    harness.finish_study(STUDY, args, stem, cache, rows, meta, plot)
+    return _means_two_group.run(args, given)  # the two-group part: size and power
 
 
 if __name__ == "__main__":

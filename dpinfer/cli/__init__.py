@@ -16,6 +16,7 @@ import os
 import sys
 import warnings
 
+from .. import _progress
 from ._input import EXIT_INTERNAL, EXIT_USAGE, _UsageError
 from ._parsers import build_parser
 
@@ -36,7 +37,8 @@ def main(argv=None):
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            code = args.func(args)
+            with _progress.quiet(getattr(args, "no_progress", False)):
+                code = args.func(args)
             sys.stdout.flush()  # a closed pipe shows here, not at exit
     except (_UsageError, TypeError, ValueError) as exc:
         print(f"{prog}: error: {_cli_message(exc)}", file=sys.stderr)
@@ -89,6 +91,8 @@ _CALLS = {
 
 #: the two-arm options, spelled as their Python arguments (n1 -> --n1)
 _OPTIONS.update({name: f"--{name}" for name in ("n1", "n2", "theta2", "ratio", "margin", "effect")})
+#: the means options (mean-test)
+_OPTIONS["sigma"] = "--sigma"
 
 
 def _spell(name):

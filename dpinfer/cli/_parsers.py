@@ -207,6 +207,13 @@ def _add_format(parser, *, extra=()):
     parser.add_argument("--format", choices=choices, default="text", help=text)
 
 
+def _add_progress(parser):
+    """--no-progress: no progress line on stderr (shown, when stderr is a terminal, after 2 s)."""
+    parser.add_argument("--no-progress", action="store_true",
+                        help="never show the progress line that long computations write on stderr "
+                             "when it is a terminal (after 2 s; stdout is unaffected)")
+
+
 def _subcommand(sub, name, help_text, description, *, choice_hints=None):
     return sub.add_parser(name, help=help_text, description=description, formatter_class=_formatter,
                           choice_hints=choice_hints)
@@ -324,6 +331,7 @@ def _add_test(sub):
                        "DP-JIMI fiducial matching by default, --method mc for Gaboardi et al.'s Monte\n"
                        "Carlo test; 10000 draws unless --n-sim, seeded with --seed.")
     _add_format(test, extra=("htest-json",))
+    _add_progress(test)
     _add_released_input(test, methods=("ump", "normal", "jimi", "mc"))
     test.add_argument("--p0", type=_REAL, default=0.5, help="null proportion (default 0.5)")
     tab = test.add_argument_group("released table (instead of --release/--value)")
@@ -343,6 +351,7 @@ def _add_ci(sub):
                      choice_hints={("method", "mc"): "--method mc is a test of a table's independence "
                                    "and has no interval: use 'dpinfer test --table FILE --method mc'"})
     _add_format(ci)
+    _add_progress(ci)
     _add_released_input(ci, methods=("ump", "normal", "jimi"))
     ci.add_argument("--interval", choices=("score", "wald"),
                     help="normal only: score (default: the interval of the normal test and of "
@@ -355,6 +364,7 @@ def _add_power(sub):
                         "Exact power (a finite sum, no simulation) at one or more true proportions.\n"
                         "At theta = p0 it is the test's size.")
     _add_format(power)
+    _add_progress(power)
     power.add_argument("--theta", type=_REAL, nargs="+", help="true proportion(s) (required for one arm)")
     power.add_argument("--n", type=_WHOLE, help="number of records (required for one arm)")
     power.add_argument("--p0", type=_REAL, help="null proportion (required for one arm)")
@@ -375,6 +385,7 @@ def _add_sample_size(sub):
                                      "search (its exact power is not monotone in n and its size can exceed "
                                      "alpha): compare 'dpinfer power --method normal' at several --n"})
     _add_format(size)
+    _add_progress(size)
     size.add_argument("--theta1", type=_REAL, required=True, help="proportion under the alternative")
     size.add_argument("--p0", type=_REAL, help="null proportion (required for one arm)")
     _add_planned_release(size, ump_only=True)

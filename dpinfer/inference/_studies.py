@@ -17,8 +17,9 @@ from .jimi._kernels import _draw_theta
 from .local._common import _project_simplex, _unary_debias, _unary_noise_var
 from .local._robust import _THRESHOLD_CONSTANT, _expected_covariance, _threshold_scale
 from .means._common import clipped as _clipped, mean_draws as _mean_draws, sample_bounds as _sample_bounds
-from .means._common import tails as _mean_tails
+from .means._common import pvalue as _mean_pvalue, shares as _mean_shares, tails as _mean_tails
 from .means._naive import naive_moments as _naive_moments
+from .means._repro import repro_interval as _repro_interval
 from .logistic import _check_design, _design_matrix
 from .two_arm._law import _arm, _cached_pmfs
 from .two_arm._score_power import _exact_power
@@ -83,5 +84,11 @@ means_draws = _mean_draws
 #: ``means_bounds(draws, tails)`` and ``means_tails(level, alternative)``: the percentile interval
 means_bounds = _sample_bounds
 means_tails = _mean_tails
+#: ``means_shares(draws, null)`` and ``means_pvalue(le, ge, alternative)``: the DP-JIMI p-value from the draws
+means_shares = _mean_shares
+means_pvalue = _mean_pvalue
 #: ``means_naive(data, sigma)``: the naive interval's centre and variance per release
 means_naive = _naive_moments
+#: ``means_repro_bounds(roots_sorted, level, alternative)``: the repro-samples interval from sorted seeds' roots
+#: (``means_draws`` with a known sigma gives the roots: one row of R seeds per release)
+means_repro_bounds = _repro_interval

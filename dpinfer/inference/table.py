@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _mechanisms
 from .._streams import _mc_note, _share_se, _stream
+from .._progress import _check_progress, start
 from .._validation import DPInferValueError, _arg, _check_n_sim, _show
 from ..results import HTestResult
 from ._resolve import accepts, provenance, resolve
@@ -125,22 +126,13 @@ def _fiducial_total(gen, z, n, b, n_sim):
 _BLOCK_CELLS = 1 << 20
 
 
-def _blocks(n_sim, cells, progress, desc):
-    """Sizes of the blocks of draws, in order, shown by a tqdm bar when ``progress`` is true.
+def _blocks(n_sim, cells):
+    """Sizes of the blocks of draws, in order.
 
     One block when ``n_sim * cells <= _BLOCK_CELLS`` (the stream is then the unblocked one).
     """
-    if not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"`progress` must be True or False; got {_show(progress)}.")
     per = max(1, _BLOCK_CELLS // cells)
-    sizes = [min(per, n_sim - start) for start in range(0, n_sim, per)]
-    if not progress:
-        return sizes
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # optional dependency: no bar, same result
-        return sizes
-    return tqdm(sizes, desc=desc, unit="block", leave=False)
+    return [min(per, n_sim - start) for start in range(0, n_sim, per)]
 
 
 def _table_stream(rng, method, rec, n_sim):
@@ -162,7 +154,7 @@ def _result(stat, pvalue, method, rec, n, statistic_name, n_sim, derived):
     )
 
 
-def independence_jimi_test(release, *, n_sim=10_000, rng=None, progress=False):
+def independence_jimi_test(release, *, n_sim=10_000, rng=None, progress=None):
     """DP-JIMI (fiducial matching) test of independence for a noisy r x c table.
 
     Parameters
@@ -182,9 +174,10 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None, progress=False):
         epsilon, delta, sensitivity) and ``n_sim``: the same release gives the
         same p-value on every call (post-processing, no privacy cost).  The
         result's ``note`` states the stream and the Monte Carlo standard error.
-    progress : bool, default False
-        Show a tqdm progress bar over the blocks of draws (tqdm is optional;
-        without it nothing is shown).  The cost is about 1 microsecond per
+    progress : None, bool or callable, default None
+        Progress over the draws (see :ref:`progress`): None shows a line on stderr once
+        the call has run 2 s, if stderr is a terminal; True always, False never; a
+        callable gets ``(done, total, message)``, the units being draws.  The cost is about 1 microsecond per
         simulated cell (``n_sim`` x r x c): a 50 x 50 table at ``n_sim = 10_000``
         takes about 30 s.  Memory stays near 60 MB: the draws are made in blocks
         of about 2**20 cells.
@@ -270,23 +263,26 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None, progress=False):
     True
     """
     rec, z, b, n_sim = _table_input(release, n_sim, "independence_jimi_test")
+    progress = _check_progress(progress)
     n = rec.n
     gen, derived = _table_stream(rng, "independence_jimi_test", rec, n_sim)
     r, c = z.shape
     stat = _clamped_chi2(z)
     hits = 0
-    for size in _blocks(n_sim, z.size, progress, "DP-JIMI draws"):
-        n_star = _fiducial_total(gen, z, n, b, size)
-        rows = _fiducial_probabilities(gen, z.sum(axis=1), n_star, b, c)
-        cols = _fiducial_probabilities(gen, z.sum(axis=0), n_star, b, r)
-        sims = _simulate(gen, n_star, rows[:, :, None] * cols[:, None, :], b, z.shape)
-        hits += np.count_nonzero(_clamped_chi2(sims) >= stat)
+    with start(progress, n_sim, "independence_jimi_test", "draws") as bar:
+        for size in _blocks(n_sim, z.size):
+            n_star = _fiducial_total(gen, z, n, b, size)
+            rows = _fiducial_probabilities(gen, z.sum(axis=1), n_star, b, c)
+            cols = _fiducial_probabilities(gen, z.sum(axis=0), n_star, b, r)
+            sims = _simulate(gen, n_star, rows[:, :, None] * cols[:, None, :], b, z.shape)
+            hits += np.count_nonzero(_clamped_chi2(sims) >= stat)
+            bar.advance(size)
     pvalue = (1.0 + hits) / (1.0 + n_sim)
     return _result(stat, pvalue, f"DP-JIMI fiducial test of independence ({n_sim} draws)", rec, n,
                    "X-squared (noisy, clamped)", n_sim, derived)
 
 
-def independence_mc_test(release, *, n_sim=10_000, rng=None, progress=False):
+def independence_mc_test(release, *, n_sim=10_000, rng=None, progress=None):
     """Monte Carlo test of independence for a noisy r x c table (Gaboardi et al. 2016).
 
     Parameters
@@ -300,8 +296,8 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None, progress=False):
         Seeds the simulation (numpy's default PCG64).  None (the default)
         derives the seed from the public release and ``n_sim``, as
         :func:`independence_jimi_test` does: the same p-value on every call.
-    progress : bool, default False
-        As :func:`independence_jimi_test` (a progress bar; draws in blocks).
+    progress : None, bool or callable, default None
+        As :func:`independence_jimi_test` (draws in blocks).
 
     Returns
     -------
@@ -351,16 +347,19 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None, progress=False):
     True
     """
     rec, z, b, n_sim = _table_input(release, n_sim, "independence_mc_test")
+    progress = _check_progress(progress)
     n = rec.n
     gen, derived = _table_stream(rng, "independence_mc_test", rec, n_sim)
     n_used = n if n is not None else max(1, int(np.rint(z.sum())))
     stat = _plugin_chi2(z, n_used)
     p, q = _plugin_margins(z)
     hits = 0
-    for size in _blocks(n_sim, z.size, progress, "Monte Carlo tables"):
-        probs = np.broadcast_to(p[:, None] * q[None, :], (size,) + z.shape)
-        sims = _simulate(gen, np.full(size, n_used, dtype=np.int64), probs, b, z.shape)
-        hits += np.count_nonzero(_plugin_chi2(sims, np.full(size, n_used)) >= stat)
+    with start(progress, n_sim, "independence_mc_test", "draws") as bar:
+        for size in _blocks(n_sim, z.size):
+            probs = np.broadcast_to(p[:, None] * q[None, :], (size,) + z.shape)
+            sims = _simulate(gen, np.full(size, n_used, dtype=np.int64), probs, b, z.shape)
+            hits += np.count_nonzero(_plugin_chi2(sims, np.full(size, n_used)) >= stat)
+            bar.advance(size)
     pvalue = (1.0 + hits) / (1.0 + n_sim)
     return _result(stat, pvalue, f"Monte Carlo test of independence, Gaboardi et al. 2016 ({n_sim} draws)",
                    rec, n_used, "Q-squared (noisy)", n_sim, derived)

@@ -52,8 +52,8 @@ def test_a_bad_cell_names_its_row_never_its_value(capsys, tmp_path):
     assert code == 2 and "data row 3 does not" in err and "131.25" not in err
 
 
-def test_mean_test_usage_errors(capsys, column, tmp_path):
-    path, _ = column
+def test_mean_test_usage_errors_and_method_repro(capsys, column, tmp_path):
+    path, x = column
     code, out, _ = call(capsys, "mean-release", "--csv", path, "--column", "sbp", "--lower", 80, "--upper", 180,
                         "--epsilon", 1, "--seed", 1, "--format", "json")
     file = tmp_path / "rel.json"
@@ -62,3 +62,10 @@ def test_mean_test_usage_errors(capsys, column, tmp_path):
     assert code == 2 and "--sigma takes one value per group; got 2 for 1" in err
     code, out, _ = call(capsys, "mean-test", "--release", file, "--sigma", 15, "--mu0", 130)
     assert code == 0 and "sigma known" in " ".join(out.split())
+    code, out, _ = call(capsys, "mean-test", "--release", file, "--method", "repro", "--sigma", 15, "--mu0", 125,
+                        "--format", "json")
+    expected = mean_test(MeanReleaser(1.0, 80.0, 180.0).release(x, rng=1), mu0=125.0, sigma=15.0, method="repro")
+    assert code == 0 and json.loads(out)["pvalue"] == expected.pvalue
+    code, _, err = call(capsys, "mean-test", "--release", file, "--method", "repro")
+    assert code == 2 and "`sigma` is needed for the repro-samples method" in err
+

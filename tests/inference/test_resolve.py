@@ -15,6 +15,7 @@ _TWO = ("binom2_normal_test", "binom2_jimi_ci", "binom2_jimi_test", "binom2_jimi
 _FIRST_ARG = {"ldp_histogram_density": "reports", "robust_frequency_estimate": "data", "logistic_jimi": "table",
               "independence_jimi_test": "release", "independence_mc_test": "release",
               "binom_jimi_sample": "release_or_value", "mean_jimi_test": "release", "mean_naive_test": "release",
+              "mean_repro_test": "release",
               "mean2_jimi_test": "release1", "mean2_naive_test": "release1", "mean_test": "x"}
 
 
@@ -100,6 +101,7 @@ _RESULTS = {
     "mean_jimi_test": lambda r: dpinfer.mean_jimi_test(r["mean"], sigma=2.0, n_sim=100, rng=1),
     "mean2_jimi_test": lambda r: dpinfer.mean2_jimi_test(r["mean"], r["mean"], sigma=2.0, n_sim=100, rng=1),
     "mean_naive_test": lambda r: dpinfer.mean_naive_test(r["mean"], sigma=2.0),
+    "mean_repro_test": lambda r: dpinfer.mean_repro_test(r["mean"], sigma=2.0, n_sim=99, rng=1),
     "mean2_naive_test": lambda r: dpinfer.mean2_naive_test(r["mean"], r["mean"], sigma=2.0),
     "mean_test": lambda r: dpinfer.mean_test(r["mean"], sigma=2.0, n_sim=100, rng=1),
 }

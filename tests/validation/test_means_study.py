@@ -13,13 +13,16 @@ def test_means_study_quick(tmp_path):
     assert means.main(["--quick", "--out", str(tmp_path), "--no-progress"]) == 0
     assert (tmp_path / "means_simulate_quick.png").stat().st_size > 10_000
     meta, rows = read_csv(tmp_path / "means_simulate_quick.csv")
-    # normal truth: DP-JIMI and naive; log-normal truth: both models and naive; clip 0 and 0.2
-    assert len(rows) == 2 * 2 + 2 * 3
+    # normal truth: DP-JIMI, repro and naive; log-normal truth: both models of both and naive; clip 0 and 0.2
+    assert len(rows) == 2 * 3 + 2 * 5
     for r in rows:
         assert r["reps"] == 60 and abs(r["mc_se"] - math.sqrt(r["coverage"] * (1 - r["coverage"]) / 60)) < 1e-12
         if r["truth"] == "normal" and r["method"] == "dp_jimi":
             # under the model: within 4 SE (sqrt(.95 .05 / 60) = 0.028) of 0.95
             assert abs(r["coverage"] - 0.95) < 4 * math.sqrt(0.95 * 0.05 / 60)
+        if (r["truth"], r["method"]) in {("normal", "repro"), ("lognormal", "repro_lognormal")}:
+            # repro samples under the model: coverage at least the level (valid with R = 199 seeds)
+            assert r["coverage"] >= 0.95 - 4 * math.sqrt(0.95 * 0.05 / 60) and r["n_sim"] == 199
     by = {(r["truth"], r["clip"], r["method"]): r for r in rows}
     # the share clipped is what the bounds promise (60 x 100 values; SE sqrt(.2 .8 / 6000) = 0.005)
     assert abs(by[("normal", 0.2, "naive")]["clipped_share"] - 0.2) < 4 * math.sqrt(0.16 / 6000)

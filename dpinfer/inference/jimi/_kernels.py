@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betainc, betaln, ndtri
 
+from ..._progress import SILENT
 from ...distributions._laplace_law import LaplaceLaw
 from .._roots import expand_bracket_within, find_root, newton_roots
 
@@ -305,7 +306,7 @@ def _two_exact(pi1, n1, eps1, pi2, n2, eps2, d):
     return min(max(le - tie, 0.0), 1.0), tie, min(max(gt, 0.0), 1.0)
 
 
-def _two_exact_quantile(level, pi1, n1, eps1, pi2, n2, eps2, *, xtol=1e-12):
+def _two_exact_quantile(level, pi1, n1, eps1, pi2, n2, eps2, *, xtol=1e-12, progress=SILENT):
     """``inf{d in [-1, 1] : P(D <= d) >= level}`` by the shared scalar root search (Brent).
 
     Each evaluation is a two-dimensional quadrature (about 0.1 s), so the search starts
@@ -319,6 +320,7 @@ def _two_exact_quantile(level, pi1, n1, eps1, pi2, n2, eps2, *, xtol=1e-12):
         if d not in memo:
             lt, tie, _ = _two_exact(pi1, n1, eps1, pi2, n2, eps2, d)
             memo[d] = lt + tie - level
+            progress.advance()  # one unit per quadrature
         return memo[d]
 
     spread = np.array([_SD_LOW, 0.5, 1.0 - _SD_LOW])

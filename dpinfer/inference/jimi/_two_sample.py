@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kernels as _k
+from ..._progress import SILENT, _check_progress, start
 from ..._streams import _mc_note, _share_se, _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
@@ -23,11 +24,12 @@ def _spawn_pair(gen):
     return tuple(gen.spawn(2))
 
 
-def _two_sample(pi1, n1, eps1, pi2, n2, eps2, tails, d0, n_sim, gen):
+def _two_sample(pi1, n1, eps1, pi2, n2, eps2, tails, d0, n_sim, gen, progress=SILENT):
     """Simulated bounds of theta1 - theta2 and (share <= d0, share >= d0).
 
     ``pi1``, ``pi2`` flat arrays of equal length m; group 1 draws only from its own
-    spawned stream and group 2 from its own, block by block.
+    spawned stream and group 2 from its own, block by block.  ``progress``: the
+    :func:`_two_sample_units` of the same arguments.
     """
     m = pi1.size
     lo = np.full(m, -1.0)
@@ -38,20 +40,39 @@ def _two_sample(pi1, n1, eps1, pi2, n2, eps2, tails, d0, n_sim, gen):
         lo_tail, hi_tail = tails
         for i in range(m):
             args = (float(pi1[i]), n1, eps1, float(pi2[i]), n2, eps2)
-            if lo_tail is not None:
-                lo[i] = _k._two_exact_quantile(lo_tail, *args)
-            if hi_tail is not None:
-                hi[i] = _k._two_exact_quantile(1.0 - hi_tail, *args)
+            for tail in (lo_tail, None if hi_tail is None else 1.0 - hi_tail):
+                if tail is not None:  # a quantile: a root search over quadratures
+                    part = progress.part(_QUANTILE_UNITS)
+                    value = _k._two_exact_quantile(tail, *args, progress=part)
+                    part.close()
+                    if tail is lo_tail:
+                        lo[i] = value
+                    else:
+                        hi[i] = value
             if d0 is not None:  # mid-p ties, as for the draws
                 lt, tie, gt = _k._two_exact(*args, d0)
                 le[i], ge[i] = lt + 0.5 * tie, gt + 0.5 * tie
+                progress.advance()
         return lo, hi, ((le, ge) if d0 is not None else None)
     g1, g2 = _spawn_pair(gen)
     for sl in _k._chunks(m, n_sim):
         diff = _k._draw_theta(g1, pi1[sl], n1, eps1, n_sim)
         diff -= _k._draw_theta(g2, pi2[sl], n2, eps2, n_sim)
         _fill(sl, diff, tails, d0, lo, hi, le, ge, mid_ties=True)
+        progress.advance(sl.stop - sl.start)
     return lo, hi, ((le, ge) if d0 is not None else None)
+
+
+#: quadratures of one exact-limit quantile, typically (its root search: 8-9 at n = 100)
+_QUANTILE_UNITS = 9
+
+
+def _two_sample_units(m, tails, d0, n_sim):
+    """Units of :func:`_two_sample`'s progress: quadratures (exact limit) or releases (draws)."""
+    if n_sim is not None:
+        return m
+    per = sum(_QUANTILE_UNITS for tail in tails if tail is not None) + (d0 is not None)
+    return m * per
 
 
 def _pair(pi1, pi2, n1, n2, epsilon, epsilon1, epsilon2, kind1, kind2, method):
@@ -91,7 +112,7 @@ def _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim):
 @release_first(skip=("n1", "n2"))
 def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon1=None, epsilon2=None,
                    kind1=None, kind2=None, confidence_level=0.95, alternative="two-sided",
-                   n_sim=10_000, rng=None):
+                   n_sim=10_000, rng=None, progress=None):
     """DP-JIMI interval for the difference ``theta1 - theta2`` of two proportions.
 
     Parameters
@@ -130,6 +151,11 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon1=No
         the public releases (values, n, epsilon) and ``n_sim``: the same
         releases give the same interval on every call (post-processing, no
         privacy cost; see :mod:`dpinfer._streams`).
+    progress : None, bool or callable, default None
+        Progress of a long call (the exact limit takes seconds; see :ref:`progress`): None
+        shows a line on stderr once the call has run 2 s, if stderr is a terminal; True
+        always, False never; a callable gets ``(done, total, message)``, the units being
+        the quadratures of the exact limit (or the releases, with draws).
 
     Returns
     -------
@@ -186,9 +212,12 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon1=No
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
     n_sim = _check_n_sim_two(n_sim)
+    progress = _check_progress(progress)
     gen, _ = _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)
     tails = _tails(confidence_level, alternative)
-    lo, hi, _ = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, None, n_sim, gen)
+    with start(progress, _two_sample_units(p1.size, tails, None, n_sim), "binom2_jimi_ci",
+               "quadratures" if n_sim is None else "releases") as bar:
+        lo, hi, _ = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, None, n_sim, gen, bar)
     if scalar:
         return ConfidenceInterval(float(lo[0]), float(hi[0]), confidence_level)
     return _stack(lo, hi, p1.shape)
@@ -197,7 +226,8 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon1=No
 @release_first(skip=("n1", "n2"))
 def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon=None, epsilon1=None,
                      epsilon2=None, kind1=None, kind2=None, alternative="two-sided",
-                     confidence_level=0.95, n_sim=10_000, rng=None, composition="sequential"):
+                     confidence_level=0.95, n_sim=10_000, rng=None, composition="sequential",
+                     progress=None):
     """DP-JIMI test of ``theta1 - theta2 = p0`` from two independent Laplace releases.
 
     Parameters
@@ -230,6 +260,8 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon=None, e
         ``'parallel'`` records ``max(epsilon1, epsilon2)``, which holds when the
         groups are disjoint sets of people, membership and sizes are public, and
         a neighbouring data set changes one person's record within their group.
+    progress : None, bool or callable, default None
+        As in :func:`binom2_jimi_ci`.
 
     Returns
     -------
@@ -295,9 +327,12 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon=None, e
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = _check_n_sim_two(n_sim)
     composition = check_two_sample_composition(composition)
+    progress = _check_progress(progress)
     gen, derived = _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
-    lo, hi, (le, ge) = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, p0, n_sim, gen)
+    with start(progress, _two_sample_units(p1.size, tails, p0, n_sim), "binom2_jimi_test",
+               "quadratures" if n_sim is None else "releases") as bar:
+        lo, hi, (le, ge) = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, p0, n_sim, gen, bar)
     pvalue = np.clip(_pvalue(le, ge, alternative), 0.0, 1.0)
     if not scalar:
         return pvalue.reshape(p1.shape)

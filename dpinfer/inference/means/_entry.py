@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ..._validation import _check_choice, _show
+from ..._warnings import ApproximationWarning
 from ._common import clipped, is_release
 from ._jimi import mean2_jimi_test, mean_jimi_test
 from ._naive import mean2_naive_test, mean_naive_test
+from ._repro import mean_repro_test
 
 __all__ = ["mean_test"]
 
-_METHODS = ("jimi", "naive")
+_METHODS = ("jimi", "naive", "repro")
 
 
 def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", alternative="two-sided",
-              confidence_level=0.95, n_sim=2000, rng=None, composition="sequential"):
+              confidence_level=0.95, n_sim=None, rng=None, composition="sequential"):
     """Test a mean from one private release, or compare two groups, like R's ``t.test``.
 
     Parameters
@@ -25,21 +29,24 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
         The second group's clipped sum: the test is then of ``mean_x - mean_y = mu0``.
     mu0 : float, default 0.0
         The null mean (one group) or null difference of means (two groups), R's ``mu``.
-    method : {'jimi', 'naive'}, default 'jimi'
+    method : {'jimi', 'naive', 'repro'}, default 'jimi'
         ``'jimi'``: DP-JIMI with the clipping modelled, :func:`~dpinfer.mean_jimi_test`
         / :func:`~dpinfer.mean2_jimi_test`.  ``'naive'``: the normal interval around
         the clipped mean, :func:`~dpinfer.mean_naive_test` /
         :func:`~dpinfer.mean2_naive_test` (biased under clipping; a comparator).
+        ``'repro'``: repro samples, :func:`~dpinfer.mean_repro_test` (one group;
+        valid in finite samples with the Monte Carlo error included).
     sigma : float or pair of floats, optional
         Known standard deviation(s); None uses the released sums of squares.
     model : {'normal', 'lognormal'}, default 'normal'
         DP-JIMI's data model (not used by ``'naive'``).
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
     confidence_level : float, default 0.95
-    n_sim : int, default 2000
-        DP-JIMI's draws.
+    n_sim : int, optional
+        DP-JIMI's draws (None: 2000); the repro-samples method's seeds ``R``
+        (None: 1999 with ``sigma`` known, 399 with the spread released).
     rng : None, int, SeedSequence or numpy.random.Generator
-        DP-JIMI's stream (None: derived from the releases).
+        DP-JIMI's (or the repro seeds') stream (None: derived from the releases).
     composition : {'sequential', 'parallel'}, default 'sequential'
         Two groups: how the result records the two releases' privacy.
 
@@ -55,7 +62,7 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
 
     See Also
     --------
-    mean_jimi_test, mean2_jimi_test, mean_naive_test, mean2_naive_test
+    mean_jimi_test, mean2_jimi_test, mean_naive_test, mean2_naive_test, mean_repro_test
 
     Examples
     --------
@@ -88,6 +95,17 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
             return mean_naive_test(x, mu0, **common)
         return mean2_naive_test(x, y, mu0, composition=composition, **common)
     common.update(model=model, n_sim=n_sim, rng=rng)
+    if method == "repro":
+        if y is not None:
+            raise ValueError("`method` 'repro' tests one group's mean (mean_test(x, method='repro')); for two "
+                             "groups use method='jimi' or 'naive'.")
+        return mean_repro_test(x, mu0, **common)
+    common["n_sim"] = 2000 if n_sim is None else n_sim
     if y is None:
-        return mean_jimi_test(x, mu0, **common)
+        with warnings.catch_warnings(record=True) as caught:  # re-raised at the caller's line
+            warnings.simplefilter("always", ApproximationWarning)
+            result = mean_jimi_test(x, mu0, **common)
+        for w in caught:
+            warnings.warn(w.message, w.category, stacklevel=2)
+        return result
     return mean2_jimi_test(x, y, mu0, composition=composition, **common)

@@ -7,15 +7,16 @@ import math
 import numpy as np
 
 from ... import _mechanisms
+from ..._progress import _check_progress, start
 from ..._validation import _check_alternative, _check_confidence_level
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...results import ConfidenceInterval, HTestResult
 from .._resolve import provenance, release_first
 from ._arguments import _check_effect, _check_laplace_ordering, _ordering, _proportions, _resolve_arms
-from ._interval import _interval
+from ._interval import _interval, _interval_units
 from ._laplace_arms import _route_note
 from ._score import _Observed, _statistic
-from ._test import _null, _pvalues
+from ._test import SUP_UNITS, _null, _pvalues
 
 __all__ = ["binom2_ump_ci", "binom2_ump_test"]
 
@@ -51,7 +52,7 @@ def _privacy_note(arm1, arm2, composition):
 @release_first(skip=("n1", "n2"))
 def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, sensitivity=None,
                     effect="difference", margin=None, alternative="two-sided", confidence_level=0.95,
-                    composition="parallel", statistic=None, mechanism=None):
+                    composition="parallel", statistic=None, mechanism=None, progress=None):
     """Exact unconditional test comparing two proportions from two Tulap- or Laplace-noised counts.
 
     Two independent arms, ``X_i ~ Binomial(n_i, theta_i)``, each released as ``Z_i = X_i + N_i``
@@ -107,6 +108,12 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         The noise law of numbers given for ``z1``, ``z2``: None or ``'tulap'`` for Tulap
         counts, ``'laplace'`` for Laplace counts (``LaplaceReleaser(epsilon).count``, on the
         releaser's grid for ``n`` and ``epsilon``).  Releases carry their own.
+    progress : None, bool or callable, default None
+        Progress of a long call (large arms, the score ordering's interval; see
+        :ref:`progress`): None shows a line on stderr once the call has run 2 s, if stderr
+        is a terminal; True always, False never; a callable gets ``(done, total, message)``,
+        the units being the steps of the suprema computed (a located supremum, an
+        evaluation of its certificate).
 
     Returns
     -------
@@ -198,6 +205,7 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     composition = check_two_sample_composition(composition)
     statistic = _ordering(statistic, effect, arm1.n, arm2.n, arm1.mechanism)
     _check_laplace_ordering(statistic, arm1.mechanism)
+    progress = _check_progress(progress)
     try:
         v1, v2 = np.broadcast_arrays(v1, v2)
     except ValueError as exc:
@@ -211,11 +219,20 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         return _Observed(float(a), float(b)) if statistic == "score" else float(a / arm1.n - c * b / arm2.n)
 
     if stats.ndim > 0:
-        return np.array([_pvalues(arm1, arm2, null, observed(a, b), alternative)[0]
-                         for a, b in zip(v1.ravel(), v2.ravel())]).reshape(stats.shape)
+        with start(progress, stats.size, "binom2_ump_test", "pairs") as bar:
+            out = []
+            for a, b in zip(v1.ravel(), v2.ravel()):
+                out.append(_pvalues(arm1, arm2, null, observed(a, b), alternative)[0])
+                bar.advance()
+        return np.array(out).reshape(stats.shape)
     z1f, z2f = float(v1), float(v2)
-    pvalue = _pvalues(arm1, arm2, null, observed(z1f, z2f), alternative)[0]
-    low, high = _interval(arm1, arm2, z1f, z2f, effect, confidence_level, alternative, statistic)
+    first = SUP_UNITS * (2 if alternative == "two-sided" else 1)
+    with start(progress, first + _interval_units(effect, alternative, statistic), "binom2_ump_test") as bar:
+        bar.step("p-value")
+        part = bar.part(first)
+        pvalue = _pvalues(arm1, arm2, null, observed(z1f, z2f), alternative, progress=part)[0]
+        part.close()
+        low, high = _interval(arm1, arm2, z1f, z2f, effect, confidence_level, alternative, statistic, bar)
     raw, props = _proportions(z1f, arm1, z2f, arm2)
     estimate, estimate_raw = _estimate(effect, props, raw)
     eps, dlt = two_sample_privacy(arm1.epsilon, arm1.delta, arm2.epsilon, arm2.delta, composition)
@@ -248,7 +265,7 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
 @release_first(skip=("n1", "n2"))
 def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, sensitivity=None,
                   effect="difference", confidence_level=0.95, alternative="two-sided",
-                  statistic=None, mechanism=None):
+                  statistic=None, mechanism=None, progress=None):
     """Exact confidence interval for the risk difference, risk ratio or odds ratio of two releases.
 
     The interval inverts the exact test of :func:`binom2_ump_test`: two-sided, the two
@@ -269,6 +286,8 @@ def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, se
     statistic : {None, 'difference', 'score'}, default None
         The ordering of the inverted tests, as in :func:`binom2_ump_test` (None: the score
         for the odds ratio, else the difference).
+    progress : None, bool or callable, default None
+        As in :func:`binom2_ump_test`.
 
     Returns
     -------
@@ -310,8 +329,11 @@ def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, se
     confidence_level = _check_confidence_level(confidence_level)
     statistic = _ordering(statistic, effect, arm1.n, arm2.n, arm1.mechanism)
     _check_laplace_ordering(statistic, arm1.mechanism)
+    progress = _check_progress(progress)
     if v1.ndim > 0 or v2.ndim > 0:
         raise ValueError(f"`z1` and `z2` must be single values for an interval; got shapes "
                          f"{v1.shape} and {v2.shape}.")
-    low, high = _interval(arm1, arm2, float(v1), float(v2), effect, confidence_level, alternative, statistic)
+    with start(progress, _interval_units(effect, alternative, statistic), "binom2_ump_ci") as bar:
+        low, high = _interval(arm1, arm2, float(v1), float(v2), effect, confidence_level, alternative,
+                              statistic, bar)
     return ConfidenceInterval(float(low), float(high), confidence_level)

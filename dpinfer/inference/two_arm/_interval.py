@@ -39,9 +39,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from ..._progress import SILENT
 from .._roots import find_root, last_rejected
 from ._score import _Observed
-from ._test import GRID, _effective, _null, _on_line, _plan, _pvalues
+from ._test import GRID, STEP_UNITS, SUP_UNITS, _effective, _null, _on_line, _plan, _pvalues
 
 __all__ = []  # private module
 
@@ -54,24 +55,27 @@ _RATIO_RANGE = (1e-6, 1e6)
 _SCAN = 81
 
 
-def _one_sided_p(arm1, arm2, effect, margin, t_of, upper, points=GRID, certify=True):
+def _one_sided_p(arm1, arm2, effect, margin, t_of, upper, points=GRID, certify=True, progress=SILENT):
     null = _null(effect, margin)
     alternative = "greater" if upper else "less"
-    return _pvalues(arm1, arm2, null, t_of(margin), alternative, points, certify)[0]
+    return _pvalues(arm1, arm2, null, t_of(margin), alternative, points, certify, progress)[0]
 
 
-def _p_function(arm1, arm2, effect, margin_of, t_of, lower):
+def _p_function(arm1, arm2, effect, margin_of, t_of, lower, progress=SILENT):
     """``p(x, points, certify)``: the one-sided p-value at the margin ``margin_of(x)``, remembered.
 
     ``certify=True`` (the default) is the reported p-value, the certified supremum;
-    ``certify=False`` the located one, which the scans and brackets use.
+    ``certify=False`` the located one, which the scans and brackets use.  ``progress``:
+    ``STEP_UNITS`` per located supremum, ``SUP_UNITS`` per certified one (:func:`._test._sup_tail`).
     """
     memo = {}
 
     def p(x, points=GRID, certify=True):
         key = (x, points, certify)
         if key not in memo:
-            memo[key] = _one_sided_p(arm1, arm2, effect, margin_of(x), t_of, lower, points, certify)
+            part = progress.part(SUP_UNITS if certify else STEP_UNITS)
+            memo[key] = _one_sided_p(arm1, arm2, effect, margin_of(x), t_of, lower, points, certify, part)
+            part.close()
         return memo[key]
 
     return p
@@ -114,11 +118,11 @@ def _bracket(p, level, centre, scale, low, high):
     return a, b
 
 
-def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
+def _difference_ends(arm1, arm2, z1, z2, level_tail, lower, progress=SILENT):
     """``L`` (``lower``) or ``U`` of the risk-difference interval, one tail at ``level_tail``."""
     difference = t = z1 / arm1.n - z2 / arm2.n
     sign = 1.0 if lower else -1.0  # the upper end is the lower end of the mirrored problem
-    p = _p_function(arm1, arm2, "difference", lambda d: sign * d, lambda _m: t, lower)
+    p = _p_function(arm1, arm2, "difference", lambda d: sign * d, lambda _m: t, lower, progress)
 
     def located(d):
         return p(d, GRID, False)
@@ -140,7 +144,7 @@ def _difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     return sign * _bisect(p, level_tail, a, b, coarse, start=-1.0)
 
 
-def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference", effect="ratio"):
+def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference", effect="ratio", progress=SILENT):
     """``L`` (``lower``) or ``U`` of the risk-ratio (or odds-ratio) interval on ``[0, inf]``.
 
     Mirrored for the upper end (``x = -log rho``), so that in both cases the accepted scan
@@ -150,14 +154,15 @@ def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference", e
     """
     sign = 1.0 if lower else -1.0
     p = _p_function(arm1, arm2, effect, lambda x: math.exp(sign * x),
-                    _statistic_of(arm1, arm2, z1, z2, statistic), lower)
+                    _statistic_of(arm1, arm2, z1, z2, statistic), lower, progress)
 
     def coarse(x):
         return p(x, _COARSE, False)
 
     root = "coarse"
     if effect == "odds-ratio":  # the score's tail has many local maxima on the curve: no refinement
-        coarse = _grid_coarse(arm1, arm2, effect, lambda x: math.exp(sign * x), _Observed(z1, z2), lower)
+        coarse = _grid_coarse(arm1, arm2, effect, lambda x: math.exp(sign * x), _Observed(z1, z2), lower,
+                              progress)
         root = "full"
     lo, hi = (math.log(v) for v in _RATIO_RANGE)
     x = _scanned_end(p, coarse, np.linspace(lo, hi, 49), level_tail, root)
@@ -198,7 +203,7 @@ def _scanned_end(p, coarse, scan, level_tail, root="coarse"):
                    start=-math.inf)
 
 
-def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower):
+def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower, progress=SILENT):
     """``L`` or ``U`` of the risk-difference interval under the score ordering.
 
     The ordering moves with ``Delta0``, so the one-sided p-value is not monotone in it (drops
@@ -208,8 +213,8 @@ def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     """
     sign = 1.0 if lower else -1.0
     observed = _Observed(z1, z2)
-    p = _p_function(arm1, arm2, "difference", lambda x: sign * x, lambda _m: observed, lower)
-    coarse = _grid_coarse(arm1, arm2, "difference", lambda x: sign * x, observed, lower)
+    p = _p_function(arm1, arm2, "difference", lambda x: sign * x, lambda _m: observed, lower, progress)
+    coarse = _grid_coarse(arm1, arm2, "difference", lambda x: sign * x, observed, lower, progress)
     edge = 1.0 - 1e-9
     x = _scanned_end(p, coarse, np.linspace(-edge, edge, _SCAN), level_tail, root="full")
     if x is None:
@@ -219,11 +224,12 @@ def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower):
     return sign * x
 
 
-def _grid_coarse(arm1, arm2, effect, margin_of, observed, lower):
+def _grid_coarse(arm1, arm2, effect, margin_of, observed, lower, progress=SILENT):
     """``coarse(x)``: a lower bound of the supremum at the margin ``margin_of(x)``, remembered.
 
     The largest tail on a ``_COARSE``-point grid of the null curve, unrefined (the score
-    ordering's tails have many local maxima, whose refinement the scan need not pay for).
+    ordering's tails have many local maxima, whose refinement the scan need not pay for);
+    ``STEP_UNITS`` of ``progress`` per new margin.
     """
     memo = {}
 
@@ -232,6 +238,7 @@ def _grid_coarse(arm1, arm2, effect, margin_of, observed, lower):
             null = _null(effect, margin_of(x))
             tail = _plan(arm1, arm2, null, _effective(arm1, arm2, null, observed, lower), lower)
             memo[x] = float(np.max(_on_line(tail, null, np.linspace(null.low, null.high, _COARSE))))
+            progress.advance(STEP_UNITS)
         return memo[x]
 
     return coarse
@@ -244,8 +251,22 @@ def _statistic_of(arm1, arm2, z1, z2, statistic):
     return lambda r: z1 / arm1.n - r * z2 / arm2.n
 
 
-def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative, statistic="difference"):
-    """``(low, high)`` of the interval for the difference, the ratio or the odds ratio."""
+def _end_units(effect, statistic):
+    """The units one end typically uses: ``STEP_UNITS`` per located supremum, ``SUP_UNITS`` per
+    certified one (counted at n = 60, in ``STEP_UNITS``: 41-42 for the difference, 37-46 for
+    the ratio's scan and root search, 45-57 for the score's)."""
+    if effect != "difference":
+        return 46 * STEP_UNITS
+    return (58 if statistic == "score" else 42) * STEP_UNITS
+
+
+def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative, statistic="difference",
+              progress=SILENT):
+    """``(low, high)`` of the interval for the difference, the ratio or the odds ratio.
+
+    ``progress`` gets ``_end_units`` units per end computed (an end that needs fewer jumps to
+    its part's end, one that needs more stops at it).
+    """
     alpha = 1.0 - confidence_level
     ends = _ratio_ends
     if effect == "difference":
@@ -253,6 +274,20 @@ def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative, statist
     full = (-1.0, 1.0) if effect == "difference" else (0.0, math.inf)
     tail = alpha / 2.0 if alternative == "two-sided" else alpha
     extra = (statistic, effect) if ends is _ratio_ends else ()
-    low = ends(arm1, arm2, z1, z2, tail, True, *extra) if alternative != "less" else full[0]
-    high = ends(arm1, arm2, z1, z2, tail, False, *extra) if alternative != "greater" else full[1]
+    units = _end_units(effect, statistic)
+
+    def end(lower):
+        progress.step("lower end" if lower else "upper end")
+        part = progress.part(units)
+        out = ends(arm1, arm2, z1, z2, tail, lower, *extra, progress=part)
+        part.close()
+        return out
+
+    low = end(True) if alternative != "less" else full[0]
+    high = end(False) if alternative != "greater" else full[1]
     return low, max(low, high)
+
+
+def _interval_units(effect, alternative, statistic):
+    """The units of :func:`_interval`'s progress."""
+    return _end_units(effect, statistic) * (2 if alternative == "two-sided" else 1)

@@ -36,6 +36,7 @@ from typing import ClassVar
 import numpy as np
 
 from ... import _mechanisms
+from ..._progress import SILENT
 from ...releasers._secure_path import count_grid
 from ._law import _binomial, _binomial_derivatives, _rows
 
@@ -281,19 +282,22 @@ class _LaplaceTailPlan:
         spread2[:, ::s1] = b2
         return np.array([np.dot(np.convolve(r1, r2[::-1]), self.dense) for r1, r2 in zip(spread1, spread2)])
 
-    def with_curvature(self, theta1, theta2, slope):
+    def with_curvature(self, theta1, theta2, slope, progress=SILENT):
         """The tail and its second derivative along ``(theta1 + slope nu, theta2 + nu)``, exactly.
 
         As ``_law._TailPlan.with_curvature``: the tail is linear in each arm's binomial pmf,
         whose derivatives are closed forms.  ``bound`` (continuous route) is a constant: it
-        adds to the value, not to the curvature.
+        adds to the value, not to the curvature.  ``progress`` gets a quarter per sum.
         """
         theta1, theta2 = _rows(theta1, theta2)
         d1 = _binomial_derivatives(self.arms[0].n, theta1)
         d2 = _binomial_derivatives(self.arms[1].n, theta2)
-        value = self._bilinear(d1[0], d2[0])
-        curvature = (slope ** 2 * self._bilinear(d1[2], d2[0]) + 2.0 * slope * self._bilinear(d1[1], d2[1])
-                     + self._bilinear(d1[0], d2[2]))
+        sums = []
+        for k, (a, b) in enumerate(((0, 0), (2, 0), (1, 1), (0, 2))):
+            sums.append(self._bilinear(d1[a], d2[b]))
+            progress.fraction((k + 1) / 4.0)
+        value = sums[0]
+        curvature = slope ** 2 * sums[1] + 2.0 * slope * sums[2] + sums[3]
         return np.clip(value + self.bound, 0.0, 1.0), curvature
 
 

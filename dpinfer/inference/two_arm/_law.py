@@ -23,6 +23,7 @@ from typing import ClassVar
 import numpy as np
 from scipy import signal, stats
 
+from ..._progress import SILENT
 from ...distributions._tulap_law import quantile, tulap_grid, unit_privacy
 from ...distributions.tulap import Tulap
 
@@ -322,7 +323,7 @@ class _Plan:
         """The tail from the arms' component pmfs (rows paired), as :func:`_pmfs` gives them."""
         return np.clip(self._bilinear(p1, p2), 0.0, 1.0)
 
-    def with_curvature(self, theta1, theta2, slope):
+    def with_curvature(self, theta1, theta2, slope, progress=SILENT):
         """The tail and its second derivative along ``(theta1 + slope nu, theta2 + nu)``, exactly.
 
         The derivatives of a binomial pmf are closed forms in the pmf (see
@@ -330,10 +331,13 @@ class _Plan:
         ``p'' = slope^2 T(b1'', b2) + 2 slope T(b1', b2') + T(b1, b2'')`` with ``T`` the double
         sum of the tail.  The terms cancel: ``p''`` carries an absolute error near
         ``(n1 + n2)^2`` ulps, which the certificate adds to its bound.  Evaluated in blocks
-        of rows (:func:`_blocks`).
+        of rows (:func:`_blocks`), each reported to ``progress`` as its share of the rows.
         """
         theta1, theta2 = _rows(theta1, theta2)
-        parts = [self._with_curvature(a, b, slope) for a, b in _blocks(self.arms, theta1, theta2)]
+        parts = []
+        for a, b in _blocks(self.arms, theta1, theta2):
+            parts.append(self._with_curvature(a, b, slope))
+            progress.fraction(sum(v.size for v, _ in parts) / max(theta1.size, 1))
         return np.concatenate([v for v, _ in parts]), np.concatenate([c for _, c in parts])
 
     def _with_curvature(self, theta1, theta2, slope):

@@ -19,6 +19,7 @@ from ..._validation import (
     _check_probability,
     _check_sensitivity,
 )
+from ..._progress import _check_progress, start
 from .._roots import integer_bracket, smallest_integer
 from ._arguments import (MAX_N, _check_effect, _check_laplace_ordering, _check_mechanism, _checked_arm, _ordering,
                          _per_arm)
@@ -153,7 +154,7 @@ def _normal_n(theta1, theta2, ratio, arm, null, alpha, power, alternative, n_max
 
 def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, delta=0.0, sensitivity=1,
                            effect="difference", margin=None, alpha=0.05, alternative="two-sided",
-                           statistic=None, mechanism="tulap"):
+                           statistic=None, mechanism="tulap", progress=None):
     """Smallest numbers per arm for the exact two-arm test to reach a power (as ``power.prop.test``).
 
     Parameters
@@ -166,6 +167,11 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
         Allocation ``n2 / n1``; ``n2 = ceil(ratio * n1)``.
     epsilon, delta, sensitivity, effect, margin, alpha, alternative, statistic, mechanism
         As in :func:`binom2_ump_power`.
+    progress : None, bool or callable, default None
+        Progress of the search (see :ref:`progress`): None shows a line on stderr once the
+        call has run 2 s, if stderr is a terminal; True always, False never; a callable gets
+        ``(done, total, message)``, the units being exact power evaluations (``total`` the
+        typical number, reached at the end).
 
     Returns
     -------
@@ -216,6 +222,19 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     mechanism = _check_mechanism(mechanism, "tulap")
     statistic = _ordering(statistic, effect, None, None, mechanism)
     _check_laplace_ordering(statistic, mechanism)
+    progress = _check_progress(progress)
+    with start(progress, _SEARCH_UNITS, "binom2_ump_sample_size", "power evaluations") as bar:
+        return _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effect, margin, alpha,
+                            alternative, statistic, mechanism, bar)
+
+
+#: exact power evaluations of a sample-size search, typically (3 to 6: 0.6 v 0.4, 0.52 v 0.5, 0.3 v 0.1)
+_SEARCH_UNITS = 6
+
+
+def _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effect, margin, alpha, alternative,
+                 statistic, mechanism, bar):
+    """:func:`binom2_ump_sample_size` on checked arguments; ``bar`` counts the power evaluations."""
     n_max = MAX_N_LAPLACE if mechanism == "laplace" else _N_MAX
     if effect == "odds-ratio":  # the score ordering's lattice: (n1 + 1)(n2 + 1) <= MAX_CELLS
         n_max = int(math.isqrt(MAX_CELLS)) - 1
@@ -237,6 +256,7 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
             arm1, arm2 = _arms(n, m, epsilon, delta, sensitivity, mechanism)
             used = _ordering(statistic, effect, n, m, mechanism)
             seen[n] = float(_exact_power(arm1, arm2, null, theta1, theta2, alpha, alternative, used)[0])
+            bar.advance()
         return seen[n]
 
     one_sided = alpha / 2.0 if alternative == "two-sided" else alpha

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
+from ..._progress import SILENT
 from .._roots import find_root
 from ._certify import MAX_CELLS, certified_sup
 from ._laplace_arms import _LaplaceTailPlan
@@ -42,6 +43,11 @@ CERTIFY_LIMIT = 4_100_000
 _CERTIFY_WORK = 1 << 25
 #: Brent's tolerance in nu for each refined maximum (the tail is smooth: error ~ 1e-24 in p)
 XATOL = 1e-12
+#: progress units (``dpinfer._progress``) of a located supremum and of one evaluation of the
+#: certificate (filled block by block of rows), and of a certified supremum, typically (the
+#: located one, then the certificate's grid and rounds: 9 to 10 evaluations at n = 1000 per arm)
+STEP_UNITS = 10
+SUP_UNITS = 10 * STEP_UNITS
 
 
 @dataclass(frozen=True)
@@ -137,13 +143,15 @@ class _Sup:
     located: float
 
 
-def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False):
+def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=SILENT):
     """``sup_nu P_nu(T >= t)`` (``upper``) or ``sup_nu P_nu(T <= t)`` on the null line.
 
     ``points`` grid points (65 by default; the interval search uses fewer while it
     brackets, then checks its answer with the default).  ``certify``: ``value`` is the
     certified upper bound of :func:`._certify.certified_sup` (at most ``1 + 1e-12`` times
     the located one) for arms within ``CERTIFY_LIMIT``, else the located supremum.
+    ``progress``: ``STEP_UNITS`` for the located supremum and per evaluation of the
+    certificate (``SUP_UNITS`` in all, typically).
     """
     tail = _plan(arm1, arm2, null, t, upper)
     if null.high <= null.low:
@@ -181,16 +189,19 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False):
             bounds=(lo, hi), method="bounded", options={"xatol": XATOL})
         if -res.fun > out.value:
             out = _Sup(float(-res.fun), float(res.x), float(-res.fun))
+    progress.advance(STEP_UNITS)
     if not certify or (arm1.n + 1) * (arm2.n + 1) > CERTIFY_LIMIT:
         return out
-    if null.effect == "odds-ratio":
-        def evaluate(nu):
-            return _on_line(tail, null, nu), None
-    else:
-        slope = float(null.derivative_bounds(0.0, 0.0)[0])
+    slope = float(null.derivative_bounds(0.0, 0.0)[0]) if null.effect != "odds-ratio" else None
 
-        def evaluate(nu):
-            return tail.with_curvature(null.theta1(nu), nu, slope)
+    def evaluate(nu):
+        part = progress.part(STEP_UNITS)
+        if slope is None:
+            out = _on_line(tail, null, nu), None
+        else:  # reported as its rows (Tulap) or its sums (Laplace) are done
+            out = tail.with_curvature(null.theta1(nu), nu, slope, progress=part)
+        part.close()
+        return out
     # bounded work per round: with wide noise ranges, fewer open cells (a looser bound)
     cells = MAX_CELLS if tail.use_lattice() else int(np.clip(_CERTIFY_WORK // row_width((arm1, arm2)),
                                                             16, MAX_CELLS))
@@ -213,7 +224,7 @@ def _effective(arm1, arm2, null, t, upper):
     return t - shift if upper else t + shift
 
 
-def _pvalues(arm1, arm2, null, t, alternative, points=GRID, certify=True):
+def _pvalues(arm1, arm2, null, t, alternative, points=GRID, certify=True, progress=SILENT):
     """``(p, p_greater, p_less)`` at the observed statistic ``t`` (release cells accounted for).
 
     Two-sided, ``p_less`` is None when ``p_greater < 1/2`` (it is then above 1/2 and unused).
@@ -223,12 +234,12 @@ def _pvalues(arm1, arm2, null, t, alternative, points=GRID, certify=True):
     p_greater = p_less = None
     if alternative in ("greater", "two-sided"):
         p_greater = _sup_tail(arm1, arm2, null, _effective(arm1, arm2, null, t, True), True, points,
-                              certify).value
+                              certify, progress).value
     # p_greater + p_less >= 1 (the two tails at any one nu add to at least 1), so when
     # p_greater < 1/2 the smaller one is p_greater and p_less (> 1/2) is not needed
     if alternative == "less" or (alternative == "two-sided" and p_greater >= 0.5):
         p_less = _sup_tail(arm1, arm2, null, _effective(arm1, arm2, null, t, False), False, points,
-                           certify).value
+                           certify, progress).value
     if alternative == "greater":
         return p_greater, p_greater, p_less
     if alternative == "less":

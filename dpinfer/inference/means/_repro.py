@@ -1,0 +1,338 @@
+"""Repro samples (Awan & Wang) for the mean of clipped data: finite-sample validity, Monte Carlo included.
+
+The repro-samples method fixes ``R`` seeds once (``n`` standard normal values and the
+release's noise, each), and for a candidate mean simulates the release from every seed
+at that candidate (common random numbers: the same seeds for every candidate).  The
+observed release is ranked among the ``R`` simulated ones; under the candidate the
+``R + 1`` releases are exchangeable, so the rank's p-value ``(1 + #{at least as
+extreme}) / (R + 1)`` is valid in finite samples whatever ``R`` is.
+
+With a known scale the clipped sum simulated from seed ``r`` is continuous and
+nondecreasing in the location, so "seed ``r``'s release is at least the observed one"
+is "the candidate is at least ``m_r``", the value at which seed ``r`` reproduces the
+observed release (the same bracketed solve as DP-JIMI, :mod:`._kernels`).  The p-value
+at every candidate is then a count of the sorted ``m_r`` and the acceptance set is read
+off exactly from order statistics: nothing is searched, nothing can be missed.  With the
+scale unknown (spread released) the p-value is maximised over it on certified boxes
+(:mod:`._repro_spread`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..._streams import _stream
+from ..._validation import _check_alternative, _check_confidence_level, _check_real
+from ...results import ConfidenceInterval, HTestResult
+from .._resolve import provenance
+from ._common import check_draws, check_model, check_sigma, clipped, model_mean
+from ._kernels import Seeds, solve_location
+from ._repro_spread import acceptance_set, draw_spread, projected_pvalue
+
+__all__ = ["mean_repro_test"]
+
+_MODEL_WORDS = {"normal": "normal", "lognormal": "log-normal"}
+#: seeds held at once (rows times n): 32 MB per working array
+_BLOCK = 4_000_000
+#: the count of a tail is compared with alpha (R + 1) up to this slack, so that a level given
+#: as a decimal (0.95, 0.9) is read as that decimal and not as its binary neighbour
+_SLACK = 1e-9
+
+
+def seed_roots(data, sigma, model, normals, noise):
+    """Per seed, the population mean at which that seed reproduces the observed clipped sum.
+
+    ``normals`` has shape ``(R, n)`` (the data seeds) and ``noise`` shape ``(R,)`` (the
+    release noise on the sum, in the sum's units).  Seed ``r``'s release at location
+    ``mu`` is ``F_r(mu) + noise_r``; the root solves ``F_r(mu) = S - noise_r``
+    (``-inf``/``+inf`` when ``S - noise_r`` is at or beyond ``n a`` or ``n b``).
+    Returned as the model's mean at that location (monotone in it), unsorted.
+    """
+    seeds = Seeds(normals, data.lower, data.upper, model)
+    rows = np.arange(seeds.rows)
+    s = np.full(rows.size, float(sigma))
+    if model == "lognormal":
+        seeds.set_sigma_exp(s, rows)
+    mu = solve_location(seeds, float(data.sum) - np.asarray(noise, dtype=float), s, rows)
+    return model_mean(mu, s, model)
+
+
+def draw_roots(data, sigma, model, n_seeds, gen):
+    """:func:`seed_roots` of ``n_seeds`` seeds drawn from ``gen``, in blocks (sizes from public numbers only)."""
+    per_block = max(1, _BLOCK // data.n)
+    out = np.empty(n_seeds)
+    for start in range(0, n_seeds, per_block):
+        k = min(per_block, n_seeds - start)
+        normals = gen.standard_normal((k, data.n))
+        noise = gen.laplace(0.0, data.sum_scale, k)
+        out[start:start + k] = seed_roots(data, sigma, model, normals, noise)
+    return out
+
+
+def repro_pvalues(roots_sorted, null, alternative):
+    """The repro-samples p-value at each ``null`` from the sorted roots (vectorised over ``null``).
+
+    ``(1 + #{m_r <= null}) / (R + 1)`` for ``'greater'`` (the simulated releases at
+    least the observed one), ``(1 + #{m_r >= null}) / (R + 1)`` for ``'less'``;
+    two-sided, twice the smaller (at most 1), which is the rank p-value of the
+    halfspace (Tukey) depth of the observed release among the ``R + 1``.
+    """
+    r = roots_sorted.size
+    null = np.asarray(null, dtype=float)
+    le = np.searchsorted(roots_sorted, null, side="right")
+    ge = r - np.searchsorted(roots_sorted, null, side="left")
+    p_greater, p_less = (1.0 + le) / (r + 1), (1.0 + ge) / (r + 1)
+    if alternative == "greater":
+        return p_greater
+    if alternative == "less":
+        return p_less
+    return np.minimum(1.0, 2.0 * np.minimum(p_greater, p_less))
+
+
+def repro_interval(roots_sorted, confidence_level, alternative):
+    """``(low, high)``: the set of means whose repro p-value exceeds ``1 - confidence_level``.
+
+    ``roots_sorted`` is sorted along its last axis (one row per release: arrays out).
+
+    A one-sided p-value ``(1 + c) / (R + 1)`` exceeds a tail ``t`` when the count ``c``
+    is at least ``k = floor(t (R + 1))``; the count of roots at or below a candidate
+    reaches ``k`` at the ``k``-th smallest root (closed end), the count at or above at
+    the ``k``-th largest.  ``k = 0``: that side is unbounded.
+    """
+    r = roots_sorted.shape[-1]
+    alpha = 1.0 - confidence_level
+    tail = 0.5 * alpha if alternative == "two-sided" else alpha
+    k = math.floor(tail * (r + 1) + _SLACK)
+    shape = roots_sorted.shape[:-1]
+    low = roots_sorted[..., k - 1] if alternative != "less" and k > 0 else np.full(shape, -np.inf)
+    high = roots_sorted[..., r - k] if alternative != "greater" and k > 0 else np.full(shape, np.inf)
+    return low, high
+
+
+def _check_sigma_repro(sigma, data, model, alternative):
+    """``sigma``: known, or None with released squares (normal model, two-sided: the projection)."""
+    if sigma is None:
+        if not data.has_squares:
+            raise ValueError(
+                "`sigma` is needed for the repro-samples method when the release holds the clipped sum only: "
+                "give the known standard deviation (sigma=...), or release the spread too "
+                "(MeanReleaser(..., spread=True)).")
+        if model != "normal" or alternative != "two-sided":
+            raise ValueError(
+                "with the spread released and `sigma` unknown the repro-samples method covers the normal model "
+                f"and the two-sided test; got model = {model!r}, alternative = {alternative!r}. Give `sigma`, or "
+                "use DP-JIMI (mean_jimi_test, or method='jimi').")
+        return None
+    return check_sigma(sigma, data, model=model)
+
+
+def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative="two-sided",
+                    confidence_level=0.95, n_sim=None, rng=None):
+    """Repro-samples test and interval for the mean of clipped data, valid with the Monte Carlo error.
+
+    Parameters
+    ----------
+    release : Release
+        A clipped sum from :class:`~dpinfer.MeanReleaser` (kind ``'clipped_sum'``).
+        With ``spread=True`` only the clipped sum is used (``sigma`` is given).
+    mu0 : float, default 0.0
+        The null value of the population mean.
+    sigma : float, optional
+        The known standard deviation of the data before clipping (for
+        ``model='lognormal'``: of ``log x``).  None (the default) needs a
+        release with the spread (``spread=True``): ``sigma`` is then a nuisance
+        parameter and the p-value is maximised over it (normal model,
+        two-sided; see Notes).
+    model : {'normal', 'lognormal'}, default 'normal'
+        The data model before clipping, ``x = mu + sigma e`` or ``x = exp(mu +
+        sigma e)`` with ``e`` standard normal; the tested parameter is the
+        population mean of ``x``.
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
+    confidence_level : float, default 0.95
+    n_sim : int, optional
+        ``R``, the number of seeds (at least 10; ``R n`` at most 1e9); None: 1999
+        with ``sigma`` known, 399 with it unknown (each seed is then evaluated on
+        many boxes: about 6 s at n = 50 on one core, 20 s at n = 150).  Any
+        ``R`` gives a valid test; a larger ``R`` gives more power and a shorter
+        interval.  With ``sigma`` known and ``(R + 1) (1 - confidence_level) /
+        2`` an integer the test's size is exactly the nominal one.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        None (the default): the seeds come from a stream derived from the public
+        release and the settings (the same answer on every call; post-processing,
+        no privacy cost).  Given: that stream.
+
+    Returns
+    -------
+    HTestResult
+        ``statistic`` the released clipped mean (sum / n), ``parameter`` n,
+        ``pvalue`` the repro-samples p-value at ``mu0``, ``conf_int`` the set of
+        means whose p-value exceeds ``1 - confidence_level`` (always an interval
+        here, see Notes), ``estimate`` the median of the seeds' roots (the mean at
+        which the two-sided p-value is largest), ``n_sim`` ``R``,
+        ``pvalue_function`` the p-value at other null means (the same seeds).
+
+    Raises
+    ------
+    TypeError
+        ``release`` is not a Release.
+    ValueError
+        A release of another kind, or of more than one value; no ``sigma``; bad
+        settings.
+
+    See Also
+    --------
+    mean_jimi_test : DP-JIMI (approximate with an unknown spread; faster).
+    mean_naive_test : the noise-only interval around the clipped mean.
+    mean_test : the entry point (``method='repro'``).
+
+    Notes
+    -----
+    **Method** (Awan & Wang 2024, the repro-samples approach of Xie & Wang 2022).
+    Seeds ``(e_r, L_r)``, ``r = 1..R``, are drawn once: ``e_r`` ``n`` standard
+    normal values, ``L_r ~ Laplace(0, (b - a) / epsilon)`` the noise on the sum.
+    For a candidate location ``mu`` the seed's release is ``s_r(mu) = sum_j
+    clip(mu + sigma e_rj, a, b) + L_r``, with the same seeds for every candidate.
+    The observed release ``s`` is ranked among them; one-sided,
+
+        ``p(mu) = (1 + #{r : s_r(mu) >= s}) / (R + 1)``  (``alternative='greater'``)
+
+    (``<=`` for ``'less'``), and two-sided twice the smaller of the two, which is
+    the rank p-value of the halfspace (Tukey) depth of ``s`` among the ``R + 1``
+    releases, the depth the paper proposes for a statistic of dimension one.
+    The confidence set is ``{mu : p(mu) > 1 - confidence_level}``.
+
+    **Validity, Monte Carlo error included.**  At the true parameter ``s`` and the
+    ``s_r`` are ``R + 1`` independent draws of the same law (the seeds are drawn
+    independently of the data), so the rank of ``s`` is uniform on ``1..R + 1``
+    (ties, which have probability zero for the continuous noise, would only
+    make it conservative) and ``P(p <= alpha) <= alpha`` for every ``R``: the
+    guarantee holds for the simulated p-value itself, not only in the limit ``R
+    -> infinity`` (Awan & Wang, section on Monte Carlo error).  The interval
+    covers the true mean with probability at least ``confidence_level``.
+
+    **Computation: the acceptance set is exact.**  ``s_r(mu)`` is continuous and
+    nondecreasing in ``mu`` (strictly where some value is not clipped), so
+    ``s_r(mu) >= s`` exactly when ``mu >= m_r``, the root of ``s_r(m_r) = s``
+    (``-inf`` or ``+inf`` when the seed's noise alone puts its release beyond the
+    observed one at every ``mu``).  The p-value at every candidate is a count of
+    the sorted roots, the one-sided p-value is monotone in ``mu`` and the
+    two-sided acceptance set is the interval between the ``k``-th smallest and
+    ``k``-th largest root, ``k = floor((R + 1) (1 - confidence_level) / 2)``: no
+    grid and no optimiser, so no piece of the set can be missed.  The roots are
+    solved to ``1e-10 (b - a)`` (log-normal: ``1e-12`` on the log scale); a null
+    value closer than that to a root could be counted on the wrong side.  The
+    log-normal model's mean ``exp(mu + sigma**2 / 2)`` is increasing in ``mu``,
+    so the same holds for it.
+
+    **Unknown sigma (spread released).**  As the paper does for a nuisance
+    parameter, the p-value for the mean is the projection ``sup_sigma p(mu,
+    sigma)`` of a joint test of ``(mu, sigma)``, which is valid for ``mu``
+    because the joint test is valid at the true pair.  The joint test ranks the
+    released pair ``(S, Q)`` (clipped sum, centred sum of squares) among the
+    seeds' pairs ``(S_r, Q_r)`` (seeds ``(e_r, L_r, M_r)``, ``M_r`` the noise on
+    the squares) by the smallest of the four one-sided rank p-values, Bonferroni
+    combined: ``p(mu, sigma) = min(1, 4 min_k (1 + c_k) / (R + 1))``, ``c_k``
+    the seeds at least as extreme in direction ``k`` (a coordinatewise
+    halfspace depth; valid for every ``R``).  The simulated releases are not
+    monotone in ``sigma``, so the supremum is not a count of roots; it is
+    bounded on boxes of ``(mu, sigma)``, ``mu`` over the whole line and
+    ``sigma`` in ``[0, 100 (b - a)]`` (the cap every mean method puts on the
+    scale: validity is under the model with a scale below it), by the
+    ranges of each clipped value between two corners of the box (each is
+    monotone in ``mu`` and in ``sigma``).  A box whose bound is at most
+    ``alpha`` is rejected; boxes are halved until the mean is resolved to
+    ``5e-4 (b - a)``; every slab of the mean with a box not rejected is kept.
+    The reported set therefore contains the true acceptance set (it can be a
+    little wider, it cannot miss a piece); when it is not one interval the note
+    lists the pieces and ``conf_int`` is their hull.  The p-value reported is a
+    certified upper bound of the supremum (valid, conservative).
+
+    **The release's law.**  The seeds simulate the continuous Laplace law; the
+    release's discrete noise and grid (:class:`~dpinfer.MeanReleaser`) are within
+    ``epsilon 2**-26`` of it in cdf, which bounds what they can add to the size.
+
+    References
+    ----------
+    Awan, J. and Wang, Z. (2024). Simulation-based, finite-sample inference for
+    privatized data. Journal of the American Statistical Association;
+    arXiv:2303.05328.
+    Xie, M. and Wang, P. (2022). Repro samples method for finite- and
+    large-sample inferences. arXiv:2206.06421.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpinfer import MeanReleaser, mean_repro_test
+    >>> x = np.random.default_rng(3).normal(130.0, 15.0, size=200)
+    >>> rel = MeanReleaser(1.0, lower=80.0, upper=150.0).release(x, rng=4)
+    >>> res = mean_repro_test(rel, mu0=125.0, sigma=15.0)
+    >>> round(res.conf_int.low, 1), round(res.conf_int.high, 1)
+    (129.1, 133.9)
+    >>> res.pvalue < 0.05
+    True
+    """
+    data = clipped(release, "release", "mean_repro_test")
+    if not data.scalar:
+        raise ValueError(f"`release` must be one release (a scalar clipped sum); got a release of "
+                         f"{np.size(data.sum)} values. Test each release on its own.")
+    mu0 = _check_real(mu0, "mu0")
+    model = check_model(model)
+    alternative = _check_alternative(alternative)
+    sigma = _check_sigma_repro(sigma, data, model, alternative)
+    confidence_level = _check_confidence_level(confidence_level)
+    n_sim = check_draws((1999 if sigma is not None else 399) if n_sim is None else n_sim, data.n)
+    gen, derived = _stream(rng, "mean_repro", data.release.value, data.n, data.release.epsilon, data.lower,
+                           data.upper, list(data.release.split or ()), sigma, model, n_sim)
+    stream = ("from a stream derived from the release (reproducible; pass rng= for another)" if derived
+              else "from the given rng")
+    if sigma is None:
+        return _spread_result(data, mu0, confidence_level, n_sim, gen, stream)
+    roots = np.sort(draw_roots(data, sigma, model, n_sim, gen))
+    p = float(repro_pvalues(roots, mu0, alternative))
+    low, high = (float(v) for v in repro_interval(roots, confidence_level, alternative))
+    spread = "; the released squares are not used" if data.has_squares else ""
+
+    def pvalue_function(value):
+        out = repro_pvalues(roots, value, alternative)
+        return float(out) if np.ndim(out) == 0 else out
+
+    return HTestResult(
+        statistic=float(data.sum) / data.n, pvalue=p, null_value=mu0, alternative=alternative,
+        method=f"Repro-samples test of a clipped mean ({_MODEL_WORDS[model]} model, sigma known)",
+        estimate=float(np.median(roots)), conf_int=ConfidenceInterval(low, high, confidence_level),
+        epsilon=data.release.epsilon, delta=0.0, data_name=data.data_name(), statistic_name="clipped mean",
+        estimate_name="mean of x", null_name="mean", mechanism=data.rec.mechanism, n_sim=n_sim,
+        parameter=data.n, parameter_name="n", pvalue_function=pvalue_function,
+        note=(f"Repro samples: R = {n_sim} seeds {stream}, the same seeds for every mean; the p-value and "
+              f"interval are valid in finite samples with the Monte Carlo error included (exact set, an "
+              f"interval){spread}; the estimate is the seeds' median root"),
+        **provenance(data.rec))
+
+
+def _spread_result(data, mu0, confidence_level, n_sim, gen, stream):
+    """The projection over an unknown sigma (:mod:`._repro_spread`): certified set and p-value bound."""
+    sp = draw_spread(data, n_sim, gen)
+    pieces = acceptance_set(sp, 1.0 - confidence_level)
+    p = projected_pvalue(sp, mu0)
+    low, high = (pieces[0][0], pieces[-1][1]) if pieces else (math.nan, math.nan)
+    if len(pieces) > 1:
+        shape = (f"the acceptance set is a union of {len(pieces)} intervals, "
+                 + ", ".join(f"[{lo:.6g}, {hi:.6g}]" for lo, hi in pieces) + "; conf_int is their hull")
+    elif pieces:
+        shape = "the acceptance set is one interval"
+    else:
+        shape = "every mean is rejected (the model does not fit the release)"
+    return HTestResult(
+        statistic=float(data.sum) / data.n, pvalue=p, null_value=mu0, alternative="two-sided",
+        method="Repro-samples test of a clipped mean (normal model, spread released)",
+        estimate=None, conf_int=ConfidenceInterval(float(low), float(high), confidence_level),
+        epsilon=data.release.epsilon, delta=0.0, data_name=data.data_name(), statistic_name="clipped mean",
+        estimate_name="mean of x", null_name="mean", mechanism=data.rec.mechanism, n_sim=n_sim,
+        parameter=data.n, parameter_name="n",
+        note=(f"Repro samples: R = {n_sim} seeds {stream}, the same seeds for every (mean, sigma); the p-value "
+              f"(the supremum over sigma, bounded above) and the set are valid in finite samples with the Monte "
+              f"Carlo error included; {shape} (certified by boxes: it may be wider, it misses no piece)"),
+        **provenance(data.rec))
+
