@@ -242,3 +242,12 @@ def test_sample_size_reaches_the_power():
     kw = dict(epsilon=2.0, effect="odds-ratio", margin=1.5, alternative="greater")
     assert n1 == n2
     assert binom2_ump_power(0.8, 0.3, n1, n2, **kw) >= 0.8 > binom2_ump_power(0.8, 0.3, n1 - 1, n1 - 1, **kw)
+
+
+def test_the_interval_reports_its_progress():
+    calls = []
+    ci = binom2_ump_ci(14.3, 20, 8.2, 20, epsilon=1.0, effect="odds-ratio",
+                       progress=lambda done, total, message: calls.append((done, total)))
+    assert 0.0 < ci.low < ci.high < math.inf
+    assert calls[0][0] == 0 and calls[-1][0] == calls[-1][1] > 0
+    assert all(a[0] <= b[0] for a, b in zip(calls, calls[1:]))
