@@ -22,6 +22,9 @@ both orderings of the exact test (``statistic``: ``'difference'``, the default, 
   it misses the true difference only when one of the two one-sided tests at it rejects, so
   its coverage is one minus the exact two-sided rejection probability of the true
   difference; n per arm in {20, 50}, epsilon = 1, theta1, theta2 in {0.1, 0.3, 0.5, 0.7, 0.9}.
+  The same for the odds-ratio interval (``effect='odds-ratio'``, its score ordering; rows
+  ``dp_ump2_odds_ratio``, ``effect`` column): one minus the exact two-sided rejection
+  probability of the true odds ratio.
 
 Run: ``python -m validation.two_arm [--quick]``.
 """
@@ -139,9 +142,17 @@ def _coverage_rows(cell):
                 miss = float(two_arm_exact_power(arm, arm, null, th1, th2, 1.0 - 0.95, "two-sided",
                                                  statistic)[0])
                 rows.append({"part": "coverage", "n": n, "epsilon": eps, "theta1": th1, "theta2": th2,
-                             "method": method, "statistic": statistic, "coverage": 1.0 - miss,
-                             "level": 0.95, "coverage_ok": bool(1.0 - miss >= 0.95 - 1e-12),
-                             "computed": "exact"})
+                             "method": method, "statistic": statistic, "effect": "difference",
+                             "coverage": 1.0 - miss, "level": 0.95,
+                             "coverage_ok": bool(1.0 - miss >= 0.95 - 1e-12), "computed": "exact"})
+            # the odds ratio (its only ordering, the score)
+            psi = th1 * (1.0 - th2) / (th2 * (1.0 - th1))
+            miss = float(two_arm_exact_power(arm, arm, two_arm_null("odds-ratio", psi), th1, th2, 1.0 - 0.95,
+                                             "two-sided", "score")[0])
+            rows.append({"part": "coverage", "n": n, "epsilon": eps, "theta1": th1, "theta2": th2,
+                         "method": "dp_ump2_odds_ratio", "statistic": "score", "effect": "odds-ratio",
+                         "coverage": 1.0 - miss, "level": 0.95,
+                         "coverage_ok": bool(1.0 - miss >= 0.95 - 1e-12), "computed": "exact"})
     return rows
 
 
@@ -202,9 +213,10 @@ def plot(rows, meta, path):
                         xlabel="theta1", ylabel="rejection probability")
     ax = axes[2]
     for n in sorted({r["n"] for r in rows if r["part"] == "coverage"}):
-        sel = [r for r in rows if r["part"] == "coverage" and r["n"] == n and r["method"] == "dp_ump2"]
-        ax.plot([r["theta1"] - r["theta2"] for r in sel], [r["coverage"] for r in sel], "o",
-                markersize=3, label=f"coverage, n = {n}")
+        for method, marker, what in (("dp_ump2", "o", "difference"), ("dp_ump2_odds_ratio", "x", "odds ratio")):
+            sel = [r for r in rows if r["part"] == "coverage" and r["n"] == n and r["method"] == method]
+            ax.plot([r["theta1"] - r["theta2"] for r in sel], [r["coverage"] for r in sel], marker,
+                    markersize=3, label=f"coverage ({what}), n = {n}")
     harness.plot_nominal(ax, 0.95, label="0.95")
     harness.finish_axes(ax, title="exact coverage of the 95% interval", xlabel="theta1 - theta2",
                         ylabel="coverage")

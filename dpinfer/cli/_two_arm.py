@@ -60,13 +60,15 @@ def _add_mechanism(group):
 
 
 def _add_hypothesis(group):
-    group.add_argument("--effect", choices=("difference", "ratio"),
-                       help="the effect tested: difference theta1 - theta2 (default) or ratio theta1 / theta2")
-    group.add_argument("--margin", type=float, help="null difference (default 0) or ratio (default 1); with "
+    group.add_argument("--effect", choices=("difference", "ratio", "odds-ratio"),
+                       help="the effect tested: difference theta1 - theta2 (default), ratio theta1 / theta2 or "
+                       "odds-ratio theta1 (1 - theta2) / (theta2 (1 - theta1)) (Tulap arms, score ordering)")
+    group.add_argument("--margin", type=float, help="null difference (default 0), ratio or odds ratio (default 1); with "
                        "--alternative greater a non-inferiority margin such as -0.1")
     group.add_argument("--statistic", choices=("difference", "score"),
                        help="the exact test's ordering: the difference of the released proportions "
-                       "(the default of binom2_ump_test) or the score statistic")
+                       "(the default of binom2_ump_test) or the score statistic (the only one, and the "
+                       "default, for --effect odds-ratio)")
 
 
 # --------------------------------------------------------------------------- input
@@ -208,6 +210,8 @@ def _statistic(args):
 def _hypothesis_text(args):
     effect = args.effect or "difference"
     margin = args.margin if args.margin is not None else (0.0 if effect == "difference" else 1.0)
+    if effect == "odds-ratio":
+        return effect, margin, f"H0: theta1 (1 - theta2) / (theta2 (1 - theta1)) = {margin:g}"
     return effect, margin, f"H0: theta1 {'-' if effect == 'difference' else '/'} theta2 = {margin:g}"
 
 

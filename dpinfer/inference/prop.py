@@ -182,18 +182,20 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     epsilon, delta : float or pair, optional
         Two released values only (a Release carries its own): their privacy
         parameters, one value for both arms or a pair.
-    effect : {None, 'difference', 'ratio'}, optional
-        Two arms: the effect tested (None: the risk difference).  Tulap only
-        for 'ratio'.
+    effect : {None, 'difference', 'ratio', 'odds-ratio'}, optional
+        Two arms: the effect tested (None: the risk difference), by the exact
+        test (``method`` None or 'ump'); 'odds-ratio' for two Tulap arms.
     margin : float, optional
-        Two arms: the null difference (default 0) or ratio (default 1); with a
-        one-sided ``alternative`` a non-inferiority or superiority margin.
+        Two arms: the null difference (default 0), ratio or odds ratio
+        (default 1); with a one-sided ``alternative`` a non-inferiority or
+        superiority margin.
     composition : {None, 'parallel', 'sequential'}, optional
         Two arms: how the result records the two releases' privacy (None: the
         method's default, see :func:`~dpinfer.binom2_ump_test`).
     statistic : {None, 'difference', 'score'}, optional
         Two Tulap arms: the exact test's ordering (None: its default, the
-        difference; see :func:`~dpinfer.binom2_ump_test`).
+        difference, or the score for the odds ratio; see
+        :func:`~dpinfer.binom2_ump_test`).
 
     Returns
     -------

@@ -85,8 +85,9 @@ dp_binom_test <- function(z, n = NULL, p = 0.5, alternative = c("two.sided", "le
 #'   arms or a pair.
 #' @param method \code{NULL} (the method that fits the release), \code{"ump"},
 #'   \code{"normal"} or \code{"jimi"}.
-#' @param margin,effect Two arms: the null difference (or ratio) and the
-#'   effect (\code{"difference"} or \code{"ratio"}).
+#' @param margin,effect Two arms: the null difference (or ratio, or odds
+#'   ratio) and the effect (\code{"difference"}, \code{"ratio"} or
+#'   \code{"odds-ratio"}, the last for Tulap arms).
 #' @param n.sim,seed DP-JIMI with draws: their number and the seed.
 #' @return An object of class \code{c("dp_htest", "htest")} (see \code{\link{dp_privacy}}).
 #' @examples

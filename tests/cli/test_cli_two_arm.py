@@ -221,3 +221,23 @@ def test_two_arm_statistic_option(arms, capsys):
     expected = float(binom2_ump_power(0.3, 0.1, 30, 30, epsilon=1.0, statistic="difference"))
     assert code == 0 and json.loads(out)[0]["power"] == expected
     assert json.loads(out)[0]["statistic"] == "difference"
+
+
+def test_odds_ratio_effect(capsys):
+    # --effect odds-ratio reaches the exact test (score ordering), its interval and the power unchanged
+    typed = ["--x1", 14.3, "--n1", 20, "--x2", 8.2, "--n2", 20, "--epsilon", 1, "--effect", "odds-ratio"]
+    code, out, _ = call(capsys, "test", *typed, "--margin", 1.5)
+    expected = binom2_ump_test(14.3, 20, 8.2, 20, epsilon=1.0, effect="odds-ratio", margin=1.5)
+    assert code == 0 and out.strip("\n") == str(expected).strip("\n")
+    assert "true odds ratio is not equal to 1.5" in out
+    code, out, _ = call(capsys, "ci", *typed, "--format", "json")
+    ci = expected.conf_int  # the interval the test prints is binom2_ump_ci's
+    record = json.loads(out)
+    assert code == 0 and (record["conf_low"], record["conf_high"]) == (ci.low, ci.high)
+    assert "odds ratio" in record["method"]
+    code, out, _ = call(capsys, "power", "--theta1", 0.7, "--theta2", 0.4, "--n1", 30, "--n2", 30, "--epsilon", 1,
+                        "--effect", "odds-ratio")
+    power = float(binom2_ump_power(0.7, 0.4, 30, 30, epsilon=1.0, effect="odds-ratio"))
+    assert code == 0 and "H0: theta1 (1 - theta2) / (theta2 (1 - theta1)) = 1" in out and f"{power:.4f}" in out
+    code, _, err = call(capsys, "test", *typed, "--statistic", "difference")
+    assert code == 2 and "cannot order an odds-ratio null" in err

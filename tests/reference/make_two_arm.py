@@ -117,16 +117,22 @@ def null_line_sup(table, n1, n2, effect, margin):
         return mp.fsum(b_1[x1] * mp.fsum(b_2[x2] * table[x1][x2] for x2 in range(n2 + 1))
                        for x1 in range(n1 + 1))
 
+    return grid_golden_sup(f, low, high, peaks=2, tol=mp.mpf(10) ** -14)
+
+
+def grid_golden_sup(f, low, high, peaks, tol):
+    """sup of ``f`` on [low, high]: a 41-point grid, then golden-section search (to ``tol``) on the
+    brackets of the ``peaks`` best grid points."""
     grid = [low + (high - low) * i / 40 for i in range(41)]
     values = [f(nu) for nu in grid]
     best = max(values)
-    order = sorted(range(41), key=lambda i: -values[i])[:2]
+    order = sorted(range(41), key=lambda i: -values[i])[:peaks]
     phi = (mp.sqrt(5) - 1) / 2
     for i in order:
         a, b = grid[max(i - 1, 0)], grid[min(i + 1, 40)]
         x, y = b - phi * (b - a), a + phi * (b - a)
         fx, fy = f(x), f(y)
-        while b - a > mp.mpf(10) ** -14:
+        while b - a > tol:
             if fx < fy:
                 a, x, fx = x, y, fy
                 y = a + phi * (b - a)

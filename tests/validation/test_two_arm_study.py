@@ -16,6 +16,7 @@ def test_two_arm_quick(tmp_path):
     assert all(float(r["max_size"]) <= 0.05 + 1e-12 for r in sizes)
     cover = [r for r in rows if r["part"] == "coverage"]
     assert cover and min(float(r["coverage"]) for r in cover) >= 0.95 - 1e-12
+    assert {r["effect"] for r in cover} == {"difference", "odds-ratio"}
     methods = {r["method"] for r in rows if r["part"] == "power"}
     assert methods == {"dp_ump2", "dp_ump2_score", "normal", "dp_jimi", "boschloo_nonprivate"}
     assert {r["statistic"] for r in sizes} == {"score", "difference"}

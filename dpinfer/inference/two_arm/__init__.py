@@ -1,4 +1,4 @@
-"""Exact two-arm inference from two privatized counts: risk difference, risk ratio, planning.
+"""Exact two-arm inference from two privatized counts: risk difference, risk ratio, odds ratio, planning.
 
 Two independent arms, ``X_i ~ Binomial(n_i, theta_i)`` with ``n_i`` public, each released by
 :class:`~dpinfer.TulapReleaser` as ``Z_i = X_i + N_i`` (privacy ``(epsilon_i, delta_i)``,
@@ -166,6 +166,29 @@ monotonicity in ``Delta0`` (the score's ordering moves with it), scans 81 margin
 at n = 300 and 54 s at n = 1000 on a loaded machine, where a default answer should take
 well under 2 s.  ``statistic='score'`` gives it where power away from 1/2 matters.
 
+**The odds ratio** (``effect='odds-ratio'``, :mod:`._odds_ratio`).  The null
+``theta1 (1 - theta2) / (theta2 (1 - theta1)) = psi0`` is the curve
+``theta1 = psi0 nu / (1 - nu + psi0 nu)``, ``theta2 = nu`` in [0, 1]; the reduction to it holds
+as for the lines (the tail increases in ``theta1`` and decreases in ``theta2``), and the
+certificate takes the curve's derivative bounds.  Every such curve passes through the corners
+``theta1 = theta2`` in {0, 1}, where the counts are fixed and the difference is pure noise
+around 0, so one of its two tails there is at least 1/2 whatever ``psi0`` (the lower one
+when the observed difference is positive): that one-sided p-value never falls below 1/2 and
+the interval never ends on that side (``[L, inf)`` for a positive difference).  The odds ratio is therefore ordered by its score, the
+Miettinen & Nurminen (1985) statistic (used unconditionally by Agresti & Min 2002),
+``g = d (a1 + a2) / sqrt(a2^2 (a1 + v1) + a1^2 (a2 + v2))`` with ``d = j1 - n1 t1``,
+``a_i = n_i t_i (1 - t_i)``, ``(t1, t2)`` the restricted MLE (a quadratic's root) and ``v_i`` the
+noise variances: the linearised log odds ratio at the restricted MLE over its standard
+deviation with the noise added; at ``v = 0`` the Miettinen-Nurminen score, at ``psi0 = 1``
+exactly the pooled z above.  At the corners the releases' integer parts pile up at
+``(0, 0)`` or ``(n1, n2)``, where ``g = 0``, so the tails there are small for an extreme
+observation and the intervals end.  The score ordering is the default and only one for the
+odds ratio (``statistic='difference'`` is refused with this reason); Tulap arms with
+``(n1 + 1)(n2 + 1) <= 4e6``.  The interval is found as the ratio's (a scan of ``log psi0``).
+Checked against ``tests/reference/make_two_arm_odds_ratio.py`` (mpmath, direct summation,
+1e-10 relative up to n = 100 per arm), against an unconditional exact score test enumerated
+at epsilon = 50, and by exact coverage (``tests/inference/two_arm/test_odds_ratio.py``).
+
 **Laplace arms** (:mod:`._laplace_arms`).  ``LaplaceReleaser(epsilon).count(x, n)``
 releases ``Z = x + h D`` exactly: ``h = 2**-g`` with ``g = min(24, 61 - bit_length(n + C + 1))``,
 ``C = ceil(764 / epsilon) + 1``, and ``D`` discrete Laplace, ``P(D = d) = (1 - r)/(1 + r) r^|d|``
@@ -219,7 +242,7 @@ Laplace arms are limited to ``n <= 2000`` (the matrix ``Q``); both arms must hav
 mechanism (a mixed pair is refused).  The certified supremum (:mod:`._certify`) applies
 unchanged: the tail is linear in each arm's binomial pmf, so the plan gives ``p''`` exactly
 (``with_curvature``); on the continuous route ``d`` is a constant added to the value only.
-The odds ratio orders by the difference, so its tails are the exact ones.
+The odds ratio is not offered for Laplace arms (its score ordering reads Tulap integer parts).
 
 Checked (``tests/inference/two_arm/test_laplace_arms.py``) against an independent mpmath
 computation at the coarse grid ``h = 1/8`` (``tests/reference/make_two_arm_laplace.py``: direct

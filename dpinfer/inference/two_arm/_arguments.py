@@ -18,11 +18,12 @@ from ._score import MAX_CELLS
 
 __all__ = []  # private module
 
-EFFECTS = ("difference", "ratio")
+EFFECTS = ("difference", "ratio", "odds-ratio")
 #: the ordering statistics (``statistic=``): the linear difference of the released
 #: proportions, or the score (Miettinen & Nurminen) statistic of the integer parts, ties broken
 #: by the linear one; see the package docstring for the power table and the default
 STATISTICS = ("difference", "score")
+#: the ordering of the difference and the ratio when ``statistic`` is None (the odds ratio's is the score)
 DEFAULT_STATISTIC = "difference"
 #: the exact sums hold arrays of about n + 1400 / epsilon entries per nuisance value
 MAX_N = 100_000
@@ -164,4 +165,33 @@ def _check_statistic(statistic, n1=None, n2=None):
     statistic = _check_choice(statistic, "statistic", STATISTICS)
     if statistic == "score" and n1 is not None and (n1 + 1) * (n2 + 1) > MAX_CELLS:
         return "difference"
+    return statistic
+
+
+def _ordering(statistic, effect, n1, n2, mechanism):
+    """The ordering used for ``effect`` (``statistic`` None: the effect's default), checked.
+
+    The odds ratio is ordered by its score, always: every odds-ratio null curve passes through
+    the corners ``theta1 = theta2`` in {0, 1}, where the difference of the proportions is pure
+    noise around 0 whatever ``psi0``, so one of the difference ordering's one-sided suprema stays
+    above 1/2 and its intervals never end on that side.  The score ordering reads Tulap integer
+    parts and keeps its lattice in memory, so the odds ratio is refused (from public numbers)
+    for Laplace arms and beyond ``MAX_CELLS``.
+    """
+    if effect != "odds-ratio":
+        return _check_statistic(DEFAULT_STATISTIC if statistic is None else statistic, n1, n2)
+    statistic = "score" if statistic is None else _check_choice(statistic, "statistic", STATISTICS)
+    if statistic != "score":
+        raise ValueError("statistic='difference' cannot order an odds-ratio null: every odds-ratio null "
+                         "passes through theta1 = theta2 = 0 and 1, where the difference of the proportions "
+                         "is pure noise around 0 whatever the odds ratio, so one of its one-sided p-values "
+                         "stays above 1/2 and its intervals never end on that side; leave `statistic` out "
+                         "(the odds ratio is ordered by its score).")
+    if mechanism == _mechanisms.LAPLACE:
+        raise ValueError("effect='odds-ratio' is exact for two Tulap releases (its score ordering reads their "
+                         "integer parts); two Laplace releases support effect='difference' or 'ratio'.")
+    if n1 is not None and (n1 + 1) * (n2 + 1) > MAX_CELLS:
+        raise ValueError(f"effect='odds-ratio' needs (n1 + 1)(n2 + 1) at most {MAX_CELLS} (its score ordering "
+                         f"keeps that lattice in memory); got n1 = {n1}, n2 = {n2}. Use effect='difference' "
+                         "or 'ratio' for larger arms.")
     return statistic

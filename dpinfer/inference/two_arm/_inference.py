@@ -12,8 +12,7 @@ from ..._validation import _check_alternative, _check_confidence_level
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...results import ConfidenceInterval, HTestResult
 from .._resolve import provenance, release_first
-from ._arguments import (DEFAULT_STATISTIC, _check_effect, _check_laplace_ordering, _check_statistic, _proportions,
-                         _resolve_arms)
+from ._arguments import _check_effect, _check_laplace_ordering, _ordering, _proportions, _resolve_arms
 from ._interval import _interval, _interval_units
 from ._laplace_arms import _route_note
 from ._score import _Observed, _statistic
@@ -53,14 +52,16 @@ def _privacy_note(arm1, arm2, composition):
 @release_first(skip=("n1", "n2"))
 def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, sensitivity=None,
                     effect="difference", margin=None, alternative="two-sided", confidence_level=0.95,
-                    composition="parallel", statistic=DEFAULT_STATISTIC, mechanism=None, progress=None):
+                    composition="parallel", statistic=None, mechanism=None, progress=None):
     """Exact unconditional test comparing two proportions from two Tulap- or Laplace-noised counts.
 
     Two independent arms, ``X_i ~ Binomial(n_i, theta_i)``, each released as ``Z_i = X_i + N_i``
     by :class:`~dpinfer.TulapReleaser` or by :class:`~dpinfer.LaplaceReleaser` (``.count`` or
     ``.proportion``; both arms by the same mechanism).  The test of the risk difference
-    ``H0: theta1 - theta2 = Delta0`` (``effect='difference'``, ``margin=Delta0``) or the risk
-    ratio ``H0: theta1 / theta2 = rho0`` (``effect='ratio'``, ``margin=rho0``) is exact: its
+    ``H0: theta1 - theta2 = Delta0`` (``effect='difference'``, ``margin=Delta0``), the risk
+    ratio ``H0: theta1 / theta2 = rho0`` (``effect='ratio'``, ``margin=rho0``) or, for Tulap
+    releases, the odds ratio ``H0: theta1 (1 - theta2) / (theta2 (1 - theta1)) = psi0``
+    (``effect='odds-ratio'``, ``margin=psi0``) is exact: its
     p-value is the supremum over the nuisance parameter of an exact tail (Barnard's
     unconditional approach), so the size is at most alpha at every ``(theta1, theta2)`` of
     the null, for the law actually released.  A margin gives the non-inferiority or
@@ -79,12 +80,13 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     epsilon, delta, sensitivity : float, or a pair (arm 1, arm 2)
         The releases' privacy parameters (``delta`` defaults to 0, ``sensitivity`` to 1),
         one value for both arms or a pair.  Required (``epsilon``) for numbers.
-    effect : {'difference', 'ratio'}, default 'difference'
+    effect : {'difference', 'ratio', 'odds-ratio'}, default 'difference'
     margin : float, optional
         ``Delta0`` in (-1, 1) (default 0) for a difference, ``rho0 > 0`` (default 1) for a
-        ratio.
+        ratio, ``psi0 > 0`` (default 1) for an odds ratio.
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
-        ``'greater'``: ``H1: theta1 - theta2 > Delta0`` (``theta1 / theta2 > rho0``).
+        ``'greater'``: ``H1: theta1 - theta2 > Delta0`` (``theta1 / theta2 > rho0``, the odds
+        ratio above ``psi0``).
     confidence_level : float, default 0.95
         Level of the interval in ``conf_int`` (:func:`binom2_ump_ci`, same alternative).
     composition : {'parallel', 'sequential'}, default 'parallel'
@@ -92,13 +94,16 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         ``'parallel'`` (the maxima) for arms that are disjoint sets of people, as in a trial
         (membership and sizes public, a neighbour changes one person's record); use
         ``'sequential'`` (the sums) when a person may be in both.
-    statistic : {'difference', 'score'}, default 'difference'
+    statistic : {None, 'difference', 'score'}, default None
         The ordering of the releases: ``'difference'``, the difference of the released
         proportions ``z1/n1 - c z2/n2``; ``'score'``, the score statistic of the null
         (Miettinen & Nurminen; Barnard's pooled z at no difference) of the releases' integer
         parts ``round(z_i)``, ties broken by the difference, more powerful away from
         proportions near 1/2 but slower (its interval scans the margins: seconds at n = 300).
         Both tests are exact; see :mod:`dpinfer.inference.two_arm` for the power table.
+        None: ``'difference'`` for a difference or a ratio, ``'score'`` for the odds ratio,
+        which has no other (the difference cannot tell odds ratios apart at the rates 0 and
+        1 that every odds-ratio null holds; it is refused with that reason).
     mechanism : {None, 'tulap', 'laplace'}, default None
         The noise law of numbers given for ``z1``, ``z2``: None or ``'tulap'`` for Tulap
         counts, ``'laplace'`` for Laplace counts (``LaplaceReleaser(epsilon).count``, on the
@@ -117,7 +122,8 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         otherwise; with ``statistic='score'`` the score ``g`` at ``(round(z1), round(z2))``
         clipped to the counts' ranges), ``pvalue``, ``null_value`` (the margin),
         ``alternative``, ``method``, ``estimate`` (``prop 1 - prop 2`` or ``prop 1 / prop 2``,
-        with ``prop i = clip(z_i / n_i, 0, 1)``; ``estimate_raw`` the unclipped difference),
+        or the odds ratio ``prop 1 (1 - prop 2) / (prop 2 (1 - prop 1))``, with
+        ``prop i = clip(z_i / n_i, 0, 1)``; ``estimate_raw`` the unclipped difference),
         ``conf_int``, ``epsilon`` and ``delta`` (composed), ``data_name``, ``note`` (both
         proportions, both arms' privacy and, for Laplace arms, how the noise tails were
         summed), ``mechanism`` ('tulap' or 'laplace').  For arrays: the p-values.
@@ -128,7 +134,9 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         If a required argument is missing or has the wrong type.
     ValueError
         For an invalid value, arguments given again with a Release, or a release that is
-        not a Tulap count or a Laplace count or proportion, or one arm of each mechanism.
+        not a Tulap count or a Laplace count or proportion, or one arm of each mechanism;
+        for the odds ratio, Laplace arms, ``statistic='difference'`` or more than 4e6
+        lattice cells ``(n1 + 1)(n2 + 1)``.
 
     See Also
     --------
@@ -150,8 +158,8 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     (as the one-arm tests do), so the test keeps its level for the released law.
 
     Laplace arms (see :mod:`dpinfer.inference.two_arm`, *Laplace arms*): the release is
-    exactly on its grid, so no cell is needed; the tail of the risk difference (and of the
-    odds ratio's ordering, the difference) is summed exactly for the grid law (residue
+    exactly on its grid, so no cell is needed; the tail of the risk difference is summed
+    exactly for the grid law (residue
     classes of the integer noise), and that of the ratio is the continuous Laplace tail plus
     a bound on the grid law's distance from it (below 1e-7 at epsilon = 1), which keeps the
     size at most alpha.  ``note`` says which.
@@ -195,7 +203,7 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     composition = check_two_sample_composition(composition)
-    statistic = _check_statistic(statistic, arm1.n, arm2.n)
+    statistic = _ordering(statistic, effect, arm1.n, arm2.n, arm1.mechanism)
     _check_laplace_ordering(statistic, arm1.mechanism)
     progress = _check_progress(progress)
     try:
@@ -257,8 +265,8 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
 @release_first(skip=("n1", "n2"))
 def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, sensitivity=None,
                   effect="difference", confidence_level=0.95, alternative="two-sided",
-                  statistic=DEFAULT_STATISTIC, mechanism=None, progress=None):
-    """Exact confidence interval for the risk difference or risk ratio of two Tulap or Laplace releases.
+                  statistic=None, mechanism=None, progress=None):
+    """Exact confidence interval for the risk difference, risk ratio or odds ratio of two releases.
 
     The interval inverts the exact test of :func:`binom2_ump_test`: two-sided, the two
     one-sided tests at ``(1 - confidence_level) / 2`` each (Chan & Zhang 1999's tail
@@ -269,13 +277,15 @@ def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, se
     ----------
     z1, n1, z2, n2, epsilon, delta, sensitivity, mechanism
         As in :func:`binom2_ump_test`.
-    effect : {'difference', 'ratio'}, default 'difference'
-        ``theta1 - theta2`` (within [-1, 1]) or ``theta1 / theta2`` (within [0, inf]).
+    effect : {'difference', 'ratio', 'odds-ratio'}, default 'difference'
+        ``theta1 - theta2`` (within [-1, 1]), ``theta1 / theta2`` or the odds ratio
+        ``theta1 (1 - theta2) / (theta2 (1 - theta1))`` (within [0, inf]; Tulap arms).
     confidence_level : float, default 0.95
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         ``'greater'`` gives a lower bound (the upper end is 1 or inf), ``'less'`` an upper one.
-    statistic : {'difference', 'score'}, default 'difference'
-        The ordering of the inverted tests, as in :func:`binom2_ump_test`.
+    statistic : {None, 'difference', 'score'}, default None
+        The ordering of the inverted tests, as in :func:`binom2_ump_test` (None: the score
+        for the odds ratio, else the difference).
     progress : None, bool or callable, default None
         As in :func:`binom2_ump_test`.
 
@@ -317,7 +327,7 @@ def binom2_ump_ci(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, se
     effect, _ = _check_effect(effect, None)
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
-    statistic = _check_statistic(statistic, arm1.n, arm2.n)
+    statistic = _ordering(statistic, effect, arm1.n, arm2.n, arm1.mechanism)
     _check_laplace_ordering(statistic, arm1.mechanism)
     progress = _check_progress(progress)
     if v1.ndim > 0 or v2.ndim > 0:

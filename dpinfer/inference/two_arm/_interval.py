@@ -28,6 +28,10 @@ not automatic; each end is bracketed by a 49-point scan of ``log rho0`` over ``[
 root search, and the interval is the hull of what the scan accepts: it contains every
 accepted scan point, but a value accepted only between two scan points beyond that hull
 would be missed (the tests compute the coverage exactly at a few points).
+
+*Odds ratio.*  Found as the ratio's, on ``log psi0``, under the score ordering (the only one:
+:func:`._arguments._ordering`); the ordering moves with ``psi0``, so the p-value may jump at
+an end (the end is then where it jumps below the level).
 """
 
 from __future__ import annotations
@@ -140,8 +144,8 @@ def _difference_ends(arm1, arm2, z1, z2, level_tail, lower, progress=SILENT):
     return sign * _bisect(p, level_tail, a, b, coarse, start=-1.0)
 
 
-def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference", progress=SILENT):
-    """``L`` (``lower``) or ``U`` of the risk-ratio interval on ``[0, inf]``.
+def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference", effect="ratio", progress=SILENT):
+    """``L`` (``lower``) or ``U`` of the risk-ratio (or odds-ratio) interval on ``[0, inf]``.
 
     Mirrored for the upper end (``x = -log rho``), so that in both cases the accepted scan
     points start at some index: the scan uses the quicker supremum, and the scan points
@@ -149,14 +153,19 @@ def _ratio_ends(arm1, arm2, z1, z2, level_tail, lower, statistic="difference", p
     accept more), walking down while they are accepted.
     """
     sign = 1.0 if lower else -1.0
-    p = _p_function(arm1, arm2, "ratio", lambda x: math.exp(sign * x),
+    p = _p_function(arm1, arm2, effect, lambda x: math.exp(sign * x),
                     _statistic_of(arm1, arm2, z1, z2, statistic), lower, progress)
 
     def coarse(x):
         return p(x, _COARSE, False)
 
+    root = "coarse"
+    if effect == "odds-ratio":  # the score's tail has many local maxima on the curve: no refinement
+        coarse = _grid_coarse(arm1, arm2, effect, lambda x: math.exp(sign * x), _Observed(z1, z2), lower,
+                              progress)
+        root = "full"
     lo, hi = (math.log(v) for v in _RATIO_RANGE)
-    x = _scanned_end(p, coarse, np.linspace(lo, hi, 49), level_tail)
+    x = _scanned_end(p, coarse, np.linspace(lo, hi, 49), level_tail, root)
     if x is None:
         return math.inf if lower else 0.0
     if x == -math.inf:
@@ -205,18 +214,7 @@ def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower, progress=SILEN
     sign = 1.0 if lower else -1.0
     observed = _Observed(z1, z2)
     p = _p_function(arm1, arm2, "difference", lambda x: sign * x, lambda _m: observed, lower, progress)
-    memo = {}
-
-    def coarse(x):
-        # a lower bound of the supremum: the largest tail on a grid of the null line, unrefined
-        key = (x, "grid")
-        if key not in memo:
-            null = _null("difference", sign * x)
-            tail = _plan(arm1, arm2, null, _effective(arm1, arm2, null, observed, lower), lower)
-            memo[key] = float(np.max(_on_line(tail, null, np.linspace(null.low, null.high, _COARSE))))
-            progress.advance(STEP_UNITS)
-        return memo[key]
-
+    coarse = _grid_coarse(arm1, arm2, "difference", lambda x: sign * x, observed, lower, progress)
     edge = 1.0 - 1e-9
     x = _scanned_end(p, coarse, np.linspace(-edge, edge, _SCAN), level_tail, root="full")
     if x is None:
@@ -224,6 +222,26 @@ def _score_difference_ends(arm1, arm2, z1, z2, level_tail, lower, progress=SILEN
     if x == -math.inf:
         return sign * -1.0
     return sign * x
+
+
+def _grid_coarse(arm1, arm2, effect, margin_of, observed, lower, progress=SILENT):
+    """``coarse(x)``: a lower bound of the supremum at the margin ``margin_of(x)``, remembered.
+
+    The largest tail on a ``_COARSE``-point grid of the null curve, unrefined (the score
+    ordering's tails have many local maxima, whose refinement the scan need not pay for);
+    ``STEP_UNITS`` of ``progress`` per new margin.
+    """
+    memo = {}
+
+    def coarse(x):
+        if x not in memo:
+            null = _null(effect, margin_of(x))
+            tail = _plan(arm1, arm2, null, _effective(arm1, arm2, null, observed, lower), lower)
+            memo[x] = float(np.max(_on_line(tail, null, np.linspace(null.low, null.high, _COARSE))))
+            progress.advance(STEP_UNITS)
+        return memo[x]
+
+    return coarse
 
 
 def _statistic_of(arm1, arm2, z1, z2, statistic):
@@ -244,7 +262,7 @@ def _end_units(effect, statistic):
 
 def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative, statistic="difference",
               progress=SILENT):
-    """``(low, high)`` of the interval for the difference or the ratio.
+    """``(low, high)`` of the interval for the difference, the ratio or the odds ratio.
 
     ``progress`` gets ``_end_units`` units per end computed (an end that needs fewer jumps to
     its part's end, one that needs more stops at it).
@@ -255,7 +273,7 @@ def _interval(arm1, arm2, z1, z2, effect, confidence_level, alternative, statist
         ends = _score_difference_ends if statistic == "score" else _difference_ends
     full = (-1.0, 1.0) if effect == "difference" else (0.0, math.inf)
     tail = alpha / 2.0 if alternative == "two-sided" else alpha
-    extra = (statistic,) if ends is _ratio_ends else ()
+    extra = (statistic, effect) if ends is _ratio_ends else ()
     units = _end_units(effect, statistic)
 
     def end(lower):

@@ -21,8 +21,9 @@ from ..._validation import (
 )
 from ..._progress import _check_progress, start
 from .._roots import integer_bracket, smallest_integer
-from ._arguments import (DEFAULT_STATISTIC, MAX_N, _check_effect, _check_laplace_ordering, _check_mechanism,
-                         _check_statistic, _checked_arm, _per_arm)
+from ._arguments import (MAX_N, _check_effect, _check_laplace_ordering, _check_mechanism, _checked_arm, _ordering,
+                         _per_arm)
+from ._score import MAX_CELLS
 from ._laplace_arms import MAX_N as MAX_N_LAPLACE
 from ._score_power import _exact_power
 from ._test import _null
@@ -45,7 +46,7 @@ def _arms(n1, n2, epsilon, delta, sensitivity, mechanism):
 
 def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=1,
                      effect="difference", margin=None, alpha=0.05, alternative="two-sided",
-                     statistic=DEFAULT_STATISTIC, mechanism="tulap"):
+                     statistic=None, mechanism="tulap"):
     """Exact power of the two-arm test of :func:`binom2_ump_test` at ``(theta1, theta2)``.
 
     Parameters
@@ -61,8 +62,9 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     alpha : float, default 0.05
         Significance level.
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
-    statistic : {'difference', 'score'}, default 'difference'
-        The test's ordering, as in :func:`binom2_ump_test`.
+    statistic : {None, 'difference', 'score'}, default None
+        The test's ordering, as in :func:`binom2_ump_test` (None: the score for the odds
+        ratio, else the difference).
     mechanism : {'tulap', 'laplace'}, default 'tulap'
         How both arms will be released: :class:`~dpinfer.TulapReleaser` counts, or
         :class:`~dpinfer.LaplaceReleaser` counts or proportions (``delta`` 0, ``sensitivity``
@@ -108,8 +110,8 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     effect, margin = _check_effect(effect, margin)
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
-    statistic = _check_statistic(statistic)
     mechanism = _check_mechanism(mechanism, "tulap")
+    statistic = _ordering(statistic, effect, None, None, mechanism)
     _check_laplace_ordering(statistic, mechanism)
     null = _null(effect, margin)
     shape = np.broadcast_shapes(theta1.shape, theta2.shape, n1a.shape, n2a.shape)
@@ -119,7 +121,7 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     pairs = {(int(a), int(b)) for a, b in zip(nn1.ravel(), nn2.ravel())}
     for a, b in sorted(pairs):
         arm1, arm2 = _arms(a, b, epsilon, delta, sensitivity, mechanism)
-        used = _check_statistic(statistic, a, b)
+        used = _ordering(statistic, effect, a, b, mechanism)
         mask = (nn1 == a) & (nn2 == b)
         out[mask] = _exact_power(arm1, arm2, null, th1[mask], th2[mask], alpha, alternative, used)
     return float(out) if out.ndim == 0 else out
@@ -152,7 +154,7 @@ def _normal_n(theta1, theta2, ratio, arm, null, alpha, power, alternative, n_max
 
 def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, delta=0.0, sensitivity=1,
                            effect="difference", margin=None, alpha=0.05, alternative="two-sided",
-                           statistic=DEFAULT_STATISTIC, mechanism="tulap", progress=None):
+                           statistic=None, mechanism="tulap", progress=None):
     """Smallest numbers per arm for the exact two-arm test to reach a power (as ``power.prop.test``).
 
     Parameters
@@ -181,7 +183,8 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     ------
     ValueError
         If the proportions are not on the alternative side, ``power <= alpha``, or no ``n1``
-        up to 1e5 per arm (2000 for Laplace arms: the limit of the exact sums) reaches the
+        up to 1e5 per arm (2000 for Laplace arms: the limit of the exact sums; about 2000 for
+        the odds ratio: its score lattice, ``(n1 + 1)(n2 + 1)`` at most 4e6) reaches the
         power.
 
     See Also
@@ -214,10 +217,10 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     effect, margin = _check_effect(effect, margin)
     alpha = _check_alpha(alpha)
     alternative = _check_alternative(alternative)
-    statistic = _check_statistic(statistic)
     if power <= alpha:
         raise ValueError(f"`power` must exceed `alpha` = {alpha!r}; got {power!r}.")
     mechanism = _check_mechanism(mechanism, "tulap")
+    statistic = _ordering(statistic, effect, None, None, mechanism)
     _check_laplace_ordering(statistic, mechanism)
     progress = _check_progress(progress)
     with start(progress, _SEARCH_UNITS, "binom2_ump_sample_size", "power evaluations") as bar:
@@ -233,6 +236,10 @@ def _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effe
                  statistic, mechanism, bar):
     """:func:`binom2_ump_sample_size` on checked arguments; ``bar`` counts the power evaluations."""
     n_max = MAX_N_LAPLACE if mechanism == "laplace" else _N_MAX
+    if effect == "odds-ratio":  # the score ordering's lattice: (n1 + 1)(n2 + 1) <= MAX_CELLS
+        n_max = int(math.isqrt(MAX_CELLS)) - 1
+        while (n_max + 1) * (max(1, math.ceil(ratio * n_max)) + 1) > MAX_CELLS:
+            n_max -= 1
     null = _null(effect, margin)
     # theta1 against the null curve at theta2 (the line's value clipped to [0, 1])
     gap = theta1 - float(null.theta1(theta2))
@@ -247,7 +254,7 @@ def _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effe
         if n not in seen:
             m = max(1, math.ceil(ratio * n))
             arm1, arm2 = _arms(n, m, epsilon, delta, sensitivity, mechanism)
-            used = _check_statistic(statistic, n, m)
+            used = _ordering(statistic, effect, n, m, mechanism)
             seen[n] = float(_exact_power(arm1, arm2, null, theta1, theta2, alpha, alternative, used)[0])
             bar.advance()
         return seen[n]

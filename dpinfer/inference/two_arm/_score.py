@@ -29,6 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 from ._law import LATTICE_LIMIT, _layout, _pair_plan, _Plan, _point_pmfs, _times
+from ._odds_ratio import _odds_ratio_terms
 
 __all__ = []  # private module
 
@@ -94,11 +95,11 @@ def _raw_score(n1, n2, effect, margin, v1=0.0, v2=0.0):
     ``rho0 = 1``) the restricted MLE is the pooled proportion and ``g`` (with ``v = 0``)
     Barnard's pooled z.  Where the variance is 0 (only with ``v = 0``, at ``(0, 0)`` or
     ``(n1, n2)`` of a null of no difference) ``g`` is 0 if the numerator is 0, else +-inf.
+    An odds ratio ``psi0 != 1`` is ordered by its Miettinen-Nurminen score (:mod:`._odds_ratio`).
     """
-    if ((effect == "difference" and margin == 0.0) or (effect == "ratio" and margin == 1.0)
-            or effect not in ("difference", "ratio")):
-        # another null curve (an odds ratio, say) is ordered by the pooled z: any monotone
-        # ordering gives an exact test; this one is the score of equal proportions
+    if effect == "odds-ratio" and margin != 1.0:
+        numerator, variance = _odds_ratio_terms(n1, n2, margin, v1, v2)  # Miettinen-Nurminen
+    elif (effect == "difference" and margin == 0.0) or margin == 1.0:
         numerator, variance = _pooled(n1, n2, v1, v2)
     else:
         x1 = np.arange(n1 + 1, dtype=float)[:, None]
