@@ -27,8 +27,8 @@ from ..._streams import _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ...results import ConfidenceInterval, HTestResult
 from .._resolve import provenance
-from ._common import check_draws, check_model, check_sigma, clipped, model_mean
-from ._kernels import Seeds, solve_location
+from ._common import check_draws, check_model, check_sigma, clipped
+from ._repro_sim import GridSeeds, draw_noise
 from ._repro_spread import acceptance_set, draw_spread, projected_pvalue
 
 __all__ = ["mean_repro_test"]
@@ -42,47 +42,44 @@ _SLACK = 1e-9
 
 
 def seed_roots(data, sigma, model, normals, noise):
-    """Per seed, the population mean at which that seed reproduces the observed clipped sum.
+    """Per seed, the means ``(m, M)`` where its simulated release starts to be ``>=`` and stops being ``<=`` the observed one.
 
     ``normals`` has shape ``(R, n)`` (the data seeds) and ``noise`` shape ``(R,)`` (the
-    release noise on the sum, in the sum's units).  Seed ``r``'s release at location
-    ``mu`` is ``F_r(mu) + noise_r``; the root solves ``F_r(mu) = S - noise_r``
-    (``-inf``/``+inf`` when ``S - noise_r`` is at or beyond ``n a`` or ``n b``).
-    Returned as the model's mean at that location (monotone in it), unsorted.
+    integer discrete Laplace noise on the grid sum).  The seed's release at a mean is
+    the released law's own computation (:mod:`._repro_sim`); it is ``>= S`` exactly at the
+    means ``>= m`` and ``<= S`` at those ``<= M`` (``M < m`` when it jumps over ``S``).
+    Unsorted; ``-inf``/``+inf`` (log-normal: 0/``+inf``) at the ends.
     """
-    seeds = Seeds(normals, data.lower, data.upper, model)
-    rows = np.arange(seeds.rows)
-    s = np.full(rows.size, float(sigma))
-    if model == "lognormal":
-        seeds.set_sigma_exp(s, rows)
-    mu = solve_location(seeds, float(data.sum) - np.asarray(noise, dtype=float), s, rows)
-    return model_mean(mu, s, model)
+    seeds = GridSeeds(data.grid(), normals, noise, sigma, model)
+    return seeds.roots(float(data.sum))
 
 
 def draw_roots(data, sigma, model, n_seeds, gen):
     """:func:`seed_roots` of ``n_seeds`` seeds drawn from ``gen``, in blocks (sizes from public numbers only)."""
     per_block = max(1, _BLOCK // data.n)
-    out = np.empty(n_seeds)
+    lam = data.grid().lams[0]
+    out = np.empty((2, n_seeds))
     for start in range(0, n_seeds, per_block):
         k = min(per_block, n_seeds - start)
         normals = gen.standard_normal((k, data.n))
-        noise = gen.laplace(0.0, data.sum_scale, k)
-        out[start:start + k] = seed_roots(data, sigma, model, normals, noise)
-    return out
+        noise = draw_noise(gen, lam, k)
+        out[:, start:start + k] = seed_roots(data, sigma, model, normals, noise)
+    return out[0], out[1]
 
 
-def repro_pvalues(roots_sorted, null, alternative):
+def repro_pvalues(low_sorted, high_sorted, null, alternative):
     """The repro-samples p-value at each ``null`` from the sorted roots (vectorised over ``null``).
 
     ``(1 + #{m_r <= null}) / (R + 1)`` for ``'greater'`` (the simulated releases at
-    least the observed one), ``(1 + #{m_r >= null}) / (R + 1)`` for ``'less'``;
-    two-sided, twice the smaller (at most 1), which is the rank p-value of the
-    halfspace (Tukey) depth of the observed release among the ``R + 1``.
+    least the observed one), ``(1 + #{M_r >= null}) / (R + 1)`` for ``'less'``; a tie
+    with the observed release counts in both (conservative).  Two-sided, twice the
+    smaller (at most 1), which is the rank p-value of the halfspace (Tukey) depth of the
+    observed release among the ``R + 1``.
     """
-    r = roots_sorted.size
+    r = low_sorted.size
     null = np.asarray(null, dtype=float)
-    le = np.searchsorted(roots_sorted, null, side="right")
-    ge = r - np.searchsorted(roots_sorted, null, side="left")
+    le = np.searchsorted(low_sorted, null, side="right")
+    ge = r - np.searchsorted(high_sorted, null, side="left")
     p_greater, p_less = (1.0 + le) / (r + 1), (1.0 + ge) / (r + 1)
     if alternative == "greater":
         return p_greater
@@ -91,23 +88,24 @@ def repro_pvalues(roots_sorted, null, alternative):
     return np.minimum(1.0, 2.0 * np.minimum(p_greater, p_less))
 
 
-def repro_interval(roots_sorted, confidence_level, alternative):
+def repro_interval(low_sorted, high_sorted, confidence_level, alternative):
     """``(low, high)``: the set of means whose repro p-value exceeds ``1 - confidence_level``.
 
-    ``roots_sorted`` is sorted along its last axis (one row per release: arrays out).
+    ``low_sorted`` (the ``m_r``) and ``high_sorted`` (the ``M_r``) are sorted along
+    their last axis (one row per release: arrays out).
 
     A one-sided p-value ``(1 + c) / (R + 1)`` exceeds a tail ``t`` when the count ``c``
-    is at least ``k = floor(t (R + 1))``; the count of roots at or below a candidate
-    reaches ``k`` at the ``k``-th smallest root (closed end), the count at or above at
-    the ``k``-th largest.  ``k = 0``: that side is unbounded.
+    is at least ``k = floor(t (R + 1))``; the count of ``m_r`` at or below a candidate
+    reaches ``k`` at the ``k``-th smallest ``m_r`` (closed end), the count of ``M_r`` at
+    or above at the ``k``-th largest ``M_r``.  ``k = 0``: that side is unbounded.
     """
-    r = roots_sorted.shape[-1]
+    r = low_sorted.shape[-1]
     alpha = 1.0 - confidence_level
     tail = 0.5 * alpha if alternative == "two-sided" else alpha
     k = math.floor(tail * (r + 1) + _SLACK)
-    shape = roots_sorted.shape[:-1]
-    low = roots_sorted[..., k - 1] if alternative != "less" and k > 0 else np.full(shape, -np.inf)
-    high = roots_sorted[..., r - k] if alternative != "greater" and k > 0 else np.full(shape, np.inf)
+    shape = low_sorted.shape[:-1]
+    low = low_sorted[..., k - 1] if alternative != "less" and k > 0 else np.full(shape, -np.inf)
+    high = high_sorted[..., r - k] if alternative != "greater" and k > 0 else np.full(shape, np.inf)
     return low, high
 
 
@@ -289,19 +287,19 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
               else "from the given rng")
     if sigma is None:
         return _spread_result(data, mu0, confidence_level, n_sim, gen, stream)
-    roots = np.sort(draw_roots(data, sigma, model, n_sim, gen))
-    p = float(repro_pvalues(roots, mu0, alternative))
-    low, high = (float(v) for v in repro_interval(roots, confidence_level, alternative))
+    lows, highs = (np.sort(v) for v in draw_roots(data, sigma, model, n_sim, gen))
+    p = float(repro_pvalues(lows, highs, mu0, alternative))
+    low, high = (float(v) for v in repro_interval(lows, highs, confidence_level, alternative))
     spread = "; the released squares are not used" if data.has_squares else ""
 
     def pvalue_function(value):
-        out = repro_pvalues(roots, value, alternative)
+        out = repro_pvalues(lows, highs, value, alternative)
         return float(out) if np.ndim(out) == 0 else out
 
     return HTestResult(
         statistic=float(data.sum) / data.n, pvalue=p, null_value=mu0, alternative=alternative,
         method=f"Repro-samples test of a clipped mean ({_MODEL_WORDS[model]} model, sigma known)",
-        estimate=float(np.median(roots)), conf_int=ConfidenceInterval(low, high, confidence_level),
+        estimate=float(np.median(0.5 * lows + 0.5 * highs)), conf_int=ConfidenceInterval(low, high, confidence_level),
         epsilon=data.release.epsilon, delta=0.0, data_name=data.data_name(), statistic_name="clipped mean",
         estimate_name="mean of x", null_name="mean", mechanism=data.rec.mechanism, n_sim=n_sim,
         parameter=data.n, parameter_name="n", pvalue_function=pvalue_function,
