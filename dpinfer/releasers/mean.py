@@ -125,7 +125,9 @@ class MeanReleaser:
     / 2**g``), computed from the noisy integer ``T`` alone: the set of possible
     outputs does not depend on the data.  The grid moves each value by at most
     ``(upper - lower) 2**-(g+1)``, and the discrete noise's cdf is within
-    ``epsilon / 2**(g+2)`` of the continuous Laplace cdf that inference assumes.
+    ``epsilon / 2**(g+2)`` of the continuous Laplace cdf that DP-JIMI and the
+    naive interval assume; the repro-samples method simulates this released law
+    itself (``ReleaseGrid``: the same grid, map and noise sampler).
     The budget is charged before anything is drawn.
 
     Examples

@@ -1,20 +1,20 @@
 """Repro samples (Awan & Wang) for the mean of clipped data: finite-sample validity, Monte Carlo included.
 
 The repro-samples method fixes ``R`` seeds once (``n`` standard normal values and the
-release's noise, each), and for a candidate mean simulates the release from every seed
-at that candidate (common random numbers: the same seeds for every candidate).  The
-observed release is ranked among the ``R`` simulated ones; under the candidate the
-``R + 1`` releases are exchangeable, so the rank's p-value ``(1 + #{at least as
-extreme}) / (R + 1)`` is valid in finite samples whatever ``R`` is.
+release's integer noise, each), and for a candidate mean simulates the release from every
+seed at that candidate (common random numbers: the same seeds for every candidate),
+exactly as :class:`~dpinfer.MeanReleaser` computes it (grid, integer sum, discrete
+noise, :mod:`._repro_sim`).  The observed release is ranked among the ``R`` simulated
+ones; under the candidate the ``R + 1`` releases are exchangeable, so the rank's p-value
+``(1 + #{at least as extreme}) / (R + 1)`` is valid in finite samples whatever ``R`` is.
 
-With a known scale the clipped sum simulated from seed ``r`` is continuous and
-nondecreasing in the location, so "seed ``r``'s release is at least the observed one"
-is "the candidate is at least ``m_r``", the value at which seed ``r`` reproduces the
-observed release (the same bracketed solve as DP-JIMI, :mod:`._kernels`).  The p-value
-at every candidate is then a count of the sorted ``m_r`` and the acceptance set is read
-off exactly from order statistics: nothing is searched, nothing can be missed.  With the
-scale unknown (spread released) the p-value is maximised over it on certified boxes
-(:mod:`._repro_spread`).
+With a known scale the release simulated from seed ``r`` is a nondecreasing step
+function of the mean, so "seed ``r``'s release is at least the observed one" is "the
+candidate is at least ``m_r``" (and "at most" is "at most ``M_r``"), the first and last
+doubles of the step, found exactly.  The p-value at every candidate is then a count of
+the sorted roots and the acceptance set is read off exactly from order statistics:
+nothing can be missed.  With the scale unknown (spread released) the p-value is
+maximised over it on certified boxes (:mod:`._repro_spread`).
 """
 
 from __future__ import annotations
@@ -188,10 +188,15 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
     Notes
     -----
     **Method** (Awan & Wang 2024, the repro-samples approach of Xie & Wang 2022).
-    Seeds ``(e_r, L_r)``, ``r = 1..R``, are drawn once: ``e_r`` ``n`` standard
-    normal values, ``L_r ~ Laplace(0, (b - a) / epsilon)`` the noise on the sum.
-    For a candidate location ``mu`` the seed's release is ``s_r(mu) = sum_j
-    clip(mu + sigma e_rj, a, b) + L_r``, with the same seeds for every candidate.
+    Seeds ``(e_r, D_r)``, ``r = 1..R``, are drawn once: ``e_r`` ``n`` standard
+    normal values, ``D_r`` the integer noise on the sum, drawn by the releaser's
+    own exact discrete Laplace sampler with the release's ratio.  For a candidate
+    mean ``mu`` the seed's release ``s_r(mu)`` is computed as the releaser computes
+    one, from the data ``mu + sigma e_rj`` (log-normal: ``exp(log(mu) - sigma**2 /
+    2 + sigma e_rj)``): clipped to ``[a, b]``, each value put on the release's grid
+    ``rint((clip(x) - a) / (b - a) 2**g)`` (the same ``g``, from the same public
+    ``n`` and ``epsilon``), summed in integers, ``D_r`` added, and mapped to
+    ``n a + (b - a) T / 2**g``; the same seeds for every candidate.
     The observed release ``s`` is ranked among them; one-sided,
 
         ``p(mu) = (1 + #{r : s_r(mu) >= s}) / (R + 1)``  (``alternative='greater'``)
@@ -204,34 +209,38 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
     **Validity, Monte Carlo error included.**  At the true parameter ``s`` and the
     ``s_r`` are ``R + 1`` independent draws of the same law (the seeds are drawn
     independently of the data), so the rank of ``s`` is uniform on ``1..R + 1``
-    (ties, which have probability zero for the continuous noise, would only
-    make it conservative) and ``P(p <= alpha) <= alpha`` for every ``R``: the
+    up to ties, and a simulated release equal to the observed one (releases live
+    on a grid, so ties happen) is counted as at least as extreme in both
+    directions, which only makes the p-value larger: ``P(p <= alpha) <= alpha``
+    for every ``R``, exactly for the law released (no continuous
+    approximation): the
     guarantee holds for the simulated p-value itself, not only in the limit ``R
     -> infinity`` (Awan & Wang, section on Monte Carlo error).  The interval
     covers the true mean with probability at least ``confidence_level``.
 
-    **Computation: the acceptance set is exact.**  ``s_r(mu)`` is continuous and
-    nondecreasing in ``mu`` (strictly where some value is not clipped), so
-    ``s_r(mu) >= s`` exactly when ``mu >= m_r``, the root of ``s_r(m_r) = s``
-    (``-inf`` or ``+inf`` when the seed's noise alone puts its release beyond the
-    observed one at every ``mu``).  The p-value at every candidate is a count of
-    the sorted roots, the one-sided p-value is monotone in ``mu`` and the
-    two-sided acceptance set is the interval between the ``k``-th smallest and
-    ``k``-th largest root, ``k = floor((R + 1) (1 - confidence_level) / 2)``: no
-    grid and no optimiser, so no piece of the set can be missed.  The roots are
-    solved to ``1e-10 (b - a)`` (log-normal: ``1e-12`` on the log scale); a null
-    value closer than that to a root could be counted on the wrong side.  The
-    log-normal model's mean ``exp(mu + sigma**2 / 2)`` is increasing in ``mu``,
-    so the same holds for it.
+    **Computation: the acceptance set is exact.**  Every step of ``s_r(mu)``
+    (floating-point rounding included) is nondecreasing in ``mu``, so ``s_r`` is a
+    nondecreasing step function on the doubles: ``s_r(mu) >= s`` exactly when
+    ``mu >= m_r`` and ``s_r(mu) <= s`` exactly when ``mu <= M_r``, ``m_r`` and
+    ``M_r`` the first and last doubles of the crossing (``M_r >= m_r`` when the
+    seed ties ``s`` on a stretch; ``-inf``/``+inf`` when no double of the mean
+    reaches it).  Both are found by bisection on the ordered doubles, which cannot
+    miss the crossing of a monotone function (interpolation shortens it; the last
+    halvings evaluate only the values whose grid integer changes within the
+    bracket, the others being constant there).  The p-value at every candidate is
+    a count of the sorted roots, the one-sided p-value is monotone in ``mu`` and
+    the two-sided acceptance set is the interval from the ``k``-th smallest
+    ``m_r`` to the ``k``-th largest ``M_r``, ``k = floor((R + 1) (1 -
+    confidence_level) / 2)``: exact on the doubles, no piece can be missed.
 
     **Unknown sigma (spread released).**  As the paper does for a nuisance
     parameter, the p-value for the mean is the projection ``sup_sigma p(mu,
     sigma)`` of a joint test of ``(mu, sigma)``, which is valid for ``mu``
     because the joint test is valid at the true pair.  The joint test ranks the
     released pair ``(S, Q)`` (clipped sum, centred sum of squares) among the
-    seeds' pairs ``(S_r, Q_r)`` (seeds ``(e_r, L_r, M_r)``, ``M_r`` the noise on
-    the squares) by the smallest of the four one-sided rank p-values, Bonferroni
-    combined: ``p(mu, sigma) = min(1, 4 min_k (1 + c_k) / (R + 1))``, ``c_k``
+    seeds' pairs ``(S_r, Q_r)`` (seeds ``(e_r, D_r, E_r)``, ``E_r`` the integer
+    noise on the squares; both statistics simulated as released, grid included)
+    by the smallest of the four one-sided rank p-values, Bonferroni combined: ``p(mu, sigma) = min(1, 4 min_k (1 + c_k) / (R + 1))``, ``c_k``
     the seeds at least as extreme in direction ``k`` (a coordinatewise
     halfspace depth; valid for every ``R``).  The simulated releases are not
     monotone in ``sigma``, so the supremum is not a count of roots; it is
@@ -239,17 +248,14 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
     ``sigma`` in ``[0, 100 (b - a)]`` (the cap every mean method puts on the
     scale: validity is under the model with a scale below it), by the
     ranges of each clipped value between two corners of the box (each is
-    monotone in ``mu`` and in ``sigma``).  A box whose bound is at most
+    monotone in ``mu`` and in ``sigma``, and so is its grid integer; its squares'
+    integer is monotone on either side of the middle of the range).  A box whose bound is at most
     ``alpha`` is rejected; boxes are halved until the mean is resolved to
     ``5e-4 (b - a)``; every slab of the mean with a box not rejected is kept.
     The reported set therefore contains the true acceptance set (it can be a
     little wider, it cannot miss a piece); when it is not one interval the note
     lists the pieces and ``conf_int`` is their hull.  The p-value reported is a
     certified upper bound of the supremum (valid, conservative).
-
-    **The release's law.**  The seeds simulate the continuous Laplace law; the
-    release's discrete noise and grid (:class:`~dpinfer.MeanReleaser`) are within
-    ``epsilon 2**-26`` of it in cdf, which bounds what they can add to the size.
 
     References
     ----------

@@ -4,8 +4,10 @@ Private kernels of :mod:`dpinfer.inference.means` (``mean_repro_test`` with ``si
 they assume valid input.
 
 The joint null ``(mu, sigma)`` is tested on the released pair ``(S, Q)`` (clipped sum,
-centred sum of squares) with ``R`` seeds ``(e_r, L_r, M_r)`` reused for every
-``(mu, sigma)``.  The statistic is the smallest of the four one-sided rank p-values
+centred sum of squares) with ``R`` seeds ``(e_r, D_r, E_r)`` (normals, the integer noise
+on the sum and on the squares, drawn by the releaser's exact sampler) reused for every
+``(mu, sigma)``; each seed's pair is simulated as the releaser computes one (grid
+integers, integer sums, the release's map; :mod:`._repro_sim`).  The statistic is the smallest of the four one-sided rank p-values
 (``S`` up and down, ``Q`` up and down), Bonferroni-combined:
 
     ``p(mu, sigma) = min(1, 4 min_k (1 + c_k) / (R + 1))``
@@ -18,9 +20,11 @@ mean is the projection ``sup_sigma p(mu, sigma)`` (a valid p-value for ``mu``).
 **Certified bounds on a box.**  Each clipped value ``clip(mu + sigma e_j, a, b)`` is
 nondecreasing in ``mu`` and monotone in ``sigma`` (up for ``e_j > 0``, down for
 ``e_j < 0``), so on a box ``[mu1, mu2] x [s1, s2]`` it lies between its values at two
-corners (the infinite ends included: ``clip(-inf) = a``).  Summing the per-value ranges
-bounds ``S_r`` and ``Q_r`` (``(c - m)**2`` over a range of ``c`` is smallest at the point
-nearest ``m``), so ``c_k`` over the box is at most the count of the bounds, and the
+corners (the infinite ends included: ``clip(-inf) = a``), and so does its grid integer;
+the squares' integer of a value is monotone on either side of ``m = a + (b - a) / 2``
+(0 at ``m``), so over a range of values it is largest at an end and smallest at ``m`` if
+the range holds it, else at an end.  Summing the per-value integer ranges bounds the
+integer sums, hence ``S_r`` and ``Q_r`` (the release's map is nondecreasing), so ``c_k`` over the box is at most the count of the bounds, and the
 p-value on the whole box is at most ``min(1, 4 (1 + min_k c_k^max) / (R + 1))``.  A box
 whose bound is at most ``alpha`` holds no accepted point; every box that is not so
 excluded is kept, so the reported set contains the projection: it can be larger, never
