@@ -41,30 +41,38 @@ _BLOCK = 4_000_000
 _SLACK = 1e-9
 
 
-def seed_roots(data, sigma, model, normals, noise):
+def seed_roots(data, sigma, model, normals, noise, observed=None):
     """Per seed, the means ``(m, M)`` where its simulated release starts to be ``>=`` and stops being ``<=`` the observed one.
 
     ``normals`` has shape ``(R, n)`` (the data seeds) and ``noise`` shape ``(R,)`` (the
-    integer discrete Laplace noise on the grid sum).  The seed's release at a mean is
-    the released law's own computation (:mod:`._repro_sim`); it is ``>= S`` exactly at the
+    integer discrete Laplace noise on the grid sum); ``observed`` the released sum each
+    seed is compared with (default the release's).  The seed's release at a mean is the
+    released law's own computation (:mod:`._repro_sim`); it is ``>= S`` exactly at the
     means ``>= m`` and ``<= S`` at those ``<= M`` (``M < m`` when it jumps over ``S``).
     Unsorted; ``-inf``/``+inf`` (log-normal: 0/``+inf``) at the ends.
     """
     seeds = GridSeeds(data.grid(), normals, noise, sigma, model)
-    return seeds.roots(float(data.sum))
+    return seeds.roots(float(data.sum) if observed is None else observed)
 
 
 def draw_roots(data, sigma, model, n_seeds, gen):
-    """:func:`seed_roots` of ``n_seeds`` seeds drawn from ``gen``, in blocks (sizes from public numbers only)."""
+    """Sorted roots ``(m, M)`` of ``n_seeds`` seeds drawn from ``gen`` for each release, shape ``data.sum.shape + (R,)``.
+
+    The releases' seeds are drawn one release after the other, in blocks of rows (sizes
+    from public numbers only).
+    """
+    sums = np.atleast_1d(np.asarray(data.sum, dtype=float)).reshape(-1)
+    observed = np.repeat(sums, n_seeds)
     per_block = max(1, _BLOCK // data.n)
     lam = data.grid().lams[0]
-    out = np.empty((2, n_seeds))
-    for start in range(0, n_seeds, per_block):
-        k = min(per_block, n_seeds - start)
+    out = np.empty((2, observed.size))
+    for start in range(0, observed.size, per_block):
+        k = min(per_block, observed.size - start)
         normals = gen.standard_normal((k, data.n))
         noise = draw_noise(gen, lam, k)
-        out[:, start:start + k] = seed_roots(data, sigma, model, normals, noise)
-    return out[0], out[1]
+        out[:, start:start + k] = seed_roots(data, sigma, model, normals, noise, observed[start:start + k])
+    shape = np.shape(data.sum) + (n_seeds,)
+    return tuple(np.sort(v.reshape(sums.size, n_seeds), axis=-1).reshape(shape) for v in out)
 
 
 def repro_pvalues(low_sorted, high_sorted, null, alternative):
@@ -293,7 +301,7 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
               else "from the given rng")
     if sigma is None:
         return _spread_result(data, mu0, confidence_level, n_sim, gen, stream)
-    lows, highs = (np.sort(v) for v in draw_roots(data, sigma, model, n_sim, gen))
+    lows, highs = draw_roots(data, sigma, model, n_sim, gen)
     p = float(repro_pvalues(lows, highs, mu0, alternative))
     low, high = (float(v) for v in repro_interval(lows, highs, confidence_level, alternative))
     spread = "; the released squares are not used" if data.has_squares else ""
