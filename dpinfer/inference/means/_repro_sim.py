@@ -95,40 +95,51 @@ class GridSeeds:
             low = np.exp(np.log(g.lower) + half - sg * e.max(axis=1)) if g.lower > 0 else np.zeros(self.rows)
             return low, np.exp(np.log(g.upper) + half - sg * e.min(axis=1))
 
-    def first(self, s, strict):
+    def first(self, s, strict, rows=None, start=None):
         """Per seed, the smallest double mean whose release is ``>= s`` (``> s`` when ``strict``).
 
         ``-inf`` (log-normal: 0) when the bottom of the domain already is, ``+inf`` when no double is.
-        ``s`` is one number or one per seed.  The bracket (a hit at its top, none at its bottom, both
-        evaluated) is narrowed by interpolation and by halving the keys in turn: halving alone would
-        take at most 64 steps; interpolation makes it a handful on the nearly linear release.
+        ``s`` is one number or one per seed.  ``rows``: only these seeds (the result has their
+        length); ``start``: a mean per row known not to be a hit (the search starts above it).
+        The bracket (a hit at its top, none at its bottom, both evaluated) is narrowed by
+        interpolation and by halving the keys in turn, then by halving alone (:meth:`_halve`).
         """
-        rows = np.arange(self.rows)
+        rows = np.arange(self.rows) if rows is None else np.asarray(rows)
         s = np.broadcast_to(np.asarray(s, dtype=float), (self.rows,))
 
         def hit(mean, sub):
             v = self.released(mean, sub)
             return (v > s[sub] if strict else v >= s[sub]), v
 
-        low_hit, v_low = hit(np.full(self.rows, self.bottom), rows)
-        high_hit, v_high = hit(np.full(self.rows, _MAX), rows)
+        guess_lo, guess_hi = (np.clip(np.nan_to_num(v[rows], nan=0.0), self.bottom, _MAX) for v in self._guesses())
+        if start is not None:
+            guess_lo = np.asarray(start, dtype=float)
+        ok_lo, v_glo = hit(guess_lo, rows)
+        ok_hi, v_ghi = hit(guess_hi, rows)
+        # a guess on the wrong side: the end of the domain instead (a hit at the bottom: -inf)
+        low_hit = np.zeros(rows.size, dtype=bool)
+        v_lo, lo = v_glo.copy(), to_key(guess_lo)
+        if ok_lo.any():
+            idx = np.flatnonzero(ok_lo)
+            low_hit[idx], v_lo[idx] = hit(np.full(idx.size, self.bottom), rows[idx])
+            lo[idx] = to_key(self.bottom)
+        high_hit = ok_hi.copy()
+        v_hi, hi = v_ghi.copy(), to_key(guess_hi)
+        if (~ok_hi).any():
+            idx = np.flatnonzero(~ok_hi)
+            high_hit[idx], v_hi[idx] = hit(np.full(idx.size, _MAX), rows[idx])
+            hi[idx] = to_key(_MAX)
         out = np.where(low_hit, -np.inf if self.model == "normal" else 0.0, np.inf)
-        todo = rows[high_hit & ~low_hit]
-        lo, hi = np.full(todo.size, to_key(self.bottom)), np.full(todo.size, to_key(_MAX))
-        v_lo, v_hi = v_low[todo], v_high[todo]
-        for end, guess in zip(("lo", "hi"), self._guesses()):
-            guess = np.clip(np.nan_to_num(guess[todo], nan=0.0), self.bottom, _MAX)
-            ok, v = hit(guess, todo)
-            key = to_key(guess)
-            move = ~ok if end == "lo" else ok
-            if end == "lo":
-                lo, v_lo = np.where(move, key, lo), np.where(move, v, v_lo)
-            else:
-                hi, v_hi = np.where(move, key, hi), np.where(move, v, v_hi)
+        keep = high_hit & ~low_hit
+        place = np.flatnonzero(keep)
+        todo = rows[keep]
+        lo, hi, v_lo, v_hi = lo[keep], hi[keep], v_lo[keep], v_hi[keep]
         # Illinois: the end kept twice in a row has its distance to s halved in the interpolation
-        w_lo, w_hi = v_lo - s[todo], v_hi - s[todo]
-        side = np.zeros(todo.size, dtype=np.int8)
+        # the interpolation aims half a step of the release past s on the side of the crossing
         unit = (self.grid.upper - self.grid.lower) * 2.0**-self.grid.g
+        target = s + (0.5 if strict else -0.5) * unit
+        w_lo, w_hi = v_lo - target[todo], v_hi - target[todo]
+        side = np.zeros(todo.size, dtype=np.int8)
         step = 0
         while True:  # invariant: no hit at lo, a hit at hi
             # interpolation while the bracket spans more than a few steps of the release, kept strictly
@@ -149,13 +160,13 @@ class GridSeeds:
             step += 1
             ok, v = hit(from_key(mid), todo[open_])
             up, down = open_[ok], open_[~ok]
-            hi[up], v_hi[up], w_hi[up] = mid[ok], v[ok], v[ok] - s[todo[up]]
-            lo[down], v_lo[down], w_lo[down] = mid[~ok], v[~ok], v[~ok] - s[todo[down]]
+            hi[up], v_hi[up], w_hi[up] = mid[ok], v[ok], v[ok] - target[todo[up]]
+            lo[down], v_lo[down], w_lo[down] = mid[~ok], v[~ok], v[~ok] - target[todo[down]]
             w_lo[up] = np.where(side[up] == 1, 0.5 * w_lo[up], w_lo[up])
             w_hi[down] = np.where(side[down] == -1, 0.5 * w_hi[down], w_hi[down])
             side[up], side[down] = 1, -1
         self._halve(lo, hi, todo, s, strict)
-        out[todo] = from_key(hi)
+        out[place] = from_key(hi)
         return out
 
     def _halve(self, lo, hi, todo, s, strict):
@@ -196,7 +207,17 @@ class GridSeeds:
         A mean in ``[m, M]`` ties the observed value (both counts take it: conservative).
         """
         m = self.first(s, strict=False)
-        above = self.first(s, strict=True)  # the first double with a release > s: M is the double before it
+        # the first double with a release > s (M is the double before it): m itself unless the seed's
+        # release at m equals s; then the search starts at m
+        s_all = np.broadcast_to(np.asarray(s, dtype=float), (self.rows,))
+        above = m.copy()
+        finite = np.flatnonzero(np.isfinite(m) & (m > self.bottom))
+        tie = finite[self.released(m[finite], finite) <= s_all[finite]]
+        if tie.size:
+            above[tie] = self.first(s, strict=True, rows=tie, start=m[tie])
+        rest = np.flatnonzero(~(np.isfinite(m) & (m > self.bottom)) & (m < np.inf))
+        if rest.size:  # every mean reaches s: the first above it from the bottom
+            above[rest] = self.first(s, strict=True, rows=rest)
         keys = to_key(np.where(np.isfinite(above) & (above > self.bottom), above, self.bottom))
         before = from_key(keys - 1)
         low = -np.inf if self.model == "normal" else 0.0
