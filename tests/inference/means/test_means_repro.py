@@ -77,6 +77,16 @@ def test_roots_are_the_first_and_last_doubles_of_the_step(case):
     assert ties >= case["R"] // 2 if case["name"] == "n2_on_grid" else ties == 0
 
 
+def test_the_simulator_is_the_releaser_bit_for_bit():
+    # data mean + sigma e with mean 0, sigma 1 and e the data themselves, and the noise drawn from the
+    # same seeded generator by the same sampler: the simulated releases are the released values exactly
+    x = np.random.default_rng(5).normal(3.0, 2.0, (40, 25))
+    rel = MeanReleaser(0.7, 0.0, 5.0).release(x, rng=9)
+    grid = release_grid(0.7, 0.0, 5.0, 25)
+    seeds = GridSeeds(grid, x, draw_noise(np.random.default_rng(9), grid.lams[0], 40), 1.0, "normal")
+    assert np.array_equal(seeds.released(np.zeros(40), np.arange(40)), rel.value)
+
+
 @pytest.mark.parametrize("case", REF["small"], ids=lambda c: c["name"])
 @pytest.mark.parametrize("alternative", ALTERNATIVES)
 @pytest.mark.parametrize("level", [0.5, 0.8, 0.95])
