@@ -12,7 +12,8 @@ the bounds public), the coverage of the population mean and the median length of
   minute);
 * ``repro``: :func:`dpinfer.mean_repro_test`'s interval (repro samples, Awan & Wang),
   normal model with the truth's standard deviation known (the released squares unused),
-  ``R = n_sim - 1`` seeds; valid in finite samples with the Monte Carlo error included,
+  ``R = n_sim - 1`` seeds simulating the released law exactly (grid and discrete noise);
+  valid in finite samples with the Monte Carlo error included,
   so under the model (normal truth) its coverage is at least 0.95 at every point;
   the log-normal truth shows it under a wrong model;
 * ``repro_lognormal``: the same with ``model='lognormal'`` and ``sigma`` of ``log x``
@@ -56,6 +57,7 @@ from dpinfer.inference._studies import (  # noqa: E402
     means_naive,
     means_release,
     means_repro_bounds,
+    means_repro_roots,
     means_tails,
 )
 from validation import _means_two_group, harness  # noqa: E402
@@ -111,8 +113,8 @@ def coverage_cell(cell, seed_sequence):
     for method, model in (("repro", "normal"), ("repro_lognormal", "lognormal")):
         if model == "lognormal" and truth != "lognormal":
             continue
-        roots = np.sort(means_draws(data, known_sigma(truth, model), model, n_sim - 1, gen), axis=-1)
-        intervals[method] = means_repro_bounds(roots, LEVEL, "two-sided")
+        lows, highs = means_repro_roots(data, known_sigma(truth, model), model, n_sim - 1, gen)
+        intervals[method] = means_repro_bounds(lows, highs, LEVEL, "two-sided")
     centre, var = means_naive(data, None)
     half = stats.norm.ppf(0.5 + LEVEL / 2) * np.sqrt(var)
     intervals["naive"] = (centre - half, centre + half)

@@ -19,7 +19,7 @@ from .local._robust import _THRESHOLD_CONSTANT, _expected_covariance, _threshold
 from .means._common import clipped as _clipped, mean_draws as _mean_draws, sample_bounds as _sample_bounds
 from .means._common import pvalue as _mean_pvalue, shares as _mean_shares, tails as _mean_tails
 from .means._naive import naive_moments as _naive_moments
-from .means._repro import repro_interval as _repro_interval
+from .means._repro import draw_roots as _draw_roots, repro_interval as _repro_interval
 from .logistic import _check_design, _design_matrix
 from .two_arm._law import _arm, _clear_caches
 from .two_arm._score_power import _exact_power
@@ -89,6 +89,8 @@ means_shares = _mean_shares
 means_pvalue = _mean_pvalue
 #: ``means_naive(data, sigma)``: the naive interval's centre and variance per release
 means_naive = _naive_moments
-#: ``means_repro_bounds(roots_sorted, level, alternative)``: the repro-samples interval from sorted seeds' roots
-#: (``means_draws`` with a known sigma gives the roots: one row of R seeds per release)
+#: ``means_repro_roots(data, sigma, model, n_seeds, gen)``: the repro-samples seeds' sorted roots ``(m, M)``
+#: (the released law simulated exactly), one row of R seeds per release
+means_repro_roots = _draw_roots
+#: ``means_repro_bounds(low_sorted, high_sorted, level, alternative)``: the repro-samples interval from them
 means_repro_bounds = _repro_interval

@@ -27,6 +27,53 @@ __all__ = ["MeanReleaser"]
 
 
 @dataclass(frozen=True)
+class ReleaseGrid:
+    """The integer grid and noise of a :class:`MeanReleaser` release at a public ``n``.
+
+    Package-internal interface: the releaser draws with it, and the repro-samples
+    simulator (:mod:`dpinfer.inference.means`) reproduces the released law with it, so
+    the two cannot drift apart.  Statistic ``k = 0`` is the clipped sum, ``k = 1`` the
+    centred sum of squares.
+    """
+
+    n: int
+    lower: float
+    upper: float
+    g: int
+    epsilons: tuple
+    lams: tuple
+
+    def units(self, clipped, k):
+        """Each clipped value's integer on the grid of statistic ``k`` (a function of that value alone)."""
+        width = self.upper - self.lower
+        if k == 0:
+            t = (clipped - self.lower) / width
+        else:
+            half = 0.5 * width
+            t = ((clipped - (self.lower + half)) / half) ** 2
+        return np.clip(np.rint(t * 2.0**self.g), 0, 2**self.g).astype(np.int64)
+
+    def values(self, noisy, k):
+        """The released value of statistic ``k`` from the noisy integer sum (clipped to 64 bits first)."""
+        noisy = _clip_to_int64(np.asarray(noisy), -_INT_LIMIT, _INT_LIMIT)
+        width = self.upper - self.lower
+        if k == 0:
+            return self.n * self.lower + width * (noisy / 2.0**self.g)
+        return (0.5 * width) ** 2 * (noisy / 2.0**self.g)
+
+
+def release_grid(epsilon, lower, upper, n, split=None):
+    """The :class:`ReleaseGrid` of ``MeanReleaser(epsilon, lower, upper)`` at ``n`` (``split``: with the spread).
+
+    Package-internal interface; the arguments are public numbers, assumed valid.
+    """
+    rel = MeanReleaser(epsilon, lower, upper, spread=split is not None, split=0.5 if split is None else split)
+    epsilons = rel._epsilons()
+    g = min(_grid_bits(n, e) for e in epsilons)
+    return ReleaseGrid(n, rel.lower, rel.upper, g, epsilons, tuple(_per_step(e, 2**g) for e in epsilons))
+
+
+@dataclass(frozen=True)
 class MeanReleaser:
     """The clipped sum of one group's values, with exact discrete Laplace noise.
 
@@ -78,7 +125,9 @@ class MeanReleaser:
     / 2**g``), computed from the noisy integer ``T`` alone: the set of possible
     outputs does not depend on the data.  The grid moves each value by at most
     ``(upper - lower) 2**-(g+1)``, and the discrete noise's cdf is within
-    ``epsilon / 2**(g+2)`` of the continuous Laplace cdf that inference assumes.
+    ``epsilon / 2**(g+2)`` of the continuous Laplace cdf that DP-JIMI and the
+    naive interval assume; the repro-samples method simulates this released law
+    itself (``ReleaseGrid``: the same grid, map and noise sampler).
     The budget is charged before anything is drawn.
 
     Examples
@@ -177,32 +226,24 @@ class MeanReleaser:
                                     f"got an array of shape {data.shape}.")
         n = data.shape[-1]
         rows = data.shape[:-1]
-        epsilons = self._epsilons()
+        grid = release_grid(self.epsilon, self.lower, self.upper, n, self.split if self.spread else None)
+        epsilons = grid.epsilons
         bits = _bit_source(secure, rng, min(epsilons))
-        g = min(_grid_bits(n, e) for e in epsilons)
         for e, scale in zip(epsilons, (self.sensitivity, 0.25 * self.sensitivity * self.sensitivity)):
             _check_output_range(n + abs(self.lower) / self.sensitivity * n, e, scale)
         what = "release" if not self.spread else f"release (sum and squares, epsilon split {self.split:g})"
         digest = charge_release(budget, self, what, shape=rows, array=array, n=n, rng=rng,
                                 secure=bits.hardened, sensitivity=self.sensitivity,
-                                grid=self.sensitivity * 2.0**-g)
-        width = self.sensitivity
+                                grid=self.sensitivity * 2.0**-grid.g)
         clipped = np.clip(data, self.lower, self.upper)
-        units = [np.clip(np.rint((clipped - self.lower) / width * 2.0**g), 0, 2**g).astype(np.int64)]
-        if self.spread:
-            half = 0.5 * width
-            mid = self.lower + half
-            units.append(np.clip(np.rint(((clipped - mid) / half) ** 2 * 2.0**g), 0, 2**g).astype(np.int64))
-        scales = (width, (0.5 * width) ** 2)
+        units = [grid.units(clipped, 0)] + ([grid.units(clipped, 1)] if self.spread else [])
         values = []
-        for k, (u, eps) in enumerate(zip(units, epsilons)):
+        for k, u in enumerate(units):
             total = u.sum(axis=-1).reshape(-1)  # <= n 2**g < 2**61: exact in int64
-            noise = _discrete_laplace(bits, _per_step(eps, 2**g), total.size)
-            noisy = _clip_to_int64(total + noise, -_INT_LIMIT, _INT_LIMIT).reshape(rows)
-            offset = n * self.lower if k == 0 else 0.0
-            values.append(offset + scales[k] * (noisy / 2.0**g))
+            noise = _discrete_laplace(bits, grid.lams[k], total.size)
+            values.append(grid.values(total + noise, k).reshape(rows))
         value = values[0] if not self.spread else np.stack(values, axis=-1)
-        return Release(value, _mechanisms.LAPLACE, self.epsilon, 0.0, width, n, "clipped_sum",
+        return Release(value, _mechanisms.LAPLACE, self.epsilon, 0.0, self.sensitivity, n, "clipped_sum",
                        secure=bits.hardened, neighbours=_mechanisms.REPLACE_ONE,
                        privacy_unit=_mechanisms.MEAN_UNIT, ledger_digest=digest,
                        bounds=(self.lower, self.upper),

@@ -4,8 +4,8 @@ Modules: ``_entry`` (:func:`mean_test`, R's ``t.test``), ``_jimi`` (:func:`mean_
 clipped location-scale model), ``_kernels`` (the vectorised solves over draws),
 ``_naive`` (:func:`mean_naive_test`, :func:`mean2_naive_test`: the normal interval
 around the clipped mean, the comparator), ``_repro`` (:func:`mean_repro_test`: repro samples,
-valid in finite samples with the Monte Carlo error included; ``_repro_spread`` its projection over an
-unknown sigma, certified on boxes), ``_common`` (the releases taken, the model, the draws, percentiles).
+valid in finite samples with the Monte Carlo error included; ``_repro_sim`` its simulator of the released law
+and the seeds' exact roots; ``_repro_spread`` its projection over an unknown sigma, certified on boxes), ``_common`` (the releases taken, the model, the draws, percentiles).
 """
 
 from ._entry import mean_test

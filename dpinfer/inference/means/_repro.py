@@ -1,20 +1,20 @@
 """Repro samples (Awan & Wang) for the mean of clipped data: finite-sample validity, Monte Carlo included.
 
 The repro-samples method fixes ``R`` seeds once (``n`` standard normal values and the
-release's noise, each), and for a candidate mean simulates the release from every seed
-at that candidate (common random numbers: the same seeds for every candidate).  The
-observed release is ranked among the ``R`` simulated ones; under the candidate the
-``R + 1`` releases are exchangeable, so the rank's p-value ``(1 + #{at least as
-extreme}) / (R + 1)`` is valid in finite samples whatever ``R`` is.
+release's integer noise, each), and for a candidate mean simulates the release from every
+seed at that candidate (common random numbers: the same seeds for every candidate),
+exactly as :class:`~dpinfer.MeanReleaser` computes it (grid, integer sum, discrete
+noise, :mod:`._repro_sim`).  The observed release is ranked among the ``R`` simulated
+ones; under the candidate the ``R + 1`` releases are exchangeable, so the rank's p-value
+``(1 + #{at least as extreme}) / (R + 1)`` is valid in finite samples whatever ``R`` is.
 
-With a known scale the clipped sum simulated from seed ``r`` is continuous and
-nondecreasing in the location, so "seed ``r``'s release is at least the observed one"
-is "the candidate is at least ``m_r``", the value at which seed ``r`` reproduces the
-observed release (the same bracketed solve as DP-JIMI, :mod:`._kernels`).  The p-value
-at every candidate is then a count of the sorted ``m_r`` and the acceptance set is read
-off exactly from order statistics: nothing is searched, nothing can be missed.  With the
-scale unknown (spread released) the p-value is maximised over it on certified boxes
-(:mod:`._repro_spread`).
+With a known scale the release simulated from seed ``r`` is a nondecreasing step
+function of the mean, so "seed ``r``'s release is at least the observed one" is "the
+candidate is at least ``m_r``" (and "at most" is "at most ``M_r``"), the first and last
+doubles of the step, found exactly.  The p-value at every candidate is then a count of
+the sorted roots and the acceptance set is read off exactly from order statistics:
+nothing can be missed.  With the scale unknown (spread released) the p-value is
+maximised over it on certified boxes (:mod:`._repro_spread`).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from ..._streams import _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ...results import ConfidenceInterval, HTestResult
 from .._resolve import provenance
-from ._common import check_draws, check_model, check_sigma, clipped, model_mean
-from ._kernels import Seeds, solve_location
+from ._common import check_draws, check_model, check_sigma, clipped
+from ._repro_sim import GridSeeds, draw_noise
 from ._repro_spread import acceptance_set, draw_spread, projected_pvalue
 
 __all__ = ["mean_repro_test"]
@@ -41,48 +41,53 @@ _BLOCK = 4_000_000
 _SLACK = 1e-9
 
 
-def seed_roots(data, sigma, model, normals, noise):
-    """Per seed, the population mean at which that seed reproduces the observed clipped sum.
+def seed_roots(data, sigma, model, normals, noise, observed=None):
+    """Per seed, the means ``(m, M)`` where its simulated release starts to be ``>=`` and stops being ``<=`` the observed one.
 
     ``normals`` has shape ``(R, n)`` (the data seeds) and ``noise`` shape ``(R,)`` (the
-    release noise on the sum, in the sum's units).  Seed ``r``'s release at location
-    ``mu`` is ``F_r(mu) + noise_r``; the root solves ``F_r(mu) = S - noise_r``
-    (``-inf``/``+inf`` when ``S - noise_r`` is at or beyond ``n a`` or ``n b``).
-    Returned as the model's mean at that location (monotone in it), unsorted.
+    integer discrete Laplace noise on the grid sum); ``observed`` the released sum each
+    seed is compared with (default the release's).  The seed's release at a mean is the
+    released law's own computation (:mod:`._repro_sim`); it is ``>= S`` exactly at the
+    means ``>= m`` and ``<= S`` at those ``<= M`` (``M < m`` when it jumps over ``S``).
+    Unsorted; ``-inf``/``+inf`` (log-normal: 0/``+inf``) at the ends.
     """
-    seeds = Seeds(normals, data.lower, data.upper, model)
-    rows = np.arange(seeds.rows)
-    s = np.full(rows.size, float(sigma))
-    if model == "lognormal":
-        seeds.set_sigma_exp(s, rows)
-    mu = solve_location(seeds, float(data.sum) - np.asarray(noise, dtype=float), s, rows)
-    return model_mean(mu, s, model)
+    seeds = GridSeeds(data.grid(), normals, noise, sigma, model)
+    return seeds.roots(float(data.sum) if observed is None else observed)
 
 
 def draw_roots(data, sigma, model, n_seeds, gen):
-    """:func:`seed_roots` of ``n_seeds`` seeds drawn from ``gen``, in blocks (sizes from public numbers only)."""
+    """Sorted roots ``(m, M)`` of ``n_seeds`` seeds drawn from ``gen`` for each release, shape ``data.sum.shape + (R,)``.
+
+    The releases' seeds are drawn one release after the other, in blocks of rows (sizes
+    from public numbers only).
+    """
+    sums = np.atleast_1d(np.asarray(data.sum, dtype=float)).reshape(-1)
+    observed = np.repeat(sums, n_seeds)
     per_block = max(1, _BLOCK // data.n)
-    out = np.empty(n_seeds)
-    for start in range(0, n_seeds, per_block):
-        k = min(per_block, n_seeds - start)
+    lam = data.grid().lams[0]
+    out = np.empty((2, observed.size))
+    for start in range(0, observed.size, per_block):
+        k = min(per_block, observed.size - start)
         normals = gen.standard_normal((k, data.n))
-        noise = gen.laplace(0.0, data.sum_scale, k)
-        out[start:start + k] = seed_roots(data, sigma, model, normals, noise)
-    return out
+        noise = draw_noise(gen, lam, k)
+        out[:, start:start + k] = seed_roots(data, sigma, model, normals, noise, observed[start:start + k])
+    shape = np.shape(data.sum) + (n_seeds,)
+    return tuple(np.sort(v.reshape(sums.size, n_seeds), axis=-1).reshape(shape) for v in out)
 
 
-def repro_pvalues(roots_sorted, null, alternative):
+def repro_pvalues(low_sorted, high_sorted, null, alternative):
     """The repro-samples p-value at each ``null`` from the sorted roots (vectorised over ``null``).
 
     ``(1 + #{m_r <= null}) / (R + 1)`` for ``'greater'`` (the simulated releases at
-    least the observed one), ``(1 + #{m_r >= null}) / (R + 1)`` for ``'less'``;
-    two-sided, twice the smaller (at most 1), which is the rank p-value of the
-    halfspace (Tukey) depth of the observed release among the ``R + 1``.
+    least the observed one), ``(1 + #{M_r >= null}) / (R + 1)`` for ``'less'``; a tie
+    with the observed release counts in both (conservative).  Two-sided, twice the
+    smaller (at most 1), which is the rank p-value of the halfspace (Tukey) depth of the
+    observed release among the ``R + 1``.
     """
-    r = roots_sorted.size
+    r = low_sorted.size
     null = np.asarray(null, dtype=float)
-    le = np.searchsorted(roots_sorted, null, side="right")
-    ge = r - np.searchsorted(roots_sorted, null, side="left")
+    le = np.searchsorted(low_sorted, null, side="right")
+    ge = r - np.searchsorted(high_sorted, null, side="left")
     p_greater, p_less = (1.0 + le) / (r + 1), (1.0 + ge) / (r + 1)
     if alternative == "greater":
         return p_greater
@@ -91,23 +96,24 @@ def repro_pvalues(roots_sorted, null, alternative):
     return np.minimum(1.0, 2.0 * np.minimum(p_greater, p_less))
 
 
-def repro_interval(roots_sorted, confidence_level, alternative):
+def repro_interval(low_sorted, high_sorted, confidence_level, alternative):
     """``(low, high)``: the set of means whose repro p-value exceeds ``1 - confidence_level``.
 
-    ``roots_sorted`` is sorted along its last axis (one row per release: arrays out).
+    ``low_sorted`` (the ``m_r``) and ``high_sorted`` (the ``M_r``) are sorted along
+    their last axis (one row per release: arrays out).
 
     A one-sided p-value ``(1 + c) / (R + 1)`` exceeds a tail ``t`` when the count ``c``
-    is at least ``k = floor(t (R + 1))``; the count of roots at or below a candidate
-    reaches ``k`` at the ``k``-th smallest root (closed end), the count at or above at
-    the ``k``-th largest.  ``k = 0``: that side is unbounded.
+    is at least ``k = floor(t (R + 1))``; the count of ``m_r`` at or below a candidate
+    reaches ``k`` at the ``k``-th smallest ``m_r`` (closed end), the count of ``M_r`` at
+    or above at the ``k``-th largest ``M_r``.  ``k = 0``: that side is unbounded.
     """
-    r = roots_sorted.shape[-1]
+    r = low_sorted.shape[-1]
     alpha = 1.0 - confidence_level
     tail = 0.5 * alpha if alternative == "two-sided" else alpha
     k = math.floor(tail * (r + 1) + _SLACK)
-    shape = roots_sorted.shape[:-1]
-    low = roots_sorted[..., k - 1] if alternative != "less" and k > 0 else np.full(shape, -np.inf)
-    high = roots_sorted[..., r - k] if alternative != "greater" and k > 0 else np.full(shape, np.inf)
+    shape = low_sorted.shape[:-1]
+    low = low_sorted[..., k - 1] if alternative != "less" and k > 0 else np.full(shape, -np.inf)
+    high = high_sorted[..., r - k] if alternative != "greater" and k > 0 else np.full(shape, np.inf)
     return low, high
 
 
@@ -190,10 +196,15 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
     Notes
     -----
     **Method** (Awan & Wang 2024, the repro-samples approach of Xie & Wang 2022).
-    Seeds ``(e_r, L_r)``, ``r = 1..R``, are drawn once: ``e_r`` ``n`` standard
-    normal values, ``L_r ~ Laplace(0, (b - a) / epsilon)`` the noise on the sum.
-    For a candidate location ``mu`` the seed's release is ``s_r(mu) = sum_j
-    clip(mu + sigma e_rj, a, b) + L_r``, with the same seeds for every candidate.
+    Seeds ``(e_r, D_r)``, ``r = 1..R``, are drawn once: ``e_r`` ``n`` standard
+    normal values, ``D_r`` the integer noise on the sum, drawn by the releaser's
+    own exact discrete Laplace sampler with the release's ratio.  For a candidate
+    mean ``mu`` the seed's release ``s_r(mu)`` is computed as the releaser computes
+    one, from the data ``mu + sigma e_rj`` (log-normal: ``exp(log(mu) - sigma**2 /
+    2 + sigma e_rj)``): clipped to ``[a, b]``, each value put on the release's grid
+    ``rint((clip(x) - a) / (b - a) 2**g)`` (the same ``g``, from the same public
+    ``n`` and ``epsilon``), summed in integers, ``D_r`` added, and mapped to
+    ``n a + (b - a) T / 2**g``; the same seeds for every candidate.
     The observed release ``s`` is ranked among them; one-sided,
 
         ``p(mu) = (1 + #{r : s_r(mu) >= s}) / (R + 1)``  (``alternative='greater'``)
@@ -206,34 +217,38 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
     **Validity, Monte Carlo error included.**  At the true parameter ``s`` and the
     ``s_r`` are ``R + 1`` independent draws of the same law (the seeds are drawn
     independently of the data), so the rank of ``s`` is uniform on ``1..R + 1``
-    (ties, which have probability zero for the continuous noise, would only
-    make it conservative) and ``P(p <= alpha) <= alpha`` for every ``R``: the
+    up to ties, and a simulated release equal to the observed one (releases live
+    on a grid, so ties happen) is counted as at least as extreme in both
+    directions, which only makes the p-value larger: ``P(p <= alpha) <= alpha``
+    for every ``R``, exactly for the law released (no continuous
+    approximation): the
     guarantee holds for the simulated p-value itself, not only in the limit ``R
     -> infinity`` (Awan & Wang, section on Monte Carlo error).  The interval
     covers the true mean with probability at least ``confidence_level``.
 
-    **Computation: the acceptance set is exact.**  ``s_r(mu)`` is continuous and
-    nondecreasing in ``mu`` (strictly where some value is not clipped), so
-    ``s_r(mu) >= s`` exactly when ``mu >= m_r``, the root of ``s_r(m_r) = s``
-    (``-inf`` or ``+inf`` when the seed's noise alone puts its release beyond the
-    observed one at every ``mu``).  The p-value at every candidate is a count of
-    the sorted roots, the one-sided p-value is monotone in ``mu`` and the
-    two-sided acceptance set is the interval between the ``k``-th smallest and
-    ``k``-th largest root, ``k = floor((R + 1) (1 - confidence_level) / 2)``: no
-    grid and no optimiser, so no piece of the set can be missed.  The roots are
-    solved to ``1e-10 (b - a)`` (log-normal: ``1e-12`` on the log scale); a null
-    value closer than that to a root could be counted on the wrong side.  The
-    log-normal model's mean ``exp(mu + sigma**2 / 2)`` is increasing in ``mu``,
-    so the same holds for it.
+    **Computation: the acceptance set is exact.**  Every step of ``s_r(mu)``
+    (floating-point rounding included) is nondecreasing in ``mu``, so ``s_r`` is a
+    nondecreasing step function on the doubles: ``s_r(mu) >= s`` exactly when
+    ``mu >= m_r`` and ``s_r(mu) <= s`` exactly when ``mu <= M_r``, ``m_r`` and
+    ``M_r`` the first and last doubles of the crossing (``M_r >= m_r`` when the
+    seed ties ``s`` on a stretch; ``-inf``/``+inf`` when no double of the mean
+    reaches it).  Both are found by bisection on the ordered doubles, which cannot
+    miss the crossing of a monotone function (interpolation shortens it; the last
+    halvings evaluate only the values whose grid integer changes within the
+    bracket, the others being constant there).  The p-value at every candidate is
+    a count of the sorted roots, the one-sided p-value is monotone in ``mu`` and
+    the two-sided acceptance set is the interval from the ``k``-th smallest
+    ``m_r`` to the ``k``-th largest ``M_r``, ``k = floor((R + 1) (1 -
+    confidence_level) / 2)``: exact on the doubles, no piece can be missed.
 
     **Unknown sigma (spread released).**  As the paper does for a nuisance
     parameter, the p-value for the mean is the projection ``sup_sigma p(mu,
     sigma)`` of a joint test of ``(mu, sigma)``, which is valid for ``mu``
     because the joint test is valid at the true pair.  The joint test ranks the
     released pair ``(S, Q)`` (clipped sum, centred sum of squares) among the
-    seeds' pairs ``(S_r, Q_r)`` (seeds ``(e_r, L_r, M_r)``, ``M_r`` the noise on
-    the squares) by the smallest of the four one-sided rank p-values, Bonferroni
-    combined: ``p(mu, sigma) = min(1, 4 min_k (1 + c_k) / (R + 1))``, ``c_k``
+    seeds' pairs ``(S_r, Q_r)`` (seeds ``(e_r, D_r, E_r)``, ``E_r`` the integer
+    noise on the squares; both statistics simulated as released, grid included)
+    by the smallest of the four one-sided rank p-values, Bonferroni combined: ``p(mu, sigma) = min(1, 4 min_k (1 + c_k) / (R + 1))``, ``c_k``
     the seeds at least as extreme in direction ``k`` (a coordinatewise
     halfspace depth; valid for every ``R``).  The simulated releases are not
     monotone in ``sigma``, so the supremum is not a count of roots; it is
@@ -241,17 +256,14 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
     ``sigma`` in ``[0, 100 (b - a)]`` (the cap every mean method puts on the
     scale: validity is under the model with a scale below it), by the
     ranges of each clipped value between two corners of the box (each is
-    monotone in ``mu`` and in ``sigma``).  A box whose bound is at most
+    monotone in ``mu`` and in ``sigma``, and so is its grid integer; its squares'
+    integer is monotone on either side of the middle of the range).  A box whose bound is at most
     ``alpha`` is rejected; boxes are halved until the mean is resolved to
     ``5e-4 (b - a)``; every slab of the mean with a box not rejected is kept.
     The reported set therefore contains the true acceptance set (it can be a
     little wider, it cannot miss a piece); when it is not one interval the note
     lists the pieces and ``conf_int`` is their hull.  The p-value reported is a
     certified upper bound of the supremum (valid, conservative).
-
-    **The release's law.**  The seeds simulate the continuous Laplace law; the
-    release's discrete noise and grid (:class:`~dpinfer.MeanReleaser`) are within
-    ``epsilon 2**-26`` of it in cdf, which bounds what they can add to the size.
 
     References
     ----------
@@ -289,19 +301,19 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
               else "from the given rng")
     if sigma is None:
         return _spread_result(data, mu0, confidence_level, n_sim, gen, stream)
-    roots = np.sort(draw_roots(data, sigma, model, n_sim, gen))
-    p = float(repro_pvalues(roots, mu0, alternative))
-    low, high = (float(v) for v in repro_interval(roots, confidence_level, alternative))
+    lows, highs = draw_roots(data, sigma, model, n_sim, gen)
+    p = float(repro_pvalues(lows, highs, mu0, alternative))
+    low, high = (float(v) for v in repro_interval(lows, highs, confidence_level, alternative))
     spread = "; the released squares are not used" if data.has_squares else ""
 
     def pvalue_function(value):
-        out = repro_pvalues(roots, value, alternative)
+        out = repro_pvalues(lows, highs, value, alternative)
         return float(out) if np.ndim(out) == 0 else out
 
     return HTestResult(
         statistic=float(data.sum) / data.n, pvalue=p, null_value=mu0, alternative=alternative,
         method=f"Repro-samples test of a clipped mean ({_MODEL_WORDS[model]} model, sigma known)",
-        estimate=float(np.median(roots)), conf_int=ConfidenceInterval(low, high, confidence_level),
+        estimate=float(np.median(0.5 * lows + 0.5 * highs)), conf_int=ConfidenceInterval(low, high, confidence_level),
         epsilon=data.release.epsilon, delta=0.0, data_name=data.data_name(), statistic_name="clipped mean",
         estimate_name="mean of x", null_name="mean", mechanism=data.rec.mechanism, n_sim=n_sim,
         parameter=data.n, parameter_name="n", pvalue_function=pvalue_function,

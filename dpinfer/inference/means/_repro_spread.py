@@ -4,8 +4,10 @@ Private kernels of :mod:`dpinfer.inference.means` (``mean_repro_test`` with ``si
 they assume valid input.
 
 The joint null ``(mu, sigma)`` is tested on the released pair ``(S, Q)`` (clipped sum,
-centred sum of squares) with ``R`` seeds ``(e_r, L_r, M_r)`` reused for every
-``(mu, sigma)``.  The statistic is the smallest of the four one-sided rank p-values
+centred sum of squares) with ``R`` seeds ``(e_r, D_r, E_r)`` (normals, the integer noise
+on the sum and on the squares, drawn by the releaser's exact sampler) reused for every
+``(mu, sigma)``; each seed's pair is simulated as the releaser computes one (grid
+integers, integer sums, the release's map; :mod:`._repro_sim`).  The statistic is the smallest of the four one-sided rank p-values
 (``S`` up and down, ``Q`` up and down), Bonferroni-combined:
 
     ``p(mu, sigma) = min(1, 4 min_k (1 + c_k) / (R + 1))``
@@ -18,9 +20,11 @@ mean is the projection ``sup_sigma p(mu, sigma)`` (a valid p-value for ``mu``).
 **Certified bounds on a box.**  Each clipped value ``clip(mu + sigma e_j, a, b)`` is
 nondecreasing in ``mu`` and monotone in ``sigma`` (up for ``e_j > 0``, down for
 ``e_j < 0``), so on a box ``[mu1, mu2] x [s1, s2]`` it lies between its values at two
-corners (the infinite ends included: ``clip(-inf) = a``).  Summing the per-value ranges
-bounds ``S_r`` and ``Q_r`` (``(c - m)**2`` over a range of ``c`` is smallest at the point
-nearest ``m``), so ``c_k`` over the box is at most the count of the bounds, and the
+corners (the infinite ends included: ``clip(-inf) = a``), and so does its grid integer;
+the squares' integer of a value is monotone on either side of ``m = a + (b - a) / 2``
+(0 at ``m``), so over a range of values it is largest at an end and smallest at ``m`` if
+the range holds it, else at an end.  Summing the per-value integer ranges bounds the
+integer sums, hence ``S_r`` and ``Q_r`` (the release's map is nondecreasing), so ``c_k`` over the box is at most the count of the bounds, and the
 p-value on the whole box is at most ``min(1, 4 (1 + min_k c_k^max) / (R + 1))``.  A box
 whose bound is at most ``alpha`` holds no accepted point; every box that is not so
 excluded is kept, so the reported set contains the projection: it can be larger, never
@@ -34,6 +38,7 @@ import math
 import numpy as np
 
 from ._kernels import SIGMA_CAP
+from ._repro_sim import draw_noise
 
 __all__ = []  # package-internal
 
@@ -56,14 +61,15 @@ _DIRECTIONS = 4
 class Spread:
     """The seeds and the observed pair of one release; box bounds of the joint p-value."""
 
-    def __init__(self, s_obs, q_obs, a, b, normals, sum_noise, sq_noise):
+    def __init__(self, grid, s_obs, q_obs, normals, sum_noise, sq_noise):
+        self.grid = grid
         self.s, self.q = float(s_obs), float(q_obs)
-        self.a, self.b = float(a), float(b)
-        self.mid = 0.5 * (self.a + self.b)
+        self.a, self.b = grid.lower, grid.upper
+        self.mid = self.a + 0.5 * (self.b - self.a)  # where the releaser's squares' units are 0
         self.e = np.asarray(normals, dtype=float)
         self.pos = self.e > 0
-        self.l = np.asarray(sum_noise, dtype=float)
-        self.m = np.asarray(sq_noise, dtype=float)
+        self.l = np.asarray(sum_noise)
+        self.m = np.asarray(sq_noise)
         self.r = self.e.shape[0]
         self.evaluations = 0
 
@@ -84,11 +90,13 @@ class Spread:
         with np.errstate(invalid="ignore"):  # -inf + inf cannot occur (s1 is finite); inf * 0 has probability 0
             lo = np.clip(m1[col] + np.where(pos, s1[col], s2[col]) * e, self.a, self.b)
             hi = np.clip(m2[col] + np.where(pos, s2[col], s1[col]) * e, self.a, self.b)
-        s_lo, s_hi = lo.sum(-1) + self.l, hi.sum(-1) + self.l
-        d_lo, d_hi = lo - self.mid, hi - self.mid
-        sq_lo, sq_hi = d_lo * d_lo, d_hi * d_hi
-        q_hi = np.maximum(sq_lo, sq_hi).sum(-1) + self.m
-        q_lo = np.where((d_lo <= 0) & (d_hi >= 0), 0.0, np.minimum(sq_lo, sq_hi)).sum(-1) + self.m
+        g = self.grid
+        s_lo = g.values(g.units(lo, 0).sum(-1) + self.l, 0)
+        s_hi = g.values(g.units(hi, 0).sum(-1) + self.l, 0)
+        v_lo, v_hi = g.units(lo, 1), g.units(hi, 1)  # each monotone in the value on either side of mid
+        q_hi = g.values(np.maximum(v_lo, v_hi).sum(-1) + self.m, 1)
+        q_lo = g.values(np.where((lo <= self.mid) & (hi >= self.mid), 0, np.minimum(v_lo, v_hi)).sum(-1)
+                        + self.m, 1)
         counts = np.stack([(s_hi >= self.s).sum(-1), (s_lo <= self.s).sum(-1),
                            (q_hi >= self.q).sum(-1), (q_lo <= self.q).sum(-1)])
         return np.minimum(1.0, _DIRECTIONS * (1.0 + counts.min(axis=0)) / (self.r + 1))
@@ -174,10 +182,11 @@ def acceptance_set(sp, alpha):
 
 def draw_spread(data, n_seeds, gen):
     """:class:`Spread` of one release with its ``R`` seeds drawn from ``gen`` (normals, then both noises)."""
+    grid = data.grid()
     normals = gen.standard_normal((n_seeds, data.n))
-    sum_noise = gen.laplace(0.0, data.sum_scale, n_seeds)
-    sq_noise = gen.laplace(0.0, data.squares_scale, n_seeds)
-    return Spread(data.sum, data.squares, data.lower, data.upper, normals, sum_noise, sq_noise)
+    sum_noise = draw_noise(gen, grid.lams[0], n_seeds)
+    sq_noise = draw_noise(gen, grid.lams[1], n_seeds)
+    return Spread(grid, data.sum, data.squares, normals, sum_noise, sq_noise)
 
 
 def projected_pvalue(sp, mu0):
