@@ -10,7 +10,7 @@ import numpy as np
 from ... import _mechanisms
 from ..._validation import _check_choice, _check_real
 from ...releasers.release import Release
-from .._resolve import accepts, resolve
+from .._resolve import accepts, arm_pair, resolve
 from ._laplace_arms import MAX_N as MAX_N_LAPLACE
 from ._laplace_arms import _laplace_arm
 from ._law import _arm
@@ -46,16 +46,6 @@ def _check_mechanism(mechanism, default=None):
     if mechanism is None:
         return default
     return _check_choice(mechanism, "mechanism", MECHANISMS)
-
-
-def _per_arm(value, name):
-    """``(value_1, value_2)`` from one value for both arms or a pair (list or tuple)."""
-    if isinstance(value, (list, tuple)):
-        if len(value) != 2:
-            raise ValueError(f"`{name}` must be one value for both arms or a pair (arm 1, arm 2); "
-                             f"got {len(value)} values.")
-        return value[0], value[1]
-    return value, value
 
 
 def _resolve_arm(z, n, epsilon, delta, sensitivity, i, method, mechanism):
@@ -112,9 +102,9 @@ def _resolve_arms(z1, n1, z2, n2, epsilon, delta, sensitivity, method, mechanism
     if z2 is None:
         raise TypeError("`z2` is required (the second arm's released count or its Release); got None.")
     mechanism = _check_mechanism(mechanism)
-    eps = _per_arm(epsilon, "epsilon")
-    dlt = _per_arm(delta, "delta")
-    sens = _per_arm(sensitivity, "sensitivity")
+    eps = arm_pair(epsilon, "epsilon")
+    dlt = arm_pair(delta, "delta")
+    sens = arm_pair(sensitivity, "sensitivity")
     v1, arm1, r1 = _resolve_arm(z1, n1, eps[0], dlt[0], sens[0], 1, method, mechanism)
     v2, arm2, r2 = _resolve_arm(z2, n2, eps[1], dlt[1], sens[1], 2, method, mechanism)
     if r1.mechanism != r2.mechanism:

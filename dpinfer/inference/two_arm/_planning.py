@@ -20,9 +20,9 @@ from ..._validation import (
     _check_sensitivity,
 )
 from ..._progress import _check_progress, start
+from .._resolve import arm_pair
 from .._roots import integer_bracket, smallest_integer
-from ._arguments import (MAX_N, _check_effect, _check_laplace_ordering, _check_mechanism, _checked_arm, _ordering,
-                         _per_arm)
+from ._arguments import MAX_N, _check_effect, _check_laplace_ordering, _check_mechanism, _checked_arm, _ordering
 from ._score import MAX_CELLS
 from ._laplace_arms import MAX_N as MAX_N_LAPLACE
 from ._score_power import _exact_power
@@ -34,9 +34,9 @@ _N_MAX = MAX_N
 
 
 def _arms(n1, n2, epsilon, delta, sensitivity, mechanism):
-    eps = [_check_epsilon(e, "epsilon") for e in _per_arm(epsilon, "epsilon")]
-    dlt = [_check_delta(d, "delta") for d in _per_arm(delta, "delta")]
-    sens = [_check_sensitivity(s) for s in _per_arm(sensitivity, "sensitivity")]
+    eps = [_check_epsilon(e, "epsilon") for e in arm_pair(epsilon, "epsilon")]
+    dlt = [_check_delta(d, "delta") for d in arm_pair(delta, "delta")]
+    sens = [_check_sensitivity(s) for s in arm_pair(sensitivity, "sensitivity")]
     if mechanism == "laplace" and (any(d != 0.0 for d in dlt) or any(k != 1 for k in sens)):
         raise ValueError(f"`delta` must be 0 and `sensitivity` 1 for Laplace arms (counts or proportions, "
                          f"pure epsilon-DP); got delta={delta!r}, sensitivity={sensitivity!r}.")
