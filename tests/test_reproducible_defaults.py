@@ -150,6 +150,20 @@ def test_exact_two_arm_default_is_the_same_on_every_door(tmp_path, capsys):
     assert out["pvalue"] == first.pvalue
 
 
+@pytest.mark.parametrize("effect", ["ratio", "odds-ratio"])
+def test_exact_two_arm_effects_are_the_same_on_every_door(effect, tmp_path, capsys):
+    rel = TulapReleaser(epsilon=1.0)
+    a, b = rel.release(31, 40, rng=3), rel.release(18, 40, rng=4)
+    first = binom2_ump_test(a, b, effect=effect)
+    again = binom2_ump_test(a, b, effect=effect)
+    assert (again.pvalue, tuple(again.conf_int)) == (first.pvalue, tuple(first.conf_int))
+    via = prop_test(a, b, effect=effect)
+    assert (via.pvalue, tuple(via.conf_int)) == (first.pvalue, tuple(first.conf_int))
+    out = _cli_json(capsys, "test", "--release", _save(tmp_path, "a.json", a), "--release",
+                    _save(tmp_path, "b.json", b), "--effect", effect, "--format", "json")
+    assert (out["pvalue"], out["conf_low"], out["conf_high"]) == (first.pvalue, *first.conf_int)
+
+
 def test_exact_two_arm_default_for_laplace_releases_is_the_same_on_every_door(laplace_pair, tmp_path, capsys):
     a, b = laplace_pair  # proportions
     first = binom2_ump_test(a, b)
