@@ -155,8 +155,10 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
     cells of ``mu2`` with two infinite end cells cover the whole line.  The
     confidence set is the union of the lattice's delta boxes ``[k h, (k + 1)
     h]`` (and the two infinite end boxes) whose bound exceeds ``alpha``: it
-    contains every accepted difference (no piece can be missed) and is at most
-    ``h`` too wide at each end of a piece.  The p-value at ``delta0`` starts
+    contains every accepted difference (no piece can be missed).  Each finite
+    end is then moved inwards by five bisections of its box (a half certified
+    rejected, by the bound refined on the cells of ``mu2``, is cut off), so it
+    is at most ``h / 32`` too far out.  The p-value at ``delta0`` starts
     from the lattice's cells of ``mu2`` and halves those whose bound exceeds
     the best exact value found until none is left (the p-value is then the
     supremum itself) or 512 points were added (the largest bound left is
