@@ -13,7 +13,7 @@ from ...results import ConfidenceInterval, HTestResult
 from .._resolve import provenance
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ._common import check_draws, check_model, check_sigmas, clipped
-from ._repro_two import TwoGroups
+from ._repro_two import TwoGroups, draw_seeds
 
 __all__ = ["mean2_repro_test"]
 
@@ -211,7 +211,7 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
     gen, derived = _stream(rng, "mean2_repro", d1.release.value, d1.n, d1.release.epsilon, d1.lower, d1.upper,
                            list(d1.release.split or ()), d2.release.value, d2.n, d2.release.epsilon, d2.lower,
                            d2.upper, list(d2.release.split or ()), s1, s2, model, n_sim)
-    two = TwoGroups(d1, d2, s1, s2, n_sim, gen)
+    two = TwoGroups(d1, d2, draw_seeds(d1, d2, s1, s2, n_sim, gen))
     alpha = 1.0 - confidence_level
     span = two.qhi - two.qlo + 3
     with start(progress, 2 * span + 3, "mean2_repro_test: differences") as bar:

@@ -56,17 +56,24 @@ def pvalue_of(c_ge, c_le, r, alternative):
     return np.minimum(1.0, 2.0 * np.minimum(p_ge, p_le))
 
 
+def draw_seeds(d1, d2, sigma1, sigma2, n_sim, gen):
+    """Both groups' seeds (:class:`GridSeeds`), from two child streams of ``gen``."""
+    out = []
+    for data, sigma, g in zip((d1, d2), (sigma1, sigma2), gen.spawn(2)):
+        grid = data.grid()
+        normals = g.standard_normal((n_sim, data.n))
+        out.append(GridSeeds(grid, normals, draw_noise(g, grid.lams[0], n_sim), sigma, "normal"))
+    return out
+
+
 class TwoGroups:
     """Both groups' seeds, the observed difference and the lattice tables of ``V / n``."""
 
-    def __init__(self, d1, d2, sigma1, sigma2, n_sim, gen, points=128):
-        self.n1, self.n2, self.r = d1.n, d2.n, n_sim
+    def __init__(self, d1, d2, seeds, points=128):
+        self.n1, self.n2 = d1.n, d2.n
         self.t = float(d1.sum) / d1.n - float(d2.sum) / d2.n
-        self.seeds = []
-        for data, sigma, g in zip((d1, d2), (sigma1, sigma2), gen.spawn(2)):
-            grid = data.grid()
-            normals = g.standard_normal((n_sim, data.n))
-            self.seeds.append(GridSeeds(grid, normals, draw_noise(g, grid.lams[0], n_sim), sigma, "normal"))
+        self.seeds = list(seeds)
+        self.r = self.seeds[0].rows
         low = min(s.grid.lower - s.sigma * float(s.e.max()) for s in self.seeds)
         high = max(s.grid.upper - s.sigma * float(s.e.min()) for s in self.seeds)
         self.h = 2.0 ** np.floor(np.log2((high - low) / points))
