@@ -67,6 +67,12 @@ def tighten(two, pieces, alpha, alternative, steps=_STEPS):
     return out
 
 
+def confidence_set(two, alpha, alternative, progress=None):
+    """The certified acceptance set ``{delta : p > alpha}`` as sorted ``(low, high)`` pieces (a superset)."""
+    edges, bounds, _ = two.sweep(alternative, progress)
+    return tighten(two, acceptance_pieces(edges, bounds, alpha, two.h), alpha, alternative)
+
+
 def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="normal", alternative="two-sided",
                      confidence_level=0.95, n_sim=None, rng=None, composition="sequential", progress=None):
     """Repro-samples test and interval for ``mean1 - mean2`` from two groups' clipped sums (sigma known).
@@ -215,8 +221,7 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
     alpha = 1.0 - confidence_level
     span = two.qhi - two.qlo + 3
     with start(progress, 2 * span + 3, "mean2_repro_test: differences") as bar:
-        edges, bounds, bests = two.sweep(alternative, bar)
-    pieces = tighten(two, acceptance_pieces(edges, bounds, alpha, two.h), alpha, alternative)
+        pieces = confidence_set(two, alpha, alternative, bar)
     bound, best = two.supremum(delta0, alternative)
     if len(pieces) > 1:
         shape = (f"the acceptance set is a union of {len(pieces)} intervals, "
