@@ -43,9 +43,10 @@ OUT = Path(__file__).with_name("repro2_values.json")
 
 #: (name, (n1, a1, b1, eps1, sigma1, S1), (n2, a2, b2, eps2, sigma2, S2), R, deltas, seed)
 CASES = [
-    ("n2n3", (2, 0.0, 4.0, 2.0, 1.0, 5.1), (3, 0.0, 4.0, 2.0, 1.0, 4.4), 39, [-2.0, -0.5, 0.0, 0.7, 2.5], 21),
-    ("n3n2_unequal", (3, -2.0, 3.0, 1.0, 1.5, 2.2), (2, 0.0, 5.0, 3.0, 1.0, 6.3), 29,
-     [-3.0, -1.0, 0.0, 1.0, 4.0], 22),
+    ("n6n5", (6, 0.0, 10.0, 20.0, 1.0, 37.2), (5, 0.0, 10.0, 20.0, 1.0, 20.5), 39,
+     [-1.0, 0.5, 1.0, 2.1, 3.5, 5.0, 9.0], 21),
+    ("n7n6_clipped", (7, 0.0, 5.0, 10.0, 1.5, 32.2), (6, -2.0, 6.0, 10.0, 1.0, 6.0), 39,
+     [-2.0, 0.0, 2.0, 3.6, 6.0, 12.0], 22),
 ]
 ALTERNATIVES = ("two-sided", "less", "greater")
 
@@ -109,7 +110,7 @@ def case(name, one, two, r, deltas, seed):
         rows.append({"delta": delta, "grid_max": best, "box_bound": top})
     scan = []
     for k in range(-40, 41):
-        delta = k / 8.0
+        delta = k / 4.0
         best, _ = bracket(groups[0], groups[1], t, delta, 401)
         scan.append({"delta": delta, "grid_max": best})
     return {"name": name, "R": r, **spec, "points": rows, "scan": scan}
