@@ -220,7 +220,7 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
     two = TwoGroups(d1, d2, draw_seeds(d1, d2, s1, s2, n_sim, gen))
     alpha = 1.0 - confidence_level
     span = two.qhi - two.qlo + 3
-    with start(progress, 2 * span + 3, "mean2_repro_test: differences") as bar:
+    with start(progress, 2 * span + 2, "mean2_repro_test: differences") as bar:
         pieces = confidence_set(two, alpha, alternative, bar)
     bound, best = two.supremum(delta0, alternative)
     if len(pieces) > 1:
