@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from make_repro import grid_bits, noise_integers, per_step, simulated
+from make_repro import grid_bits, noise_integers, per_step, pvalues, simulated
 
 OUT = Path(__file__).with_name("repro2_values.json")
 
@@ -51,20 +51,10 @@ CASES = [
 ALTERNATIVES = ("two-sided", "less", "greater")
 
 
-def pvals(sims, t):
-    r = len(sims)
-    ge = sum(1 for v in sims if v >= t)
-    le = sum(1 for v in sims if v <= t)
-    pg, pl = (1 + ge) / (r + 1), (1 + le) / (r + 1)
-    return {"greater": pg, "less": pl, "two-sided": min(1.0, 2.0 * min(pg, pl))}
-
-
 def bound(his, los, t):
-    r = len(his)
-    ge = sum(1 for v in his if v >= t)
-    le = sum(1 for v in los if v <= t)
-    pg, pl = (1 + ge) / (r + 1), (1 + le) / (r + 1)
-    return {"greater": pg, "less": pl, "two-sided": min(1.0, 2.0 * min(pg, pl))}
+    """The p-values of a cell: 'greater' counted on the upper ends, 'less' on the lower ends."""
+    p_greater, p_less = pvalues(his, t)["greater"], pvalues(los, t)["less"]
+    return {"greater": p_greater, "less": p_less, "two-sided": min(1.0, 2.0 * min(p_greater, p_less))}
 
 
 def stat_of(group, mean):
@@ -81,7 +71,7 @@ def bracket(g1, g2, t, delta, points):
     best = {alt: 0.0 for alt in ALTERNATIVES}
     top = {alt: 0.0 for alt in ALTERNATIVES}
     for i in range(len(grid)):
-        p = pvals([x - y for x, y in zip(s1[i], s2[i])], t)
+        p = pvalues([x - y for x, y in zip(s1[i], s2[i])], t)
         for alt in ALTERNATIVES:
             best[alt] = max(best[alt], p[alt])
         if i + 1 < len(grid):

@@ -13,18 +13,14 @@ from ...results import ConfidenceInterval, HTestResult
 from .._resolve import provenance
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ._common import check_draws, check_model, check_sigmas, clipped
+from ._jimi import _scalar
+from ._repro import describe_pieces
 from ._repro_two import TwoGroups, draw_seeds
 
 __all__ = ["mean2_repro_test"]
 
 #: halvings of a lattice box at each finite end of the acceptance set (ends to h / 32)
 _STEPS = 5
-
-
-def _scalar(data, name):
-    if not data.scalar:
-        raise ValueError(f"`{name}` must be one release (a scalar clipped sum); got a release of "
-                         f"{np.size(data.sum)} values. Test each release on its own.")
 
 
 def acceptance_pieces(edges, bounds, alpha, h):
@@ -223,14 +219,7 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
     with start(progress, 2 * span + 2, "mean2_repro_test: differences") as bar:
         pieces = confidence_set(two, alpha, alternative, bar)
     bound, best = two.supremum(delta0, alternative)
-    if len(pieces) > 1:
-        shape = (f"the acceptance set is a union of {len(pieces)} intervals, "
-                 + ", ".join(f"[{lo:.6g}, {hi:.6g}]" for lo, hi in pieces) + "; conf_int is their hull")
-    elif pieces:
-        shape = "the acceptance set is one interval"
-    else:
-        shape = "every difference is rejected (the model does not fit the releases)"
-    low, high = (pieces[0][0], pieces[-1][1]) if pieces else (math.nan, math.nan)
+    low, high, shape = describe_pieces(pieces, "every difference is rejected (the model does not fit the releases)")
     sup = ("the p-value is the supremum over mu2 itself" if bound == best else
            f"the p-value is a certified upper bound of the supremum over mu2 (best value found {best:.4g}; "
            "conservative, valid)")
