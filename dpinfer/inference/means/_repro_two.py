@@ -76,7 +76,10 @@ class TwoGroups:
         self.r = self.seeds[0].rows
         low = min(s.grid.lower - s.sigma * float(s.e.max()) for s in self.seeds)
         high = max(s.grid.upper - s.sigma * float(s.e.min()) for s in self.seeds)
-        self.h = 2.0 ** np.floor(np.log2((high - low) / points))
+        # h a power of two and at least the spacing of the doubles up to 4 times the lattice's reach,
+        # so that every lattice point and every sum q h + k h used below is a double, exactly
+        reach = max(abs(low), abs(high)) + (high - low)
+        self.h = max(2.0 ** np.floor(np.log2((high - low) / points)), float(np.spacing(4.0 * reach)))
         self.qlo = int(np.floor(low / self.h)) - 1
         self.qhi = int(np.ceil(high / self.h)) + 1
         q = np.arange(self.qlo, self.qhi + 1) * self.h
