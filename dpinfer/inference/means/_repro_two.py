@@ -14,7 +14,7 @@ statistic lies between ``V1(a + d1) / n1 - V2(b) / n2`` and ``V1(b + d2) / n1 - 
 n2``, so the box's counts, hence its p-value, are at most those of the two ends.
 
 **The lattice.**  Both groups' releases are tabulated once per seed on a common lattice of
-means ``q h`` (``h`` a power of two, ``q`` an integer: ``q h + k h`` is exact), from ``A -
+means ``q h`` (``h`` a power of two above the doubles' spacing there, ``q`` an integer: ``q h + k h`` is exact), from ``A -
 h`` to ``B + h``, ``A`` the smallest of ``lower - sigma max e`` and ``B`` the largest of
 ``upper - sigma min e`` over the groups and seeds: below ``A`` every simulated value is
 clipped to ``lower`` and above ``B`` to ``upper`` (``x = mu + sigma e`` is monotone in
