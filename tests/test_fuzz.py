@@ -153,6 +153,11 @@ SPECS = {
         lambda a: dpinfer.mean_repro_test(**a),
         dict(release=_mean_release(), mu0=4.0, sigma=2.0, model="normal", alternative="two-sided",
              confidence_level=0.95, n_sim=99, rng=1), "htest"),
+    "mean2_repro_test": (
+        lambda a: dpinfer.mean2_repro_test(**a),
+        dict(release1=_mean_release(), release2=_mean_release(2), delta0=0.0, sigma=2.0, model="normal",
+             alternative="two-sided", confidence_level=0.95, n_sim=39, rng=1, composition="sequential",
+             progress=False), "htest"),
     "mean2_naive_test": (
         lambda a: dpinfer.mean2_naive_test(**a),
         dict(release1=_mean_release(), release2=_mean_release(2), delta0=0.0, sigma=2.0, alternative="less",

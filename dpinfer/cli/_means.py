@@ -103,14 +103,15 @@ def add_mean_parsers(sub, subcommand, real, whole, add_format):
                       "Test H0: mean = mu0 from a clipped-sum release (dpinfer mean-release), or\n"
                       "mean_x - mean_y = mu0 from two (--release twice); prints R's htest layout.\n"
                       "DP-JIMI models the clipping (default); --method naive is the normal interval\n"
-                      "around the clipped mean, which ignores it; --method repro (repro samples, one\n"
-                      "group) is valid in finite samples, Monte Carlo error included.")
+                      "around the clipped mean, which ignores it; --method repro (repro samples; two\n"
+                      "groups: --sigma known, normal model) is valid in finite samples, Monte Carlo\n"
+                      "error included.")
     add_format(test, extra=("htest-json",))
     test.add_argument("--release", metavar="FILE", action="append", required=True,
                       help="JSON from 'dpinfer mean-release --format json'; given twice: two groups")
     test.add_argument("--mu0", type=real, default=0.0, help="null mean, or null difference (default 0)")
     test.add_argument("--method", choices=("jimi", "naive", "repro"), default="jimi",
-                      help="jimi (default), naive, or repro (repro samples: one group)")
+                      help="jimi (default), naive, or repro (repro samples; two groups need --sigma)")
     test.add_argument("--sigma", type=real, nargs="+", metavar="SD",
                       help="known standard deviation(s), one per group (default: the released squares)")
     test.add_argument("--model", choices=("normal", "lognormal"), default="normal",
@@ -119,8 +120,8 @@ def add_mean_parsers(sub, subcommand, real, whole, add_format):
                       help="alternative hypothesis (default two-sided)")
     test.add_argument("--confidence-level", type=real, default=0.95, help="interval level (default 0.95)")
     test.add_argument("--n-sim", type=whole, default=None,
-                      help="jimi: number of draws (default 2000); repro: seeds (default 1999, or 399 with the "
-                           "spread released and no --sigma)")
+                      help="jimi: number of draws (default 2000); repro: seeds (default 1999, or 399 for two "
+                           "groups or with the spread released and no --sigma)")
     test.add_argument("--seed", type=whole, help="jimi, repro: seed of the draws (default: derived from the release)")
     test.add_argument("--composition", choices=("sequential", "parallel"), default="sequential",
                       help="two groups: sequential (epsilons add, default) or parallel (disjoint groups)")

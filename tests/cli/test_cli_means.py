@@ -69,3 +69,22 @@ def test_mean_test_usage_errors_and_method_repro(capsys, column, tmp_path):
     code, _, err = call(capsys, "mean-test", "--release", file, "--method", "repro")
     assert code == 2 and "`sigma` is needed for the repro-samples method" in err
 
+
+
+def test_mean_test_repro_two_groups(capsys, column, tmp_path):
+    path, x = column
+    files = []
+    for seed in (1, 2):
+        code, out, _ = call(capsys, "mean-release", "--csv", path, "--column", "sbp", "--lower", 80, "--upper", 180,
+                            "--epsilon", 1, "--seed", seed, "--format", "json")
+        files.append(tmp_path / f"rel{seed}.json")
+        files[-1].write_text(out)
+    code, out, _ = call(capsys, "mean-test", "--release", files[0], "--release", files[1], "--method", "repro",
+                        "--sigma", 15, "--n-sim", 39, "--format", "json")
+    releaser = MeanReleaser(1.0, 80.0, 180.0)
+    expected = mean_test(releaser.release(x, rng=1), releaser.release(x, rng=2), sigma=15.0, method="repro",
+                         n_sim=39)
+    assert code == 0 and json.loads(out)["pvalue"] == expected.pvalue
+    assert "Repro-samples test of two clipped means" in json.loads(out)["method"]
+    code, _, err = call(capsys, "mean-test", "--release", files[0], "--release", files[1], "--method", "repro")
+    assert code == 2 and "`sigma` is needed for the two-group repro-samples test" in err

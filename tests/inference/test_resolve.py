@@ -16,13 +16,15 @@ _FIRST_ARG = {"ldp_histogram_density": "reports", "robust_frequency_estimate": "
               "independence_jimi_test": "release", "independence_mc_test": "release",
               "binom_jimi_sample": "release_or_value", "mean_jimi_test": "release", "mean_naive_test": "release",
               "mean_repro_test": "release",
-              "mean2_jimi_test": "release1", "mean2_naive_test": "release1", "mean_test": "x"}
+              "mean2_jimi_test": "release1", "mean2_naive_test": "release1", "mean2_repro_test": "release1",
+              "mean_test": "x"}
 
 
 #: arguments a function checks before its release (the null value of a goodness-of-fit test)
 _REQUIRED = {"krr_gof_test": {"p0": [0.3, 0.3, 0.4]}, "unary_gof_test": {"p0": [0.25] * 4},
              "robust_frequency_estimate": {"contamination": 0.1},
-             "mean2_jimi_test": {"release2": None}, "mean2_naive_test": {"release2": None}}
+             "mean2_jimi_test": {"release2": None}, "mean2_naive_test": {"release2": None},
+             "mean2_repro_test": {"release2": None}}
 
 
 def _first_arg(name):
@@ -103,6 +105,7 @@ _RESULTS = {
     "mean_naive_test": lambda r: dpinfer.mean_naive_test(r["mean"], sigma=2.0),
     "mean_repro_test": lambda r: dpinfer.mean_repro_test(r["mean"], sigma=2.0, n_sim=99, rng=1),
     "mean2_naive_test": lambda r: dpinfer.mean2_naive_test(r["mean"], r["mean"], sigma=2.0),
+    "mean2_repro_test": lambda r: dpinfer.mean2_repro_test(r["mean"], r["mean"], sigma=2.0, n_sim=19, rng=1),
     "mean_test": lambda r: dpinfer.mean_test(r["mean"], sigma=2.0, n_sim=100, rng=1),
 }
 

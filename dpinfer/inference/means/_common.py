@@ -22,7 +22,8 @@ from ._kernels import LOG_SIGMA_CAP, SIGMA_CAP, Seeds, solve_location, solve_loc
 #: the releases every mean method takes
 ACCEPTS = accepts(
     {(_mechanisms.LAPLACE, "clipped_sum")},
-    ("mean_jimi_test", "mean2_jimi_test", "mean_naive_test", "mean2_naive_test", "mean_repro_test", "mean_test"),
+    ("mean_jimi_test", "mean2_jimi_test", "mean_naive_test", "mean2_naive_test", "mean_repro_test", "mean2_repro_test",
+     "mean_test"),
     "a clipped sum of values (MeanReleaser(epsilon, lower, upper).release(x))")
 
 MODELS = ("normal", "lognormal")

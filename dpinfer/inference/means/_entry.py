@@ -10,6 +10,7 @@ from ._common import clipped, is_release
 from ._jimi import mean2_jimi_test, mean_jimi_test
 from ._naive import mean2_naive_test, mean_naive_test
 from ._repro import mean_repro_test
+from ._repro2 import mean2_repro_test
 
 __all__ = ["mean_test"]
 
@@ -34,8 +35,9 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
         / :func:`~dpinfer.mean2_jimi_test`.  ``'naive'``: the normal interval around
         the clipped mean, :func:`~dpinfer.mean_naive_test` /
         :func:`~dpinfer.mean2_naive_test` (biased under clipping; a comparator).
-        ``'repro'``: repro samples, :func:`~dpinfer.mean_repro_test` (one group;
-        valid in finite samples with the Monte Carlo error included).
+        ``'repro'``: repro samples, :func:`~dpinfer.mean_repro_test` /
+        :func:`~dpinfer.mean2_repro_test` (valid in finite samples with the Monte
+        Carlo error included; two groups: sigma known, normal model).
     sigma : float or pair of floats, optional
         Known standard deviation(s); None uses the released sums of squares.
     model : {'normal', 'lognormal'}, default 'normal'
@@ -44,7 +46,7 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
     confidence_level : float, default 0.95
     n_sim : int, optional
         DP-JIMI's draws (None: 2000); the repro-samples method's seeds ``R``
-        (None: 1999 with ``sigma`` known, 399 with the spread released).
+        (None: 1999 with ``sigma`` known, 399 with the spread released or two groups).
     rng : None, int, SeedSequence or numpy.random.Generator
         DP-JIMI's (or the repro seeds') stream (None: derived from the releases).
     composition : {'sequential', 'parallel'}, default 'sequential'
@@ -62,7 +64,7 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
 
     See Also
     --------
-    mean_jimi_test, mean2_jimi_test, mean_naive_test, mean2_naive_test, mean_repro_test
+    mean_jimi_test, mean2_jimi_test, mean_naive_test, mean2_naive_test, mean_repro_test, mean2_repro_test
 
     Examples
     --------
@@ -97,8 +99,7 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
     common.update(model=model, n_sim=n_sim, rng=rng)
     if method == "repro":
         if y is not None:
-            raise ValueError("`method` 'repro' tests one group's mean (mean_test(x, method='repro')); for two "
-                             "groups use method='jimi' or 'naive'.")
+            return mean2_repro_test(x, y, mu0, composition=composition, **common)
         return mean_repro_test(x, mu0, **common)
     common["n_sim"] = 2000 if n_sim is None else n_sim
     if y is None:

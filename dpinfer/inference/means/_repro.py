@@ -323,19 +323,23 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
         **provenance(data.rec))
 
 
+def describe_pieces(pieces, empty):
+    """``(low, high, words)``: the hull of the sorted pieces and the note's words on their shape (``empty``: none)."""
+    if len(pieces) > 1:
+        shape = (f"the acceptance set is a union of {len(pieces)} intervals, "
+                 + ", ".join(f"[{lo:.6g}, {hi:.6g}]" for lo, hi in pieces) + "; conf_int is their hull")
+    else:
+        shape = "the acceptance set is one interval" if pieces else empty
+    low, high = (pieces[0][0], pieces[-1][1]) if pieces else (math.nan, math.nan)
+    return low, high, shape
+
+
 def _spread_result(data, mu0, confidence_level, n_sim, gen, stream):
     """The projection over an unknown sigma (:mod:`._repro_spread`): certified set and p-value bound."""
     sp = draw_spread(data, n_sim, gen)
     pieces = acceptance_set(sp, 1.0 - confidence_level)
     p = projected_pvalue(sp, mu0)
-    low, high = (pieces[0][0], pieces[-1][1]) if pieces else (math.nan, math.nan)
-    if len(pieces) > 1:
-        shape = (f"the acceptance set is a union of {len(pieces)} intervals, "
-                 + ", ".join(f"[{lo:.6g}, {hi:.6g}]" for lo, hi in pieces) + "; conf_int is their hull")
-    elif pieces:
-        shape = "the acceptance set is one interval"
-    else:
-        shape = "every mean is rejected (the model does not fit the release)"
+    low, high, shape = describe_pieces(pieces, "every mean is rejected (the model does not fit the release)")
     return HTestResult(
         statistic=float(data.sum) / data.n, pvalue=p, null_value=mu0, alternative="two-sided",
         method="Repro-samples test of a clipped mean (normal model, spread released)",

@@ -178,8 +178,8 @@ def test_errors():
         mean_repro_test(rel, 1.0, model="lognormal")
     with pytest.raises(ValueError, match="alternative = 'less'"):
         mean_repro_test(rel, alternative="less")
-    with pytest.raises(ValueError, match="`method` 'repro' tests one group's mean"):
-        mean_test(rel, rel, sigma=1.0, method="repro")
+    with pytest.raises(ValueError, match="`sigma` is needed for the two-group repro-samples test"):
+        mean_test(rel, rel, method="repro")
     with pytest.raises(ValueError, match="`release` must be one release"):
         mean_repro_test(MeanReleaser(1.0, 0.0, 1.0).release(np.full((2, 5), 0.5), rng=1), sigma=1.0)
     with pytest.raises(ValueError, match="`n_sim` must be at least 10"):
