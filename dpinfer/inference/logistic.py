@@ -34,6 +34,7 @@ from .. import _mechanisms
 from .._printing import _json_float
 from .._streams import _mc_note, _share_se, _stream
 from .._warnings import ApproximationWarning
+from ._draw_summary import pvalue_from_shares
 from ..results import ConfidenceInterval
 from ._resolve import accepts, resolve
 
@@ -407,7 +408,7 @@ def _summaries(draws, confidence_level):
     low, high = ordered[k - 1], ordered[n_sim - k]
     median = np.median(draws, axis=0)
     le, ge = np.mean(draws <= 0.0, axis=0), np.mean(draws >= 0.0, axis=0)
-    return median, low, high, np.minimum(1.0, 2.0 * np.minimum(le, ge))
+    return median, low, high, pvalue_from_shares(le, ge, "two-sided")
 
 
 # --------------------------------------------------------------------------- public

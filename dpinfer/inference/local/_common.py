@@ -98,14 +98,6 @@ def _ci_out(low, high, level, scalar):
     return np.stack(np.broadcast_arrays(low, high), axis=-1)
 
 
-def _pvalues_one_two(p_less, p_greater, alternative):
-    if alternative == "less":
-        return p_less
-    if alternative == "greater":
-        return p_greater
-    return np.minimum(1.0, 2.0 * np.minimum(p_less, p_greater))
-
-
 def _fill_doc(func, **parts):
     # shared parameter text; skipped under python -OO, where docstrings are None
     if func.__doc__:

@@ -21,6 +21,7 @@ from ..._validation import (
     _show,
 )
 from ..._warnings import ApproximationWarning
+from .._draw_summary import pvalue_from_shares
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
@@ -33,7 +34,6 @@ from ._common import (
     _estimate_result,
     _fill_doc,
     _not_again,
-    _pvalues_one_two,
 )
 
 __all__ = [
@@ -488,7 +488,7 @@ def rr_proportion_test(reports=None, p0=0.5, *, yes_count=None, n=None, epsilon=
     lam0 = a0 + b * p0
     p_less = stats.binom.cdf(yes, n, lam0)
     p_greater = stats.binom.sf(yes - 1, n, lam0)
-    pvalue = _pvalues_one_two(p_less, p_greater, alternative)
+    pvalue = pvalue_from_shares(p_greater, p_less, alternative)
     if not scalar:
         return pvalue
     low, high = _rr_exact_ci(yes, n, a0, b, level, alternative)
@@ -593,7 +593,7 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
     se0 = np.sqrt(lam1 * (1 - lam1) / (m1 * b1 ** 2) + lam2 * (1 - lam2) / (m2 * b2 ** 2))
     diff = e1 - e2
     z = diff / se0
-    pvalue = _pvalues_one_two(stats.norm.cdf(z), stats.norm.sf(z), alternative)
+    pvalue = pvalue_from_shares(stats.norm.sf(z), stats.norm.cdf(z), alternative)
     if not (sc1 and sc2):
         return pvalue
     se1 = _rr_se(y1, m1, a01, a11, b1, "population")

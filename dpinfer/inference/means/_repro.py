@@ -26,6 +26,7 @@ import numpy as np
 from ..._streams import _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ...results import ConfidenceInterval, HTestResult
+from .._draw_summary import pvalue_from_shares
 from .._resolve import provenance
 from ._common import check_draws, check_model, check_sigma, clipped
 from ._repro_sim import GridSeeds, draw_noise
@@ -88,12 +89,7 @@ def repro_pvalues(low_sorted, high_sorted, null, alternative):
     null = np.asarray(null, dtype=float)
     le = np.searchsorted(low_sorted, null, side="right")
     ge = r - np.searchsorted(high_sorted, null, side="left")
-    p_greater, p_less = (1.0 + le) / (r + 1), (1.0 + ge) / (r + 1)
-    if alternative == "greater":
-        return p_greater
-    if alternative == "less":
-        return p_less
-    return np.minimum(1.0, 2.0 * np.minimum(p_greater, p_less))
+    return pvalue_from_shares((1.0 + le) / (r + 1), (1.0 + ge) / (r + 1), alternative)
 
 
 def repro_interval(low_sorted, high_sorted, confidence_level, alternative):

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._draw_summary import pvalue_from_shares
 from ._repro_sim import GridSeeds, draw_noise
 
 __all__ = []  # package-internal
@@ -48,12 +49,7 @@ def _counts(hi, lo, t):
 
 def pvalue_of(c_ge, c_le, r, alternative):
     """The rank p-value from the counts (two-sided: twice the smaller one-sided, at most 1)."""
-    p_ge, p_le = (1.0 + c_ge) / (r + 1), (1.0 + c_le) / (r + 1)
-    if alternative == "greater":
-        return p_ge
-    if alternative == "less":
-        return p_le
-    return np.minimum(1.0, 2.0 * np.minimum(p_ge, p_le))
+    return pvalue_from_shares((1.0 + c_ge) / (r + 1), (1.0 + c_le) / (r + 1), alternative)
 
 
 def draw_seeds(d1, d2, sigma1, sigma2, n_sim, gen):
