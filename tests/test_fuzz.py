@@ -407,6 +407,10 @@ SPECS = {
         lambda a: dpinfer.PrivacyBudget(2.0).advanced(10, 0.1, delta_slack=1e-6, label="b").charge(
             a["epsilon"], count=a["count"]),
         dict(epsilon=0.05, count=3), "ledger"),
+    "StagedRelease": (
+        lambda a: dpinfer.StagedRelease(a["stage_sizes"], epsilon=a["epsilon"], delta=a["delta"]).release(
+            a["stage"], a["x"], rng=a["rng"]),
+        dict(stage_sizes=[10, 19], epsilon=1.0, delta=0.0, stage=1, x=3, rng=1), "release"),
     "TulapReleaser-budget": (
         lambda a: TulapReleaser(1.0).release(a["x"], 30, rng=1, budget=dpinfer.PrivacyBudget(a["total"]),
                                              array=a["array"]),
