@@ -13,5 +13,6 @@ convolution.  Operating characteristics follow without simulation.
 """
 
 from ._simon import SimonDesign, simon_design
+from ._simon_inference import simon_test
 
-__all__ = ["SimonDesign", "simon_design"]
+__all__ = ["SimonDesign", "simon_design", "simon_test"]
