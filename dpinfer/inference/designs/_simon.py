@@ -20,6 +20,8 @@ __all__ = ["SimonDesign", "simon_design"]
 #: cumulative sums (below 1e-14), so the exact size is at most alpha
 SIZE_SLACK = 1e-12
 _DESIGNS = ("optimal", "minimax")
+#: smallest epsilon searched: the search's cost grows like (n + 110 / epsilon)**2 per pair of stage sizes
+MIN_EPSILON = 0.25
 
 
 class OperatingCharacteristics(NamedTuple):
@@ -246,7 +248,9 @@ def _pair(law1, law2, n1, n, alpha, power):
     keep = powers >= power
     rows, powers = rows[keep], powers[keep]
     r1 = k1[rows]
-    r = np.maximum(r_values[jstar[rows]], r1)  # an r below r1 rejects whenever stage 2 runs: the same OC
+    r = r_values[jstar[rows]]
+    if k2_min >= 0:  # without noise (K2 >= 0) an r below r1 rejects whenever stage 2 runs: Simon writes r1
+        r = np.maximum(r, r1)
     return r1, r, size[rows, jstar[rows]], powers, cdf1[rows]
 
 
@@ -286,7 +290,8 @@ def simon_design(p0, p1, *, alpha=0.05, power=0.8, epsilon, delta=0.0, design="o
     power : float, default 0.8
         Power asked for at ``p1`` (``1 - beta``), in ``(alpha, 1)``.
     epsilon : float or None
-        Privacy of each stage's release (required; ``None`` gives Simon's non-private design).
+        Privacy of each stage's release, at least 0.25 (required; ``None`` gives Simon's
+        non-private design).
     delta : float, default 0.0
         Approximate-DP slack of each release, in [0, 1).
     design : {'optimal', 'minimax'}, default 'optimal'
@@ -385,6 +390,10 @@ def simon_design(p0, p1, *, alpha=0.05, power=0.8, epsilon, delta=0.0, design="o
         raise ValueError(f"`power` must be larger than `alpha` = {alpha!r}; got {power!r}.")
     if epsilon is not None:
         epsilon = _check_epsilon(epsilon)
+        if epsilon < MIN_EPSILON:
+            raise ValueError(f"`epsilon` must be at least {MIN_EPSILON} for a design search; got {epsilon!r}. Below, "
+                             "the noise spreads each stage's count over hundreds of values and the exact search "
+                             "over every (n1, n) takes minutes to hours.")
     delta = _check_delta(delta)
     if epsilon is None and delta != 0.0:
         raise ValueError(f"`delta` must be 0 without privacy (`epsilon` = None); got {delta!r}.")

@@ -102,10 +102,13 @@ def _values(design, releases, composition):
         if composition is None:
             composition = PARALLEL  # the staged release charged its stages to disjoint groups, by construction
         releases = [stage[0] for stage in releases.releases]
-    if isinstance(releases, (Release, float, int, np.floating, np.integer)) or not hasattr(releases, "__len__"):
+    try:
+        if isinstance(releases, (Release, str, bytes, dict)):
+            raise TypeError
+        releases = list(releases)
+    except TypeError:
         raise TypeError(f"`releases` must be a StagedRelease or a sequence of one or two stage releases (or "
-                        f"released values); got {_show(releases)}.")
-    releases = list(releases)
+                        f"released values); got {_show(releases)}.") from None
     if not 1 <= len(releases) <= 2:
         raise ValueError(f"`releases` must hold the releases of stage 1, or of stages 1 and 2; got {len(releases)}.")
     values = []
@@ -134,11 +137,12 @@ def _values(design, releases, composition):
             values.append(value)
     k1 = _integer_part(values[0])
     if len(values) == 1 and k1 > design.r1:
-        raise ValueError(f"the design continues after stage 1 (round(z1) > r1 = {design.r1}): pass the stage-2 "
-                         "release too.")
+        raise ValueError(f"`releases` holds stage 1 only, but the design continues after it (round(z1) > r1 = "
+                         f"{design.r1}): pass the stage-2 release too.")
     if len(values) == 2 and k1 <= design.r1:
-        raise ValueError(f"the design stopped for futility after stage 1 (round(z1) <= r1 = {design.r1}): stage 2 "
-                         "is not part of this trial; pass the stage-1 release alone.")
+        raise ValueError(f"`releases` holds two stages, but the design stopped for futility after stage 1 "
+                         f"(round(z1) <= r1 = {design.r1}): stage 2 is not part of this trial; pass the stage-1 "
+                         "release alone.")
     composition = composition_rule(composition, releases)
     return values, [r for r in releases if isinstance(r, Release)], composition
 
@@ -212,11 +216,33 @@ def simon_test(design, releases, *, alternative="greater", confidence_level=0.95
 
     Examples
     --------
-    >>> from dpinfer import simon_design, simon_test
+    >>> from dpinfer import PrivacyBudget, simon_design, simon_test
     >>> d = simon_design(0.1, 0.3, epsilon=2.0, max_n=60)
-    >>> res = simon_test(d, [2.8125, 6.40625])
-    >>> round(res.pvalue, 4), res.alternative
-    (0.0015, 'greater')
+    >>> run = d.staged_release(budget=PrivacyBudget(2.0))
+    >>> rel = run.release(1, 3, rng=1)
+    >>> run.decision
+    'continue'
+    >>> rel = run.release(2, 7, rng=2)
+    >>> run.decision
+    'stop for efficacy'
+    >>> print(simon_test(d, run))
+    <BLANKLINE>
+    	Exact test after Simon's optimal two-stage design (Tulap releases;
+    	stage-wise ordering)
+    <BLANKLINE>
+    data:  stages 1 and 2: z1 = 3.327703 (n1 = 11), z2 = 6.687901 (n2 = 22)
+    number of successes = 10.016, number of trials = 33, p-value = 0.001295
+    alternative hypothesis: true probability of success is greater than 0.1
+    95 percent confidence interval:
+     0.1809532 1.0000000
+    sample estimates:
+    probability of success (median-unbiased) 
+                                   0.3089243 
+    note: the design rejected H0 at the end (round(z1) + round(z2) = 10, r
+          = 6)
+    <BLANKLINE>
+    privacy: epsilon = 2, delta = 0, Tulap mechanism, seeded path (research only)
+    unit of privacy: one record (replace-one, n public)
     """
     if not isinstance(design, SimonDesign):
         raise TypeError(f"`design` must be a SimonDesign (from simon_design); got {_show(design)}.")
