@@ -420,7 +420,7 @@ SPECS = {
     "simon_design": (
         lambda a: dpinfer.simon_design(a["p0"], a["p1"], alpha=a["alpha"], power=a["power"], epsilon=a["epsilon"],
                                        delta=a["delta"], design=a["design"], max_n=a["max_n"]),
-        dict(p0=0.1, p1=0.3, alpha=0.05, power=0.8, epsilon=2.0, delta=0.0, design="minimax", max_n=40), "any"),
+        dict(p0=0.1, p1=0.5, alpha=0.05, power=0.8, epsilon=3.0, delta=0.0, design="minimax", max_n=20), "any"),
     "simon_test": (
         lambda a: dpinfer.simon_test(_simon_design(), a["releases"], alternative=a["alternative"],
                                      confidence_level=a["confidence_level"]),
