@@ -26,8 +26,8 @@ from ..two_arm._law import _arm, _component_pmfs, _layout
 
 __all__ = []  # private module
 
-#: one side's noise mass left out of a trimmed window (2**-80, about 8e-25)
-TRIM = 2.0**-80
+#: one side's noise mass left out of a trimmed window (2**-50, about 8.9e-16)
+TRIM = 2.0**-50
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from ._increments import Increment, trimmed, upper_sf
 __all__ = ["SimonDesign", "simon_design"]
 
 #: the search asks the computed size to be at most ``alpha - SIZE_SLACK``: it covers the trimmed
-#: noise tails (each probability within 2 * 2**-80 of the untrimmed one) and the rounding of the
-#: cumulative sums (below 1e-14), so the exact size is at most alpha
+#: noise tails (each probability within 4 * 2**-50 < 4e-15 of the untrimmed one) and the rounding
+#: of the cumulative sums (below 1e-14), so the exact size is at most alpha
 SIZE_SLACK = 1e-12
 _DESIGNS = ("optimal", "minimax")
 #: smallest epsilon searched: the search's cost grows like (n + 110 / epsilon)**2 per pair of stage sizes
@@ -229,29 +229,44 @@ def _pair(law1, law2, n1, n, alpha, power):
 
     ``A[., i, j] = sum_{i' > i} f1[i'] P(K2 > r_j - k1_{i'})``, for all thresholds at once: the
     size (row p0) and the power (row p1); for each ``r1`` the smallest ``r`` of size at most
-    ``alpha - SIZE_SLACK`` (the size falls as ``r`` grows) and its power.
+    ``alpha - SIZE_SLACK`` (the size falls as ``r`` grows) and its power.  Pruned without loss:
+    rows with ``P_p1(K1 > r1) < power`` cannot reach the power; columns beyond ``r_max`` are
+    never needed, where ``r_max`` is the smaller of the first ``r`` with ``P_p0(K1 + K2 > r)``
+    at most the size bound (every row's size is below it there) and the last ``r`` with
+    ``P_p1(K1 + K2 > r)`` at least the power (beyond, no row reaches the power).
     """
     k1_min, f1, _, cdf1 = law1
     k2_min, f2, s2, _ = law2
     w1, w2 = f1.shape[1], f2.shape[1]
-    r_values = np.arange(k1_min + k2_min - 1, k1_min + w1 - 1 + k2_min + w2)
+    bound = alpha - SIZE_SLACK
     k1 = k1_min + np.arange(w1)
+    rows = np.nonzero(1.0 - np.cumsum(f1[1]) >= power)[0]  # P_p1(K1 > k1[i]) >= power
+    if rows.size == 0:
+        return (np.empty(0, dtype=np.int64),) * 2 + (np.empty(0),) * 3
+    total0, total1 = np.convolve(f1[0], f2[0]), np.convolve(f1[1], f2[1])  # K1 + K2 from k1_min + k2_min
+    sf0 = np.cumsum(total0[::-1])[::-1][1:]  # P(K1 + K2 > k1_min + k2_min + j)
+    sf1 = np.cumsum(total1[::-1])[::-1][1:]
+    last = min(int(np.argmax(sf0 <= bound)), int(np.nonzero(sf1 >= power)[0][-1]) if (sf1 >= power).any() else -1)
+    if last < 0:
+        return (np.empty(0, dtype=np.int64),) * 2 + (np.empty(0),) * 3
+    r_values = k1_min + k2_min - 1 + np.arange(last + 2)  # r from below the support to r_max
+    top = rows[-1]
     idx = np.clip(r_values[None, :] - k1[:, None] + 1 - k2_min, 0, w2)  # index into s2 (1 below, 0 above)
     g = f1[:, :, None] * s2[:, idx]  # (2, w1, R)
     a = np.cumsum(g[:, ::-1, :], axis=1)[:, ::-1, :]
-    a = np.concatenate([a[:, 1:, :], np.zeros((2, 1, a.shape[2]))], axis=1)  # sum over k1 > r1 = k1[i]
+    a = a[:, 1:top + 2, :]  # sum over k1 > r1 = k1[i], rows 0..top
     size, pw = a[0], a[1]
-    jstar = np.count_nonzero(size > alpha - SIZE_SLACK, axis=1)
+    jstar = np.count_nonzero(size > bound, axis=1)[rows]
     ok = jstar < r_values.size
-    rows = np.nonzero(ok)[0]
-    powers = pw[rows, jstar[rows]]
+    rows, jstar = rows[ok], jstar[ok]
+    powers = pw[rows, jstar]
     keep = powers >= power
-    rows, powers = rows[keep], powers[keep]
+    rows, jstar, powers = rows[keep], jstar[keep], powers[keep]
     r1 = k1[rows]
-    r = r_values[jstar[rows]]
+    r = r_values[jstar]
     if k2_min >= 0:  # without noise (K2 >= 0) an r below r1 rejects whenever stage 2 runs: Simon writes r1
         r = np.maximum(r, r1)
-    return r1, r, size[rows, jstar[rows]], powers, cdf1[rows]
+    return r1, r, size[rows, jstar], powers, cdf1[rows]
 
 
 def _search(p0, p1, alpha, power, epsilon, delta, design, max_n):
@@ -346,7 +361,7 @@ def simon_design(p0, p1, *, alpha=0.05, power=0.8, epsilon, delta=0.0, design="o
     once (vectorised), the smallest ``r`` whose exact size is at most ``alpha``, kept when its
     exact power is at least ``power``; optimal: the smallest EN0 ``= n1 + (1 - PET0)(n - n1)``;
     minimax: the smallest ``n``, then EN0.  For the private search the noise's far tails
-    are trimmed where each side's mass is below ``2**-80``; the search asks the computed
+    are trimmed where each side's mass is below ``2**-50``; the search asks the computed
     size to be at most ``alpha - 1e-12``, which covers that and the rounding, so **the
     exact size of every design returned is at most alpha** (the tests check each against
     an independent mpmath summation).  The reported ``size``, ``power``, ``pet0`` and
