@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..._validation import _check_alpha, _check_choice, _check_delta, _check_epsilon, _check_int, _check_probability, _show
+from ..._validation import _check_alpha, _check_choice, _check_delta, _check_epsilon, _check_int, _check_probability
 from ...releasers.staged import CONTINUE, EFFICACY, FUTILITY, StagedRelease
 from ._increments import Increment, trimmed, upper_sf
 
@@ -128,18 +128,19 @@ class SimonDesign:
             return FUTILITY if k[0] <= self.r1 else CONTINUE
         return EFFICACY if k[0] + k[1] > self.r else FUTILITY
 
-    def staged_release(self, *, budget=None, label="Simon two-stage design"):
+    def staged_release(self, *, budget=None, label="Simon two-stage design", released=()):
         """A :class:`~dpinfer.StagedRelease` that runs this design (requires ``epsilon``).
 
         Its stages release ``n1`` and ``n2`` new patients' counts at the design's epsilon
         and delta, charged once to ``budget.parallel(label)``, and it says after each
-        look what :meth:`decide` says.
+        look what :meth:`decide` says.  ``released`` continues a run from its earlier
+        stage releases (see :class:`~dpinfer.StagedRelease`).
         """
         if self.epsilon is None:
             raise ValueError("`epsilon` of the design is None (the non-private design): nothing to release "
                              "privately; plan the design with an epsilon.")
         return StagedRelease([self.n1, self.n2], epsilon=self.epsilon, delta=self.delta, budget=budget,
-                             label=label, rule=self.decide)
+                             label=label, rule=self.decide, released=released)
 
     # ------------------------------------------------------------------ printing
     def to_dict(self):
