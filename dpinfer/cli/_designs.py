@@ -54,3 +54,97 @@ def add_design_parsers(sub, subcommand, real, whole, add_format):
                        help="optimal: smallest EN(p0) (default); minimax: smallest n")
     simon.add_argument("--max-n", type=whole, default=100, help="largest total size searched (default 100)")
     simon.set_defaults(func=cmd_design_simon)
+
+
+# --------------------------------------------------------------------------- running a design
+_DESIGN_KEYS = ("p0", "p1", "alpha", "target_power", "epsilon", "delta", "design", "max_n")
+
+
+def design_from_file(path):
+    """The :class:`SimonDesign` a file of ``dpinfer design simon --format json`` describes.
+
+    The search is run again from the file's settings and must give the file's stage sizes
+    and thresholds: a file edited by hand (or from another version) is refused, not trusted.
+    """
+    import json
+
+    from ..inference.designs import simon_design
+    from ._input import _MAX_RELEASE_CHARS, _UsageError
+
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            text = handle.read(_MAX_RELEASE_CHARS + 1)
+        data = json.loads(text)
+    except OSError as exc:
+        raise _UsageError(f"cannot read design file {path!r}: {exc.strerror}.") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise _UsageError(f"design file {path!r} is not the JSON of 'dpinfer design simon --format json'.") from exc
+    if (not isinstance(data, dict) or data.get("method") != "Simon two-stage design"
+            or any(key not in data for key in _DESIGN_KEYS + ("n1", "n", "r1", "r"))):
+        raise _UsageError(f"design file {path!r} is not the JSON of 'dpinfer design simon --format json'.")
+    settings = {key: data[key] for key in _DESIGN_KEYS}
+    design = simon_design(settings.pop("p0"), settings.pop("p1"), power=settings.pop("target_power"), **settings)
+    if (design.n1, design.n, design.r1, design.r) != tuple(data[k] for k in ("n1", "n", "r1", "r")):
+        raise _UsageError(f"design file {path!r} records r1/n1 = {data['r1']}/{data['n1']}, r/n = {data['r']}/"
+                          f"{data['n']}, but its settings give {design.r1}/{design.n1}, {design.r}/{design.n}.")
+    return design
+
+
+def cmd_release_stage(args, x, n):
+    """``dpinfer release --design FILE --stage S``: release one stage's new count of a design."""
+    from ._commands import _budget_session, _print_budget_status, _seeded_warning
+    from ._input import _UsageError, _releases_from_file
+
+    design = design_from_file(args.design)
+    if design.epsilon is None:
+        raise _UsageError(f"design file {args.design!r} is the non-private design (epsilon none): nothing to release.")
+    if args.stage is None or not 1 <= args.stage <= 2:
+        raise _UsageError("--design needs --stage 1 or --stage 2 (a Simon design has two stages).")
+    if n != design.stage_sizes[args.stage - 1]:
+        raise _UsageError(f"stage {args.stage} of the design has {design.stage_sizes[args.stage - 1]} new patients, "
+                          f"but the input has n = {n} (n is public: give the stage's own patients).")
+    earlier = []
+    for path in args.earlier or []:
+        found = _releases_from_file(path)
+        if len(found) != 1:
+            raise _UsageError(f"release file {path!r} must hold one stage's release; it holds {len(found)}.")
+        earlier.append(found[0])
+    if len(earlier) != args.stage - 1:
+        raise _UsageError(f"--stage {args.stage} needs the release file(s) of the {args.stage - 1} earlier stage(s) "
+                          f"as --earlier FILE; got {len(earlier)}.")
+    secure = args.seed is None
+    with _budget_session(args) as ledger:
+        run = design.staged_release(budget=ledger, label=args.label or "Simon two-stage design", released=earlier)
+        release = run.release(args.stage, x, rng=None if secure else args.seed, secure=secure)
+    if not secure:
+        _seeded_warning(args.seed)
+    _emit(args.format, f"{release}\n  stage:       {args.stage} of 2 -> {run.decision}", [release.to_dict()])
+    if args.format != "text":
+        import sys
+
+        print(f"dpinfer release: stage {args.stage} of 2 -> {run.decision}", file=sys.stderr)
+    _print_budget_status(args, ledger)
+    return EXIT_OK
+
+
+def cmd_test_design(args):
+    """``dpinfer test --design FILE --release S1.json [--release S2.json]``: :func:`simon_test`."""
+    from ..inference.designs import simon_test
+    from ._input import _UsageError, _releases_from_file
+
+    design = design_from_file(args.design)
+    files = args.release if isinstance(args.release, list) else ([args.release] if args.release else [])
+    if not 1 <= len(files) <= 2:
+        raise _UsageError("--design needs the stage releases: --release STAGE1.json, and --release STAGE2.json "
+                          "when the trial continued.")
+    releases = []
+    for path in files:
+        found = _releases_from_file(path)
+        if len(found) != 1:
+            raise _UsageError(f"release file {path!r} must hold one stage's release; it holds {len(found)}.")
+        releases.append(found[0])
+    result = simon_test(design, releases, alternative=args.alternative, confidence_level=args.confidence_level,
+                        composition=args.composition)
+    record = result.to_htest() if args.format == "htest-json" else result.to_dict()
+    _emit(args.format, str(result), [record])
+    return EXIT_OK

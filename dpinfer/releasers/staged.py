@@ -161,7 +161,8 @@ class StagedRelease:
                 raise ValueError(
                     f"`label` {label!r} names a parallel set of this budget whose charges ({_groups(scope.spent)}) "
                     f"are not those of the {len(self._releases)} stage(s) in `released` ({_groups(expected)}); "
-                    "give a new design a label of its own, and a continued one its own earlier releases.")
+                    "a stage is released once: give a new design a label of its own, and a continued one "
+                    "exactly its earlier releases.")
             self._scope = scope
 
     # ------------------------------------------------------------------ reading
