@@ -245,3 +245,28 @@ def test_bad_arguments_are_refused(kwargs, error, message):
 def test_operating_characteristics_refuse_a_p_outside_the_unit_interval():
     with pytest.raises(ValueError, match=r"`p` must lie in \[0, 1\]"):
         _design(10, 19, 1, 5, 2.0).operating_characteristics([0.2, 1.5])
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-3])
+def test_operating_characteristics_agree_with_simulated_releases_within_4_se(delta):
+    # the releases as TulapReleaser makes them (the staged release's law, tests/releasers/test_staged.py),
+    # the design's rule on their integer parts; seeded, 20000 trials at p0 and at p1
+    d = _design(17, 24, 2, 8, 1.0, delta=delta)
+    from dpinfer import TulapReleaser
+
+    gen = np.random.default_rng(36)
+    m = 20_000
+    for p in (0.1, 0.3):
+        z1 = TulapReleaser(1.0, delta).release(gen.binomial(d.n1, p, m), d.n1, rng=gen).value
+        z2 = TulapReleaser(1.0, delta).release(gen.binomial(d.n2, p, m), d.n2, rng=gen).value
+        k1, k2 = np.floor(z1 + 0.5), np.floor(z2 + 0.5)
+        reject = np.mean((k1 > d.r1) & (k1 + k2 > d.r))
+        stop = np.mean(k1 <= d.r1)
+        oc = d.operating_characteristics(p)
+        for sim, exact in ((reject, float(oc.reject)), (stop, float(oc.pet))):
+            se = math.sqrt(exact * (1 - exact) / m)
+            assert abs(sim - exact) < 4 * se
+    # and the end-of-trial tails of a truncated law are complementary (a continuous ordering)
+    g = simon_test(d, [4.75, 5.3125], alternative="greater").pvalue
+    lo = simon_test(d, [4.75, 5.3125], alternative="less").pvalue
+    assert g + lo == pytest.approx(1.0, abs=1e-10)
