@@ -415,8 +415,6 @@ def simon_design(p0, p1, *, alpha=0.05, power=0.8, epsilon, delta=0.0, design="o
         raise ValueError(f"`delta` must be 0 without privacy (`epsilon` = None); got {delta!r}.")
     design = _check_choice(design, "design", _DESIGNS)
     max_n = _check_int(max_n, "max_n", minimum=2, maximum=500)
-    if epsilon is not None:
-        Increment(max_n, epsilon, delta).arm  # refuses numbers no release grid serves, before the search
     found = _search(p0, p1, alpha, power, epsilon, delta, design, max_n)
     if found is None:
         raise ValueError(
