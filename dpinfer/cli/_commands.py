@@ -74,16 +74,7 @@ def _cmd_release(args):
         raise _UsageError("--kind proportion applies to --mechanism laplace only: a Tulap release is a "
                           "noisy count (for the DP-UMP test); give --mechanism laplace to release x/n.")
     args.kind = args.kind or ("count" if args.mechanism == "tulap" else "proportion")
-    if args.csv is not None:
-        if args.x is not None or args.n is not None:
-            raise _UsageError("give either --csv/--column or --x/--n, not both.")
-        if args.column is None:
-            raise _UsageError("--csv needs --column NAME (the 0/1 column to count).")
-        x, n = _counts_from_csv(args.csv, args.column)
-    else:
-        if args.x is None or args.n is None:
-            raise _UsageError("give the confidential count as --x X --n N, or --csv FILE --column NAME.")
-        x, n = args.x, args.n
+    x, n = _count_input(args)
     secure = args.seed is None
     rng = None if secure else args.seed
     with _budget_session(args) as ledger:
@@ -119,17 +110,20 @@ def _release_stage(args):
     if given:
         raise _UsageError(f"{', '.join(given)} must not be given with --design: the design fixes the release "
                           "(a Tulap count at its epsilon and delta).")
+    return cmd_release_stage(args, *_count_input(args))
+
+
+def _count_input(args):
+    """``(x, n)`` of ``release``: ``--csv FILE --column NAME`` or ``--x X --n N`` (the count is confidential)."""
     if args.csv is not None:
         if args.x is not None or args.n is not None:
             raise _UsageError("give either --csv/--column or --x/--n, not both.")
         if args.column is None:
             raise _UsageError("--csv needs --column NAME (the 0/1 column to count).")
-        x, n = _counts_from_csv(args.csv, args.column)
-    else:
-        if args.x is None or args.n is None:
-            raise _UsageError("give the stage's confidential count as --x X --n N, or --csv FILE --column NAME.")
-        x, n = args.x, args.n
-    return cmd_release_stage(args, x, n)
+        return _counts_from_csv(args.csv, args.column)
+    if args.x is None or args.n is None:
+        raise _UsageError("give the confidential count as --x X --n N, or --csv FILE --column NAME.")
+    return args.x, args.n
 
 
 def _release_table(args):
