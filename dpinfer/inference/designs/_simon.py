@@ -229,7 +229,7 @@ def _pair(law1, law2, n1, n, alpha, power):
     """Every feasible ``(r1, r)`` of stage sizes ``(n1, n - n1)``: arrays ``(r1, r, size, power, pet0)``.
 
     ``A[., i, j] = sum_{i' > i} f1[i'] P(K2 > r_j - k1_{i'})``, for all thresholds at once: the
-    size (row p0) and the power (row p1); for each ``r1`` the smallest ``r`` of size at most
+    size (row p0) and the power (row p1); for each ``r1`` the smallest ``r >= r1`` of size at most
     ``alpha - SIZE_SLACK`` (the size falls as ``r`` grows) and its power.  Pruned without loss:
     rows with ``P_p1(K1 > r1) < power`` cannot reach the power; columns beyond ``r_max`` are
     never needed, where ``r_max`` is the smaller of the first ``r`` with ``P_p0(K1 + K2 > r)``
@@ -247,27 +247,27 @@ def _pair(law1, law2, n1, n, alpha, power):
     total0, total1 = np.convolve(f1[0], f2[0]), np.convolve(f1[1], f2[1])  # K1 + K2 from k1_min + k2_min
     sf0 = np.cumsum(total0[::-1])[::-1][1:]  # P(K1 + K2 > k1_min + k2_min + j)
     sf1 = np.cumsum(total1[::-1])[::-1][1:]
-    last = min(int(np.argmax(sf0 <= bound)), int(np.nonzero(sf1 >= power)[0][-1]) if (sf1 >= power).any() else -1)
-    if last < 0:
+    if not (sf1 >= power).any():
         return (np.empty(0, dtype=np.int64),) * 2 + (np.empty(0),) * 3
-    r_values = k1_min + k2_min - 1 + np.arange(last + 2)  # r from below the support to r_max
     top = rows[-1]
+    first = k1_min + k2_min - 1  # r_values[0]: below the support of K1 + K2
+    # columns up to the size bound's quantile, or up to r1 where Simon's r >= r1 asks for more, never
+    # beyond the power's quantile
+    last = min(int(np.nonzero(sf1 >= power)[0][-1]), max(int(np.argmax(sf0 <= bound)), int(k1[top]) - first))
+    r_values = first + np.arange(last + 2)  # r from below the support to r_max
     idx = np.clip(r_values[None, :] - k1[:, None] + 1 - k2_min, 0, w2)  # index into s2 (1 below, 0 above)
     g = f1[:, :, None] * s2[:, idx]  # (2, w1, R)
     a = np.cumsum(g[:, ::-1, :], axis=1)[:, ::-1, :]
     a = a[:, 1:top + 2, :]  # sum over k1 > r1 = k1[i], rows 0..top
     size, pw = a[0], a[1]
-    jstar = np.count_nonzero(size > bound, axis=1)[rows]
+    # Simon's r >= r1 (an r below r1 would reject whenever stage 2 runs, whatever its patients show)
+    jstar = np.maximum(np.count_nonzero(size > bound, axis=1)[rows], k1[rows] - first)
     ok = jstar < r_values.size
     rows, jstar = rows[ok], jstar[ok]
     powers = pw[rows, jstar]
     keep = powers >= power
     rows, jstar, powers = rows[keep], jstar[keep], powers[keep]
-    r1 = k1[rows]
-    r = r_values[jstar]
-    if k2_min >= 0:  # without noise (K2 >= 0) an r below r1 rejects whenever stage 2 runs: Simon writes r1
-        r = np.maximum(r, r1)
-    return r1, r, size[rows, jstar], powers, cdf1[rows]
+    return k1[rows], r_values[jstar], size[rows, jstar], powers, cdf1[rows]
 
 
 def _search(p0, p1, alpha, power, epsilon, delta, design, max_n):
@@ -359,7 +359,8 @@ def simon_design(p0, p1, *, alpha=0.05, power=0.8, epsilon, delta=0.0, design="o
     grid value is ``K`` exactly).
 
     **The search** (Simon 1989): for every ``n <= max_n`` and ``n1 < n``, every ``r1`` at
-    once (vectorised), the smallest ``r`` whose exact size is at most ``alpha``, kept when its
+    once (vectorised), the smallest ``r >= r1`` whose exact size is at most ``alpha`` (as
+    Simon: a smaller ``r`` would reject whenever stage 2 runs, its patients unseen), kept when its
     exact power is at least ``power``; optimal: the smallest EN0 ``= n1 + (1 - PET0)(n - n1)``;
     minimax: the smallest ``n``, then EN0.  For the private search the noise's far tails
     are trimmed where each side's mass is below ``2**-50``; the search asks the computed
