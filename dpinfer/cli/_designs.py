@@ -57,6 +57,41 @@ def add_design_parsers(sub, subcommand, real, whole, add_format):
 
 
 # --------------------------------------------------------------------------- running a design
+def cmd_release(args):
+    """``dpinfer release``: a stage of a design with ``--design``, else the release of one count or table."""
+    from ._commands import _cmd_release
+
+    if args.design is not None or args.stage is not None or args.earlier is not None:
+        return _release_stage(args)
+    return _cmd_release(args)
+
+
+def cmd_test(args):
+    """``dpinfer test``: the end of a design with ``--design``, else a proportion's or a table's test."""
+    from ._commands import _cmd_test
+
+    if args.design is not None:
+        return cmd_test_design(args)
+    return _cmd_test(args)
+
+
+def _release_stage(args):
+    """``release --design FILE --stage S``: the design fixes the mechanism and its privacy."""
+    from ._commands import _count_input
+    from ._input import _UsageError
+
+    if args.design is None:
+        raise _UsageError("--stage and --earlier apply to --design FILE only (a stage of a planned design).")
+    given = [flag for flag, value in (("--epsilon", args.epsilon), ("--mechanism", args.mechanism),
+                                      ("--kind", args.kind), ("--table", args.table)) if value is not None]
+    given += [flag for flag, value, default in (("--delta", args.delta, 0.0), ("--sensitivity", args.sensitivity, 1))
+              if value != default]
+    if given:
+        raise _UsageError(f"{', '.join(given)} must not be given with --design: the design fixes the release "
+                          "(a Tulap count at its epsilon and delta).")
+    return cmd_release_stage(args, *_count_input(args))
+
+
 _DESIGN_KEYS = ("p0", "p1", "alpha", "target_power", "epsilon", "delta", "design", "max_n")
 
 

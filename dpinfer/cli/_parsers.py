@@ -19,11 +19,10 @@ from ._commands import (
     _cmd_ci,
     _cmd_demo,
     _cmd_power,
-    _cmd_release,
     _cmd_sample_size,
-    _cmd_test,
     _cmd_validate,
 )
+from ._designs import cmd_release, cmd_test
 from ._input import EXIT_USAGE
 from ._two_arm import add_arm_options, add_planning_options
 
@@ -308,7 +307,7 @@ def _add_release(sub):
                      "with a plan, the plan line it is charged to")
     led.add_argument("--plan", metavar="PLAN", help="allocation plan (JSON) fixed when FILE is created: each release "
                      "must name a plan line with --label and fit its share")
-    rel.set_defaults(func=_cmd_release)
+    rel.set_defaults(func=cmd_release)
 
 
 def _add_budget(sub):
@@ -350,7 +349,7 @@ def _add_test(sub):
     tab.add_argument("--neighbours", choices=("replace-one", "add-remove"),
                      help="how the table was released: replace-one (default, sensitivity 2) or add-remove "
                           "(sensitivity 1, no --n)")
-    test.set_defaults(func=_cmd_test)
+    test.set_defaults(func=cmd_test)
 
 
 def _add_ci(sub):
