@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from fractions import Fraction
-
+import re
+import secrets
 import threading
+from fractions import Fraction
 
 from .._validation import _check_delta, _check_epsilon, _check_int, _check_real, _show
 from ._composition import AdvancedComposition, ParallelComposition, _Labelled
@@ -15,6 +16,7 @@ from ._ledger import (
     LedgerEntry,
     _COMPOSITIONS,
     _FORMAT,
+    OLD_NEIGHBOURING,
     _Remaining,
     _Request,
     _VERSION,
@@ -170,6 +172,7 @@ class PrivacyBudget:
         self._spent = (Fraction(0), Fraction(0))
         self._parallel = {}  # label -> ParallelComposition
         self._blocks = {}  # label -> AdvancedComposition
+        self._id = secrets.token_hex(8)  # tells this budget's parallel scopes from another's
 
     # ------------------------------------------------------------------ reading
     @property
@@ -203,6 +206,15 @@ class PrivacyBudget:
         eps = max(Fraction(self._epsilon) - self._spent[0], Fraction(0))
         delta = max(Fraction(self._delta) - self._spent[1], Fraction(0))
         return _Remaining(float(eps), float(delta))
+
+    @property
+    def id(self):
+        """A random identifier (16 hex digits) drawn when the budget is made and kept by
+        :meth:`to_json` / :meth:`from_json`: the first part of its parallel sets'
+        :attr:`~ParallelComposition.scope`, so that two budgets' sets never look alike.
+        Not part of the hash chain (it states no charge); a ledger file written
+        before budgets had one gets a new one when read."""
+        return self._id
 
     @property
     def ledger(self):
@@ -274,7 +286,7 @@ class PrivacyBudget:
 
     # ------------------------------------------------------------------ charging
     def charge(self, epsilon, delta=0.0, *, mechanism="manual", count=1, label="", sensitivity=None,
-               neighbouring="", grid=None):
+               neighbours="", grid=None):
         """Charge ``count`` releases at ``(epsilon, delta)`` by sequential composition.
 
         For releases made outside dpinfer, or planned ones; dpinfer's releasers
@@ -293,11 +305,12 @@ class PrivacyBudget:
         label : str, default ''
             Free text for the ledger (never a confidential value); with a plan,
             it names the plan line (see :class:`AllocationPlan`).
-        sensitivity, neighbouring, grid : optional
+        sensitivity, neighbours, grid : optional
             What the release's event records in :meth:`export_events`: the
-            statistic's sensitivity, the neighbouring relation
-            (``'replace-one'``, ``'add-remove'``, ``'local'``) and the spacing of the
-            output grid.  dpinfer's releasers record their own.
+            statistic's sensitivity, the neighbouring relation in
+            :class:`~dpinfer.Release`'s vocabulary (``'replace-one'`` or
+            ``'add-remove'``) and the spacing of the output grid.  dpinfer's
+            releasers record what they declare.
 
         Returns
         -------
@@ -313,7 +326,7 @@ class PrivacyBudget:
             For invalid arguments.
         """
         req = _request(epsilon, delta, mechanism, count, label, sensitivity=sensitivity,
-                       neighbouring=neighbouring, grid=grid)
+                       neighbours=neighbours, grid=grid)
         return self._commit(req, "sequential", "", "", self._sequential_cost(req))
 
     def with_label(self, label):
@@ -460,7 +473,8 @@ class PrivacyBudget:
                 mechanism=req.mechanism, epsilon=req.epsilon, delta=req.delta, count=req.count,
                 charged_epsilon=float(d_eps), charged_delta=float(d_delta), composition=composition,
                 scope=scope, group=group, time=_now() if time is None else time, label=req.label,
-                sensitivity=req.sensitivity, neighbouring=req.neighbouring, grid=req.grid,
+                sensitivity=req.sensitivity, neighbours=req.neighbours, grid=req.grid,
+                _neighbouring_as_written=req.neighbouring_as_written,
                 plan_line="" if line is None else self._plan.lines[line].label, previous=self._head)
             self._ledger.append(entry)
             self._head = entry.digest
@@ -494,6 +508,7 @@ class PrivacyBudget:
                 "spent_epsilon": self.spent_epsilon,
                 "spent_delta": self.spent_delta,
                 "head_digest": self._head,
+                "id": self._id,
                 "ledger": [e.to_dict() for e in self._ledger],
             }
         return json.dumps(data, indent=2) + "\n"
@@ -532,6 +547,10 @@ class PrivacyBudget:
         try:
             plan = None if data["plan"] is None else AllocationPlan.from_dict(data["plan"], "its \"plan\"")
             budget = cls(data["epsilon"], data["delta"], description=data["description"], plan=plan)
+            if "id" in data:  # absent from files written before budgets had one: keep the new one
+                if not isinstance(data["id"], str) or not re.fullmatch(r"[0-9a-f]{16}", data["id"]):
+                    raise ValueError(f"its \"id\" must be 16 lower-case hex digits; got {_show(data['id'])}.")
+                budget._id = data["id"]
             if not isinstance(data["ledger"], list):
                 raise ValueError("its \"ledger\" must be a list of entries.")
             for i, raw in enumerate(data["ledger"], 1):
@@ -552,11 +571,13 @@ class PrivacyBudget:
         return budget
 
     def _replay(self, raw, i):
-        fields = LedgerEntry.__dataclass_fields__
-        if not isinstance(raw, dict) or set(raw) != set(fields):
+        fields = [name for name in LedgerEntry.__dataclass_fields__ if not name.startswith("_")]
+        old = [("neighbouring" if name == "neighbours" else name) for name in fields]  # written before 0.1
+        if not isinstance(raw, dict) or set(raw) not in (set(fields), set(old)):
             raise ValueError(f"ledger entry {i} must hold exactly the fields {', '.join(fields)}.")
         where = f"ledger entry {i}"
-        for name in ("mechanism", "composition", "scope", "group", "time", "label", "neighbouring", "plan_line",
+        relation = "neighbours" if "neighbours" in raw else "neighbouring"
+        for name in ("mechanism", "composition", "scope", "group", "time", "label", relation, "plan_line",
                      "previous"):
             _check_text(raw[name], f"{name} of {where}")
         if raw["previous"] != self._head:
@@ -565,7 +586,10 @@ class PrivacyBudget:
                 f"{where} breaks the hash chain: it records previous digest {raw['previous'][:16]!r}..., but "
                 f"{changed} has digest {self._head[:16]!r}...; an entry was removed, changed or reordered, "
                 "or the header edited.")
-        event = {"sensitivity": raw["sensitivity"], "neighbouring": raw["neighbouring"], "grid": raw["grid"]}
+        event = {"sensitivity": raw["sensitivity"], "grid": raw["grid"], "neighbours": raw.get("neighbours", "")}
+        if relation == "neighbouring":  # an entry written before 0.1: Release's vocabulary, the text kept
+            written = raw["neighbouring"]
+            event.update(neighbours=OLD_NEIGHBOURING.get(written, written), neighbouring_as_written=written)
         if raw["composition"] not in _COMPOSITIONS:
             raise ValueError(f"{where}: composition must be one of {', '.join(map(repr, _COMPOSITIONS))}; "
                              f"got {raw['composition']!r}.")
@@ -623,7 +647,7 @@ class PrivacyBudget:
         Notes
         -----
         **An event** holds every field of its :class:`LedgerEntry` (``mechanism``,
-        ``epsilon``, ``delta``, ``count``, ``sensitivity``, ``neighbouring``,
+        ``epsilon``, ``delta``, ``count``, ``sensitivity``, ``neighbours``,
         ``grid``, ``composition``, ``scope``, ``group``, ``charged_epsilon``,
         ``charged_delta``, ``time``, ``label``, ``plan_line``, ``previous``), its
         ``digest``, and ``dp_event``: the event in the shape of Google's

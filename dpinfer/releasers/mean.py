@@ -143,7 +143,9 @@ class MeanReleaser:
     ((2,), (0.5, 0.5))
     """
 
-    _mechanism = _mechanisms.LAPLACE  # the registry code (see dpinfer._mechanisms)
+    def _semantics(self, method):
+        """The guarantee this releaser declares (its Release and its ledger entry both read it)."""
+        return _mechanisms.Semantics(_mechanisms.LAPLACE, _mechanisms.REPLACE_ONE, _mechanisms.MEAN_UNIT)
 
     epsilon: float
     lower: float
@@ -232,7 +234,7 @@ class MeanReleaser:
         for e, scale in zip(epsilons, (self.sensitivity, 0.25 * self.sensitivity * self.sensitivity)):
             _check_output_range(n + abs(self.lower) / self.sensitivity * n, e, scale)
         what = "release" if not self.spread else f"release (sum and squares, epsilon split {self.split:g})"
-        digest = charge_release(budget, self, what, shape=rows, array=array, n=n, rng=rng,
+        charge = charge_release(budget, self, what, shape=rows, array=array, n=n, rng=rng,
                                 secure=bits.hardened, sensitivity=self.sensitivity,
                                 grid=self.sensitivity * 2.0**-grid.g)
         clipped = np.clip(data, self.lower, self.upper)
@@ -243,8 +245,7 @@ class MeanReleaser:
             noise = _discrete_laplace(bits, grid.lams[k], total.size)
             values.append(grid.values(total + noise, k).reshape(rows))
         value = values[0] if not self.spread else np.stack(values, axis=-1)
-        return Release(value, _mechanisms.LAPLACE, self.epsilon, 0.0, self.sensitivity, n, "clipped_sum",
-                       secure=bits.hardened, neighbours=_mechanisms.REPLACE_ONE,
-                       privacy_unit=_mechanisms.MEAN_UNIT, ledger_digest=digest,
+        return Release(value, charge.mechanism, self.epsilon, 0.0, self.sensitivity, n, "clipped_sum",
+                       secure=bits.hardened, **charge.fields,
                        bounds=(self.lower, self.upper),
                        split=(self.split, 1.0 - self.split) if self.spread else None)
