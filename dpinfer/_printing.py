@@ -202,7 +202,7 @@ def _format_htest(result):
             lines.append(f"(projected onto the parameter space; the unbiased estimate is {raw})")
     for text in _htest_notes(result):
         lines += _hanging("note: ", text)
-    lines += ["", *_htest_privacy_lines(result), ""]
+    lines += ["", *result._privacy_lines(), ""]
     return "\n".join(lines)
 
 
@@ -219,26 +219,6 @@ def _htest_notes(result):
             "approximation and DP-JIMI a noisy proportion."
         )
     return notes
-
-
-def _htest_privacy_lines(result):
-    """``privacy:`` (budget, mechanism, sampling path, draws) and ``unit of privacy:``."""
-    eps = _r_format([result.epsilon], 7)[0]
-    delta = _r_format([result.delta], 7)[0]
-    text = f"epsilon = {eps}, delta = {delta}"
-    details = []
-    if result.mechanism:
-        details.append(f"{_MECHANISM_NAMES.get(result.mechanism, result.mechanism)} mechanism")
-    if result.secure is not None:
-        details.append(_PATH_TEXT[result.secure])
-    if result.n_sim is not None:
-        details.append(f"{result.n_sim} Monte Carlo draws")
-    if details:
-        text += ", " + ", ".join(details)
-    lines = [f"privacy: {text}"]  # one line each, so that grep and R's readLines find it
-    if result.privacy_unit:
-        lines.append(f"unit of privacy: {result.privacy_unit}")
-    return lines
 
 
 # -- point estimates (dpinfer.PointEstimate) ---------------------------------------------------
