@@ -189,9 +189,18 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
         Two arms: the null difference (default 0), ratio or odds ratio
         (default 1); with a one-sided ``alternative`` a non-inferiority or
         superiority margin.
-    composition : {None, 'parallel', 'sequential'}, optional
-        Two arms: how the result records the two releases' privacy (None: the
-        method's default, see :func:`~dpinfer.binom2_ump_test`).
+    composition : {None, 'sequential', 'parallel'}, default None
+        Two arms: how the result records the two releases' privacy, by the one
+        rule of every method and door (:mod:`dpinfer._composition_rule`).  None
+        reads the releases: ``'parallel'`` (the larger epsilon and delta) only
+        when both record different groups of one budget's parallel set, i.e.
+        they were released with ``budget=b.parallel(label).group(name)``
+        (:attr:`Release.disjoint <dpinfer.Release.disjoint>`); otherwise
+        ``'sequential'`` (the sums), which never understates what the two cost.
+        ``'parallel'`` is your statement that typed values come from disjoint
+        groups (refused when the releases record the same group);
+        ``'sequential'`` is always allowed.  The same pair of releases gets the
+        same privacy line from every ``method``.
     statistic : {None, 'difference', 'score'}, optional
         Two Tulap arms: the exact test's ordering (None: its default, the
         difference, or the score for the odds ratio; see

@@ -18,7 +18,7 @@ _METHODS = ("jimi", "naive", "repro")
 
 
 def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", alternative="two-sided",
-              confidence_level=0.95, n_sim=None, rng=None, composition="sequential"):
+              confidence_level=0.95, n_sim=None, rng=None, composition=None):
     """Test a mean from one private release, or compare two groups, like R's ``t.test``.
 
     Parameters
@@ -49,8 +49,11 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
         (None: 1999 with ``sigma`` known, 399 with the spread released or two groups).
     rng : None, int, SeedSequence or numpy.random.Generator
         DP-JIMI's (or the repro seeds') stream (None: derived from the releases).
-    composition : {'sequential', 'parallel'}, default 'sequential'
-        Two groups: how the result records the two releases' privacy.
+    composition : {None, 'sequential', 'parallel'}, default None
+        How the two groups' epsilons combine in the result.  None reads the
+        releases: ``'parallel'`` (the larger) only when they record different groups
+        of one budget's parallel set, else ``'sequential'`` (the sum, valid under any
+        neighbouring relation); the one rule of every method (see :func:`~dpinfer.prop_test`).
 
     Returns
     -------
