@@ -43,15 +43,18 @@ def _json_text(record):
 
 def _csv_text(records, columns=None):
     """CSV text of flat dicts (one header line of ``columns``, default the first record's
-    keys; one line each; None as an empty field): the command's ``--format csv``."""
+    keys; one line each; None as an empty field, a list as its JSON text, e.g. a release's
+    ``disjoint`` record): the command's ``--format csv``."""
     import csv
     import io
+    import json
 
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(records[0]) if columns is None else columns,
                             lineterminator="\n")
     writer.writeheader()
-    writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in records)
+    writer.writerows({k: "" if v is None else json.dumps(v) if isinstance(v, list) else v for k, v in r.items()}
+                     for r in records)
     return buffer.getvalue()
 
 

@@ -379,6 +379,12 @@ def _typed_csv_row(row, path, line):
                 ) from exc
     if "secure" in out:
         out["secure"] = str(out["secure"]).strip().lower() == "true"
+    if out.get("disjoint") not in (None, ""):  # written as JSON text, ["scope", "group"]
+        try:
+            out["disjoint"] = json.loads(out["disjoint"])
+        except json.JSONDecodeError as exc:
+            raise _UsageError(f"release file {path!r}, release {line}: disjoint must be the JSON pair "
+                              f"[\"scope\", \"group\"] 'dpinfer release' writes; got {out['disjoint']!r}.") from exc
     return {k: v for k, v in out.items() if v != ""}
 
 
@@ -412,18 +418,26 @@ def _release_from_record(data, path):
 
 
 def _semantics(data, path):
-    """``neighbours`` and ``privacy_unit`` as the file records them; absent (older files): None.
+    """``neighbours``, ``privacy_unit``, ``ledger_digest`` and ``disjoint`` as the file records them.
 
-    A Release given None fills them from its mechanism and kind, the rule that
-    applied when the file was written (see :mod:`dpinfer._mechanisms`).
+    Absent (older files): None.  A Release given None fills the first two from its
+    mechanism and kind, the rule that applied when the file was written (see
+    :mod:`dpinfer._mechanisms`); ``disjoint`` (the parallel group the release was
+    charged to, which results read for their composition) stays None.
     """
     out = {}
-    for key in ("neighbours", "privacy_unit"):
+    for key in ("neighbours", "privacy_unit", "ledger_digest"):
         value = data.get(key)
         if value not in (None, ""):
             if not isinstance(value, str):
                 raise _UsageError(f"release file {path!r}: {key} must be a string; got {value!r}.")
             out[key] = value
+    pair = data.get("disjoint")
+    if pair not in (None, ""):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) and v for v in pair)):
+            raise _UsageError(f"release file {path!r}: disjoint must be null or the pair [\"scope\", \"group\"] "
+                              f"'dpinfer release --parallel ... --group ...' writes; got {pair!r}.")
+        out["disjoint"] = tuple(pair)
     return out
 
 
