@@ -37,7 +37,7 @@ def _module_name(path):
 
 
 def _part(module):
-    """'dpinfer.inference' for dpinfer.inference.local._krr, 'dpinfer' for dpinfer.results."""
+    """'dpinfer.inference' for dpinfer.inference.local._krr, 'dpinfer' for dpinfer.plot."""
     parts = module.split(".")
     if len(parts) >= 2 and (PACKAGE / parts[1]).is_dir():
         return "dpinfer." + parts[1]
@@ -108,7 +108,8 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 def test_the_rule_sees_every_module():
     assert len(MODULES) > 30
     assert _part("dpinfer.inference.local._krr") == "dpinfer.inference"
-    assert _part("dpinfer.results") == "dpinfer" and _part("dpinfer.budget._charging") == "dpinfer.budget"
+    assert _part("dpinfer.plot") == "dpinfer" and _part("dpinfer.budget._charging") == "dpinfer.budget"
+    assert _part("dpinfer.results._htest") == "dpinfer.results"
     assert _is_shared_private("dpinfer._validation") and not _is_shared_private("dpinfer.results")
     assert _resolve("dpinfer.inference.local._krr", False, 3, "budget") == "dpinfer.budget"
     assert _resolve("dpinfer.inference.local", True, 1, "_common") == "dpinfer.inference.local._common"

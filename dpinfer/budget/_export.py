@@ -76,7 +76,7 @@ def export_events(budget, delta_slack):
         return {
             "format": _EXPORT_FORMAT,
             "version": _EXPORT_VERSION,
-            "budget": budget._header(),
+            "budget": {**budget._header(), "id": budget.id},  # the id is not hashed: not in the genesis
             "genesis_digest": budget._genesis(),
             "events": events,
             "head_digest": budget.head_digest,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections import namedtuple
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
@@ -232,6 +233,31 @@ NEIGHBOURS = ("", "replace-one", "add-remove")
 #: local-DP release's Release said 'replace-one' (one respondent's answer replaced), and
 #: LaplaceReleaser.release's 'replace-one' with the sensitivity the user declared
 OLD_NEIGHBOURING = {"local": "replace-one", "as the sensitivity assumes": "replace-one"}
+
+
+def entry_event(raw, i):
+    """``(relation key, event keywords)`` of ledger entry ``i`` as written, its field set checked.
+
+    An entry written before 0.1 records ``neighbouring``: its relation is mapped to
+    Release's vocabulary and the text kept (the entry's digest was computed from it).
+    """
+    fields = [name for name in LedgerEntry.__dataclass_fields__ if not name.startswith("_")]
+    old = [("neighbouring" if name == "neighbours" else name) for name in fields]
+    if not isinstance(raw, dict) or set(raw) not in (set(fields), set(old)):
+        raise ValueError(f"ledger entry {i} must hold exactly the fields {', '.join(fields)}.")
+    event = {"sensitivity": raw["sensitivity"], "grid": raw["grid"]}
+    if "neighbours" in raw:
+        return "neighbours", {**event, "neighbours": raw["neighbours"]}
+    written = _check_text(raw["neighbouring"], f"neighbouring of ledger entry {i}")
+    return "neighbouring", {**event, "neighbours": OLD_NEIGHBOURING.get(written, written),
+                            "neighbouring_as_written": written}
+
+
+def budget_id(value):
+    """A budget's ``id`` as its file records it: 16 lower-case hex digits."""
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9a-f]{16}", value):
+        raise ValueError(f"its \"id\" must be 16 lower-case hex digits; got {_show(value)}.")
+    return value
 
 
 def _request(epsilon, delta, mechanism, count, label, where="", *, sensitivity=None, neighbours="", grid=None,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import secrets
 import threading
 from fractions import Fraction
@@ -16,7 +15,6 @@ from ._ledger import (
     LedgerEntry,
     _COMPOSITIONS,
     _FORMAT,
-    OLD_NEIGHBOURING,
     _Remaining,
     _Request,
     _VERSION,
@@ -28,6 +26,8 @@ from ._ledger import (
     _now,
     _parse_slack,
     _request,
+    budget_id,
+    entry_event,
 )
 
 __all__ = [
@@ -172,7 +172,7 @@ class PrivacyBudget:
         self._spent = (Fraction(0), Fraction(0))
         self._parallel = {}  # label -> ParallelComposition
         self._blocks = {}  # label -> AdvancedComposition
-        self._id = secrets.token_hex(8)  # tells this budget's parallel scopes from another's
+        self._id = secrets.token_hex(8)  # tells this budget's parallel sets from another's (their scope)
 
     # ------------------------------------------------------------------ reading
     @property
@@ -207,14 +207,8 @@ class PrivacyBudget:
         delta = max(Fraction(self._delta) - self._spent[1], Fraction(0))
         return _Remaining(float(eps), float(delta))
 
-    @property
-    def id(self):
-        """A random identifier (16 hex digits) drawn when the budget is made and kept by
-        :meth:`to_json` / :meth:`from_json`: the first part of its parallel sets'
-        :attr:`~ParallelComposition.scope`, so that two budgets' sets never look alike.
-        Not part of the hash chain (it states no charge); a ledger file written
-        before budgets had one gets a new one when read."""
-        return self._id
+    id = property(lambda self: self._id, doc="16 random hex digits kept by :meth:`to_json`, the first part of "
+                  ":attr:`ParallelComposition.scope` (a file written before 0.1 gets a new one; not hashed).")
 
     @property
     def ledger(self):
@@ -306,11 +300,8 @@ class PrivacyBudget:
             Free text for the ledger (never a confidential value); with a plan,
             it names the plan line (see :class:`AllocationPlan`).
         sensitivity, neighbours, grid : optional
-            What the release's event records in :meth:`export_events`: the
-            statistic's sensitivity, the neighbouring relation in
-            :class:`~dpinfer.Release`'s vocabulary (``'replace-one'`` or
-            ``'add-remove'``) and the spacing of the output grid.  dpinfer's
-            releasers record what they declare.
+            What the release's event records in :meth:`export_events`: the statistic's sensitivity,
+            the neighbouring relation (a Release's: ``'replace-one'``, ``'add-remove'``), the grid step.
 
         Returns
         -------
@@ -325,8 +316,8 @@ class PrivacyBudget:
         TypeError, ValueError
             For invalid arguments.
         """
-        req = _request(epsilon, delta, mechanism, count, label, sensitivity=sensitivity,
-                       neighbours=neighbours, grid=grid)
+        req = _request(epsilon, delta, mechanism, count, label, sensitivity=sensitivity, neighbours=neighbours,
+                       grid=grid)
         return self._commit(req, "sequential", "", "", self._sequential_cost(req))
 
     def with_label(self, label):
@@ -473,9 +464,9 @@ class PrivacyBudget:
                 mechanism=req.mechanism, epsilon=req.epsilon, delta=req.delta, count=req.count,
                 charged_epsilon=float(d_eps), charged_delta=float(d_delta), composition=composition,
                 scope=scope, group=group, time=_now() if time is None else time, label=req.label,
-                sensitivity=req.sensitivity, neighbours=req.neighbours, grid=req.grid,
-                _neighbouring_as_written=req.neighbouring_as_written,
-                plan_line="" if line is None else self._plan.lines[line].label, previous=self._head)
+                sensitivity=req.sensitivity, neighbours=req.neighbours, grid=req.grid, previous=self._head,
+                plan_line="" if line is None else self._plan.lines[line].label,
+                _neighbouring_as_written=req.neighbouring_as_written)
             self._ledger.append(entry)
             self._head = entry.digest
             return entry
@@ -547,10 +538,7 @@ class PrivacyBudget:
         try:
             plan = None if data["plan"] is None else AllocationPlan.from_dict(data["plan"], "its \"plan\"")
             budget = cls(data["epsilon"], data["delta"], description=data["description"], plan=plan)
-            if "id" in data:  # absent from files written before budgets had one: keep the new one
-                if not isinstance(data["id"], str) or not re.fullmatch(r"[0-9a-f]{16}", data["id"]):
-                    raise ValueError(f"its \"id\" must be 16 lower-case hex digits; got {_show(data['id'])}.")
-                budget._id = data["id"]
+            budget._id = budget_id(data["id"]) if "id" in data else budget._id  # absent before 0.1
             if not isinstance(data["ledger"], list):
                 raise ValueError("its \"ledger\" must be a list of entries.")
             for i, raw in enumerate(data["ledger"], 1):
@@ -571,14 +559,8 @@ class PrivacyBudget:
         return budget
 
     def _replay(self, raw, i):
-        fields = [name for name in LedgerEntry.__dataclass_fields__ if not name.startswith("_")]
-        old = [("neighbouring" if name == "neighbours" else name) for name in fields]  # written before 0.1
-        if not isinstance(raw, dict) or set(raw) not in (set(fields), set(old)):
-            raise ValueError(f"ledger entry {i} must hold exactly the fields {', '.join(fields)}.")
-        where = f"ledger entry {i}"
-        relation = "neighbours" if "neighbours" in raw else "neighbouring"
-        for name in ("mechanism", "composition", "scope", "group", "time", "label", relation, "plan_line",
-                     "previous"):
+        (relation, event), where = entry_event(raw, i), f"ledger entry {i}"
+        for name in ("mechanism", "composition", "scope", "group", "time", "label", relation, "plan_line", "previous"):
             _check_text(raw[name], f"{name} of {where}")
         if raw["previous"] != self._head:
             changed = "the header (totals, description, plan)" if i == 1 else f"entry {i - 1}"
@@ -586,10 +568,6 @@ class PrivacyBudget:
                 f"{where} breaks the hash chain: it records previous digest {raw['previous'][:16]!r}..., but "
                 f"{changed} has digest {self._head[:16]!r}...; an entry was removed, changed or reordered, "
                 "or the header edited.")
-        event = {"sensitivity": raw["sensitivity"], "grid": raw["grid"], "neighbours": raw.get("neighbours", "")}
-        if relation == "neighbouring":  # an entry written before 0.1: Release's vocabulary, the text kept
-            written = raw["neighbouring"]
-            event.update(neighbours=OLD_NEIGHBOURING.get(written, written), neighbouring_as_written=written)
         if raw["composition"] not in _COMPOSITIONS:
             raise ValueError(f"{where}: composition must be one of {', '.join(map(repr, _COMPOSITIONS))}; "
                              f"got {raw['composition']!r}.")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
@@ -31,7 +30,6 @@ from .._validation import (
     _show,
 )
 from .. import _mechanisms
-from .._printing import _json_float
 from .._streams import _mc_note, _share_se, _stream
 from .._warnings import ApproximationWarning
 from ._draw_summary import pvalue_from_shares

@@ -9,9 +9,8 @@ privacy, sampling path, composition).  ``to_dict()`` is flat and JSON-safe;
 column names, and :func:`results_to_frame` stacks many results into one frame.
 
 One small module per type: ``_privacy`` (:class:`PrivacyRecord`), ``_interval``
-(:class:`ConfidenceInterval`), ``_htest`` (:class:`HTestResult`),
-``_collection`` (:class:`HTestResults`, :func:`map_results`,
-:func:`results_to_frame`), ``_point`` (:class:`PointEstimate`), ``_robust``
+(:class:`ConfidenceInterval`), ``_htest`` (:class:`HTestResult`, :func:`results_to_frame`),
+``_collection`` (:class:`HTestResults`, :func:`map_results`), ``_point`` (:class:`PointEstimate`), ``_robust``
 (:class:`RobustEstimate`), ``_logistic`` (:class:`LogisticJimiResult`).  Each
 class names ``dpinfer.results`` as its module, so pickles and the docs use the
 public path.
@@ -19,8 +18,8 @@ public path.
 
 from ._privacy import PrivacyRecord
 from ._interval import ConfidenceInterval
-from ._htest import HTestResult
-from ._collection import HTestResults, map_results, results_to_frame
+from ._htest import HTestResult, results_to_frame
+from ._collection import HTestResults, map_results
 from ._point import PointEstimate
 from ._robust import RobustEstimate
 from ._logistic import LogisticJimiResult

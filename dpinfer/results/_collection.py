@@ -1,4 +1,4 @@
-"""Many results together: :class:`HTestResults`, :func:`map_results`, :func:`results_to_frame`."""
+"""Many results together: :class:`HTestResults` and :func:`map_results`."""
 
 from __future__ import annotations
 
@@ -6,55 +6,9 @@ import numpy as np
 
 from .._printing import _csv_text, _json_text, _write_or_return
 from .._validation import _as_real_array
-from ._htest import TIDY_COLUMNS, HTestResult
+from ._htest import HTestResult, results_to_frame
 
-__all__ = ["HTestResults", "map_results", "results_to_frame"]
-
-
-def results_to_frame(results):
-    """Stack test results into one tidy :class:`pandas.DataFrame`, one row each.
-
-    Parameters
-    ----------
-    results : iterable of HTestResult
-
-    Returns
-    -------
-    pandas.DataFrame
-        The columns of :meth:`HTestResult.to_frame`, one row per result, in order.
-
-    Raises
-    ------
-    TypeError
-        If an element is not an :class:`HTestResult`.
-    ValueError
-        If ``results`` is empty.
-    ImportError
-        If pandas is not installed (``pip install pandas``).
-    """
-    try:
-        import pandas as pd
-    except ImportError as exc:  # optional dependency
-        raise ImportError("results_to_frame needs pandas; install it with `pip install pandas`.") from exc
-    if isinstance(results, HTestResult):
-        results = [results]
-    try:
-        results = list(results)
-    except TypeError as exc:
-        raise TypeError(
-            f"`results` must be an iterable of HTestResult objects; got {type(results).__name__}."
-        ) from exc
-    rows = []
-    for i, r in enumerate(results):
-        if not isinstance(r, HTestResult):
-            raise TypeError(f"`results` must contain HTestResult objects; element {i} is {type(r).__name__}.")
-        rows.append(r.to_dict())
-    if not rows:
-        raise ValueError(
-            "`results` must hold at least one HTestResult; got an empty iterable (a frame without rows "
-            "would hide that nothing was computed)."
-        )
-    return pd.DataFrame(rows, columns=TIDY_COLUMNS)
+__all__ = ["HTestResults", "map_results"]
 
 
 class HTestResults:
@@ -186,5 +140,5 @@ def map_results(func, values, *args, **kwargs):
     return HTestResults(out)
 
 
-for _cls in (HTestResults, map_results, results_to_frame):
+for _cls in (HTestResults, map_results):
     _cls.__module__ = "dpinfer.results"  # pickles and docs name the public path

@@ -3,7 +3,8 @@
 ``str(result)`` prints the layout of R's ``print.htest`` (same lines, same number
 formatting) followed by the result's privacy lines (its :class:`PrivacyRecord`).
 ``to_dict()`` is flat and JSON-safe; ``to_frame()`` returns a one-row tidy
-:class:`pandas.DataFrame` with broom-style column names.
+:class:`pandas.DataFrame` with broom-style column names, and
+:func:`results_to_frame` stacks many results into one frame.
 """
 
 from __future__ import annotations
@@ -30,12 +31,11 @@ from .._validation import (
     _check_epsilon,
     _check_int,
     _check_real,
-    _show,
 )
 from ._interval import ConfidenceInterval
 from ._privacy import PrivacyRecord, path_of
 
-__all__ = ["HTestResult"]
+__all__ = ["HTestResult", "results_to_frame"]
 
 _R_ALTERNATIVE = {"two-sided": "two.sided", "less": "less", "greater": "greater"}
 
@@ -325,8 +325,6 @@ class HTestResult:
         ``pvalue``, ``parameter``, ``conf_low``, ``conf_high``, ...); the names
         are the package's one vocabulary, the same in ``to_dict()``, JSON and CSV.
         """
-        from ._collection import results_to_frame
-
         return results_to_frame([self])
 
     def to_htest(self):
@@ -380,6 +378,52 @@ class HTestResult:
         }
 
 
+def results_to_frame(results):
+    """Stack test results into one tidy :class:`pandas.DataFrame`, one row each.
+
+    Parameters
+    ----------
+    results : iterable of HTestResult
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :meth:`HTestResult.to_frame`, one row per result, in order.
+
+    Raises
+    ------
+    TypeError
+        If an element is not an :class:`HTestResult`.
+    ValueError
+        If ``results`` is empty.
+    ImportError
+        If pandas is not installed (``pip install pandas``).
+    """
+    try:
+        import pandas as pd
+    except ImportError as exc:  # optional dependency
+        raise ImportError("results_to_frame needs pandas; install it with `pip install pandas`.") from exc
+    if isinstance(results, HTestResult):
+        results = [results]
+    try:
+        results = list(results)
+    except TypeError as exc:
+        raise TypeError(
+            f"`results` must be an iterable of HTestResult objects; got {type(results).__name__}."
+        ) from exc
+    rows = []
+    for i, r in enumerate(results):
+        if not isinstance(r, HTestResult):
+            raise TypeError(f"`results` must contain HTestResult objects; element {i} is {type(r).__name__}.")
+        rows.append(r.to_dict())
+    if not rows:
+        raise ValueError(
+            "`results` must hold at least one HTestResult; got an empty iterable (a frame without rows "
+            "would hide that nothing was computed)."
+        )
+    return pd.DataFrame(rows, columns=TIDY_COLUMNS)
+
+
 TIDY_COLUMNS = [
     "estimate", "statistic", "pvalue", "parameter", "conf_low", "conf_high", "conf_level", "null_value",
     "method", "alternative", "epsilon", "delta", "mechanism", "secure", "privacy_unit", "neighbours",
@@ -399,4 +443,5 @@ def _json_number(value):
     return value if _is_count(value) else _json_float(value)
 
 
-HTestResult.__module__ = "dpinfer.results"  # pickles and docs name the public path
+for _cls in (HTestResult, results_to_frame):
+    _cls.__module__ = "dpinfer.results"  # pickles and docs name the public path

@@ -15,7 +15,6 @@ fraction is ``contamination`` (their ``epsilon``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import special

@@ -122,10 +122,10 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon
     eps1, eps2, names = epsilon_pair(epsilon, epsilon1, epsilon2, "binom2_normal_test")
     r1 = resolve(pi1, n1, epsilon=eps1, accepts=ACCEPTS, method="binom2_normal_test", name="pi1", suffix="1",
                  names=names)
-    v1, n1, e1, d1, rel1 = _proportions(r1, "pi1", "1"), r1.n, r1.epsilon, r1.delta, r1.from_release
+    v1, n1, e1, rel1 = _proportions(r1, "pi1", "1"), r1.n, r1.epsilon, r1.from_release
     r2 = resolve(pi2, n2, epsilon=eps2, accepts=ACCEPTS, method="binom2_normal_test", name="pi2", suffix="2",
                  names=names)
-    v2, n2, e2, d2, rel2 = _proportions(r2, "pi2", "2"), r2.n, r2.epsilon, r2.delta, r2.from_release
+    v2, n2, e2, rel2 = _proportions(r2, "pi2", "2"), r2.n, r2.epsilon, r2.from_release
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     _check_one_sided_level(confidence_level, alternative)
