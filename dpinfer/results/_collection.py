@@ -119,7 +119,7 @@ def map_results(func, values, *args, **kwargs):
     """
     import dataclasses
 
-    from .releasers.release import Release
+    from ..releasers.release import Release
 
     if not callable(func):
         raise TypeError(f"`func` must be callable (a test function); got {type(func).__name__}.")

@@ -314,7 +314,7 @@ class HTestResult:
         See :func:`dpinfer.plot.confidence_curve` (matplotlib is imported here, not
         before).  Returns the matplotlib Axes.
         """
-        from .plot import confidence_curve
+        from ..plot import confidence_curve
 
         return confidence_curve(self, theta=theta, ax=ax)
 

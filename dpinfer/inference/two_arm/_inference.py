@@ -185,8 +185,19 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     >>> res = binom2_ump_test(arm1, arm2)
     >>> round(res.pvalue, 4)
     0.0137
-    >>> res.epsilon, res.estimate_name
-    (1.0, 'difference in proportions')
+    >>> res.epsilon, res.composition, res.estimate_name
+    (2.0, 'sequential', 'difference in proportions')
+
+    Arms of one trial are disjoint people: charged to two groups of one budget's
+    parallel set, the releases record it and the result states parallel composition:
+
+    >>> from dpinfer import PrivacyBudget
+    >>> arms = PrivacyBudget(1.0).parallel("arms")
+    >>> arm1 = rel.release(41, 60, rng=1, budget=arms.group("treatment"))
+    >>> arm2 = rel.release(27, 60, rng=2, budget=arms.group("control"))
+    >>> res = binom2_ump_test(arm1, arm2)
+    >>> round(res.pvalue, 4), res.epsilon, res.composition
+    (0.0137, 1.0, 'parallel')
 
     Two Laplace releases (counts or proportions) get the same test for their law:
 
