@@ -205,8 +205,9 @@ def test_release_inputs_and_printing():
     assert res.pvalue == same.pvalue and res.conf_int == same.conf_int
     text = str(res)
     assert "difference in proportions" in text and "prop 1 =" in text and "prop 2 =" in text
-    assert "parallel composition" in text and res.epsilon == 1.0
-    assert binom2_ump_test(a, b, composition="sequential").epsilon == 2.0
+    # releases charged to no budget prove nothing about the arms: sequential (issue 35)
+    assert "sequential composition" in text and res.epsilon == 2.0
+    assert binom2_ump_test(a, b, composition="parallel").epsilon == 1.0
     assert res.secure is False and "replace-one" in res.privacy_unit
     assert binom2_ump_test(a, b).pvalue == res.pvalue  # deterministic
     assert res.conf_int.low <= res.estimate_raw <= res.conf_int.high
