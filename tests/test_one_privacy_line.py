@@ -227,3 +227,20 @@ def test_a_release_records_its_group_in_its_file_and_repr():
     assert f"charged to:  group 'treatment' of parallel set '{budget.id}/arms'" in str(rel)
     with pytest.raises(ValueError, match=r"`disjoint` must be None or a pair \(scope, group\)"):
         dpinfer.Release(0.3, "laplace", 1.0, 0.0, 1 / 30, 30, "proportion", disjoint=("arms",))
+
+
+def test_the_command_releases_two_groups_means_and_mean_test_reads_them(tmp_path, capsys):
+    from dpinfer.cli import main
+
+    ledger = tmp_path / "ledger.json"
+    for i, group in enumerate(("drug", "placebo")):
+        data = tmp_path / f"{group}.csv"
+        data.write_text("sbp\n" + "\n".join(str(v) for v in (120 + 3 * j + i for j in range(12))) + "\n")
+        assert main(["mean-release", "--csv", str(data), "--column", "sbp", "--epsilon", str(EPS[i]),
+                     "--lower", "90", "--upper", "170", "--spread", "--seed", str(5 + i), "--budget", str(ledger),
+                     "--total-epsilon", "3", "--parallel", "SBP by arm", "--group", group, "--format", "json"]) == 0
+        (tmp_path / f"{group}.json").write_text(capsys.readouterr().out)
+    assert main(["mean-test", "--release", str(tmp_path / "drug.json"), "--release", str(tmp_path / "placebo.json"),
+                 "--method", "naive", "--format", "json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert (record["epsilon"], record["composition"]) == (max(EPS), "parallel")

@@ -62,12 +62,6 @@ def test_a_table_under_add_remove_declares_it_to_the_release_and_the_ledger():
     assert rel.neighbours == budget.ledger[0].neighbours == "add-remove"
 
 
-def test_the_old_neighbouring_helper_is_gone():
-    from dpinfer.budget import _charging
-
-    assert not hasattr(_charging, "neighbouring_of") and not hasattr(_mechanisms, "of_releaser")
-
-
 @pytest.mark.parametrize("name", [c[0] for c in RELEASE_METHODS])
 def test_every_release_records_its_semantics_from_the_registry(name):
     rel = release(name)
