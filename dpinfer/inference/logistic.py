@@ -224,7 +224,8 @@ ACCEPTS = accepts({(_mechanisms.LAPLACE, "table")}, ("logistic_jimi",),
 
 
 def _table_input(table, epsilon, neighbours):
-    """``(z (k, 2), b, epsilon, delta, secure, unit, n)`` from a Release or bare noisy counts."""
+    """``(z (k, 2), b, epsilon, delta, secure, unit, n, relation)`` from a Release or bare noisy counts
+    (``relation``: the Release's ``neighbours``; None for bare counts, which claim none)."""
     rec = resolve(table, epsilon=epsilon, accepts=ACCEPTS, method="logistic_jimi", name="table", numbers=False)
     if rec is not None:
         if neighbours is not None:
@@ -233,6 +234,7 @@ def _table_input(table, epsilon, neighbours):
                 f"(neighbours = {rec.neighbours!r}); got neighbours={_show(neighbours)}. Leave `neighbours` out.")
         z, b = rec.value, rec.sensitivity / rec.epsilon
         eps, delta, secure, unit, n = rec.epsilon, rec.delta, rec.secure, rec.privacy_unit, rec.n
+        relation = rec.neighbours
     else:
         z = _as_real_array(table, "table")  # first: a wrong kind of `table` is named as such
         if epsilon is None:
@@ -241,7 +243,7 @@ def _table_input(table, epsilon, neighbours):
         neighbours = "replace-one" if neighbours is None else neighbours
         _check_choice(neighbours, "neighbours", tuple(_NEIGHBOURS))
         b = _NEIGHBOURS[neighbours] / eps
-        delta, secure, unit, n = 0.0, None, "", None
+        delta, secure, unit, n, relation = 0.0, None, "", None, None
     if z.ndim != 2 or z.shape[1] != 2 or z.shape[0] < 2:
         raise ValueError(
             "`table` must hold one k x 2 table (k >= 2 rows: the cells of the predictors; columns: outcome "
@@ -251,7 +253,7 @@ def _table_input(table, epsilon, neighbours):
         raise ValueError(
             f"`table` must hold noisy counts of absolute value at most 2**53; {_position(bad)} is not "
             "(a count that large is beyond exact floating-point integers).")
-    return z, b, eps, delta, secure, unit, n
+    return z, b, eps, delta, secure, unit, n, relation
 
 
 def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, neighbours=None,
@@ -428,7 +430,7 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
     >>> round(ci.low, 3), round(ci.high, 3), ci.level
     (0.772, 1.859, 0.95)
     """
-    z, b, eps, delta, secure, unit, n = _table_input(table, epsilon, neighbours)
+    z, b, eps, delta, secure, unit, n, relation = _table_input(table, epsilon, neighbours)
     k = z.shape[0]
     names, levels = _check_design(design, k)
     _check_choice(model, "model", _MODELS)
@@ -470,5 +472,5 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
         conf_high=tuple(map(float, high)), pvalue=tuple(map(float, pvalue)), confidence_level=level,
         formula=formula, model=model, method=f"DP-JIMI fiducial logistic regression ({n_sim} draws)",
         epsilon=float(eps), delta=float(delta), mechanism=_mechanisms.LAPLACE, n_sim=n_sim, data_name=data_name,
-        secure=secure, privacy_unit=unit, note=note, draws=beta if draws else None,
+        secure=secure, privacy_unit=unit, neighbours=relation, note=note, draws=beta if draws else None,
     )
