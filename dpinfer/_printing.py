@@ -19,10 +19,6 @@ _ALT_TEXT = {"two-sided": "not equal to", "less": "less than", "greater": "great
 _MECHANISM_NAMES = _mechanisms.NAMES
 #: the same, read back: a result stores the code, as its Release does
 _MECHANISM_CODES = {name: code for code, name in _MECHANISM_NAMES.items()}
-_PATH_TEXT = {
-    True: "hardened path (OS source)",
-    False: "seeded path (research only)",
-}
 _DOUBLE_EPS = 2.220446049250313e-16  # R's .Machine$double.eps, the floor of format.pval
 
 
@@ -261,7 +257,4 @@ def _format_point_estimate(result):
         lines.append(f"{result.estimate_name} (unbiased; in {result.parameter_space}, so "
                      "estimate_raw = estimate):")
         lines += _format_point_values(result.estimate)
-    text = f"privacy: epsilon = {_r_format([result.epsilon], 7)[0]} (local)"
-    if result.mechanism:
-        text += f", {_MECHANISM_NAMES.get(result.mechanism, result.mechanism)} mechanism"
-    return "\n".join(lines + ["", text, ""])
+    return "\n".join(lines + ["", *result.privacy.lines(), ""])

@@ -111,10 +111,13 @@ class PointEstimate:
 
     @property
     def privacy(self):
-        """The :class:`PrivacyRecord` of the estimate (the local-DP level of one release of reports)."""
+        """The :class:`PrivacyRecord` of the estimate (the local-DP level of one release of reports;
+        a local mechanism protects one respondent's answer, whoever typed the counts)."""
+        from .. import _mechanisms
         from ._privacy import PrivacyRecord
 
-        return PrivacyRecord(self.epsilon, 0.0, self.mechanism)
+        unit = _mechanisms.LOCAL_UNIT if self.mechanism in _mechanisms.LOCAL else ""
+        return PrivacyRecord(self.epsilon, 0.0, self.mechanism, privacy_unit=unit)
 
     # -- the estimate as a number or an array -------------------------------------------
     def __array__(self, dtype=None, copy=None):
