@@ -244,3 +244,17 @@ def test_the_command_releases_two_groups_means_and_mean_test_reads_them(tmp_path
                  "--method", "naive", "--format", "json"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert (record["epsilon"], record["composition"]) == (max(EPS), "parallel")
+
+
+def test_the_tutorials_parallel_path_still_prints_epsilon_1():
+    """docs/two_arm.rst's releases (two arms charged to one parallel set) and its printed line."""
+    from pathlib import Path
+
+    arms = PrivacyBudget(epsilon=1.0).parallel("responders by arm")
+    releaser = TulapReleaser(epsilon=1.0)
+    drug = releaser.release(41, 60, rng=11, budget=arms.group("drug"))
+    placebo = releaser.release(27, 60, rng=12, budget=arms.group("placebo"))
+    line = _privacy_line(str(prop_test(drug, placebo)))
+    assert line.startswith("privacy: epsilon = 1, delta = 0, parallel composition (disjoint groups)")
+    page = (Path(__file__).resolve().parents[1] / "docs" / "two_arm.rst").read_text()
+    assert line in page  # the page's doctest (tests/test_docs.py) prints this very line
