@@ -258,3 +258,20 @@ def test_the_tutorials_parallel_path_still_prints_epsilon_1():
     assert line.startswith("privacy: epsilon = 1, delta = 0, parallel composition (disjoint groups)")
     page = (Path(__file__).resolve().parents[1] / "docs" / "two_arm.rst").read_text()
     assert line in page  # the page's doctest (tests/test_docs.py) prints this very line
+
+
+def test_the_rule_itself_on_records():
+    from types import SimpleNamespace as Rec
+
+    from dpinfer._composition_rule import combined_privacy, composition_rule
+
+    a, b, c = Rec(disjoint=("s1", "A")), Rec(disjoint=("s1", "B")), Rec(disjoint=("s2", "C"))
+    assert composition_rule(None, [a, b]) == "parallel"
+    assert composition_rule(None, [a, b, Rec(disjoint=None)]) == "sequential"  # one proves nothing
+    assert composition_rule(None, [a, c]) == "sequential"  # two scopes
+    assert composition_rule(None, [a]) == "sequential" and composition_rule("sequential", [a, b]) == "sequential"
+    assert composition_rule("parallel", [None, None]) == "parallel"  # the user's statement for numbers
+    # exact: one rounding of the exact sum (1/3 + 1/3 + 1/3 of the doubles is not 1 in floating point order)
+    third = 1 / 3
+    assert combined_privacy([third] * 3, [0.0] * 3, "sequential") == (float(3 * Fraction(third)), 0.0)
+    assert combined_privacy([1.0, 0.5], [1e-6, 1e-7], "parallel") == (1.0, 1e-6)
