@@ -61,8 +61,8 @@ def _mean(eps, i, budget):
 
 BINOM_LAPLACE = {
     "binom2_ump_test": lambda a, b: binom2_ump_test(a, b),
-    "binom2_jimi_test": lambda a, b: binom2_jimi_test(a, pi2=b, **FAST_JIMI),
-    "binom2_normal_test": lambda a, b: binom2_normal_test(a, pi2=b),
+    "binom2_jimi_test": lambda a, b: binom2_jimi_test(a, b, **FAST_JIMI),
+    "binom2_normal_test": lambda a, b: binom2_normal_test(a, b),
     "prop_test": lambda a, b: prop_test(a, b),
     "prop_test-ump": lambda a, b: prop_test(a, b, method="ump"),
     "prop_test-jimi": lambda a, b: prop_test(a, b, method="jimi", **FAST_JIMI),
