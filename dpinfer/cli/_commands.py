@@ -201,8 +201,9 @@ def _cmd_budget(args):
     elif args.format == "events":
         print(json.dumps(budget.export_events(delta_slack=args.delta_slack), indent=2))
     elif args.format == "csv":
-        _emit_rows(_ledger_columns(), [{"entry": i, **entry.to_dict()}
-                                       for i, entry in enumerate(budget.ledger, start=1)])
+        columns = _ledger_columns()  # the attributes: an entry written before 0.1 shows its mapped neighbours
+        _emit_rows(columns, [{"entry": i, **{c: getattr(entry, c) for c in columns[1:]}}
+                             for i, entry in enumerate(budget.ledger, start=1)])
     else:
         print(budget)
     return EXIT_OK
@@ -212,7 +213,7 @@ def _ledger_columns():
     """The CSV columns of ``dpinfer budget --format csv``: the entry number and a ledger entry's fields."""
     from ..budget import LedgerEntry
 
-    return ["entry", *(field.name for field in dataclasses.fields(LedgerEntry))]
+    return ["entry", *(field.name for field in dataclasses.fields(LedgerEntry) if not field.name.startswith("_"))]
 
 
 def _cmd_test(args):

@@ -109,3 +109,17 @@ def test_the_budget_id_survives_the_file_and_is_checked():
     data["id"] = "not hex"
     with pytest.raises(ValueError, match="its \"id\" must be 16 lower-case hex digits; got 'not hex'"):
         PrivacyBudget.from_json(json.dumps(data))
+
+
+def test_the_command_shows_an_old_ledger_in_the_new_vocabulary(tmp_path, capsys):
+    from dpinfer.cli import main
+
+    assert main(["budget", str(OLD_LEDGER), "--format", "csv"]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert header.split(",")[13] == "neighbours" and "neighbouring" not in header and len(rows) == 5
+    assert main(["budget", str(OLD_LEDGER), "--format", "events"]) == 0
+    events = json.loads(capsys.readouterr().out)["events"]
+    assert [e["neighbours"] for e in events] == ["replace-one"] * 4 + ["add-remove"]
+    assert events[2]["neighbouring"] == "local"  # as hashed
+    export = json.loads(json.dumps(PrivacyBudget.from_json(OLD_LEDGER.read_text()).export_events()))
+    assert PrivacyBudget.from_events(export).head_digest == json.loads(OLD_LEDGER.read_text())["head_digest"]
