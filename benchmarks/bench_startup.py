@@ -35,7 +35,7 @@ total                                   0.61 s     (1.05 to 1.18 s in the issue'
 ======================================  =========  ==========================================
 
 Hence: (1) a first answer runs pure-Python twins of the compiled sum kernels
-(``ump/_twin.py``: the full sums of n <= 256 and the windowed sums beyond), which return the
+(``ump/_sums.py``: the full sums of n <= 256 and the windowed sums beyond), which return the
 same doubles (tested bit for bit), until the compiled kernels are loaded; large work (more
 than 16384 terms in one call: arrays, interval searches at scale) still loads numba, since
 that is where it pays; (2) scipy.special is imported where betainc or an unusual normal

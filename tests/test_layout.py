@@ -217,8 +217,7 @@ def _method_prefixed(inference):
 
 
 def test_inference_has_no_method_prefixed_sibling_files():
-    # one module while a method fits in one file, a package when it needs more; the old
-    # import paths robust.py and jimi_draws.py are re-export shims that define nothing
+    # one module while a method fits in one file, a package when it needs more
     assert _method_prefixed(PACKAGE / "inference") == []
 
 

@@ -9,8 +9,7 @@ from ..._warnings import ApproximationWarning
 from ._common import clipped, is_release
 from ._jimi import mean2_jimi_test, mean_jimi_test
 from ._naive import mean2_naive_test, mean_naive_test
-from ._repro import mean_repro_test
-from ._repro2 import mean2_repro_test
+from .repro import mean2_repro_test, mean_repro_test
 
 __all__ = ["mean_test"]
 

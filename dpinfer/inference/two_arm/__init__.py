@@ -131,7 +131,7 @@ counts (the tail is ``b_1 F b_2`` with ``b_i`` the binomial pmfs), computed once
   limit (epsilon = 50, releases at ``x_i -+ (1/2 - 1e-6)`` so that every tie is in the tail)
   the p-value is ``scipy.stats.barnard_exact(pooled=True)``'s, checked to 1e-6.
 
-*The choice, by exact power* (``_score_power._exact_power``; alpha = 0.05, equal n and epsilon
+*The choice, by exact power* (``_critical._exact_power``; alpha = 0.05, equal n and epsilon
 per arm, null of no difference; difference/score; "2s" two-sided; one-sided "greater" at
 ``(theta1, theta2)``, the "less" test at the mirrored pair has the same power; the last column
 the exact size of the one-sided test at ``theta1 = theta2 = 0.1``):

@@ -22,7 +22,7 @@ import types
 import numpy as np
 from numba import njit
 
-from . import _twin
+from . import _sums as _twin
 from ._loader_parts import _STIRLERR
 from ._loader_parts import _two_product_error as _python_two_product_error
 

@@ -43,7 +43,7 @@ import os
 import numpy as np
 
 from ...distributions._tulap_law import log_cdf, log_tails, quantile
-from . import _twin
+from . import _sums as _twin
 from ._loader_parts import _log_pmf
 from .._roots import expand_bracket, expand_bracket_within, find_root
 

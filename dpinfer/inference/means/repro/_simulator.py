@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._exact_noise import _discrete_laplace, _GeneratorBits
+from ...._exact_noise import _discrete_laplace, _GeneratorBits
 
 __all__ = []  # package-internal
 
