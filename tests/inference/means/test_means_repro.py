@@ -26,7 +26,7 @@ from dpinfer import MeanReleaser, Release, mean_jimi_test, mean_repro_test, mean
 from dpinfer.inference.means._common import clipped
 from dpinfer.inference.means.repro._one_group import repro_interval, repro_pvalues, seed_roots
 from dpinfer.inference.means.repro._simulator import GridSeeds, draw_noise, from_key, to_key
-from dpinfer.releasers.mean import release_grid
+from dpinfer.distributions._mean_grid import release_grid
 
 REF = json.loads((Path(__file__).parents[2] / "reference" / "repro_values.json").read_text())
 ALTERNATIVES = ("two-sided", "less", "greater")
