@@ -15,13 +15,12 @@ neighbours and the per-step ratio ``exp(-epsilon / Delta)``) is a law, so it liv
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
 from .._exact_noise import _GeneratorBits, _clip_to_int64, _discrete_laplace, _os_bits
 from .._validation import DPInferValueError, _arg, _check_rng
-from .._warnings import PrivacyWarning
+from .._warnings import PrivacyWarning, warn
 from ..distributions._laplace_grid import INT_LIMIT, grid_bits, noise_reach, per_step
 
 __all__ = []  # private module
@@ -58,12 +57,9 @@ def _bit_source(secure, rng, epsilon=None, sensitivity=1):
         secure = rng is None
     if secure:
         if rng is not None:
-            warnings.warn(
-                "`rng` is ignored when secure=True: a real release draws from the operating "
-                "system's cryptographic source; a seeded generator would make it predictable.",
-                PrivacyWarning,
-                stacklevel=3,
-            )
+            warn("`rng` is ignored when secure=True: a real release draws from the operating "
+                 "system's cryptographic source; a seeded generator would make it predictable.",
+                 PrivacyWarning)
         return _os_bits()
     return _GeneratorBits(_check_rng(rng))
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 from scipy import special, stats
@@ -20,7 +19,7 @@ from ..._validation import (
     _check_probability,
     _show,
 )
-from ..._warnings import ApproximationWarning
+from ..._warnings import ApproximationWarning, warn
 from .._draw_summary import pvalue_from_shares
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...releasers.release import Release
@@ -419,7 +418,7 @@ def rr_proportion_ci(reports=None, *, yes_count=None, n=None, epsilon=None, p1=N
         if estimand == "population":
             message = _rr_wald_message(low, high, n, a0, a1, b, level, alternative)
             if message is not None:
-                warnings.warn(message, ApproximationWarning, stacklevel=2)
+                warn(message, ApproximationWarning)
     return _ci_out(low, high, level, scalar)
 
 
