@@ -1,17 +1,21 @@
-"""Pure-Python twins of the compiled sum kernels of ``_jit`` (private; inputs are assumed valid).
+"""The DP-UMP sum kernels, written once: run as Python, or compiled by numba (``_jit``).
 
-Why: loading the compiled kernels costs a fresh process 0.35 to 0.7 s (numba's import and
-the cached machine code), ten times the arithmetic of a first p-value or interval.  These
-twins do the same floating-point operations in the same order as ``_jit.log_sum_full``,
-``_jit.log_two_sided_full`` (the sums over every x = 0..n, n <= ``_kernels._FULL_N``),
-``_jit.right_start`` and ``_jit.log_sum_interior`` (the windowed sums of larger n)
-(Python's ``math`` and numba both call the C library's ``exp``,
-``log``, ``log1p`` and ``expm1``; every other step is one IEEE operation), so they return
-the *same doubles*: which of the two runs never changes a result (checked bit for bit in
-``tests/inference/test_ump_jit.py``).  ``_kernels._compiled`` hands out these twins for
-small work until the compiled kernels are loaded; the Illinois bookkeeping of the interval
-search uses the numpy versions of ``_intervals``, which are elementwise IEEE arithmetic and
-agree bit for bit with the compiled ones too.
+Private; inputs are assumed valid.  Each function here is the one definition of its
+formula (Loader's saddle-point log pmf, the Tulap log cdf, the windows and truncation
+rules of ``_kernels``), written as scalar loops in the subset of Python that numba
+compiles.  ``_jit`` compiles every function of :data:`COMPILED` from this very code
+(``types.FunctionType`` of its ``__code__`` with ``_jit``'s globals), so the compiled
+kernels and the Python run cannot drift apart.  The only names that differ between the
+two runs are the storage and rounding helpers below the constants (a list or a numpy
+array for a buffer; ``math.floor`` or ``np.floor``), which give the same doubles.
+
+Why both: loading the compiled kernels costs a fresh process 0.35 to 0.7 s (numba's
+import and the cached machine code), ten times the arithmetic of a first p-value or
+interval.  ``_kernels._compiled`` runs this module as Python for small work until the
+compiled kernels are loaded (ski rental).  Python's ``math`` and numba both call the C
+library's ``exp``, ``log``, ``log1p`` and ``expm1``, and every other step is one IEEE
+operation in the same order, so which of the two runs never changes a result (checked
+bit for bit in ``tests/inference/ump/test_ump_jit.py``).
 """
 
 from __future__ import annotations
@@ -23,12 +27,74 @@ import numpy as np
 from ._loader_parts import _STIRLERR as _STIRLERR_TABLE
 from ._loader_parts import _two_product_error
 
+__all__ = []  # private module
+
+#: the functions ``_jit`` compiles from this source (callees first)
+COMPILED = ("_law_constants", "_log1mexp", "_log_cdf", "_lse_row", "_stirlerr", "_bd0", "_log_pmf",
+            "_log_tail_parts", "_window_log_sum_linear", "_binom_upper_row", "binom_upper", "right_start",
+            "log_sum_interior", "log_sum_full", "log_two_sided_full")
+
 _INF = math.inf
 _LOG_HALF = math.log(0.5)
+_LOG_TOL = 39.2
+_WCAP = 32768
+_LOG_2PI = math.log(2.0 * math.pi)
+# Loader's log pmf at every _ANCHOR-th term of a window; in between, log Binom(x) = anchor
+# + k log(p / (1 - p)) + log(prod of the k ratios (n - x' + 1) / x').  The product carries
+# at most 2k roundings (< 2e-15 relative for k < 8), the term k log odds one rounding, and
+# the sum one rounding of |log Binom|, as Loader's own result does: the terms keep
+# Loader's accuracy (1e-16 |log Binom|) to within 2e-15 + 1e-15 |log odds| absolute
+# (checked to 1e-13 relative against the numpy path, which calls Loader for every term).
+_ANCHOR = 8
+#: The linear-space window sum runs for b = e^-epsilon above this (epsilon < 30); a row whose
+#: linear sum overflows all the same (extreme n p / (1 - p)) is summed in logs instead.
+_LINEAR_MIN_LOG_B = -30.0
+#: Anchor spacing of the linear-space sum: 15 ratio steps of 4 roundings each keep a term
+#: within 60 * 2**-53 < 7e-15 relative of its exact value.
+_LINEAR_ANCHOR = 16
+#: An anchor this far (in logs) below the running reference is followed by exact terms:
+#: ratios from it could underflow to zero terms that later grow large.
+_LINEAR_TINY = -600.0
+_STIRLERR = tuple(float(v) for v in _STIRLERR_TABLE)  # Python floats: faster to index
+
+
+# -- storage and rounding: the Python run's versions (``_jit`` has numba's, the same doubles) --
+
+def _buffer(size):
+    """A buffer of ``size`` doubles (numba: ``np.empty``)."""
+    return [0.0] * size
+
+
+def _memo():
+    """``_log_cdf``'s memo ``[f, log(b + (1 - b) f)]``, empty (numba: an array)."""
+    return [math.nan, 0.0]
+
+
+def _values(a):
+    """An array's doubles for scalar loops (Python floats index faster; numba: the array)."""
+    return a.tolist()
+
+
+def _rint(x):
+    """``np.rint``: round half to even (infinite and NaN unchanged)."""
+    return float(round(x)) if math.isfinite(x) else x
+
+
+def _ceil(x):
+    """``np.ceil`` of a double."""
+    return float(math.ceil(x)) if math.isfinite(x) else x
+
+
+def _floor(x):
+    """``np.floor`` of a double."""
+    return float(math.floor(x)) if math.isfinite(x) else x
+
+
+# -- the kernels ---------------------------------------------------------------------------
 
 
 def _law_constants(log_b, q):
-    """``_jit._law_constants``: b, 1 - b, log(1 + b), log(q / 2), log(1 - q)."""
+    """The Tulap law's constants: b, 1 - b, log(1 + b), log(q / 2) (-inf for q = 0), log(1 - q)."""
     b = math.exp(log_b)
     if q > 0.0:
         return b, -math.expm1(log_b), math.log1p(b), math.log(q) - math.log(2.0), math.log1p(-q)
@@ -36,7 +102,7 @@ def _law_constants(log_b, q):
 
 
 def _log1mexp(x):
-    """``_jit._log1mexp``: log(1 - e^x) for x <= 0."""
+    """log(1 - e^x) for x <= 0."""
     if x > _LOG_HALF:
         if x < 0.0:
             return math.log(-math.expm1(x))
@@ -44,92 +110,94 @@ def _log1mexp(x):
     return math.log1p(-math.exp(x))
 
 
-class _LogCdf:
-    """``_jit._log_cdf`` with its one-entry memo of the offset's logarithm."""
-
-    __slots__ = ("log_b", "b", "scale", "log1p_b", "log_q_half", "log1m_q", "f", "inner")
-
-    def __init__(self, log_b, q):
-        self.log_b = log_b
-        self.b, self.scale, self.log1p_b, self.log_q_half, self.log1m_q = _law_constants(log_b, q)
-        self.f = math.nan
-        self.inner = 0.0
-
-    def __call__(self, t):
-        s = -abs(t)
-        k = float(round(s)) if math.isfinite(s) else s  # half to even, as np.rint
-        f = s - k + 0.5
-        if f == self.f:
-            inner = self.inner
-        elif self.log_b > -700.0:
-            inner = math.log(self.b + self.scale * f)
-        else:
-            lf = math.log(f) if f > 0.0 else -_INF
-            a2 = math.log1p(-self.b) + lf
-            inner = max(self.log_b, a2) + math.log1p(math.exp(-abs(self.log_b - a2)))
-        self.f = f
-        self.inner = inner
-        small = inner - k * self.log_b - self.log1p_b
-        if small > 0.0:
-            small = 0.0
-        out = small if t <= 0.0 else _log1mexp(small)
-        if self.log_q_half == -_INF:
-            return out
-        if out > self.log_q_half:
-            d = self.log_q_half - out
-            diff = out + _log1mexp(min(d, 0.0))
-            return min(diff - self.log1m_q, 0.0)
-        return -_INF
+def _log_cdf(t, log_b, b, inner_scale, log1p_b, log_q_half, log1m_q, memo):
+    """log F(t) of Tulap(0, b, q) (the formulas of ``distributions/tulap.py``); log_q_half =
+    -inf for q = 0.  ``memo`` = [f, log(b + (1 - b) f)] of the previous call: along a sum
+    the offset f of x - z is the same for every x, so the logarithm is taken once per row
+    (the value is reused only for an identical f, so results are unchanged)."""
+    s = -abs(t)
+    k = _rint(s)
+    f = s - k + 0.5
+    if f == memo[0]:
+        inner = memo[1]
+    elif log_b > -700.0:
+        inner = math.log(b + inner_scale * f)
+    else:
+        lf = math.log(f) if f > 0.0 else -_INF
+        a2 = math.log1p(-b) + lf
+        inner = max(log_b, a2) + math.log1p(math.exp(-abs(log_b - a2)))
+    memo[0] = f
+    memo[1] = inner
+    small = inner - k * log_b - log1p_b
+    if small > 0.0:
+        small = 0.0
+    out = small if t <= 0.0 else _log1mexp(small)
+    if log_q_half == -_INF:
+        return out
+    if out > log_q_half:
+        d = log_q_half - out
+        diff = out + _log1mexp(min(d, 0.0))
+        return min(diff - log1m_q, 0.0)
+    return -_INF
 
 
-def _lse_row(buf):
-    """``_jit._lse_row``: log(sum(exp(buf))) in the same order."""
+def _lse_row(buf, count):
+    """log(sum(exp(buf[:count]))), the largest term factored out."""
     top = -_INF
-    for v in buf:
-        if v > top:
-            top = v
+    for i in range(count):
+        if buf[i] > top:
+            top = buf[i]
     if top == -_INF or not math.isfinite(top):
         return top
     acc = 0.0
-    for v in buf:
-        acc += math.exp(v - top)
+    for i in range(count):
+        acc += math.exp(buf[i] - top)
     return top + math.log(acc)
 
 
 def log_sum_full(z, n, p, log_b, q, xmin, log_c):
-    """``_jit.log_sum_full``: log sum_{x >= xmin} Binom(x; n, p) F(x - z) over x = 0..n."""
-    log_cdf = _LogCdf(log_b, q)
-    log_c = log_c.tolist()
+    """log sum_{x >= xmin} Binom(x; n, p) F(x - z) over x = 0..n, log Binom from log C(n, x)
+    (``_kernels._log_sum_full``, n <= ``_kernels._FULL_N``)."""
     out = np.empty(z.size)
-    for i, (zi, pi, lo) in enumerate(zip(z.tolist(), p.tolist(), xmin.tolist())):
+    b, inner_scale, log1p_b, log_q_half, log1m_q = _law_constants(log_b, q)
+    memo = _memo()
+    buf = _buffer(n + 1)
+    zs, ps, lows, lc = _values(z), _values(p), _values(xmin), _values(log_c)
+    for i in range(len(zs)):
+        zi, pi = zs[i], ps[i]
         lp, lq = math.log(pi), math.log1p(-pi)
-        buf = []
+        count = 0
         for x in range(n + 1):
-            if x < lo:
+            if x < lows[i]:
                 continue
             xf = float(x)
-            buf.append(log_cdf(xf - zi) + log_c[x] + xf * lp + (n - xf) * lq)
-        out[i] = _lse_row(buf)
+            buf[count] = (_log_cdf(xf - zi, log_b, b, inner_scale, log1p_b, log_q_half, log1m_q, memo)
+                          + lc[x] + xf * lp + (n - xf) * lq)
+            count += 1
+        out[i] = _lse_row(buf, count)
     return out
 
 
 def log_two_sided_full(z, n, p0, log_b, q, log_c):
-    """``_jit.log_two_sided_full``: both tails of the asymptotically unbiased two-sided
-    p-value in one pass over x = 0..n."""
-    log_cdf = _LogCdf(log_b, q)
-    log_c = log_c.tolist()
+    """Both tails of the asymptotically unbiased two-sided p-value in one pass over x = 0..n
+    (``_kernels._log_two_sided_full``)."""
     out = np.empty(z.size)
-    for i, (zi, pi) in enumerate(zip(z.tolist(), p0.tolist())):
-        centre = n * pi
-        t = abs(zi - centre)
-        lp, lq = math.log(pi), math.log1p(-pi)
-        up, down = [], []
+    b, inner_scale, log1p_b, log_q_half, log1m_q = _law_constants(log_b, q)
+    memo = _memo()
+    up = _buffer(n + 1)
+    down = _buffer(n + 1)
+    zs, ps, lc = _values(z), _values(p0), _values(log_c)
+    for i in range(len(zs)):
+        centre = n * ps[i]
+        t = abs(zs[i] - centre)
+        lp, lq = math.log(ps[i]), math.log1p(-ps[i])
         for x in range(n + 1):
             xf = float(x)
-            lb = log_c[x] + xf * lp + (n - xf) * lq
-            up.append(lb + log_cdf(xf - (centre + t)))
-            down.append(lb + log_cdf((centre - t) - xf))
-        a1, a2 = _lse_row(up), _lse_row(down)
+            lb = lc[x] + xf * lp + (n - xf) * lq
+            up[x] = lb + _log_cdf(xf - (centre + t), log_b, b, inner_scale, log1p_b, log_q_half, log1m_q, memo)
+            down[x] = lb + _log_cdf((centre - t) - xf, log_b, b, inner_scale, log1p_b, log_q_half, log1m_q, memo)
+        a1 = _lse_row(up, n + 1)
+        a2 = _lse_row(down, n + 1)
         if a1 == -_INF and a2 == -_INF:
             both = -_INF
         else:
@@ -139,27 +207,10 @@ def log_two_sided_full(z, n, p0, log_b, q, log_c):
     return out
 
 
-# -- the windowed sum for n > _FULL_N (``_jit.right_start`` and ``_jit.log_sum_interior``) --
-
-_LOG_TOL = 39.2
-_WCAP = 32768
-_LOG_2PI = math.log(2.0 * math.pi)
-_ANCHOR = 8
-_LINEAR_MIN_LOG_B = -30.0
-_LINEAR_ANCHOR = 16
-_LINEAR_TINY = -600.0
-_STIRLERR = tuple(float(v) for v in _STIRLERR_TABLE)  # Python floats: faster to index
-
-
-def _ceil(x):
-    return float(math.ceil(x)) if math.isfinite(x) else x
-
-
-def _floor(x):
-    return float(math.floor(x)) if math.isfinite(x) else x
-
+# -- the windowed sum for n > _FULL_N (``right_start`` and ``log_sum_interior``) -----------
 
 def _stirlerr(k):
+    """Loader's stirlerr of a whole number k >= 0: the table to 15, else the 5-term series."""
     if k > 15.0:
         kk = k * k
         return (1 / 12 - (1 / 360 - (1 / 1260 - (1 / 1680 - (1 / 1188) / kk) / kk) / kk) / kk) / k
@@ -167,6 +218,7 @@ def _stirlerr(k):
 
 
 def _bd0(x, mean, d):
+    """Loader's bd0(x, M) = x log(x / M) + M - x with ``d = x - M`` given (as ``_loader_parts._bd0``)."""
     tot = x + mean
     if abs(d) < 0.1 * tot:
         v = d / tot
@@ -187,6 +239,7 @@ def _bd0(x, mean, d):
 
 
 def _log_pmf(x, n, p, st_n):
+    """log Binom(x; n, p) by Loader's algorithm (``_loader_parts._log_pmf``), ``st_n`` = stirlerr(n)."""
     if x == 0.0:
         return n * math.log1p(-p)
     if x == n:
@@ -201,8 +254,10 @@ def _log_pmf(x, n, p, st_n):
 
 
 def _log_tail_parts(t, log_b, b, inner_scale, log1p_b):
+    """For q = 0: (log F(t), u), with u = exp(min(small, 0)) the geometric factor of the
+    formula: F(t) = u for t <= 0 and F(t) = 1 - u for t > 0 (``_log_cdf``'s arithmetic)."""
     s = -abs(t)
-    k = float(round(s))
+    k = _rint(s)
     f = s - k + 0.5
     small = math.log(b + inner_scale * f) - k * log_b - log1p_b
     if small > 0.0:
@@ -295,34 +350,46 @@ def _binom_upper_row(k, nf, p, st_n):
 
 
 def binom_upper(ks, nf, p):
-    """``_jit.binom_upper``: P(X >= k) per row (used for n <= ``_kernels._DIRECT_TAIL_N``)."""
+    """P(X >= ks[i]) for X ~ Binom(n, p[i]), 1 <= ks[i] <= n (``_binom_upper_row``; used for
+    n <= ``_kernels._DIRECT_TAIL_N``)."""
     st_n = _stirlerr(nf)
-    return np.array([_binom_upper_row(k, nf, pi, st_n) for k, pi in zip(ks.tolist(), p.tolist())])
+    kl, pl = _values(ks), _values(p)
+    out = np.empty(ks.size)
+    for i in range(len(kl)):
+        out[i] = _binom_upper_row(kl[i], nf, pl[i], st_n)
+    return out
 
 
 def right_start(z, nf, xmin, big_k):
-    """``_jit.right_start``: the start hi of the right region and betainc's first argument."""
+    """hi = clip(max(ceil(z + K), xmin), 0, n + 1), the start of the right region, and the
+    first argument of betainc for P(X >= hi) (hi where 1 <= hi <= n, else 1)."""
     hi = np.empty(z.size)
     ks = np.empty(z.size)
-    for i, (zi, xm) in enumerate(zip(z.tolist(), xmin.tolist())):
-        h = min(max(max(_ceil(zi + big_k), xm), 0.0), nf + 1.0)
+    zs, lows = _values(z), _values(xmin)
+    for i in range(len(zs)):
+        h = min(max(max(_ceil(zs[i] + big_k), lows[i]), 0.0), nf + 1.0)
         hi[i] = h
         ks[i] = h if (h >= 1.0 and h <= nf) else 1.0
     return hi, ks
 
 
 def log_sum_interior(z, n, p, log_b, q, xmin, c_q, upper, hi):
-    """``_jit.log_sum_interior``: the direct window and the right tail of every row."""
+    """The direct window and the right tail of ``_kernels._log_sum_interior`` for every row
+    (0 < p < 1).  Returns (log(window + right), closed, m): rows flagged ``closed`` still
+    need the closed-form left sum over x in [xmin, m] added (done in numpy by the caller).
+    ``upper``: betainc(hi, n - hi + 1, p), i.e. P(X >= hi) where 1 <= hi <= n."""
     size = z.size
     out = np.empty(size)
     closed = np.zeros(size, dtype=np.bool_)
     m_out = np.empty(size)
     nf = float(n)
-    log_cdf = _LogCdf(log_b, q)
-    b, inner_scale, log1p_b = log_cdf.b, log_cdf.scale, log_cdf.log1p_b
+    b, inner_scale, log1p_b, log_q_half, log1m_q = _law_constants(log_b, q)
+    memo = _memo()
     st_n = _stirlerr(nf)
-    rows = zip(z.tolist(), p.tolist(), xmin.tolist(), upper.tolist(), hi.tolist())
-    for i, (zi, pi, xm, u, h) in enumerate(rows):
+    buf = _buffer(64)
+    zs, ps, lows, uppers, his = _values(z), _values(p), _values(xmin), _values(upper), _values(hi)
+    for i in range(len(zs)):
+        zi, pi, xm, u, h = zs[i], ps[i], lows[i], uppers[i], his[i]
         m = min(_floor(zi), nf)
         m_out[i] = m
         has_left = m >= xm
@@ -349,6 +416,8 @@ def log_sum_interior(z, n, p, log_b, q, xmin, c_q, upper, hi):
             lo = m + 1.0
         lo = min(max(lo, 0.0), nf + 1.0)
         width = int(max(h - lo, 0.0))
+        if width + 1 > len(buf):
+            buf = _buffer(max(width + 1, 2 * len(buf)))
         if h <= 0.0:
             log_right = 0.0
         elif h > nf:
@@ -363,18 +432,17 @@ def log_sum_interior(z, n, p, log_b, q, xmin, c_q, upper, hi):
         log_odds = math.log(pi) - math.log1p(-pi)
         anchor = 0.0
         prod = 1.0
-        buf = []
         for j in range(width):
             x = lo + j
             k = j % _ANCHOR
-            if k == 0 or x >= nf:
+            if k == 0 or x >= nf:  # x = n: the exact n log p (Loader is not used there)
                 anchor = _log_pmf(x, nf, pi, st_n)
                 prod = 1.0
                 lpmf = anchor
-            else:
+            else:  # Binom(x) / Binom(x - 1) = (n - x + 1) / x * p / (1 - p)
                 prod *= (nf - x + 1.0) / x
                 lpmf = anchor + (k * log_odds + math.log(prod))
-            buf.append(lpmf + log_cdf(x - zi))
-        buf.append(log_right)
-        out[i] = _lse_row(buf)
+            buf[j] = lpmf + _log_cdf(x - zi, log_b, b, inner_scale, log1p_b, log_q_half, log1m_q, memo)
+        buf[width] = log_right
+        out[i] = _lse_row(buf, width + 1)
     return out, closed, m_out
