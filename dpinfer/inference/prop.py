@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib
 
-
 from .. import _mechanisms
 from .._validation import (
     _check_alternative,

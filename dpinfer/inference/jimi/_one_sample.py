@@ -19,7 +19,6 @@ drawn from independent streams.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..._streams import _mc_note, _share_se, _stream

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from ..._validation import _check_choice, _show
 from ._common import clipped, is_release
 from ._jimi import mean2_jimi_test, mean_jimi_test

@@ -9,7 +9,6 @@ sample; its percentiles are the interval and its share on the null side the p-va
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..._streams import _mc_note, _share_se, _stream
