@@ -29,7 +29,7 @@ from ._loader_parts import _two_product_error
 
 __all__ = []  # private module
 
-#: the functions ``_jit`` compiles from this source (callees first)
+#: the functions ``_jit`` compiles from this source (every function below but the helpers above)
 COMPILED = ("_law_constants", "_log1mexp", "_log_cdf", "_lse_row", "_stirlerr", "_bd0", "_log_pmf",
             "_log_tail_parts", "_window_log_sum_linear", "_binom_upper_row", "binom_upper", "right_start",
             "log_sum_interior", "log_sum_full", "log_two_sided_full")
