@@ -8,7 +8,6 @@ import importlib
 import json
 import sys
 import textwrap
-import warnings
 from pathlib import Path
 
 from .._printing import _csv_text, _json_text
@@ -436,13 +435,12 @@ def _cmd_power(args):
     if args.method == "normal":
         lines += ["", f"exact size (power at theta = p0): {_fmt(size, 4)}"]
         if size > args.alpha:
-            from .._warnings import ApproximationWarning
+            from .._warnings import ApproximationWarning, warn
 
             # said once, as a warning on stderr (where every warning of the command goes)
-            warnings.warn(f"the normal-approximation test's exact size is {_fmt(size, 4)}, above alpha = "
-                          f"{_fmt(args.alpha)}: part of its power comes from rejecting true nulls too "
-                          "often, so do not compare it with DP-UMP's power at this alpha.",
-                          ApproximationWarning, stacklevel=2)
+            warn(f"the normal-approximation test's exact size is {_fmt(size, 4)}, above alpha = "
+                 f"{_fmt(args.alpha)}: part of its power comes from rejecting true nulls too "
+                 "often, so do not compare it with DP-UMP's power at this alpha.", ApproximationWarning)
     _emit(args.format, "\n".join(lines), records, as_list=True)
     return EXIT_OK
 

@@ -13,7 +13,6 @@ import json
 import math
 import re
 import sys
-import warnings
 
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
@@ -535,7 +534,7 @@ def _releases_from_args(args, loaded=None):
 def _check_typed_scale(value, n, epsilon, method):
     """Catch a count typed where a proportion belongs, or (a warning) the reverse."""
     from .._validation import _SCALE_GUARD, _looks_like_proportion
-    from .._warnings import InputWarning
+    from .._warnings import InputWarning, warn
 
     if not (math.isfinite(value) and isinstance(n, int) and n >= 1 and epsilon and epsilon > 0):
         return  # the method's own checks name the bad argument
@@ -549,10 +548,10 @@ def _check_typed_scale(value, n, epsilon, method):
                 f"{value:g}, give --value {value / n:.4g} (the count divided by --n)."
             )
     elif _looks_like_proportion(value, n):
-        warnings.warn(
+        warn(
             f"--value {value:g} is read as a noisy count (--method ump takes the Tulap-noised "
             f"count, about {value:g} of {n} records); if {value:g} is a proportion, give "
-            f"--value {value * n:.4g} (the proportion times --n).", InputWarning, stacklevel=2)
+            f"--value {value * n:.4g} (the proportion times --n).", InputWarning)
 
 
 def _check_file_scale(release, path, method):

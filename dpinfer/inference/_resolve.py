@@ -31,24 +31,17 @@ import functools
 import importlib
 import inspect
 import math
-import warnings
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from .. import _mechanisms
 from .._composition_rule import combined_privacy, composition_rule
 from .._validation import _as_real_array, _check_delta, _check_epsilon, _check_int, _check_sensitivity, _show
+from .._warnings import warn
 from ..releasers.release import Release
 
 __all__ = []  # package-internal: the names below are imported explicitly
-
-#: ``stacklevel`` for a warning issued in the body of a :func:`release_first`
-#: function: the wrapper adds one frame, so 3 points at the user's line.  (Catching
-#: and re-issuing in the wrapper would need ``warnings.catch_warnings``, which is
-#: not thread-safe: validation sweeps call these functions from Dask worker threads.)
-STACKLEVEL = 3
 
 #: relative tolerance of a Laplace release's sensitivity: the rounding of one double
 SENSITIVITY_RTOL = 1e-12
@@ -307,15 +300,6 @@ def arm_pair(value, name):
     return value, value
 
 
-def _caller_stacklevel():
-    """The ``stacklevel`` that points a warning at the first frame outside dpinfer."""
-    package = Path(__file__).resolve().parents[1]
-    frame, level = inspect.currentframe().f_back, 1
-    while frame is not None and Path(frame.f_code.co_filename).resolve().is_relative_to(package):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 def epsilon_pair(epsilon, epsilon1, epsilon2, method):
     """Both arms' epsilon from ``epsilon`` (one value or a pair) or the deprecated pair of names.
 
@@ -331,7 +315,7 @@ def epsilon_pair(epsilon, epsilon1, epsilon2, method):
     if epsilon is not None:
         raise TypeError(f"{method}() takes `epsilon` (one value or a pair) or the deprecated "
                         "`epsilon1`/`epsilon2`, not both.")
-    warnings.warn(f"{method}(): `epsilon1`/`epsilon2` are deprecated and will be removed in version 0.3; "
-                  "pass `epsilon=(epsilon1, epsilon2)`, or one value for both groups, as "
-                  "binom2_ump_test takes it.", FutureWarning, stacklevel=_caller_stacklevel())
+    warn(f"{method}(): `epsilon1`/`epsilon2` are deprecated and will be removed in version 0.3; "
+         "pass `epsilon=(epsilon1, epsilon2)`, or one value for both groups, as "
+         "binom2_ump_test takes it.", FutureWarning)
     return epsilon1, epsilon2, {}

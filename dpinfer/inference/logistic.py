@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 
 import numpy as np
 from scipy import special
@@ -31,7 +30,7 @@ from .._validation import (
 )
 from .. import _mechanisms
 from .._streams import _mc_note, _share_se, _stream
-from .._warnings import ApproximationWarning
+from .._warnings import ApproximationWarning, warn
 from ._draw_summary import pvalue_from_shares
 from ..results import LogisticJimiResult
 from ._resolve import accepts, resolve
@@ -457,8 +456,7 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
         bad = int(np.count_nonzero(~converged))
         if bad:
             notes.append(f"{bad} of {n_sim} draws did not converge in {_MAX_ITER} Newton iterations")
-            warnings.warn(f"logistic_jimi: {notes[0]}; their last iterate is used.", ApproximationWarning,
-                          stacklevel=2)
+            warn(f"logistic_jimi: {notes[0]}; their last iterate is used.", ApproximationWarning)
     median, low, high, pvalue = _summaries(beta, level)
     se = max(_share_se(p_j / 2.0, n_sim, 2.0) for p_j in pvalue)
     note = "; ".join(notes + [_mc_note(n_sim, se, derived, what="p-values at most")])

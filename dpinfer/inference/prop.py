@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import importlib
 
-import warnings
-
 from .. import _mechanisms
 from .._validation import (
     _check_alternative,
@@ -27,7 +25,6 @@ from .._validation import (
     _check_real,
     _show,
 )
-from .._warnings import ApproximationWarning
 from ..releasers.release import Release
 from ._resolve import mismatch_message
 from ._two_releases import _two_release_test
@@ -352,21 +349,10 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     if method == "normal":
         from .normal import binom_normal_test
 
-        # Re-raise the ApproximationWarning at the caller's line, not this one.
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ApproximationWarning)
-            result = binom_normal_test(release, **common)
-        for w in caught:
-            warnings.warn(w.message, w.category, stacklevel=2)
-        return result
+        return binom_normal_test(release, **common)
     from .jimi import binom_jimi_test
 
-    with warnings.catch_warnings(record=True) as caught:  # caller's line, as for 'normal'
-        warnings.simplefilter("always", ApproximationWarning)
-        result = binom_jimi_test(release, **common, n_sim=n_sim, rng=rng)
-    for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=2)
-    return result
+    return binom_jimi_test(release, **common, n_sim=n_sim, rng=rng)
 
 
 def _release_from_numbers(value, n, *, method, epsilon, delta=0.0, sensitivity=1):

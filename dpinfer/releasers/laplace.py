@@ -9,7 +9,8 @@ import numpy as np
 from .._validation import _check_counts, _check_epsilon, _check_int, _check_positive, _data_array
 from .. import _mechanisms
 from ..budget._charging import charge_release
-from ._secure_path import _VALUE_BOUND, _bit_source, _check_output_range, _grid_step, _laplace_on_grid
+from ..distributions._laplace_grid import grid_step
+from ._secure_path import _VALUE_BOUND, _bit_source, _check_output_range, _laplace_on_grid
 from .release import Release
 
 __all__ = ["LaplaceReleaser"]
@@ -54,7 +55,7 @@ class LaplaceReleaser:
     to within that.  ``rng=None`` (the default) draws the bits from the
     operating system's cryptographic source; a seeded ``rng`` gives the same
     law, reproducibly (research only).  Details:
-    :mod:`dpinfer.releasers._secure_path`.
+    :mod:`dpinfer.distributions._laplace_grid`.
 
     Examples
     --------
@@ -111,7 +112,7 @@ class LaplaceReleaser:
         _check_output_range(_VALUE_BOUND, self.epsilon, self.sensitivity)
         charge = charge_release(budget, self, "release", shape=value.shape, array=array, rng=rng,
                                 secure=bits.hardened, sensitivity=self.sensitivity,
-                                grid=_grid_step(_VALUE_BOUND, self.epsilon, self.sensitivity))
+                                grid=grid_step(_VALUE_BOUND, self.epsilon, self.sensitivity))
         # value / sensitivity is clipped to the public bound +-2**40 (see Notes): the
         # clip is decided by public numbers, never a refusal that depends on the data
         with np.errstate(over="ignore"):  # an overflow to +-inf is clipped to the bound like any large value
@@ -140,7 +141,7 @@ class LaplaceReleaser:
         x = _check_counts(x, n)
         bits = _bit_source(secure, rng, self.epsilon)
         charge = charge_release(budget, self, "proportion", shape=x.shape, array=array, n=n, rng=rng,
-                                secure=bits.hardened, sensitivity=1.0 / n, grid=_grid_step(n, self.epsilon) / n)
+                                secure=bits.hardened, sensitivity=1.0 / n, grid=grid_step(n, self.epsilon) / n)
         noisy = _laplace_on_grid(bits, x, self.epsilon, bound=n, exact=True) / n
         return Release(noisy, charge.mechanism, self.epsilon, 0.0, 1.0 / n, n, "proportion", secure=bits.hardened,
                        **charge.fields)
@@ -162,7 +163,7 @@ class LaplaceReleaser:
         x = _check_counts(x, n)
         bits = _bit_source(secure, rng, self.epsilon)
         charge = charge_release(budget, self, "count", shape=x.shape, array=array, n=n, rng=rng,
-                                secure=bits.hardened, sensitivity=1.0, grid=_grid_step(n, self.epsilon))
+                                secure=bits.hardened, sensitivity=1.0, grid=grid_step(n, self.epsilon))
         noisy = _laplace_on_grid(bits, x, self.epsilon, bound=n, exact=True)
         return Release(noisy, charge.mechanism, self.epsilon, 0.0, 1.0, n, "count", secure=bits.hardened,
                        **charge.fields)

@@ -40,7 +40,8 @@ from .._validation import (
 )
 from .. import _mechanisms
 from ..budget._charging import charge_release
-from ._secure_path import _bit_source, _grid_step, _laplace_on_grid
+from ..distributions._laplace_grid import grid_step
+from ._secure_path import _bit_source, _laplace_on_grid
 from .release import Release
 
 __all__ = [
@@ -414,7 +415,7 @@ class LocalLaplaceReleaser:
         bits = _bit_source(secure, rng, self.epsilon)
         sens = 2.0 * self.bound
         charge = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=sens,
-                                grid=_grid_step(0.5, self.epsilon, sens))
+                                grid=grid_step(0.5, self.epsilon, sens))
         z = _laplace_on_grid(bits, x / sens, self.epsilon, bound=0.5, exact=False) * sens
         return Release(z, charge.mechanism, self.epsilon, 0.0, sens, int(x.size), "reports",
                        secure=bits.hardened,
@@ -513,7 +514,7 @@ class LDPHistogramReleaser:
         _check_report_size(x.size, self.bins, "bins")
         bits = _bit_source(secure, rng, self.epsilon)
         charge = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=2.0,
-                                grid=_grid_step(0.5, self.epsilon, 2.0))
+                                grid=grid_step(0.5, self.epsilon, 2.0))
         halves = (self.bin_index(x)[..., None] == np.arange(self.bins)).astype(float) / 2.0
         # one-hot halves: neighbours are exactly one unit apart in L1 (exact grid)
         z = _laplace_on_grid(bits, halves, self.epsilon, bound=0.5, exact=True) * 2.0

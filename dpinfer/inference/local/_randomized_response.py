@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy import special, stats
 
@@ -20,7 +18,7 @@ from ..._validation import (
     _check_probability,
     _show,
 )
-from ..._warnings import ApproximationWarning
+from ..._warnings import ApproximationWarning, warn
 from .._draw_summary import pvalue_from_shares
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
@@ -418,7 +416,7 @@ def rr_proportion_ci(reports=None, *, yes_count=None, n=None, epsilon=None, p1=N
         if estimand == "population":
             message = _rr_wald_message(low, high, n, a0, a1, b, level, alternative)
             if message is not None:
-                warnings.warn(message, ApproximationWarning, stacklevel=2)
+                warn(message, ApproximationWarning)
     return _ci_out(low, high, level, scalar)
 
 

@@ -9,13 +9,11 @@ sample; its percentiles are the interval and its share on the null side the p-va
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..._streams import _mc_note, _share_se, _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
-from ..._warnings import ApproximationWarning
+from ..._warnings import ApproximationWarning, warn
 from ...results import ConfidenceInterval, HTestResult
 from .._resolve import composed, provenance
 from ._approx import spread_warning
@@ -183,7 +181,7 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     n_sim = check_draws(n_sim, data.n)
     message = spread_warning(data.n, model, sigma, alternative)  # public numbers only, before any draw
     if message is not None:
-        warnings.warn(message, ApproximationWarning, stacklevel=2)
+        warn(message, ApproximationWarning)
     gen, derived = _stream(rng, "mean_jimi", data.release.value, data.n, data.release.epsilon, data.lower,
                            data.upper, list(data.release.split or ()), sigma, model, n_sim)
     draws = mean_draws(data, sigma, model, n_sim, gen)

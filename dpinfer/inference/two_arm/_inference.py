@@ -15,7 +15,7 @@ from ._arguments import _check_effect, _check_laplace_ordering, _ordering, _prop
 from ._interval import _interval, _interval_units
 from ._laplace_arms import _route_note
 from ._score import _Observed, _statistic
-from ._test import SUP_UNITS, _null, _pvalues
+from ._supremum import SUP_UNITS, _null, _pvalues
 
 __all__ = ["binom2_ump_ci", "binom2_ump_test"]
 

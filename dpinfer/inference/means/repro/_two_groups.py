@@ -6,15 +6,15 @@ import math
 
 import numpy as np
 
-from ..._progress import _check_progress, start
-from ..._streams import _stream
-from ..._validation import _check_alternative, _check_confidence_level, _check_real
-from ...results import ConfidenceInterval, HTestResult
-from .._resolve import composed, provenance
-from ._common import check_draws, check_model, check_sigmas, clipped
-from ._jimi import _scalar
-from ._repro import describe_pieces
-from ._repro_two import TwoGroups, draw_seeds
+from ...._progress import _check_progress, start
+from ...._streams import _stream
+from ...._validation import _check_alternative, _check_confidence_level, _check_real
+from ....results import ConfidenceInterval, HTestResult
+from ..._resolve import composed, provenance
+from .._common import check_draws, check_model, check_sigmas, clipped
+from .._jimi import _scalar
+from ._one_group import describe_pieces
+from ._nuisance_lattice import TwoGroups, draw_seeds
 
 __all__ = ["mean2_repro_test"]
 

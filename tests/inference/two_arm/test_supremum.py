@@ -1,4 +1,4 @@
-"""The exact two-arm test (two_arm._test and binom2_ump_test).
+"""The exact two-arm test (two_arm._supremum and binom2_ump_test).
 
 Expected values: tests/reference/two_arm_values.json (mpmath, 30 digits, direct summation
 over the counts and quadrature of the noises, made by tests/reference/make_two_arm.py
@@ -19,7 +19,7 @@ from scipy import optimize, stats
 from dpinfer import HTestResult, TulapReleaser, binom2_ump_ci, binom2_ump_test
 from dpinfer.inference.two_arm._law import _arm
 from dpinfer.inference.two_arm._certify import certified_sup, derivative_bound
-from dpinfer.inference.two_arm._test import _critical, _effective, _null, _on_line, _plan, _sup_tail
+from dpinfer.inference.two_arm._supremum import _critical, _effective, _null, _on_line, _plan, _sup_tail
 
 REF = json.loads((Path(__file__).parents[2] / "reference" / "two_arm_values.json").read_text())
 H = 2.0**-40
