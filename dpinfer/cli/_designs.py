@@ -83,12 +83,14 @@ def _release_stage(args):
     if args.design is None:
         raise _UsageError("--stage and --earlier apply to --design FILE only (a stage of a planned design).")
     given = [flag for flag, value in (("--epsilon", args.epsilon), ("--mechanism", args.mechanism),
-                                      ("--kind", args.kind), ("--table", args.table)) if value is not None]
+                                      ("--kind", args.kind), ("--table", args.table),
+                                      ("--parallel", getattr(args, "parallel", None)),
+                                      ("--group", getattr(args, "group", None))) if value is not None]
     given += [flag for flag, value, default in (("--delta", args.delta, 0.0), ("--sensitivity", args.sensitivity, 1))
               if value != default]
     if given:
         raise _UsageError(f"{', '.join(given)} must not be given with --design: the design fixes the release "
-                          "(a Tulap count at its epsilon and delta).")
+                          "(a Tulap count at its epsilon and delta, charged to its own parallel set, --label).")
     return cmd_release_stage(args, *_count_input(args))
 
 

@@ -12,7 +12,7 @@ convolution.  Operating characteristics follow without simulation.
   ordering: exact p-value, interval with exact coverage, median-unbiased estimate).
 """
 
-from ._simon import SimonDesign, simon_design
-from ._simon_inference import simon_test
+from ._two_stage import SimonDesign, simon_design
+from ._stagewise import simon_test
 
 __all__ = ["SimonDesign", "simon_design", "simon_test"]

@@ -9,7 +9,7 @@ The pmf of ``K_s`` is the binomial pmf convolved with the pmf of ``D_s``, comput
 the two-arm law (:mod:`dpinfer.inference.two_arm._law`: geometric filters, non-negative
 terms only) as a mixture of at most three *components* ``(k_min, pmf, u_low, u_high)``.
 
-The design search (:mod:`._simon`) needs the pmf of ``K_s`` only; it trims the noise's far
+The design search (:mod:`._two_stage`) needs the pmf of ``K_s`` only; it trims the noise's far
 tails to the window where each side's left-out mass is below :data:`TRIM` and puts that
 mass on the window's end cells (so the pmf still adds to 1): every probability the search
 computes is then within ``2 TRIM`` of the untrimmed one.

@@ -14,7 +14,7 @@ from ...releasers.staged import StagedRelease
 from ...results import ConfidenceInterval, HTestResult
 from ..two_arm._law import _uniform_sum_tail
 from ._increments import Increment, uniform_tail
-from ._simon import SimonDesign, _integer_part, _oc
+from ._two_stage import SimonDesign, _integer_part, _oc
 
 __all__ = ["simon_test"]
 
