@@ -470,8 +470,12 @@ def sequential_design(theta1, theta2, *, looks=3, alpha=0.025, power=0.8, epsilo
     --------
     >>> from dpinfer import sequential_design
     >>> d = sequential_design(0.5, 0.3, looks=3, epsilon=1.0)
-    >>> d.n1, d.efficacy
-    ((40, 80, 121), (20, 20, 20))
+    >>> d.n1, d.n2
+    ((41, 81, 122), (41, 81, 122))
+    >>> [round(b, 4) for b in d.efficacy_difference]
+    [0.4634, 0.2222, 0.1475]
+    >>> round(d.exact_power, 4), d.nonprivate.max_n
+    (0.8052, 202)
     """
     theta1 = _check_probability(theta1, "theta1", open_low=True, open_high=True)
     theta2 = _check_probability(theta2, "theta2", open_low=True, open_high=True)
