@@ -324,3 +324,35 @@ def characteristics(lat, efficacy, futility, theta1, theta2):
     stop = path.efficacy + path.futility
     sizes = np.array(lat.n1) + np.array(lat.n2)
     return path.efficacy, path.futility, stop @ sizes
+
+
+# ---------------------------------------------------------------------------------------
+# the stage-wise ordering of the outcomes (inference at the end)
+
+
+def ordering_tails(lat, efficacy, theta1, theta2):
+    """For each look ``k``: ``(w0, tails (m, L + 1))`` with ``tails[:, j]`` the probability of an
+    outcome at least as extreme as ``(k, w0 + j)`` in the stage-wise ordering:
+    ``P(stop for efficacy before k) + P(no efficacy stop before k, W_k >= w0 + j)``.
+
+    Futility boundaries are ignored (non-binding: the ordering counts every path that does not
+    cross an efficacy boundary first); the design stops at the last look.
+    """
+    theta1, theta2 = np.broadcast_arrays(np.atleast_1d(np.asarray(theta1, float)),
+                                         np.atleast_1d(np.asarray(theta2, float)))
+    m = theta1.size
+    density, offset = np.ones((m, 1)), 0
+    before = np.zeros(m)
+    out = []
+    for k in range(lat.looks):
+        inc_offset, inc = increment(lat, k, theta1, theta2)
+        density = _convolve(density, inc)
+        offset += inc_offset
+        tails = upper_tails(_Path(None, None, offset, density))
+        out.append((offset, tails + before[:, None]))
+        j = int(np.clip(efficacy[k] - offset, 0, density.shape[1]))
+        before = before + density[:, j:].sum(axis=1)
+        density = density[:, :j] if j else np.zeros((m, 1))
+        if not j:
+            offset = efficacy[k] - 1
+    return out
