@@ -221,40 +221,38 @@ class SequentialDesign:
         return out
 
     def __str__(self):
-        sign = ">" if self.alternative == "greater" else "<"
-        cmp_ = ">=" if self.alternative == "greater" else "<="
-        fcmp = "<=" if self.alternative == "greater" else ">="
-        head = ("Group-sequential design, two arms, exact" + (" (private)" if self.epsilon is not None else "")
-                + f"\n  H0: theta1 {'<=' if sign == '>' else '>='} theta2 against H1: theta1 {sign} theta2;"
-                f" planned theta1 = {self.theta1:g}, theta2 = {self.theta2:g}, n2/n1 = {self.ratio:g}"
-                f"\n  one-sided alpha = {self.alpha:g}, target power = {self.power:g};"
-                f" alpha spending: {_SPENDING_TEXT.get(self.spending, 'user function')}"
-                + ("; non-binding futility (beta spending)" if self.futility else ""))
+        greater = self.alternative == "greater"
+        cmp_, fcmp = (">=", "<=") if greater else ("<=", ">=")
+        lines = ["Group-sequential design, two arms, exact" + (" (private)" if self.epsilon is not None else ""),
+                 f"  H0: theta1 {'<=' if greater else '>='} theta2 against H1: theta1 {'>' if greater else '<'} "
+                 "theta2",
+                 f"  planned: theta1 = {self.theta1:g}, theta2 = {self.theta2:g}, n2/n1 = {self.ratio:g}; "
+                 f"one-sided alpha = {self.alpha:g}, power = {self.power:g}",
+                 f"  alpha spending: {_SPENDING_TEXT.get(self.spending, 'user function')}"
+                 + ("; non-binding futility (beta spending)" if self.futility else "")]
         if self.epsilon is None:
-            privacy = "privacy: none (the non-private design)"
+            lines.append("  privacy: none (the non-private design)")
         else:
-            privacy = (f"privacy: epsilon = {self.epsilon:g}, delta = {self.delta:g} per stage release (Tulap);"
-                       f" stages and arms are disjoint people: epsilon = {self.epsilon:g} for the whole design")
-        lines = [head, "  " + privacy, "",
-                 f"  look  info     n1     n2  efficacy: diff {cmp_}   spent alpha  exact cum. alpha"
-                 + (f"  futility: diff {fcmp}" if self.futility else "")]
+            lines += [f"  privacy: epsilon = {self.epsilon:g}, delta = {self.delta:g} per stage release (Tulap);",
+                      "           one epsilon for the whole design (stages and arms are disjoint people)"]
+        lines += ["", f"  look   info     n1     n2  efficacy: diff {cmp_}  spent alpha  exact cum. alpha"
+                  + (f"  futility: diff {fcmp}" if self.futility else "")]
         for k in range(self.looks):
             fd = self.futility_difference[k]
             lines.append(f"  {k + 1:>4}  {self.n1[k] / self.n1[-1]:.3f}  {self.n1[k]:>5}  {self.n2[k]:>5}"
-                         f"  {self.efficacy_difference[k]:>18.4f}  {self.spent[k]:>11.6f}"
+                         f"  {self.efficacy_difference[k]:>17.4f}  {self.spent[k]:>11.6f}"
                          f"  {self.cumulative_alpha[k]:>16.6f}"
-                         + ((f"  {fd:>18.4f}" if fd is not None else f"  {'-':>18}") if self.futility else ""))
-        lines.append("")
-        lines.append(f"  maximum n = {self.max_n} ({self.n1[-1]} + {self.n2[-1]}); exact power = "
-                     f"{self.exact_power:.4f}; expected n = {self.expected_n0:.1f} under H0 (theta1 = theta2 = "
-                     f"{self.theta2:g}), {self.expected_n1:.1f} under H1")
+                         + ((f"  {fd:>17.4f}" if fd is not None else f"  {'-':>17}") if self.futility else ""))
+        lines += ["",
+                  f"  maximum n = {self.max_n} ({self.n1[-1]} + {self.n2[-1]}), exact power {self.exact_power:.4f}",
+                  f"  expected n: {self.expected_n0:.1f} under H0 (theta1 = theta2 = {self.theta2:g}), "
+                  f"{self.expected_n1:.1f} under H1"]
         if self.nonprivate is not None:
             np_ = self.nonprivate
-            lines.append(f"  non-private design: maximum n = {np_.max_n} ({np_.n1[-1]} + {np_.n2[-1]}); "
-                         f"exact power = {np_.exact_power:.4f}; expected n = {np_.expected_n0:.1f} / "
-                         f"{np_.expected_n1:.1f}")
-        lines.append("  (the design reads round(Z) = X + D of each stage's release; boundaries are exact, "
-                     "not normal)")
+            lines += [f"  non-private design: maximum n = {np_.max_n} ({np_.n1[-1]} + {np_.n2[-1]}), exact power "
+                      f"{np_.exact_power:.4f},",
+                      f"                      expected n {np_.expected_n0:.1f} / {np_.expected_n1:.1f}"]
+        lines.append("  The design reads round(Z) = X + D of each stage's release (exact, not normal).")
         return "\n".join(lines)
 
 
