@@ -356,3 +356,31 @@ def ordering_tails(lat, efficacy, theta1, theta2):
         if not j:
             offset = efficacy[k] - 1
     return out
+
+
+def interval_membership(lat, efficacy, delta, level, naive=False, points=201):
+    """For each look, ``(w0, inside)``: whether the interval of :func:`sequential_test` at outcome
+    ``(k, w0 + j)`` holds the difference ``delta`` (``inside[j]``), from the two one-sided
+    p-values it inverts (located on ``points`` common rates).  ``naive``: the fixed-sample
+    interval's (the same exact test with no earlier look).  Validation only (coverage)."""
+    nu = np.linspace(max(0.0, -delta), min(1.0, 1.0 - delta), points)
+    cuts = [np.iinfo(np.int64).max // 4] * lat.looks if naive else efficacy
+    tail = (1.0 - level) / 2.0
+    out = []
+    for w0, t in ordering_tails(lat, cuts, nu + delta, nu):
+        upper = t.max(axis=0)  # sup P(outcome >= (k, w))
+        lower = (1.0 - t[:, 1:]).max(axis=0)  # sup P(outcome <= (k, w))
+        out.append((w0, (upper[:-1] > tail) & (lower > tail)))
+    return out
+
+
+def outcome_law(lat, efficacy, theta1, theta2):
+    """For each look, ``(w0, mass)``: ``P(the trial stops at look k with W_k = w0 + j)``
+    (efficacy stops before the last look, every outcome at the last; futility ignored)."""
+    out = []
+    for k, (w0, t) in enumerate(ordering_tails(lat, efficacy, [theta1], [theta2])):
+        mass = -np.diff(t[0])
+        if k < lat.looks - 1:
+            mass[:int(np.clip(efficacy[k] - w0, 0, mass.size))] = 0.0
+        out.append((w0, mass))
+    return out

@@ -78,24 +78,12 @@ def test_pvalue_by_direct_sum_of_the_ordering(design, result):
 
 def _coverage(design, theta1, theta2, level=0.95, naive=False):
     lat = design._lattice
-    delta = theta1 - theta2
-    nu = np.linspace(max(0.0, -delta), min(1.0, 1.0 - delta), 201)
-    eff = design.efficacy
-    never = [10 ** 9] * lat.looks
-    tails = gs.ordering_tails(lat, never if naive else eff, nu + delta, nu)
-    true = gs.ordering_tails(lat, eff, [theta1], [theta2])
-    tail = (1 - level) / 2
+    members = gs.interval_membership(lat, design.efficacy, theta1 - theta2, level, naive=naive)
     covered = 0.0
-    for k, ((w0, t), (v0, tt)) in enumerate(zip(tails, true)):
-        assert w0 == v0 or naive
-        upper = t.max(axis=0)  # sup P(outcome >= (k, w)), w = w0 + j
-        lower = (1.0 - t[:, 1:]).max(axis=0)  # sup P(outcome <= (k, w))
-        inside = (upper[:-1] > tail) & (lower > tail)
-        mass = -np.diff(tt[0])  # P(no efficacy stop before k, W_k = w)
-        if k < lat.looks - 1:
-            j = int(np.clip(eff[k] - v0, 0, mass.size))
-            mass[:j] = 0.0  # only efficacy stops end the trial before the last look
-        covered += float(np.dot(mass, inside[:mass.size]))
+    for (w0, inside), (v0, mass) in zip(members, gs.outcome_law(lat, design.efficacy, theta1, theta2)):
+        # align the two lattices (the naive one is uncut, so it starts at or below)
+        j = v0 - w0
+        covered += float(np.dot(mass, inside[j:j + mass.size]))
     return covered
 
 
