@@ -32,15 +32,14 @@ from __future__ import annotations
 import time
 
 from dpinfer import binom2_ump_power, sequential_design, sequential_test
-from dpinfer.inference.designs import _group_sequential as gs
-from dpinfer.inference.designs._spending import spending_values
-from dpinfer.inference.two_arm._law import _clear_caches
+from dpinfer.inference._studies import (sequential_boundaries, sequential_design_lattice, sequential_lattice,
+                                       sequential_spending, two_arm_clear_cache)
 
 
 def best_time(func, repeat=3):
     best = float("inf")
     for _ in range(repeat):
-        _clear_caches()
+        two_arm_clear_cache()
         start = time.perf_counter()
         func()
         best = min(best, time.perf_counter() - start)
@@ -60,14 +59,14 @@ def main():
     print(f"baseline: binom2_ump_power(0.5, 0.3, {n}, {n}, epsilon = 1, one-sided 0.025)")
     line("operating characteristics, 3 looks, 122 per arm",
          best_time(lambda: design.operating_characteristics(0.45, 0.3)), base, goal=0.1)
-    spent = spending_values("obrien-fleming", (1 / 3, 2 / 3, 1), 0.025)
-    lat = design._lattice
+    spent = sequential_spending("obrien-fleming", (1 / 3, 2 / 3, 1), 0.025)
+    lat = sequential_design_lattice(design)
     line("certified boundaries, 3 looks, 122 per arm, epsilon 1",
-         best_time(lambda: gs.efficacy_boundaries(lat, spent)), base)
-    big = gs.lattice(300, (0.25, 0.5, 0.75, 1.0), 1, 1, 1, 0.5, 0.0)
-    spent4 = spending_values("pocock", (0.25, 0.5, 0.75, 1.0), 0.025)
+         best_time(lambda: sequential_boundaries(lat, spent)), base)
+    big = sequential_lattice(300, (0.25, 0.5, 0.75, 1.0), 1, 1, 1, 0.5, 0.0)
+    spent4 = sequential_spending("pocock", (0.25, 0.5, 0.75, 1.0), 0.025)
     line("certified boundaries, 4 looks, 300 per arm, epsilon 0.5",
-         best_time(lambda: gs.efficacy_boundaries(big, spent4), repeat=1), base)
+         best_time(lambda: sequential_boundaries(big, spent4), repeat=1), base)
     line("sequential_design(0.5, 0.3, looks=3, epsilon=1)",
          best_time(lambda: sequential_design(0.5, 0.3, looks=3, epsilon=1.0), repeat=1), base)
     run = design.staged_release()

@@ -32,7 +32,8 @@ if __package__ in (None, ""):  # run as a script: make `validation` importable
 import numpy as np  # noqa: E402
 
 from dpinfer import sequential_design, sequential_test  # noqa: E402
-from dpinfer.inference.designs import _group_sequential as gs  # noqa: E402
+from dpinfer.inference._studies import (sequential_design_lattice, sequential_membership,  # noqa: E402
+                                       sequential_observed, sequential_outcomes)
 
 
 def _outcomes(design, theta1, theta2, runs, seed):
@@ -44,9 +45,8 @@ def _outcomes(design, theta1, theta2, runs, seed):
             run.release(stage, [int(rng.binomial(m1, theta1)), int(rng.binomial(m2, theta2))], rng=rng)
             if run.stopped:
                 break
-        z1 = [p[0].value for p in run.releases]
-        z2 = [p[1].value for p in run.releases]
-        out.append((len(run.releases) - 1, design._statistic(len(run.releases), z1, z2), run))
+        k, w, _ = sequential_observed(design, run.releases)
+        out.append((k, w, run))
     return out
 
 
@@ -66,18 +66,18 @@ def main(argv=None):
     args = parser.parse_args(argv)
     runs = args.reps or (400 if args.quick else 4000)
     design = sequential_design(0.5, 0.3, looks=3, epsilon=1.0)
-    lat = design._lattice
+    lat = sequential_design_lattice(design)
     fine = True
     for i, theta1 in enumerate((0.3, 0.4, 0.5, 0.6)):
         theta2, delta = 0.3, theta1 - 0.3
         print(f"theta1 = {theta1}, theta2 = {theta2} ({runs} runs)")
         outcomes = _outcomes(design, theta1, theta2, runs, np.random.SeedSequence(20261128, spawn_key=(i,)))
-        law = gs.outcome_law(lat, design.efficacy, theta1, theta2)
+        law = sequential_outcomes(lat, design.efficacy, theta1, theta2)
         exact_reject = design.operating_characteristics(theta1, theta2).reject
         fine &= _report("stopped for efficacy", np.mean([w >= design.efficacy[k] for k, w, _ in outcomes]),
                         exact_reject, runs)
         for naive in (False, True):
-            members = gs.interval_membership(lat, design.efficacy, delta, 0.95, naive=naive)
+            members = sequential_membership(lat, design.efficacy, delta, 0.95, naive=naive)
             exact = sum(float(np.dot(mass, inside[v0 - w0:v0 - w0 + mass.size]))
                         for (w0, inside), (v0, mass) in zip(members, law))
             hits = [bool(members[k][1][w - members[k][0]]) for k, w, _ in outcomes]

@@ -234,3 +234,27 @@ def test_run_refused_without_privacy():
     d = sequential_design(0.6, 0.3, looks=2, epsilon=None)
     with pytest.raises(ValueError, match="non-private design"):
         d.staged_release()
+
+
+@pytest.mark.parametrize("epsilon, delta", [(1.0, 0.0), (1.0, 1e-6), (0.5, 0.01)])
+def test_rounded_release_law_from_the_tulap_cdf(epsilon, delta):
+    # P(round(Z) = k) = sum_x Binom(x) [F(k - x + 1/2) - F(k - x - 1/2)], F the (truncated) Tulap cdf
+    from scipy import stats
+
+    from dpinfer import Tulap
+
+    n, theta = 7, 0.4
+    k0, pmf = gs.count_pmf(n, epsilon, delta, [theta])
+    law = Tulap.from_privacy(epsilon, delta)
+    x = np.arange(n + 1)
+    binom = stats.binom.pmf(x, n, theta)
+    want = [float(np.sum(binom * (law.cdf(k - x + 0.5) - law.cdf(k - x - 0.5))))
+            for k in range(k0, k0 + pmf.shape[1])]
+    np.testing.assert_allclose(pmf[0], want, rtol=0, atol=1e-13)
+    assert pmf.sum() == pytest.approx(1.0, abs=1e-15)
+
+
+def test_approximate_dp_design():
+    d = sequential_design(0.6, 0.3, looks=2, epsilon=1.0, delta=1e-6)
+    assert d.delta == 1e-6 and all(a <= s for a, s in zip(d.cumulative_alpha, d.spent))
+    assert d.exact_power >= 0.8
