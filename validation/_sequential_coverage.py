@@ -36,7 +36,9 @@ from dpinfer.inference._studies import (sequential_design_lattice, sequential_me
                                        sequential_observed, sequential_outcomes)
 
 
-def _outcomes(design, theta1, theta2, runs, seed):
+def run_trials(design, theta1, theta2, runs, seed):
+    """``runs`` trials run through the design's staged releases (a list of the finished runs);
+    ``seed`` a SeedSequence, spawned once per trial."""
     out = []
     for seq in seed.spawn(runs):
         rng = np.random.default_rng(seq)
@@ -45,9 +47,13 @@ def _outcomes(design, theta1, theta2, runs, seed):
             run.release(stage, [int(rng.binomial(m1, theta1)), int(rng.binomial(m2, theta2))], rng=rng)
             if run.stopped:
                 break
-        k, w, _ = sequential_observed(design, run.releases)
-        out.append((k, w, run))
+        out.append(run)
     return out
+
+
+def _outcomes(design, theta1, theta2, runs, seed):
+    return [sequential_observed(design, run.releases)[:2] + (run,)
+            for run in run_trials(design, theta1, theta2, runs, seed)]
 
 
 def _report(name, simulated, exact, runs):

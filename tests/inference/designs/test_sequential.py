@@ -16,6 +16,7 @@ import pytest
 from dpinfer import PrivacyBudget, SequentialDesign, sequential_design
 from dpinfer.inference.designs import _group_sequential as gs
 from dpinfer.inference.designs._spending import spending_values
+from validation._sequential_coverage import run_trials
 
 REFERENCE = pathlib.Path(__file__).resolve().parents[2] / "reference"
 RPACT = json.loads((REFERENCE / "group_sequential_rpact.json").read_text())
@@ -168,25 +169,14 @@ def test_run_ledger_one_epsilon(design):
     assert budget.spent_epsilon == 1.0
 
 
-def _simulate(design, theta1, theta2, runs, seed):
-    rejected = 0
-    for seq in np.random.SeedSequence(seed).spawn(runs):
-        rng = np.random.default_rng(seq)
-        run = design.staged_release()
-        for stage, (m1, m2) in enumerate(design.stage_sizes(), 1):
-            run.release(stage, [int(rng.binomial(m1, theta1)), int(rng.binomial(m2, theta2))], rng=rng)
-            if run.stopped:
-                break
-        rejected += run.decision == "stop for efficacy"
-    return rejected / runs
-
-
 @pytest.mark.parametrize("theta1, theta2", [(0.5, 0.3), (0.5, 0.5)])
 def test_monte_carlo_through_staged_releases(design, theta1, theta2):
     runs = 1200
     exact = design.operating_characteristics(theta1, theta2).reject
     se = math.sqrt(exact * (1 - exact) / runs)
-    assert abs(_simulate(design, theta1, theta2, runs, 20261128) - exact) <= 4 * se
+    runs_ = run_trials(design, theta1, theta2, runs, np.random.SeedSequence(20261128))
+    rejected = np.mean([run.decision == "stop for efficacy" for run in runs_])
+    assert abs(rejected - exact) <= 4 * se
 
 
 def test_decide_refuses_whole_numbers(design):
