@@ -7,6 +7,7 @@ import math
 import numpy as np
 from scipy import optimize
 
+from ..._composition_rule import combined_privacy, composition_rule
 from ..._validation import _check_confidence_level, _check_real, _show
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
@@ -111,7 +112,7 @@ def _root(g, level, increasing):
     return float(optimize.brentq(h, lo, hi, xtol=XTOL))
 
 
-def sequential_test(design, releases, *, margin=0.0, confidence_level=0.95):
+def sequential_test(design, releases, *, margin=0.0, confidence_level=0.95, composition=None):
     """Exact inference at the end of a two-arm group-sequential design (stage-wise ordering).
 
     Parameters
@@ -126,6 +127,12 @@ def sequential_test(design, releases, *, margin=0.0, confidence_level=0.95):
         (``>=`` for a design planned with ``theta1 < theta2``).
     confidence_level : float, default 0.95
         Level of the two-sided interval for ``theta1 - theta2``.
+    composition : None, 'sequential' or 'parallel'
+        How the result states the releases' privacy (``dpinfer._composition_rule``): None
+        reads the releases, 'parallel' (one epsilon for the design) when they record their
+        disjoint groups of one budget (a run with ``budget=``), else 'sequential' (the sum,
+        which never understates); 'parallel' is your statement that stages and arms are
+        disjoint people, as the design's are.
 
     Returns
     -------
@@ -180,6 +187,9 @@ def sequential_test(design, releases, *, margin=0.0, confidence_level=0.95):
         raise ValueError(f"`margin` must lie in (-1, 1); got {margin!r}.")
     level = _check_confidence_level(confidence_level)
     releases = _stages(design, releases)
+    flat = [r for pair in releases for r in pair]
+    composition = composition_rule(composition, flat)
+    epsilon, delta = combined_privacy([r.epsilon for r in flat], [r.delta for r in flat], composition)
     k, w, lat = _observed(design, releases)
     eff = design.efficacy
     sign = lat.sign
@@ -199,13 +209,15 @@ def sequential_test(design, releases, *, margin=0.0, confidence_level=0.95):
         method=(f"Exact group-sequential test of two proportions (stage-wise ordering, sup over the common "
                 f"rate), {_SPENDING_NAME.get(design.spending, 'user')} spending, {design.looks} looks"),
         estimate=sign * estimate, conf_int=ConfidenceInterval(ends[0], ends[1], level),
-        epsilon=design.epsilon, delta=design.delta,
+        epsilon=epsilon, delta=delta,
         data_name=(f"releases of {k + 1} of {design.looks} looks; n1 = {lat.n1[k]}, n2 = {lat.n2[k]}; "
                    f"{stopped} at look {k + 1}"),
         statistic_name="difference", estimate_name="median-unbiased difference",
         null_name="difference in proportions", mechanism="tulap", parameter=k + 1, parameter_name="look",
         secure=secure, privacy_unit=releases[0][0].privacy_unit or "",
-        note="parallel composition: stages and arms are disjoint people; one epsilon for the whole design")
+        note=(f"{composition} composition of the {len(flat)} releases"
+              + ("" if composition == "parallel" else
+                 " (they record no disjoint groups of one budget; composition='parallel' states the design's)")))
 
 
 _SPENDING_NAME = {"obrien-fleming": "O'Brien-Fleming", "pocock": "Pocock"}

@@ -9,6 +9,7 @@ interval's (the same exact test treating the data at the stopping look as a fixe
 import numpy as np
 import pytest
 
+from dpinfer._composition_rule import proves_disjoint
 from dpinfer import (PrivacyBudget, Release, TulapReleaser, sequential_design, sequential_test)
 from dpinfer.inference.designs import _group_sequential as gs
 from dpinfer.inference.designs._sequential_test import _lower_pvalue, _observed, _upper_pvalue
@@ -33,7 +34,7 @@ def test_result_fields_and_print(design, result):
     assert res.parameter == 2 and res.alternative == "greater" and res.null_value == 0.0
     assert res.conf_int.low < res.estimate < res.conf_int.high
     text = str(res)
-    assert "stage-wise ordering" in text and "privacy: epsilon = 1" in text
+    assert "stage-wise ordering" in text and "privacy: epsilon = 4" in text
     assert res.to_dict()["pvalue"] == res.pvalue
     # the statistic is the released difference of cumulative proportions of the integer parts
     k1 = sum(round(p[0].value) for p in run.releases)
@@ -151,4 +152,18 @@ def test_budget_run_then_test(design):
         if run.stopped:
             break
     res = sequential_test(design, run)
-    assert res.epsilon == budget.spent_epsilon == 1.0
+    flat = [r for pair in run.releases for r in pair]
+    # the one rule: parallel only when the releases record their disjoint groups of one budget
+    if proves_disjoint(flat):
+        assert res.epsilon == budget.spent_epsilon == 1.0 and "parallel composition" in res.note
+    else:
+        assert res.epsilon == float(len(flat)) and "sequential composition" in res.note
+    stated = sequential_test(design, run, composition="parallel")
+    assert stated.epsilon == budget.spent_epsilon == 1.0 and stated.pvalue == res.pvalue
+
+
+def test_composition_without_a_budget(design, result):
+    res, run = result  # run without a budget: the releases record no disjoint groups
+    assert res.epsilon == 4.0 and "sequential composition of the 4 releases" in res.note
+    with pytest.raises(ValueError, match="composition"):
+        sequential_test(design, run, composition="both")
