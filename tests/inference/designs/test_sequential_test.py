@@ -9,8 +9,8 @@ interval's (the same exact test treating the data at the stopping look as a fixe
 import numpy as np
 import pytest
 
+from dpinfer import PrivacyBudget, Release, TulapReleaser, sequential_design, sequential_test
 from dpinfer._composition_rule import proves_disjoint
-from dpinfer import (PrivacyBudget, Release, TulapReleaser, sequential_design, sequential_test)
 from dpinfer.inference.designs import _group_sequential as gs
 from dpinfer.inference.designs._sequential_test import _lower_pvalue, _observed, _upper_pvalue
 
