@@ -232,21 +232,23 @@ def _rejection(lat, efficacy, k, last=None):
     return f
 
 
-def sup_common(lat, f, margin=0.0, located_only=False):
+def sup_common(lat, f, margin=0.0, located_only=False, direction=1):
     """``sup_nu f(nu + margin, nu)`` over the null line (certified upper bound, and where located).
 
-    ``f`` is increasing in ``theta1`` and decreasing in ``theta2`` for ``sign = +1`` (the
-    reverse for -1): the event "stopped for efficacy" is increasing in the arm-1 counts and
-    decreasing in the arm-2 ones, and each arm's count is stochastically increasing in its
-    rate, so the supremum over the one-sided null ``theta1 - theta2 <= margin`` (``>=`` for
-    ``sign = -1``) is on the line.  Returns ``(bound, nu)``.
+    ``f`` (``direction = 1``) is increasing in ``theta1`` and decreasing in ``theta2`` for
+    ``sign = +1`` (the reverse for -1): the event "stopped for efficacy" is increasing in
+    the arm-1 counts and decreasing in the arm-2 ones, and each arm's count is
+    stochastically increasing in its rate, so the supremum over the one-sided null
+    ``theta1 - theta2 <= margin`` (``>=`` for ``sign = -1``) is on the line.  ``direction =
+    -1`` for a function monotone the other way (one minus such a probability): it only
+    turns the cells' corner caps.  Returns ``(bound, nu)``.
     """
     null = _null("difference", margin)
     grid = np.linspace(null.low, null.high, GRID)
     values = f(null.theta1(grid), grid)
     # corner caps of each cell [lo, hi]: raise theta1, lower theta2 (sign +1)
     lo, hi = grid[:-1], grid[1:]
-    if lat.sign > 0:
+    if lat.sign * direction > 0:
         caps = f(null.theta1(hi), lo)
     else:
         caps = f(null.theta1(lo), hi)

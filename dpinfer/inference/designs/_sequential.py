@@ -166,12 +166,12 @@ class SequentialDesign:
                                          tuple(map(float, fut[0])), float(en[0]))
 
     def decide(self, look, z1, z2):
-        """The decision after look ``look`` (1-based) from the cumulative released values.
+        """The decision after look ``look`` (1-based) from the released values so far.
 
-        ``z1``, ``z2``: the sums of each arm's released values over looks ``1..look``, or
-        sequences of the per-look releases (``round`` is applied to each release: the
-        design reads ``round(Z) = X + D``).  Returns 'continue', 'stop for efficacy' or
-        'stop for futility'.
+        ``z1``, ``z2``: each arm's released values of looks ``1..look`` (sequences, one
+        value per look; a single value for look 1).  ``round`` is applied to each release
+        (the design reads ``round(Z) = X + D``), then the integer parts are summed.
+        Returns 'continue', 'stop for efficacy' or 'stop for futility'.
         """
         look = _check_int(look, "look", minimum=1, maximum=self.looks)
         w = self._statistic(look, z1, z2)
@@ -184,8 +184,8 @@ class SequentialDesign:
 
     def _statistic(self, look, z1, z2):
         lat = self._lattice
-        k1 = sum(_round_release(z, "z1") for z in np.atleast_1d(np.asarray(z1, float))[:look])
-        k2 = sum(_round_release(z, "z2") for z in np.atleast_1d(np.asarray(z2, float))[:look])
+        k1, k2 = (sum(_round_release(z, name) for z in _released(values, name, look)[:look])
+                  for values, name in ((z1, "z1"), (z2, "z2")))
         return lat.sign * (lat.a * k1 - lat.b * k2)
 
     def staged_release(self, *, budget=None, label="group-sequential design"):
@@ -254,6 +254,19 @@ class SequentialDesign:
                       f"                      expected n {np_.expected_n0:.1f} / {np_.expected_n1:.1f}"]
         lines.append("  The design reads round(Z) = X + D of each stage's release (exact, not normal).")
         return "\n".join(lines)
+
+
+def _released(values, name, look):
+    """The released values of looks ``1..look`` as a float array (one value per look)."""
+    try:
+        out = np.atleast_1d(np.asarray(values, dtype=float))
+    except (TypeError, ValueError):
+        raise TypeError(f"`{name}` must be a sequence of released values, one per look; got "
+                        f"{type(values).__name__}.") from None
+    if out.ndim != 1 or out.size < look:
+        raise ValueError(f"`{name}` must hold one released value for each of looks 1..{look}; got "
+                         f"{out.size} value(s).")
+    return out
 
 
 def _round_release(z, name):

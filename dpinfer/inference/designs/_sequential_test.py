@@ -74,12 +74,9 @@ def _tail(lat, efficacy, k, w):
     return _gs._rejection(lat, efficacy, k, last=w)
 
 
-def _sup(lat, f, delta, located_only):
+def _sup(lat, f, delta, located_only, direction=1):
     """``sup_nu f(nu + margin, nu)`` with ``margin = sign delta`` on the difference scale."""
-    margin = lat.sign * delta
-    if not -1.0 < margin < 1.0:
-        return float(f(np.array([max(0.0, margin)]), np.array([max(0.0, -margin)]))[0])
-    return _gs.sup_common(lat, f, margin=margin, located_only=located_only)[0]
+    return _gs.sup_common(lat, f, margin=lat.sign * delta, located_only=located_only, direction=direction)[0]
 
 
 def _upper_pvalue(lat, efficacy, k, w, delta, located_only=False):
@@ -90,7 +87,7 @@ def _upper_pvalue(lat, efficacy, k, w, delta, located_only=False):
 def _lower_pvalue(lat, efficacy, k, w, delta, located_only=False):
     """``sup P_delta(outcome <= observed) = sup [1 - P_delta(outcome >= (k, w + 1))]``: decreasing."""
     above = _tail(lat, efficacy, k, w + 1)
-    return min(1.0, _sup(lat, lambda t1, t2: 1.0 - above(t1, t2), delta, located_only))
+    return min(1.0, _sup(lat, lambda t1, t2: 1.0 - above(t1, t2), delta, located_only, direction=-1))
 
 
 def _root(g, level, increasing):

@@ -184,6 +184,12 @@ def test_decide_refuses_whole_numbers(design):
         design.decide(1, [20.0], [10.5])
     with pytest.raises(ValueError, match="non-finite"):
         design.decide(1, [np.nan], [10.5])
+    with pytest.raises(ValueError, match="one released value for each of looks 1..2"):
+        design.decide(2, [20.5], [10.5, 11.5])
+    with pytest.raises(TypeError, match="sequence of released values"):
+        design.decide(1, ["a"], [10.5])
+    with pytest.raises(ValueError, match="look"):
+        design.decide(4, [20.5] * 4, [10.5] * 4)
     assert design.decide(1, [40.2], [0.3]) == "stop for efficacy"
     assert design.decide(1, [20.2], [20.3]) == "continue"
     assert design.decide(3, [20.2, 20.1, 20.4], [20.3, 20.2, 20.1]) == "stop for futility"
