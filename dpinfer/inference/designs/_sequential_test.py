@@ -173,7 +173,7 @@ def sequential_test(design, releases, *, margin=0.0, confidence_level=0.95, comp
     'stop for efficacy'
     >>> res = sequential_test(d, run)
     >>> round(res.pvalue, 6), [round(x, 3) for x in res.conf_int]
-    (0.000946, [0.082, 0.359])
+    (0.001032, [0.099, 0.433])
     """
     if not isinstance(design, SequentialDesign):
         raise TypeError(f"`design` must be a SequentialDesign (from sequential_design); got {_show(design)}.")
