@@ -44,8 +44,11 @@ GRID = 65
 ZOOMS, ZOOM_POINTS = 4, 17
 #: relative slack of the certified supremum (the bound used is at most this above the located one)
 RTOL = 1e-9
-#: absolute error allowed for the FFT convolutions in the certificate
-FFT_SLACK = 1e-14
+#: absolute error allowed for the FFT convolutions in the certificate (the convolutions of
+#: probability vectors by FFT err by about 1e-16 times log2 of their length; checked against
+#: direct sums in the tests); rejection probabilities below it are not resolved, so a look
+#: whose spending leaves less than this to spend gets no efficacy boundary
+FFT_SLACK = 1e-13
 #: largest width of the lattice of ``W`` at the last look (public sizes and epsilon decide it)
 LATTICE_LIMIT = 60_000
 #: numerators and denominators of the allocation ratio up to this
@@ -112,7 +115,7 @@ def lattice(n1_max, fractions, a, b, sign, epsilon, delta):
 
 def _reach(epsilon):
     """Integer noise cut at ``|D| <= R``: ``P(|D| > R) = 2 e^(-eps (R + 1)) / (1 + e^-eps) < TRIM``."""
-    return int(math.ceil(math.log(2.0 / TRIM) / epsilon))
+    return int(min(math.ceil(math.log(2.0 / TRIM) / epsilon), 10 ** 9))  # beyond any lattice limit
 
 
 def width(lat):
@@ -304,11 +307,18 @@ def efficacy_boundaries(lat, spent, certify=True):
         worst = tails.max(axis=0)  # candidate c = offset + j
         ok = np.nonzero(worst <= spent[k])[0]
         j = int(ok[0]) if ok.size else tails.shape[1] - 1
+        beyond = prev.offset + tails.shape[1]  # no path reaches it: nothing more rejected at look k
+        previous = sups[-1] if sups else 0.0
         c = prev.offset + j
         while True:
+            if c >= beyond - 1 or float((tails[:, c - prev.offset] - before).max()) < FFT_SLACK:
+                # no efficacy stop at this look (or one below the FFT's resolution): the
+                # cumulative probability is the previous look's, exactly
+                c, value = beyond, previous
+                break
             f = _rejection(lat, cuts + [c], k)
             value, _ = sup_common(lat, f, located_only=not certify)
-            if value <= spent[k] or c > prev.offset + tails.shape[1]:
+            if value <= spent[k]:
                 break
             c += 1
         cuts.append(c)

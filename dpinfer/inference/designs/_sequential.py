@@ -299,10 +299,12 @@ def _normal_start(theta1, theta2, ratio, epsilon, looks, alpha, power):
     z = stats.norm.isf(alpha) + stats.norm.isf(1.0 - power)
     target = ((theta1 - theta2) / z) ** 2
     a_term = theta1 * (1 - theta1) + theta2 * (1 - theta2) / ratio
-    if epsilon is None:
-        return a_term / target
-    b = math.exp(-epsilon)
-    b_term = looks * 2 * b / (1 - b) ** 2 * (1 + 1 / ratio ** 2)
+    if epsilon is not None and epsilon < 1e-6:
+        return math.inf  # the noise alone needs more than any lattice allows
+    b_term = 0.0 if epsilon is None else (
+        looks * 2 * math.exp(-epsilon) / math.expm1(-epsilon) ** 2 * (1 + 1 / ratio ** 2))
+    if b_term < 1e-12 * a_term:
+        return a_term / target  # no noise, or none that matters
     x = (-a_term + math.sqrt(a_term ** 2 + 4 * b_term * target)) / (2 * b_term)
     return 1.0 / x
 
@@ -313,7 +315,7 @@ def _build(theta1, theta2, n1_max, structure, certify=True):
     lat = _gs.lattice(n1_max, fractions, a, b, sign, epsilon, delta)
     if _gs.width(lat) > _gs.LATTICE_LIMIT:
         raise ValueError(f"the design's lattice ({_gs.width(lat)} points at the last look, from n1 = {lat.n1[-1]}, "
-                         f"n2 = {lat.n2[-1]}, epsilon = {epsilon}) exceeds the limit of the exact recursion "
+                         f"n2 = {lat.n2[-1]}, `epsilon` = {epsilon}) exceeds the limit of the exact recursion "
                          f"({_gs.LATTICE_LIMIT}); use fewer patients, fewer looks or a larger epsilon.")
     spent = spending_values(spending, fractions, alpha)
     eff, sups = _gs.efficacy_boundaries(lat, spent, certify=certify)
@@ -343,10 +345,14 @@ def _search(theta1, theta2, structure, ratio, looks):
     limit = b * (min(MAX_N, math.floor(MAX_N / ratio)) // b)
 
     def refuse():
-        raise ValueError(f"no design with at most {MAX_N} patients per arm reaches power {power:g} at "
-                         f"theta1 = {theta1:g}, theta2 = {theta2:g} (epsilon = {epsilon}); the exact recursion "
-                         f"is limited to {MAX_N} per arm. Plan for a larger difference or a larger epsilon.")
-    start = min(up(_normal_start(theta1, theta2, ratio, epsilon, looks, alpha, power)), limit)
+        raise ValueError(f"no design with at most {MAX_N} patients per arm reaches `power` = {power:g} at "
+                         f"`theta1` = {theta1:g}, `theta2` = {theta2:g} (`epsilon` = {epsilon}, `alpha` = "
+                         f"{alpha:g}); the exact recursion is limited to {MAX_N} per arm. Plan for a larger "
+                         "difference or a larger epsilon.")
+    normal = _normal_start(theta1, theta2, ratio, epsilon, looks, alpha, power)
+    if normal > 2 * limit:
+        refuse()  # the fixed-sample normal size alone is twice the limit: no exact search needed
+    start = min(up(normal), limit)
     lo, hi = None, None
     n = start
     for _ in range(_SEARCH_STEPS):
@@ -495,8 +501,9 @@ def sequential_design(theta1, theta2, *, looks=3, alpha=0.025, power=0.8, epsilo
                          f"got both {theta1!r}.")
     looks = _check_int(looks, "looks", minimum=2, maximum=MAX_LOOKS)
     alpha = _check_alpha(alpha)
-    if alpha >= 0.5:
-        raise ValueError(f"`alpha` must be below 0.5 (a one-sided level); got {alpha!r}.")
+    if not 1e-6 <= alpha < 0.5:
+        raise ValueError(f"`alpha` must lie in [1e-6, 0.5) (a one-sided level, as rpact asks; below 1e-6 the "
+                         f"exact recursion's resolution, 1e-13, is too coarse); got {alpha!r}.")
     power = _check_probability(power, "power", open_low=True, open_high=True)
     if power <= alpha:
         raise ValueError(f"`power` must exceed `alpha` = {alpha!r}; got {power!r}.")

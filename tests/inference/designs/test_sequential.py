@@ -202,6 +202,7 @@ def test_decide_refuses_whole_numbers(design):
     (dict(looks=1), ValueError, "looks"),
     (dict(looks=7), ValueError, "looks"),
     (dict(alpha=0.6), ValueError, "one-sided"),
+    (dict(alpha=1e-7), ValueError, r"\[1e-6, 0.5\)"),
     (dict(power=0.01), ValueError, "must exceed"),
     (dict(epsilon=-1.0), ValueError, "epsilon"),
     (dict(epsilon=None, delta=1e-6), ValueError, "non-private"),
@@ -217,7 +218,8 @@ def test_decide_refuses_whole_numbers(design):
     (dict(information=[0.5, 1.0]), ValueError, "information"),
     (dict(information=3), TypeError, "information"),
     (dict(theta1=0.31, theta2=0.3), ValueError, "no design with at most 1000"),
-    (dict(epsilon=0.005, theta1=0.9, theta2=0.1), ValueError, "lattice"),
+    (dict(epsilon=0.015, theta1=0.95, theta2=0.05, looks=6), ValueError, "lattice"),
+    (dict(epsilon=0.005, theta1=0.9, theta2=0.1), ValueError, "no design with at most 1000"),
 ])
 def test_refusals(kwargs, error, match):
     args = dict(theta1=0.5, theta2=0.3, looks=3, epsilon=1.0)
@@ -254,3 +256,17 @@ def test_approximate_dp_design():
     d = sequential_design(0.6, 0.3, looks=2, epsilon=1.0, delta=1e-6)
     assert d.delta == 1e-6 and all(a <= s for a, s in zip(d.cumulative_alpha, d.spent))
     assert d.exact_power >= 0.8
+
+
+def test_fft_convolution_error_below_the_slack():
+    # the walk's densities at 300 per arm, epsilon = 0.5, by FFT against numpy's direct sums
+    lat = gs.lattice(300, (0.25, 0.5, 0.75, 1.0), 1, 1, 1, 0.5, 0.0)
+    density, direct = np.ones((1, 1)), np.ones(1)
+    for k in range(lat.looks):
+        _, inc = gs.increment(lat, k, [0.4], [0.4])
+        _, p1 = gs.count_pmf(lat.stage(k)[0], 0.5, 0.0, [0.4])
+        _, p2 = gs.count_pmf(lat.stage(k)[1], 0.5, 0.0, [0.4])
+        step = np.convolve(p1[0], p2[0][::-1])
+        np.testing.assert_allclose(inc[0], step, rtol=0, atol=1e-16)
+        density, direct = gs._convolve(density, inc), np.convolve(direct, step)
+        assert np.abs(density[0] - direct).max() < gs.FFT_SLACK / 100
