@@ -170,6 +170,15 @@ def increment(lat, k, theta1, theta2):
     return offset, pmf
 
 
+def largest(lat, k):
+    """The largest value ``W_k`` can take (0-based look ``k``): a boundary above it stops nobody."""
+    out = 0
+    for j in range(k + 1):
+        offset, pmf = increment(lat, j, [0.5], [0.5])
+        out += offset + pmf.shape[1] - 1
+    return out
+
+
 def _convolve(x, y):
     out = signal.fftconvolve(x, y, axes=1)
     return np.maximum(out, 0.0)  # round-off of the FFT: probabilities are never negative

@@ -93,10 +93,11 @@ class SequentialDesign:
     efficacy : tuple of int
         The boundaries on the lattice ``W_k = a K1 - b K2`` (``ratio = a / b``; sign flipped for
         ``alternative = 'less'``): stop for efficacy when ``W_k >= efficacy[k]``.
-    efficacy_difference : tuple of float
+    efficacy_difference : tuple of float or None
         The same boundaries on the released difference of cumulative proportions
         ``round(Z1) / N1 - round(Z2) / N2``: stop for efficacy at look ``k`` when it is
-        ``>= efficacy_difference[k]`` (``<=`` for ``'less'``).
+        ``>= efficacy_difference[k]`` (``<=`` for ``'less'``); None at a look whose spending
+        is too small for any outcome to stop there (printed "(none)").
     futility_bounds, futility_difference : tuple
         Futility boundaries on ``W`` and on the difference (stop when ``W_k <= f_k``),
         None where there is none (always at the last look).
@@ -239,8 +240,10 @@ class SequentialDesign:
                   + (f"  futility: diff {fcmp}" if self.futility else "")]
         for k in range(self.looks):
             fd = self.futility_difference[k]
+            ed = self.efficacy_difference[k]
             lines.append(f"  {k + 1:>4}  {self.n1[k] / self.n1[-1]:.3f}  {self.n1[k]:>5}  {self.n2[k]:>5}"
-                         f"  {self.efficacy_difference[k]:>17.4f}  {self.spent[k]:>11.6f}"
+                         + (f"  {ed:>17.4f}" if ed is not None else f"  {'(none)':>17}")
+                         + f"  {self.spent[k]:>11.6f}"
                          f"  {self.cumulative_alpha[k]:>16.6f}"
                          + ((f"  {fd:>17.4f}" if fd is not None else f"  {'-':>17}") if self.futility else ""))
         lines += ["",
@@ -533,7 +536,8 @@ def sequential_design(theta1, theta2, *, looks=3, alpha=0.025, power=0.8, epsilo
         lat, spent, eff, sups, fut, pw, en1, en0 = _search(theta1, theta2, structure, ratio, looks)
         scales = [lat.scale(k) for k in range(lat.looks)]
         return dict(n1=lat.n1, n2=lat.n2, efficacy=eff,
-                    efficacy_difference=tuple(sign * c / s for c, s in zip(eff, scales)),
+                    efficacy_difference=tuple(None if c > _gs.largest(lat, k) else sign * c / s
+                                              for k, (c, s) in enumerate(zip(eff, scales))),
                     futility_bounds=fut,
                     futility_difference=tuple(None if f is None else sign * f / s for f, s in zip(fut, scales)),
                     spent=spent, cumulative_alpha=tuple(float(v) for v in sups),
