@@ -66,6 +66,7 @@ _API_GROUPS = [
     ("Normal approximation for Laplace releases", ("dpinfer.inference.normal",)),
     ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi",)),
     ("Means of clipped data", ("dpinfer.inference.means",)),
+    ("Designs with interim looks", ("dpinfer.inference.designs",)),
     ("Contingency tables", ("dpinfer.inference.table", "dpinfer.releasers.table")),
     ("Logistic regression from a private table", ("dpinfer.inference.logistic",)),
     ("Local differential privacy", ("dpinfer.inference.local", "dpinfer.releasers.local",

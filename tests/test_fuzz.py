@@ -25,6 +25,7 @@ Carlo draws is a request for memory, not an input error.
 from __future__ import annotations
 
 import math
+import functools
 import re
 import warnings
 
@@ -119,6 +120,11 @@ def _budget_json():
 
 def _mean_release(seed=1):
     return dpinfer.MeanReleaser(1.0, 0.0, 10.0, spread=True).release([1.0, 2.5, 4.0, 12.0, 6.0, 3.5], rng=seed)
+
+
+@functools.lru_cache(maxsize=1)
+def _simon_design():
+    return dpinfer.simon_design(0.1, 0.3, epsilon=2.0, max_n=40)
 
 
 def _htest():
@@ -434,6 +440,14 @@ SPECS = {
         lambda a: dpinfer.sequential_test(**a),
         dict(design=_SEQUENTIAL[0], releases=_SEQUENTIAL[1], margin=0.0, confidence_level=0.95,
              composition=None), "htest_diff"),
+    "simon_design": (
+        lambda a: dpinfer.simon_design(a["p0"], a["p1"], alpha=a["alpha"], power=a["power"], epsilon=a["epsilon"],
+                                       delta=a["delta"], design=a["design"], max_n=a["max_n"]),
+        dict(p0=0.1, p1=0.5, alpha=0.05, power=0.8, epsilon=3.0, delta=0.0, design="minimax", max_n=20), "any"),
+    "simon_test": (
+        lambda a: dpinfer.simon_test(_simon_design(), a["releases"], alternative=a["alternative"],
+                                     confidence_level=a["confidence_level"]),
+        dict(releases=[2.8125, 6.40625], alternative="greater", confidence_level=0.95), "htest"),
     "TulapReleaser-budget": (
         lambda a: TulapReleaser(1.0).release(a["x"], 30, rng=1, budget=dpinfer.PrivacyBudget(a["total"]),
                                              array=a["array"]),
@@ -455,6 +469,7 @@ NOT_FUZZED = {
     "BudgetExceededError": "exception class",
     "RobustEstimate": "record returned by robust_frequency_estimate",
     "ExampleTrial": "record returned by load_example_trial",
+    "SimonDesign": "record returned by simon_design",
     "LogisticJimiResult": "record returned by logistic_jimi",
     "PointEstimate": "record returned by the local-DP estimators",
     "ApproximationWarning": "warning class",

@@ -65,21 +65,16 @@ def _cmd_release(args):
     for flag, value in (("--neighbours", args.neighbours), ("--margins", args.margins)):
         if value is not None:
             raise _UsageError(f"{flag} applies to --table only (a contingency table release).")
+    if args.design is not None or args.stage is not None or args.earlier is not None:
+        return _release_stage(args)
+    if args.epsilon is None:
+        raise _UsageError("the following arguments are required: --epsilon")
     args.mechanism = args.mechanism or "tulap"
     if args.mechanism == "tulap" and args.kind == "proportion":
         raise _UsageError("--kind proportion applies to --mechanism laplace only: a Tulap release is a "
                           "noisy count (for the DP-UMP test); give --mechanism laplace to release x/n.")
     args.kind = args.kind or ("count" if args.mechanism == "tulap" else "proportion")
-    if args.csv is not None:
-        if args.x is not None or args.n is not None:
-            raise _UsageError("give either --csv/--column or --x/--n, not both.")
-        if args.column is None:
-            raise _UsageError("--csv needs --column NAME (the 0/1 column to count).")
-        x, n = _counts_from_csv(args.csv, args.column)
-    else:
-        if args.x is None or args.n is None:
-            raise _UsageError("give the confidential count as --x X --n N, or --csv FILE --column NAME.")
-        x, n = args.x, args.n
+    x, n = _count_input(args)
     secure = args.seed is None
     rng = None if secure else args.seed
     with _budget_session(args) as ledger:
@@ -100,6 +95,35 @@ def _cmd_release(args):
     _emit(args.format, str(release), [release.to_dict()])
     _print_budget_status(args, ledger)
     return EXIT_OK
+
+
+def _release_stage(args):
+    """``release --design FILE --stage S``: the design fixes the mechanism and its privacy."""
+    from ._designs import cmd_release_stage
+
+    if args.design is None:
+        raise _UsageError("--stage and --earlier apply to --design FILE only (a stage of a planned design).")
+    given = [flag for flag, value in (("--epsilon", args.epsilon), ("--mechanism", args.mechanism),
+                                      ("--kind", args.kind), ("--table", args.table)) if value is not None]
+    given += [flag for flag, value, default in (("--delta", args.delta, 0.0), ("--sensitivity", args.sensitivity, 1))
+              if value != default]
+    if given:
+        raise _UsageError(f"{', '.join(given)} must not be given with --design: the design fixes the release "
+                          "(a Tulap count at its epsilon and delta).")
+    return cmd_release_stage(args, *_count_input(args))
+
+
+def _count_input(args):
+    """``(x, n)`` of ``release``: ``--csv FILE --column NAME`` or ``--x X --n N`` (the count is confidential)."""
+    if args.csv is not None:
+        if args.x is not None or args.n is not None:
+            raise _UsageError("give either --csv/--column or --x/--n, not both.")
+        if args.column is None:
+            raise _UsageError("--csv needs --column NAME (the 0/1 column to count).")
+        return _counts_from_csv(args.csv, args.column)
+    if args.x is None or args.n is None:
+        raise _UsageError("give the confidential count as --x X --n N, or --csv FILE --column NAME.")
+    return args.x, args.n
 
 
 def _release_table(args):
@@ -207,6 +231,10 @@ def _cmd_test(args):
     from ..inference.prop import prop_test
 
     loaded = None
+    if args.design is not None:
+        from ._designs import cmd_test_design
+
+        return cmd_test_design(args)
     arms = two_arms(args)
     if arms is not None:
         return cmd_test_two(args, arms, _emit)

@@ -276,8 +276,14 @@ def _add_release(sub):
     src.add_argument("--table", metavar="FILE",
                      help="CSV file ('-' for stdin) of an r x c table of counts (optional header row and "
                           "row-name column): released with Laplace noise on every cell")
-    rel.add_argument("--epsilon", type=_REAL, required=True, help="privacy-loss parameter (> 0)")
+    rel.add_argument("--epsilon", type=_REAL, help="privacy-loss parameter (> 0; required unless --design)")
     rel.add_argument("--delta", type=_REAL, default=0.0, help="approximate-DP slack, Tulap only (default 0)")
+    stage = rel.add_argument_group("a stage of a design (instead of --epsilon)")
+    stage.add_argument("--design", metavar="FILE", help="JSON of 'dpinfer design simon --format json': release "
+                       "one stage's new patients at the design's epsilon (charged once for the whole design)")
+    stage.add_argument("--stage", type=_WHOLE, help="with --design: the stage to release (1 or 2)")
+    stage.add_argument("--earlier", metavar="FILE", action="append",
+                       help="with --stage 2: the release file of stage 1 (the run is continued from it)")
     rel.add_argument("--sensitivity", type=_WHOLE, default=1,
                      help="Tulap only: the most one person moves the count (default 1)")
     rel.add_argument("--mechanism", choices=("tulap", "laplace"),
@@ -334,6 +340,9 @@ def _add_test(sub):
     _add_progress(test)
     _add_released_input(test, methods=("ump", "normal", "jimi", "mc"))
     test.add_argument("--p0", type=_REAL, default=0.5, help="null proportion (default 0.5)")
+    test.add_argument("--design", metavar="FILE",
+                      help="JSON of 'dpinfer design simon --format json': the exact test at the end of the design "
+                           "from its stage releases (--release once per stage; the null is the design's p0)")
     tab = test.add_argument_group("released table (instead of --release/--value)")
     tab.add_argument("--table", metavar="FILE",
                      help="CSV file of a released noisy r x c table (optional header row and row-name "

@@ -54,6 +54,12 @@ class StagedRelease:
         one of ``'continue'``, ``'stop for efficacy'``, ``'stop for futility'``, and
         must stop at the last stage.  A design's ``staged_release`` method passes its
         own rule (e.g. :meth:`SimonDesign.staged_release`).
+    released : sequence, default ()
+        To continue a run begun in an earlier session (e.g. the ``dpinfer`` command): the
+        releases of the stages already released, in order, each a Release (one arm) or one
+        per arm; each must be the stage's Tulap count at the design's privacy.  The rule is
+        applied to them again.  With a budget, its parallel set ``label`` must hold exactly
+        their charges (one per stage and arm); without ``released`` it must hold none.
 
     Attributes
     ----------
@@ -127,7 +133,7 @@ class StagedRelease:
     FUTILITY = FUTILITY
 
     def __init__(self, stage_sizes, *, epsilon, delta=0.0, arms=None, budget=None, label="staged design",
-                 rule=None):
+                 rule=None, released=()):
         self._sizes = _check_sizes(stage_sizes)
         n_arms = len(self._sizes[0])
         self._arms = _check_arms(arms, n_arms)
@@ -140,18 +146,24 @@ class StagedRelease:
         if budget is not None and not isinstance(budget, PrivacyBudget):
             raise TypeError("`budget` of a staged release must be None or a dpinfer.PrivacyBudget (the design "
                             f"is charged to its own parallel set); got {_show(budget)}.")
-        self._scope = None
-        if budget is not None:
-            scope = budget.parallel(label)
-            if scope.spent:
-                raise ValueError(f"`label` {label!r} names a parallel set of this budget that already holds "
-                                 "charges; give this design a label of its own.")
-            self._scope = scope
         if rule is not None and not callable(rule):
             raise TypeError(f"`rule` must be None or a callable rule(stage, releases); got {_show(rule)}.")
         self._rule = rule
         self._releases = []
         self._decisions = []
+        self._resume(released)
+        self._scope = None
+        if budget is not None:
+            scope = budget.parallel(label)
+            expected = {self._group(s, a): (self.epsilon, self.delta)
+                        for s in range(1, len(self._releases) + 1) for a in range(n_arms)}
+            if scope.spent != expected:
+                raise ValueError(
+                    f"`label` {label!r} names a parallel set of this budget whose charges ({_groups(scope.spent)}) "
+                    f"are not those of the {len(self._releases)} stage(s) in `released` ({_groups(expected)}); "
+                    "a stage is released once: give a new design a label of its own, and a continued one "
+                    "exactly its earlier releases.")
+            self._scope = scope
 
     # ------------------------------------------------------------------ reading
     @property
@@ -258,10 +270,43 @@ class StagedRelease:
         self._decisions.append(self._decide(stage))
         return out[0] if len(out) == 1 else out
 
+    def _group(self, stage, arm):
+        return f"stage {stage}" + (f", {self._arms[arm]}" if len(self._arms) > 1 else "")
+
+    def _resume(self, released):
+        """Take the releases of earlier sessions (public values), checked against the design, and re-decide."""
+        from .release import Release
+
+        stages = _as_list(released)
+        if stages is None:
+            raise TypeError(f"`released` must be a sequence (one entry per stage already released); got "
+                            f"{_show(released)}.")
+        if len(stages) > self.n_stages:
+            raise ValueError(f"`released` holds {len(stages)} stages; the design has {self.n_stages}.")
+        for s, entry in enumerate(stages, 1):
+            if self.stopped:
+                raise ValueError(f"`released` holds stage {s}, but the rule stopped the trial at stage {s - 1} "
+                                 f"({self.decision}).")
+            rels = [entry] if isinstance(entry, Release) else _as_list(entry)
+            if rels is None or len(rels) != len(self._arms):
+                raise TypeError(f"`released[{s - 1}]` must be one Release per arm ({len(self._arms)}); got "
+                                f"{_show(entry)}.")
+            for a, (rel, n) in enumerate(zip(rels, self._sizes[s - 1])):
+                if not isinstance(rel, Release):
+                    raise TypeError(f"`released[{s - 1}]` must hold Releases; got {_show(rel)}.")
+                record = (rel.mechanism, rel.kind, rel.n, rel.epsilon, rel.delta, rel.sensitivity, np.ndim(rel.value))
+                if record != ("tulap", "count", n, self.epsilon, self.delta, 1.0, 0):
+                    raise ValueError(
+                        f"`released[{s - 1}]` must be the stage's Tulap count release (n = {n}, epsilon = "
+                        f"{self.epsilon!r}, delta = {self.delta!r}, sensitivity 1, one value); got a {rel.mechanism} "
+                        f"{rel.kind} release with n = {rel.n}, epsilon = {rel.epsilon!r}, delta = {rel.delta!r}.")
+            self._releases.append(tuple(rels))
+            self._decisions.append(self._decide(s))
+
     def _handle(self, stage, arm):
         if self._scope is None:
             return None
-        group = f"stage {stage}" + (f", {self._arms[arm]}" if len(self._arms) > 1 else "")
+        group = self._group(stage, arm)
         where = f"{self._label}: stage {stage} of {self.n_stages}" + (
             f", {self._arms[arm]}" if len(self._arms) > 1 else "")
         return self._scope.group(group).with_label(where)
@@ -348,6 +393,10 @@ class StagedRelease:
             else:
                 lines.append(f"  stage {s} ({size}): " + ("not released" if self.stopped else "to come"))
         return "\n".join(lines)
+
+
+def _groups(spent):
+    return ", ".join(sorted(spent)) or "none"
 
 
 def _as_list(value):

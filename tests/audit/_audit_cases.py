@@ -13,6 +13,8 @@ from dpinfer import (
     LocalLaplaceReleaser,
     MeanReleaser,
     RandomizedResponseReleaser,
+    Release,
+    StagedRelease,
     TulapReleaser,
     TwoCoinRRReleaser,
     UnaryEncodingReleaser,
@@ -36,6 +38,27 @@ def _secure(method, *extra):
     return call
 
 
+def _staged(stage):
+    """A batch of runs of a two-stage design, auditing the release of ``stage`` (earlier stages: count 3).
+
+    One fresh :class:`StagedRelease` per draw (a run releases each stage once); the
+    batch's values are returned as one Release with the stage's record.
+    """
+
+    def call(x, n, rng=None):
+        values, last = [], None
+        for count in np.asarray(x).reshape(-1):
+            run = StagedRelease([n, n], epsilon=1.0)
+            for s in range(1, stage):
+                run.release(s, 3, rng=rng)
+            last = run.release(stage, int(count), rng=rng)
+            values.append(last.value)
+        return Release(np.array(values), last.mechanism, last.epsilon, last.delta, last.sensitivity, last.n,
+                       last.kind)
+
+    return call
+
+
 # name, mechanism, x, x', args, n_samples, minimum bound expected (the audit's power)
 CASES = [
     ("TulapReleaser", TulapReleaser(1.0), 10, 11, (30,), N, 0.8),
@@ -44,6 +67,7 @@ CASES = [
     ("TulapReleaser-sensitivity3", TulapReleaser(1.0, sensitivity=3), 10, 13, (30,), N, 0.8),
     ("TulapReleaser-sensitivity2-delta", TulapReleaser(0.7, 0.05, sensitivity=2), 0, 2, (30,), N, 0.5),
     ("TulapReleaser-secure", _secure(TulapReleaser(1.0).release), 10, 11, (30,), 10_000, 0.6),
+    ("StagedRelease-stage2", _staged(2), 10, 11, (30,), 5_000, 0.4),
     ("TulapReleaser-secure-zero", _secure(TulapReleaser(1.0).release), 0, 1, (30,), 10_000, 0.6),
     ("LaplaceReleaser", LaplaceReleaser(1.0, 2.0), 0.0, 2.0, (), N, 0.7),
     ("LaplaceReleaser.count", LaplaceReleaser(0.5).count, 4, 5, (30,), N, 0.3),

@@ -139,7 +139,8 @@ def test_bad_designs_are_refused(kwargs, error, message):
 def test_a_label_already_charged_in_the_budget_is_refused():
     budget = PrivacyBudget(2.0)
     StagedRelease([5], epsilon=1.0, budget=budget, label="trial").release(1, 2, rng=1)
-    with pytest.raises(ValueError, match=r"`label` 'trial' names a parallel set of this budget that already"):
+    with pytest.raises(ValueError, match=r"`label` 'trial' names a parallel set of this budget whose charges "
+                                         r"\(stage 1\) are not those of the 0 stage\(s\) in `released` \(none\)"):
         StagedRelease([5], epsilon=1.0, budget=budget, label="trial")
 
 
@@ -157,3 +158,38 @@ def test_bad_counts_are_refused_by_position_never_by_value():
     with pytest.raises(TypeError, match=r"`x` must be one count"):
         one.release(1, [1, 2], rng=1)
     assert budget.ledger == ()
+
+
+def test_a_run_continues_in_a_later_session_from_its_earlier_releases_and_the_ledger():
+    budget = PrivacyBudget(1.0)
+    first = StagedRelease([10, 19], epsilon=1.0, budget=budget, label="trial", rule=lambda s, r: "continue"
+                          if s == 1 else "stop for futility")
+    rel1 = first.release(1, 4, rng=1)
+    # a later session (e.g. the command line): the ledger read back from its file, the stage-1 release
+    later_budget = PrivacyBudget.from_json(budget.to_json())
+    later = StagedRelease([10, 19], epsilon=1.0, budget=later_budget, label="trial", released=[rel1],
+                          rule=lambda s, r: "continue" if s == 1 else "stop for futility")
+    assert later.next_stage == 2 and later.decisions == ("continue",)
+    gen = np.random.default_rng(2)
+    state = gen.bit_generator.state
+    with pytest.raises(ValueError, match=r"`stage` = 1 was released already"):
+        later.release(1, 4, rng=gen)
+    assert gen.bit_generator.state == state
+    later.release(2, 7, rng=2)
+    assert later_budget.spent_epsilon == 1.0 and [e.group for e in later_budget.ledger] == ["stage 1", "stage 2"]
+    # without the earlier release the ledger says stage 1 was charged: refused
+    with pytest.raises(ValueError, match=r"whose charges \(stage 1\) are not those of the 0 stage"):
+        StagedRelease([10, 19], epsilon=1.0, budget=PrivacyBudget.from_json(budget.to_json()), label="trial")
+
+
+def test_released_stages_must_be_the_designs():
+    rel = TulapReleaser(1.0).release(3, 12, rng=1)
+    with pytest.raises(ValueError, match=r"`released\[0\]` must be the stage's Tulap count release \(n = 10"):
+        StagedRelease([10, 19], epsilon=1.0, released=[rel])
+    with pytest.raises(ValueError, match=r"`released` holds 3 stages; the design has 2"):
+        StagedRelease([10, 19], epsilon=1.0, released=[rel, rel, rel])
+    with pytest.raises(TypeError, match=r"`released` must be a sequence"):
+        StagedRelease([10, 19], epsilon=1.0, released=3)
+    stop = TulapReleaser(1.0).release(3, 10, rng=1)
+    with pytest.raises(ValueError, match=r"`released` holds stage 2, but the rule stopped the trial at stage 1"):
+        StagedRelease([10, 19], epsilon=1.0, released=[stop, stop], rule=_stop_after_first)
