@@ -413,9 +413,9 @@ def sequential_design(theta1, theta2, *, looks=3, alpha=0.025, power=0.8, epsilo
     looks : int, default 3
         Number of looks (2 to 6), the last one at the maximum sample size.
     alpha : float, default 0.025
-        One-sided significance level (the default of ``rpact`` and ``gsDesign``: a
-        one-sided 0.025 test is the two-sided 0.05 test's one tail, what regulators expect
-        of a superiority trial).
+        One-sided significance level, in [1e-6, 0.5) (the default of ``rpact`` and
+        ``gsDesign``: a one-sided 0.025 test is the two-sided 0.05 test's one tail, what
+        regulators expect of a superiority trial; rpact's range).
     power : float, default 0.8
         Target power at the planned rates, in (alpha, 1).
     epsilon : float or None
