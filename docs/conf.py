@@ -71,6 +71,7 @@ _API_GROUPS = [
     ("Logistic regression from a private table", ("dpinfer.inference.logistic",)),
     ("Local differential privacy", ("dpinfer.inference.local", "dpinfer.releasers.local",
                                     "dpinfer.releasers.randomized_response")),
+    ("Designs with interim looks", ("dpinfer.inference.designs",)),
     ("Robust and other inference", ("dpinfer.inference",)),
     ("Auditing a mechanism", ("dpinfer.audit",)),
     ("Releasing a statistic", ("dpinfer.releasers",)),

@@ -61,6 +61,18 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
 )
 
+
+def _sequential_run():
+    design = dpinfer.sequential_design(0.9, 0.2, looks=2, epsilon=3.0)
+    run = design.staged_release()
+    run.release(1, [3, 1], rng=1)
+    if not run.stopped:
+        run.release(2, [4, 1], rng=2)
+    return design, run
+
+
+_SEQUENTIAL = _sequential_run()
+
 # -- adversarial values ----------------------------------------------------------
 
 _ADVERSARIAL = [
@@ -422,6 +434,17 @@ SPECS = {
         lambda a: dpinfer.StagedRelease(a["stage_sizes"], epsilon=a["epsilon"], delta=a["delta"]).release(
             a["stage"], a["x"], rng=a["rng"]),
         dict(stage_sizes=[10, 19], epsilon=1.0, delta=0.0, stage=1, x=3, rng=1), "release"),
+    "sequential_design": (
+        lambda a: dpinfer.sequential_design(**a),
+        dict(theta1=0.9, theta2=0.2, looks=2, alpha=0.025, power=0.8, epsilon=3.0, delta=0.0,
+             spending="obrien-fleming", futility=None, ratio=1.0, information=None), "design"),
+    "sequential_design-characteristics": (
+        lambda a: _SEQUENTIAL[0].operating_characteristics(a["theta1"], a["theta2"]),
+        dict(theta1=0.6, theta2=0.3), "design"),
+    "sequential_test": (
+        lambda a: dpinfer.sequential_test(**a),
+        dict(design=_SEQUENTIAL[0], releases=_SEQUENTIAL[1], margin=0.0, confidence_level=0.95,
+             composition=None), "htest_diff"),
     "simon_design": (
         lambda a: dpinfer.simon_design(a["p0"], a["p1"], alpha=a["alpha"], power=a["power"], epsilon=a["epsilon"],
                                        delta=a["delta"], design=a["design"], max_n=a["max_n"]),
@@ -444,6 +467,8 @@ SPECS = {
 # dpinfer itself (fuzzing their constructors tests nothing a user calls) and
 # warning classes.
 NOT_FUZZED = {
+    "SequentialDesign": "record returned by sequential_design",
+    "SequentialCharacteristics": "record returned by SequentialDesign.operating_characteristics",
     "AuditResult": "record returned by audit_releaser",
     "LedgerEntry": "record returned by PrivacyBudget.charge and the releasers",
     "BudgetExceededError": "exception class",
@@ -582,6 +607,12 @@ def _check_answer(kind, out):
         assert np.all(np.isfinite(np.asarray(out, dtype=float))), f"non-finite answer {out}"
     elif kind == "finite_or_inf":
         assert not np.isnan(np.asarray(out, dtype=float)).any()
+    elif kind == "design":
+        if isinstance(out, dpinfer.SequentialDesign):
+            assert all(a <= s for a, s in zip(out.cumulative_alpha, out.spent))
+            assert _in_range(out.exact_power, 0.0, 1.0) and math.isfinite(out.expected_n0)
+        else:
+            assert _in_range(out.reject, 0.0, 1.0) and math.isfinite(out.expected_n)
     elif kind == "ledger":
         assert isinstance(out, dpinfer.LedgerEntry), f"not a ledger entry: {out!r}"
         assert 0.0 <= out.charged_epsilon < math.inf and 0.0 <= out.charged_delta <= 1.0

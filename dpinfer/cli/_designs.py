@@ -1,8 +1,11 @@
-"""``dpinfer design simon``: plan a private two-stage (Simon) design.
+"""``dpinfer design simon`` and ``dpinfer design sequential``: plan a private design with interim looks.
 
-Prints the design like R's ``clinfun::ph2simon`` (text) or its record (``--format json``:
-:meth:`SimonDesign.to_dict`, the non-private design nested under ``reference``).  Other
-designs (``design sequential``) are added beside it as sub-subcommands.
+``simon`` prints the design like R's ``clinfun::ph2simon`` (text) or its record
+(``--format json``: :meth:`SimonDesign.to_dict`, the non-private design nested under
+``reference``).  ``sequential`` prints a two-arm group-sequential design like a
+``gsDesign``/``rpact`` summary (text), its :meth:`SequentialDesign.to_dict` (JSON, the
+non-private design under ``nonprivate``) or one row per look (CSV), from
+:func:`~dpinfer.sequential_design`.
 """
 
 from __future__ import annotations
@@ -29,12 +32,58 @@ def cmd_design_simon(args):
     return EXIT_OK
 
 
+def cmd_design_sequential(args):
+    from ..inference.designs import sequential_design
+
+    design = sequential_design(args.theta1, args.theta2, looks=args.looks, alpha=args.alpha, power=args.power,
+                               epsilon=args.epsilon, delta=args.delta, spending=args.spending,
+                               futility=args.futility, ratio=args.ratio, information=args.information)
+    rows = [{"look": k + 1, "n1": design.n1[k], "n2": design.n2[k],
+             "efficacy_difference": design.efficacy_difference[k], "spent_alpha": design.spent[k],
+             "cumulative_alpha": design.cumulative_alpha[k],
+             "futility_difference": design.futility_difference[k]} for k in range(design.looks)]
+    if args.format == "csv":
+        _emit("csv", "", rows)
+    else:
+        _emit(args.format, str(design), [design.to_dict()])
+    return EXIT_OK
+
+
+def _add_sequential(kinds, formatter_class, real, whole, add_format):
+    seq = kinds.add_parser(
+        "sequential", help="two-arm group-sequential design with alpha spending (rpact/gsDesign)",
+        description="A two-arm group-sequential design: efficacy boundaries on the released difference\n"
+                    "of cumulative proportions whose exact cumulative type-I error at the worst common\n"
+                    "rate is at most the Lan-DeMets spending function's value; the maximum size that\n"
+                    "reaches the power exactly; the non-private design beside it.  Like R's\n"
+                    "rpact::getDesignGroupSequential(typeOfDesign = 'asOF') + getSampleSizeRates().",
+        formatter_class=formatter_class)
+    add_format(seq)
+    seq.add_argument("--theta1", type=real, required=True, help="arm 1's (experimental) planned proportion")
+    seq.add_argument("--theta2", type=real, required=True, help="arm 2's (control) planned proportion")
+    seq.add_argument("--looks", type=whole, default=3, help="number of looks, 2 to 6 (default 3)")
+    seq.add_argument("--alpha", type=real, default=0.025, help="one-sided significance level (default 0.025)")
+    seq.add_argument("--power", type=real, default=0.8, help="target power (default 0.8)")
+    seq.add_argument("--epsilon", type=_epsilon(real), required=True,
+                     help="privacy of every stage's release (the design's total); 'none' for the non-private design")
+    seq.add_argument("--delta", type=real, default=0.0, help="delta of every release (default 0)")
+    seq.add_argument("--spending", choices=("obrien-fleming", "pocock"), default="obrien-fleming",
+                     help="Lan-DeMets alpha spending (default obrien-fleming)")
+    seq.add_argument("--futility", choices=("non-binding",), default=None,
+                     help="non-binding futility boundaries by beta spending (default none)")
+    seq.add_argument("--ratio", type=real, default=1.0, help="allocation n2 / n1 (default 1)")
+    seq.add_argument("--information", type=real, nargs="+", metavar="T",
+                     help="planned information fractions, increasing, the last 1 (default equally spaced)")
+    seq.set_defaults(func=cmd_design_sequential)
+
+
 def add_design_parsers(sub, subcommand, real, whole, add_format):
     """The parser of ``design`` and its kinds (called from the parser builders)."""
     design = subcommand(sub, "design", "plan a trial with interim looks (e.g. Simon's two-stage design)",
                         "Plan a design whose stages release each stage's new patients' count once with\n"
                         "Tulap noise: the whole design costs epsilon once (stages are disjoint patients).\n"
-                        "Operating characteristics are exact.  Kinds: simon (one arm, two stages).")
+                        "Operating characteristics are exact.  Kinds: simon (one arm, two stages),\n"
+                        "sequential (two arms, group-sequential with alpha spending).")
     kinds = design.add_subparsers(dest="design_kind", metavar="KIND", title="kinds", required=True)
     simon = kinds.add_parser("simon", help="Simon's optimal or minimax two-stage design (one arm)",
                              description="Search Simon's two-stage design (futility stop after stage 1, test at "
@@ -54,6 +103,7 @@ def add_design_parsers(sub, subcommand, real, whole, add_format):
                        help="optimal: smallest EN(p0) (default); minimax: smallest n")
     simon.add_argument("--max-n", type=whole, default=100, help="largest total size searched (default 100)")
     simon.set_defaults(func=cmd_design_simon)
+    _add_sequential(kinds, design.formatter_class, real, whole, add_format)
 
 
 # --------------------------------------------------------------------------- running a design

@@ -94,3 +94,30 @@ means_naive = _naive_moments
 means_repro_roots = _draw_roots
 #: ``means_repro_bounds(low_sorted, high_sorted, level, alternative)``: the repro-samples interval from them
 means_repro_bounds = _repro_interval
+
+
+# -- two-arm group-sequential designs (designs/)
+from .designs._walk_law import (efficacy_boundaries as _gs_boundaries,  # noqa: E402
+                                        interval_membership as _gs_membership, lattice as _gs_lattice,
+                                        outcome_law as _gs_outcomes)
+from .designs._two_arm_analysis import _observed as _gs_observed  # noqa: E402
+from .designs._spending import spending_values as _gs_spending  # noqa: E402
+
+#: ``sequential_lattice(n1_max, fractions, a, b, sign, epsilon, delta)``: a design's public structure
+sequential_lattice = _gs_lattice
+#: ``sequential_boundaries(lattice, spent)`` -> (boundaries, certified cumulative alphas)
+sequential_boundaries = _gs_boundaries
+#: ``sequential_spending(spending, fractions, alpha)``: the cumulative spending values
+sequential_spending = _gs_spending
+#: ``sequential_membership(lattice, efficacy, delta, level, naive)``: per look, whether each outcome's
+#: interval holds ``delta``
+sequential_membership = _gs_membership
+#: ``sequential_outcomes(lattice, efficacy, theta1, theta2)``: per look, the law of the stopping outcome
+sequential_outcomes = _gs_outcomes
+#: ``sequential_observed(design, releases)`` -> (look - 1, statistic W, lattice) of a run that stopped
+sequential_observed = _gs_observed
+
+
+def sequential_design_lattice(design):
+    """The lattice (public structure) of a :class:`~dpinfer.SequentialDesign`."""
+    return design._lattice

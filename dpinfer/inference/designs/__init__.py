@@ -10,9 +10,15 @@ convolution.  Operating characteristics follow without simulation.
   (Simon 1989), optimal or minimax, exact size at most alpha for the private releases.
 * :func:`~dpinfer.simon_test`: the inference at the end of a Simon design (stage-wise
   ordering: exact p-value, interval with exact coverage, median-unbiased estimate).
+* :func:`~dpinfer.sequential_design` / :class:`~dpinfer.SequentialDesign`: two-arm
+  group-sequential designs with Lan-DeMets alpha spending, the supremum over the common
+  rate certified; :func:`~dpinfer.sequential_test` the inference at their end.
 """
 
-from ._two_stage import SimonDesign, simon_design
+from ._group_sequential import SequentialCharacteristics, SequentialDesign, sequential_design
 from ._stagewise import simon_test
+from ._two_arm_analysis import sequential_test
+from ._two_stage import SimonDesign, simon_design
 
-__all__ = ["SimonDesign", "simon_design", "simon_test"]
+__all__ = ["SequentialCharacteristics", "SequentialDesign", "SimonDesign", "sequential_design", "sequential_test",
+           "simon_design", "simon_test"]

@@ -87,6 +87,13 @@ def release(rel):
     return record
 
 
+def design(d):
+    """A SequentialDesign as its plain record (``to_dict``) plus its printed form."""
+    record = _plain(d.to_dict())
+    record["printed"] = str(d)
+    return record
+
+
 def budget(b):
     """A PrivacyBudget's totals and spending, plus its printed form."""
     remaining = b.remaining
