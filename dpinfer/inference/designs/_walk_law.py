@@ -32,7 +32,7 @@ from scipy import signal
 
 from ..two_arm._certify import certified_sup
 from ..two_arm._law import _arm, _component_pmfs, _layout, _binomial
-from ..two_arm._test import _null
+from ..two_arm._supremum import _null
 
 __all__ = []  # private module
 
