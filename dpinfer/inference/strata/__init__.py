@@ -1,0 +1,5 @@
+"""Inference from several sites or strata, each released with its own noise (issue 37)."""
+
+from ._pooled import binom_pooled_test
+
+__all__ = ["binom_pooled_test"]
