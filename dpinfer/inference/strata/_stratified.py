@@ -24,7 +24,7 @@ MAX_CONVOLUTION = 2_000_000_000
 GAMMA = 0.001
 
 _METHOD = ("Exact stratified test of a common risk difference (Mantel-Haenszel weights, "
-           "{} strata, Tulap releases, Berger-Boos gamma = {:g})")
+           "{} strata, Tulap releases, {})")
 
 
 class _Side:
@@ -43,7 +43,11 @@ class _Side:
 
 
 def _boxes(sites, gamma):
-    """Each stratum's exact ``1 - gamma_s`` interval for its arm's rate, ``prod (1 - gamma_s) = 1 - gamma``."""
+    """Each stratum's exact ``1 - gamma_s`` interval for its arm's rate, ``prod (1 - gamma_s) = 1 - gamma``.
+
+    ``gamma = 0``: the whole range (the supremum over the whole null)."""
+    if gamma == 0.0:
+        return [(0.0, 1.0)] * len(sites)
     level = (1.0 - gamma) ** (1.0 / len(sites))
     return [tuple(binom_ump_ci(s.release, confidence_level=level)) for s in sites]
 
@@ -73,7 +77,9 @@ def binom_strata_test(releases, margin=0.0, *, alternative="two-sided", confiden
         Level of the interval for the common difference in ``conf_int``.
     gamma : float, default 0.001
         The Berger-Boos allowance: the supremum is taken over a ``1 - gamma`` confidence box
-        for the baseline rates, and ``gamma`` is added to it.  In (0, (1 - confidence_level)/2).
+        for the baseline rates, and ``gamma`` is added to it.  In [0, (1 - confidence_level)/2);
+        0 takes the supremum over the whole null (no box; here also in closed form), which loses
+        power when the baseline rates are far from 1/2.
     composition : {None, 'parallel', 'sequential'}, optional
         How the result's privacy combines the ``2S`` releases; None reads their records
         (parallel only when they record disjoint groups of one budget scope).
@@ -159,8 +165,8 @@ def binom_strata_test(releases, margin=0.0, *, alternative="two-sided", confiden
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     gamma = _check_real(gamma, "gamma")
-    if not 0.0 < gamma < (1.0 - confidence_level) / 2.0:
-        raise ValueError(f"`gamma` must lie in (0, (1 - confidence_level)/2) = (0, {(1 - confidence_level) / 2:g}): "
+    if not 0.0 <= gamma < (1.0 - confidence_level) / 2.0:
+        raise ValueError(f"`gamma` must lie in [0, (1 - confidence_level)/2) = [0, {(1 - confidence_level) / 2:g}): "
                          f"the interval's level must stay attainable; got {gamma!r}.")
     ns = [first.noise.n for first, _ in strata]
     big_n = sum(ns)
@@ -200,7 +206,7 @@ def binom_strata_test(releases, margin=0.0, *, alternative="two-sided", confiden
     sups = "; ".join(f"sup over the box ({side}) in [{located:.6g}, {upper:.6g}]" for side, upper, located in found)
     return HTestResult(
         statistic=float(sum((a.value - b.value for a, b in strata), Fraction(0))), pvalue=pvalue,
-        null_value=margin, alternative=alternative, method=_METHOD.format(len(strata), gamma),
+        null_value=margin, alternative=alternative, method=_METHOD.format(len(strata), f"Berger-Boos gamma = {gamma:g}" if gamma else "supremum over the null"),
         estimate=min(max(raw, -1.0), 1.0), estimate_raw=raw, conf_int=ConfidenceInterval(low, high, confidence_level),
         epsilon=epsilon, delta=delta,
         data_name=f"{len(strata)} strata x 2 arms, n = c({', '.join(map(str, ns))}) per arm",
