@@ -121,3 +121,17 @@ def test_refusals_name_the_argument_and_the_reason():
         binom_pooled_test([tulap, 3.5])
     with pytest.raises(ValueError, match="`p0`"):
         binom_pooled_test([tulap, tulap], 1.0)
+
+
+def test_homogeneity_is_the_two_arm_test_for_two_sites_and_bonferroni_beyond():
+    from dpinfer import binom2_ump_test, binom_homogeneity_test
+
+    sites = [TulapReleaser(epsilon=e).release(x, n, rng=i)
+             for i, (e, x, n) in enumerate([(1.0, 8, 30), (2.0, 21, 30), (1.0, 12, 30)])]
+    two = binom_homogeneity_test(sites[:2])
+    assert two.pvalue == binom2_ump_test(sites[0], sites[1]).pvalue
+    three = binom_homogeneity_test(sites)
+    pairs = [binom2_ump_test(sites[r], sites[s]).pvalue for r, s in ((0, 1), (0, 2), (1, 2))]
+    assert three.pvalue == min(1.0, 3 * min(pairs)) and three.parameter == 3
+    with pytest.raises(ValueError, match="holds 9 sites; binom_homogeneity_test takes at most 8"):
+        binom_homogeneity_test(sites * 3)
