@@ -52,6 +52,41 @@ def _boxes(sites, gamma):
     return [tuple(binom_ump_ci(s.release, confidence_level=level)) for s in sites]
 
 
+def _test(strata, margin, alternative, gamma):
+    """``((greater side, less side), [(side, bound, located)], pvalue)`` for valid public input.
+
+    The sides are None where ``alternative`` does not need them.  Refuses (ValueError) the
+    sizes beyond the stated limits, from public numbers only.
+    """
+    ns = [first.noise.n for first, _ in strata]
+    big_n = sum(ns)
+    if big_n > MAX_TOTAL:
+        raise ValueError(
+            f"the strata hold N = {big_n} trials per arm; binom_strata_test computes exact tables of size N**2 "
+            f"and takes N <= {MAX_TOTAL}. Test fewer or smaller strata, or each stratum with binom2_ump_test.")
+    law = _NoiseSum(tuple(s.noise for pair in strata for s in pair))
+    if convolution_cost(law.noises) > MAX_CONVOLUTION:
+        raise ValueError(
+            f"the {law.m} releases' noise is too wide for the exact convolution (epsilon too small for this many "
+            f"arms: {convolution_cost(law.noises):.3g} multiply-adds, limit {MAX_CONVOLUTION:.1g}).")
+    arm1, arm2 = [p[0] for p in strata], [p[1] for p in strata]
+    greater = _Side(arm1, arm2, law, ns, _boxes(arm2, gamma)) if alternative != "less" else None
+    less = _Side(arm2, arm1, law, ns, _boxes(arm1, gamma)) if alternative != "greater" else None
+    found = []
+    if greater is not None:
+        found.append(("greater", *greater.sup(margin)))
+    if less is not None:
+        found.append(("less", *less.sup(-margin)))
+    one = {side: min(1.0, upper + gamma) for side, upper, _ in found}
+    pvalue = one[alternative] if alternative != "two-sided" else min(1.0, 2.0 * min(one.values()))
+    return (greater, less), found, pvalue
+
+
+def strata_pvalue(releases, margin=0.0, alternative="two-sided", gamma=GAMMA):
+    """The p-value of :func:`binom_strata_test` alone (no interval): the validation study's fast path."""
+    return _test(stratum_list(releases, "binom_strata_test"), float(margin), alternative, float(gamma))[2]
+
+
 def binom_strata_test(releases, margin=0.0, *, alternative="two-sided", confidence_level=0.95, gamma=GAMMA,
                       composition=None):
     """Exact stratified test of a common risk difference from two Tulap-released arms per stratum.
@@ -168,22 +203,12 @@ def binom_strata_test(releases, margin=0.0, *, alternative="two-sided", confiden
     if not 0.0 <= gamma < (1.0 - confidence_level) / 2.0:
         raise ValueError(f"`gamma` must lie in [0, (1 - confidence_level)/2) = [0, {(1 - confidence_level) / 2:g}): "
                          f"the interval's level must stay attainable; got {gamma!r}.")
-    ns = [first.noise.n for first, _ in strata]
-    big_n = sum(ns)
-    if big_n > MAX_TOTAL:
-        raise ValueError(
-            f"the strata hold N = {big_n} trials per arm; binom_strata_test computes exact tables of size N**2 "
-            f"and takes N <= {MAX_TOTAL}. Test fewer or smaller strata, or each stratum with binom2_ump_test.")
-    law = _NoiseSum(tuple(s.noise for pair in strata for s in pair))
-    if convolution_cost(law.noises) > MAX_CONVOLUTION:
-        raise ValueError(
-            f"the {law.m} releases' noise is too wide for the exact convolution (epsilon too small for this many "
-            f"arms: {convolution_cost(law.noises):.3g} multiply-adds, limit {MAX_CONVOLUTION:.1g}).")
     labels = [f"stratum {s + 1} arm {a}" for s in range(len(strata)) for a in (1, 2)]
     epsilon, delta, note, origin = privacy([s for pair in strata for s in pair], composition, labels)
-    arm1, arm2 = [p[0] for p in strata], [p[1] for p in strata]
-    greater = _Side(arm1, arm2, law, ns, _boxes(arm2, gamma)) if alternative != "less" else None
-    less = _Side(arm2, arm1, law, ns, _boxes(arm1, gamma)) if alternative != "greater" else None
+    sides, found, pvalue = _test(strata, margin, alternative, gamma)
+    greater, less = sides
+    ns = [first.noise.n for first, _ in strata]
+    big_n = sum(ns)
 
     def p_greater(d):
         return min(1.0, greater.sup(d)[0] + gamma)
@@ -191,13 +216,6 @@ def binom_strata_test(releases, margin=0.0, *, alternative="two-sided", confiden
     def p_less(d):
         return min(1.0, less.sup(-d)[0] + gamma)
 
-    found = []
-    if greater is not None:
-        found.append(("greater", *greater.sup(margin)))
-    if less is not None:
-        found.append(("less", *less.sup(-margin)))
-    one = {side: min(1.0, upper + gamma) for side, upper, _ in found}
-    pvalue = one[alternative] if alternative != "two-sided" else min(1.0, 2.0 * min(one.values()))
     side_level = (1.0 - confidence_level) / (2.0 if alternative == "two-sided" else 1.0)
     edge = 1.0 - 1e-9
     low = rejected_end(p_greater, side_level, -edge, edge) if greater is not None else -1.0
