@@ -34,10 +34,8 @@ import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from dpinfer import TulapReleaser  # noqa: E402
-from dpinfer.inference.strata._arguments import stratum_list  # noqa: E402
-from dpinfer.inference.strata._noise_sum import _NoiseSum, upper_tails  # noqa: E402
-from dpinfer.inference.strata._nuisance import bound, walk_tails  # noqa: E402
-from dpinfer.inference.strata._stratified import strata_pvalue  # noqa: E402
+from dpinfer.inference._studies import (  # noqa: E402
+    strata_bound as bound, strata_noise_law, strata_pvalue, strata_upper_tails as upper_tails, strata_walk as walk_tails)
 from validation.harness import DEFAULT_OUT  # noqa: E402
 
 ALPHA = 0.05
@@ -51,9 +49,7 @@ def _pairs(counts, ns, eps, seed):
 
 
 def _law(ns, eps):
-    pairs = _pairs([(1, 1)] * len(ns), ns, eps, 0)  # public numbers only: the values are not used
-    strata = stratum_list(pairs, "validation")
-    return _NoiseSum(tuple(s.noise for pair in strata for s in pair))
+    return strata_noise_law(_pairs([(1, 1)] * len(ns), ns, eps, 0))  # public numbers only: values unused
 
 
 def _critical(law, ns, delta):
@@ -119,7 +115,7 @@ def _simulate(ns, eps, theta1, theta2, reps, seed, gammas):
 
 
 def simulated(quick):
-    reps = 60 if quick else 400
+    reps = 40 if quick else 400
     ns, eps = (30, 30, 30), (1.0, 1.0, 1.0)
     rows = []
     se = float(np.sqrt(ALPHA * (1 - ALPHA) / reps))
@@ -137,10 +133,39 @@ def simulated(quick):
     return rows
 
 
+def _figure(rows, path):
+    """Bars: the exact and simulated sizes against alpha, the power against the non-private CMH test."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
+    sizes = [r for r in rows if r["part"] != "power"]
+    labels = [f"{'exact' if r['part'] == 'exact_size' else 'simulated'}\nS={len(r['n'])}, margin {r['margin']:g}"
+              for r in sizes]
+    left.bar(range(len(sizes)), [r["value"] for r in sizes], color="#4c72b0")
+    left.axhline(ALPHA, color="k", lw=1, ls="--")
+    left.set_xticks(range(len(sizes)), labels, fontsize=7)
+    left.set_ylabel("size (alpha = 0.05 dashed)")
+    power = [r for r in rows if r["part"] == "power"]
+    names = [f"eps {r['epsilon'][0]:g}\ngamma {r['gamma']:g}" for r in power]
+    right.bar(range(len(power)), [r["value"] for r in power], color="#55a868", label="private (binom_strata_test)")
+    right.plot(range(len(power)), [r["cmh_nonprivate"] for r in power], "kD", label="non-private CMH")
+    right.set_xticks(range(len(power)), names, fontsize=7)
+    right.set_ylabel("power, difference 0.2")
+    right.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer settings and replicates (about a minute)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--no-progress", action="store_true", help="accepted for the common interface; this study "
+                        "prints no progress line")
     args = parser.parse_args(argv)
     rows = exact_size(args.quick) + simulated(args.quick)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -152,7 +177,8 @@ def main(argv=None):
         writer.writerows(rows)
     for row in rows:
         print(row)
-    print(f"wrote {path}")
+    _figure(rows, path.with_suffix(".png"))
+    print(f"wrote {path} and {path.with_suffix('.png').name}")
     ok = all(row.get("size_ok", True) and row.get("within_4se", True) for row in rows)
     return 0 if ok else 1
 

@@ -25,6 +25,10 @@ from .two_arm._law import _arm, _clear_caches
 from .two_arm._score_power import _exact_power
 from .two_arm._test import _critical, _null, _power, _sup_tail
 from .ump._kernels import _compiled
+from .strata._arguments import stratum_list as _stratum_list
+from .strata._noise_sum import noise_law as _noise_law, upper_tails as _upper_tails
+from .strata._nuisance import bound as _strata_bound, walk_tails as _walk_tails
+from .strata._stratified import strata_pvalue as _strata_pvalue
 
 __all__ = []  # package-internal: the names below are imported explicitly
 
@@ -94,3 +98,19 @@ means_naive = _naive_moments
 means_repro_roots = _draw_roots
 #: ``means_repro_bounds(low_sorted, high_sorted, level, alternative)``: the repro-samples interval from them
 means_repro_bounds = _repro_interval
+
+
+# -- several strata (strata/)
+def strata_noise_law(pairs):
+    """The law of the noise sum of arm pairs of Tulap releases (``_noise_sum.noise_law``; public numbers only)."""
+    return _noise_law([s for pair in _stratum_list(pairs, "validation") for s in pair])
+
+
+#: ``strata_upper_tails(law, t, y)``: ``P(E >= t - y)`` at integers ``y`` (``t`` a Fraction)
+strata_upper_tails = _upper_tails
+#: ``strata_walk(h, N)``: the fair-walk table ``g(a, m)`` from the noise tails ``h``
+strata_walk = _walk_tails
+#: ``strata_bound(walk, ns, margin, boxes)``: (certified bound, value at the maximiser) of the supremum
+strata_bound = _strata_bound
+#: ``strata_pvalue(pairs, margin, alternative, gamma)``: binom_strata_test's p-value alone
+strata_pvalue = _strata_pvalue

@@ -20,12 +20,12 @@ from fractions import Fraction
 from ... import _mechanisms
 from ..._validation import _show
 from ...releasers.release import Release
-from .._resolve import accepts, resolve
+from .._resolve import accepts, mismatch_message, resolve
 from ._noise_sum import _noise
 
 __all__ = []  # private module
 
-ACCEPTS = accepts({(_mechanisms.TULAP, "count")}, ("binom_pooled_test", "binom_strata_test"),
+ACCEPTS = accepts({(_mechanisms.TULAP, "count")}, ("binom_pooled_test", "binom_strata_test", "binom_homogeneity_test"),
                   "Tulap-noised counts with delta = 0 (TulapReleaser(epsilon).release(x, n)), one per site "
                   "or per arm of a stratum")
 
@@ -40,21 +40,26 @@ class _Site:
     release: Release
 
 
-def site(release, name, method):
-    """The ``_Site`` of one release (argument ``name``, e.g. ``releases[2]``)."""
+def site(release, name, method, *, summed=True):
+    """The ``_Site`` of one release (argument ``name``, e.g. ``releases[2]``).
+
+    ``summed=False``: the release is not added to others (the homogeneity test's pairwise
+    two-arm tests), so ``delta > 0`` is allowed and ``noise`` is None.
+    """
     if not isinstance(release, Release):
         raise TypeError(f"`{name}` must be a dpinfer Release (TulapReleaser(epsilon).release(x, n)); got "
                         f"{type(release).__name__}. {method} takes releases only: their records carry n, "
                         "epsilon and the groups they were charged to.")
     if release.mechanism == _mechanisms.LAPLACE:
         raise ValueError(
-            f"`{name}` is a Laplace release; {method} needs Tulap counts at every site. The sum of a Laplace "
-            "noise and Tulap noises has a law these exact kernels do not compute, and a p-value from another "
-            "law has no guaranteed size. Release every site with TulapReleaser, or analyse the Laplace site "
-            "on its own (binom_ump_test / prop_test).")
+            mismatch_message(name, release, method, ACCEPTS) + " The sum of a Laplace noise and Tulap noises "
+            "has a law these exact kernels do not compute, and a p-value from another law has no guaranteed size: "
+            "release every site with TulapReleaser, or analyse the Laplace site on its own.")
     record = resolve(release, accepts=ACCEPTS, method=method, name=name)
     if not record.scalar:
         raise ValueError(f"`{name}` must hold one released value; got an array of shape {record.value.shape}.")
+    if not summed:
+        return _Site(Fraction(float(record.value)), None, record, release)
     if record.delta != 0.0:
         raise ValueError(
             f"`{name}` has delta = {record.delta!r}; {method} needs delta = 0. A truncated Tulap law "
@@ -64,13 +69,13 @@ def site(release, name, method):
                  record, release)
 
 
-def site_list(releases, method, *, minimum):
-    """The ``_Site`` of every release of the list ``releases`` (at least ``minimum``)."""
+def site_list(releases, method, *, minimum, summed=True):
+    """The ``_Site`` of every release of the list ``releases`` (at least ``minimum``; see :func:`site`)."""
     if isinstance(releases, Release) or not isinstance(releases, (list, tuple)):
         raise TypeError(f"`releases` must be a list of Releases (one per site); got {_show(releases)}.")
     if len(releases) < minimum:
         raise ValueError(f"`releases` must hold at least {minimum} releases; got {len(releases)}.")
-    return tuple(site(r, f"releases[{i}]", method) for i, r in enumerate(releases))
+    return tuple(site(r, f"releases[{i}]", method, summed=summed) for i, r in enumerate(releases))
 
 
 def stratum_list(releases, method):

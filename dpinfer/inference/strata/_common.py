@@ -19,7 +19,10 @@ def privacy(sites, composition, labels):
 
     def one(s):
         text = f"epsilon = {s.record.epsilon:g}"
-        return text if s.noise.sensitivity == 1 else f"{text} (sensitivity {s.noise.sensitivity})"
+        if s.record.delta:
+            text += f", delta = {s.record.delta:g}"
+        k = s.record.sensitivity
+        return text if k == 1 else f"{text} (sensitivity {k:g})"
 
     how = "parallel composition (disjoint people)" if rule == PARALLEL else "sequential composition"
     note = "; ".join(f"{label}: {one(s)}" for label, s in zip(labels, sites)) + f"; {how}"

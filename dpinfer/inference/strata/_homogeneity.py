@@ -27,7 +27,7 @@ def binom_homogeneity_test(releases, *, composition=None):
     Parameters
     ----------
     releases : list of Release
-        One Tulap count release per site (``delta = 0``), two to eight.
+        One Tulap count release per site (any ``delta``: no sum is formed), two to eight.
     composition : {None, 'parallel', 'sequential'}, optional
         How the result's privacy combines the sites' budgets (None reads the releases' records).
 
@@ -40,8 +40,8 @@ def binom_homogeneity_test(releases, *, composition=None):
     Raises
     ------
     TypeError, ValueError
-        As :func:`~dpinfer.binom_pooled_test`, and for more than eight sites (28 exact two-arm
-        tests, about half a minute).
+        As :func:`~dpinfer.binom_pooled_test` (but ``delta > 0`` is allowed), and for more than
+        eight sites (28 exact two-arm tests, about half a minute).
 
     Notes
     -----
@@ -61,7 +61,7 @@ def binom_homogeneity_test(releases, *, composition=None):
     (3, True)
     """
     method = "binom_homogeneity_test"
-    sites = site_list(releases, method, minimum=2)
+    sites = site_list(releases, method, minimum=2, summed=False)
     if len(sites) > MAX_SITES:
         raise ValueError(f"`releases` holds {len(sites)} sites; binom_homogeneity_test takes at most {MAX_SITES} "
                          f"({MAX_SITES * (MAX_SITES - 1) // 2} exact pairwise tests).")
@@ -75,7 +75,7 @@ def binom_homogeneity_test(releases, *, composition=None):
         statistic=smallest, pvalue=min(1.0, len(pairs) * smallest), null_value=0.0, alternative="two-sided",
         method=f"Exact test of one proportion at {len(sites)} sites (pairwise exact tests, Bonferroni)",
         estimate=None, conf_int=None, epsilon=epsilon, delta=delta,
-        data_name=f"{len(sites)} released counts out of n = c({', '.join(str(s.noise.n) for s in sites)})",
+        data_name=f"{len(sites)} released counts out of n = c({', '.join(str(s.record.n) for s in sites)})",
         statistic_name="smallest pairwise p-value", parameter=len(pairs), parameter_name="pairs",
         null_name="difference between two sites' proportions", mechanism="tulap",
         note=f"pairwise p-values {listed}; {note}", **origin)

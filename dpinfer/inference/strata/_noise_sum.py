@@ -80,6 +80,11 @@ class _NoiseSum:
         return len(self.noises)
 
 
+def noise_law(sites):
+    """The ``_NoiseSum`` of the noises of ``sites`` (``_Site`` records of ``_arguments``), in order."""
+    return _NoiseSum(tuple(s.noise for s in sites))
+
+
 def convolution_cost(noises):
     """Multiply-adds of the exact convolution of the integer parts (a public number)."""
     cost, length = 0, 1

@@ -9,7 +9,7 @@ from ..._validation import _check_alternative, _check_confidence_level, _check_p
 from ...results import ConfidenceInterval, HTestResult
 from ._arguments import site_list
 from ._common import privacy, rejected_end
-from ._noise_sum import _NoiseSum, cell_allowance, upper_tails
+from ._noise_sum import cell_allowance, noise_law, upper_tails
 
 __all__ = ["binom_pooled_test"]
 
@@ -18,7 +18,7 @@ _METHOD = "Exact test of a pooled proportion from {} Tulap site releases"
 
 def _tails(sites):
     """``(upper, lower)``: ``P(E >= t_up - x)``, ``P(E <= t_lo - x)`` at ``x = 0..N``, and ``N``."""
-    law = _NoiseSum(tuple(s.noise for s in sites))
+    law = noise_law(sites)
     total = sum((s.value for s in sites), start=0)
     slack = cell_allowance(law.noises)
     big_n = sum(s.noise.n for s in sites)

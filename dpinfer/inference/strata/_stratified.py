@@ -11,7 +11,7 @@ from ...results import ConfidenceInterval, HTestResult
 from ..ump import binom_ump_ci
 from ._arguments import stratum_list
 from ._common import privacy, rejected_end
-from ._noise_sum import _NoiseSum, cell_allowance, convolution_cost, upper_tails
+from ._noise_sum import cell_allowance, convolution_cost, noise_law, upper_tails
 from ._nuisance import bound, walk_tails
 
 __all__ = ["binom_strata_test"]
@@ -64,7 +64,7 @@ def _test(strata, margin, alternative, gamma):
         raise ValueError(
             f"the strata hold N = {big_n} trials per arm; binom_strata_test computes exact tables of size N**2 "
             f"and takes N <= {MAX_TOTAL}. Test fewer or smaller strata, or each stratum with binom2_ump_test.")
-    law = _NoiseSum(tuple(s.noise for pair in strata for s in pair))
+    law = noise_law([s for pair in strata for s in pair])
     if convolution_cost(law.noises) > MAX_CONVOLUTION:
         raise ValueError(
             f"the {law.m} releases' noise is too wide for the exact convolution (epsilon too small for this many "

@@ -108,7 +108,7 @@ def test_prop_test_call_shapes():
 
 def test_refusals_name_the_argument_and_the_reason():
     tulap = TulapReleaser(epsilon=1.0).release(10, 30, rng=1)
-    with pytest.raises(ValueError, match=r"`releases\[1\]` is a Laplace release; .* Release every site with TulapReleaser"):
+    with pytest.raises(ValueError, match=r"`releases\[1\]` is a Laplace release of kind .count., which binom_pooled_test does not take: .* release every site with TulapReleaser"):
         from dpinfer import LaplaceReleaser
         binom_pooled_test([tulap, LaplaceReleaser(epsilon=1.0, sensitivity=1.0).count(10, 30, rng=2)])
     with pytest.raises(ValueError, match=r"`releases\[1\]` has delta = 0.001; .* needs delta = 0"):

@@ -10,7 +10,7 @@ from scipy import stats
 
 from dpinfer import Release, TulapReleaser, binom_strata_test, prop_test
 from dpinfer.inference.strata._arguments import stratum_list
-from dpinfer.inference.strata._noise_sum import _NoiseSum, cell_allowance, upper_tails
+from dpinfer.inference.strata._noise_sum import cell_allowance, noise_law, upper_tails
 from dpinfer.inference.strata._nuisance import bound, joint_pmf, walk_tails
 
 REFERENCE = json.loads((pathlib.Path(__file__).parents[2] / "reference" / "strata_values.json").read_text())["strata"]
@@ -27,7 +27,7 @@ def _reference_pairs():
 
 def _walk(pairs, t=None):
     strata = stratum_list(pairs, "t")
-    law = _NoiseSum(tuple(s.noise for pair in strata for s in pair))
+    law = noise_law([s for pair in strata for s in pair])
     ns = [a.noise.n for a, _ in strata]
     if t is None:
         t = sum(a.value - b.value for a, b in strata) - cell_allowance(law.noises)
@@ -76,7 +76,7 @@ def test_public_pvalue_is_the_bound_over_the_ump_boxes_plus_gamma():
 def _exact_size(pairs, t, delta, theta1, theta2):
     """P(T >= t) at rates (theta1_s, theta2_s), summed over every stratum's counts directly."""
     strata = stratum_list(pairs, "t")
-    law = _NoiseSum(tuple(s.noise for pair in strata for s in pair))
+    law = noise_law([s for pair in strata for s in pair])
     ns = [a.noise.n for a, _ in strata]
     y = np.zeros(1, dtype=np.int64)
     p = np.ones(1)
