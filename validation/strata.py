@@ -142,7 +142,7 @@ def _figure(rows, path):
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
     sizes = [r for r in rows if r["part"] != "power"]
-    labels = [f"{'exact' if r['part'] == 'exact_size' else 'simulated'}\nS={len(r['n'])}, margin {r['margin']:g}"
+    labels = [f"{'exact' if r['part'] == 'exact_size' else 'simul.'}\nS={len(r['n'])}\nmargin {r['margin']:g}"
               for r in sizes]
     left.bar(range(len(sizes)), [r["value"] for r in sizes], color="#4c72b0")
     left.axhline(ALPHA, color="k", lw=1, ls="--")
