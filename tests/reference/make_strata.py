@@ -51,30 +51,38 @@ def gauss_nodes(k=6):
 NODES = gauss_nodes()
 
 
+def piecewise_integral(f, lo, hi, shift):
+    """Integral of ``f`` over [lo, hi], split where ``f`` changes piece (at ``shift`` + integers)."""
+    cuts = [lo]
+    k = mp.floor(lo - shift) + shift
+    while k < hi:
+        if k > lo:
+            cuts.append(k)
+        k += 1
+    cuts.append(hi)
+    total = mp.mpf(0)
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        mid, half = (a + b) / 2, (b - a) / 2
+        total += half * sum(w * f(mid + half * x) for x, w in NODES)
+    return total
+
+
+def half_integer_breaks(m):
+    """``shift`` of the breakpoints of the density of a sum of ``m`` uniforms: 1/2 when m is odd."""
+    return mp.mpf(1) / 2 if m % 2 == 1 else mp.mpf(0)
+
+
 def density(m):
     """The density of the sum of ``m`` uniforms on (-1/2, 1/2) (breakpoints at (m mod 2)/2 + integers)."""
     if m == 1:
         return lambda x: mp.mpf(1) if abs(x) < mp.mpf(1) / 2 else mp.mpf(0)
     inner = density(m - 1)
-    shift = mp.mpf(1) / 2 if m % 2 == 0 else mp.mpf(0)  # f_{m-1} breaks at half-integers iff m - 1 is odd
 
     def f(x):
         lo, hi = max(x - mp.mpf(1) / 2, -mp.mpf(m - 1) / 2), min(x + mp.mpf(1) / 2, mp.mpf(m - 1) / 2)
         if hi <= lo:
             return mp.mpf(0)
-        # integrate inner over [lo, hi], split where inner changes piece (shifted grid when m - 1 odd)
-        cuts = [lo]
-        k = mp.floor(lo - shift) + shift
-        while k < hi:
-            if k > lo:
-                cuts.append(k)
-            k += 1
-        cuts.append(hi)
-        total = mp.mpf(0)
-        for a, b in zip(cuts[:-1], cuts[1:]):
-            mid, half = (a + b) / 2, (b - a) / 2
-            total += half * sum(w * inner(mid + half * x) for x, w in NODES)
-        return total
+        return piecewise_integral(inner, lo, hi, half_integer_breaks(m - 1))
 
     return f
 
@@ -89,20 +97,7 @@ def uniform_tail(m, v, cache={}):
         elif v <= -top:
             cache[key] = mp.mpf(1)
         else:
-            f = density(m)
-            shift = mp.mpf(1) / 2 if m % 2 == 1 else mp.mpf(0)  # f_m breaks at half-integers iff m is odd
-            cuts = [v]
-            k = mp.floor(v - shift) + shift
-            while k < top:
-                if k > v:
-                    cuts.append(k)
-                k += 1
-            cuts.append(top)
-            total = mp.mpf(0)
-            for a, b in zip(cuts[:-1], cuts[1:]):
-                mid, half = (a + b) / 2, (b - a) / 2
-                total += half * sum(w * f(mid + half * x) for x, w in NODES)
-            cache[key] = total
+            cache[key] = piecewise_integral(density(m), v, top, half_integer_breaks(m))
     return cache[key]
 
 
