@@ -80,6 +80,10 @@ class _NoiseSum:
         return len(self.noises)
 
 
+#: the largest exact convolution of the noises' integer parts (multiply-adds; about a second per 1e9)
+MAX_CONVOLUTION = 2_000_000_000
+
+
 def noise_law(sites):
     """The ``_NoiseSum`` of the noises of ``sites`` (``_Site`` records of ``_arguments``), in order."""
     return _NoiseSum(tuple(s.noise for s in sites))
@@ -93,6 +97,15 @@ def convolution_cost(noises):
         cost += length * width
         length += width - 1
     return cost
+
+
+def check_convolution(noises, what):
+    """Refuse (ValueError) noises whose exact convolution would pass ``MAX_CONVOLUTION`` (public numbers)."""
+    cost = convolution_cost(noises)
+    if cost > MAX_CONVOLUTION:
+        raise ValueError(
+            f"the {len(noises)} releases' noise is too wide for the exact convolution (epsilon too small for this many "
+            f"{what}: {cost:.3g} multiply-adds, limit {MAX_CONVOLUTION:.1g}).")
 
 
 def cell_allowance(noises):

@@ -9,7 +9,7 @@ from ..._validation import _check_alternative, _check_confidence_level, _check_p
 from ...results import ConfidenceInterval, HTestResult
 from ._arguments import site_list
 from ._common import privacy, rejected_end
-from ._noise_sum import cell_allowance, noise_law, upper_tails
+from ._noise_sum import cell_allowance, check_convolution, noise_law, upper_tails
 
 __all__ = ["binom_pooled_test"]
 
@@ -75,7 +75,8 @@ def binom_pooled_test(releases, p0=0.5, *, alternative="two-sided", confidence_l
         If it holds fewer than two, a Laplace release (its noise law differs: the sum would
         need a Laplace density convolved with the Tulap noises, which is not computed, so
         the call is refused rather than answered with the wrong law), a release with
-        ``delta > 0``, or an argument is out of range.
+        ``delta > 0``, noises too wide for the exact convolution (more than 2e9 multiply-adds:
+        many sites at small epsilon), or an argument is out of range.
 
     See Also
     --------
@@ -117,6 +118,7 @@ def binom_pooled_test(releases, p0=0.5, *, alternative="two-sided", confidence_l
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     epsilon, delta, note, origin = privacy(sites, composition, [f"site {i + 1}" for i in range(len(sites))])
+    check_convolution(tuple(s.noise for s in sites), "sites")
     upper, lower, big_n, total = _tails(sites)
     greater, less = _pvalues(upper, lower, big_n, p0)
     pvalue = {"greater": greater, "less": less, "two-sided": min(1.0, 2.0 * min(greater, less))}[alternative]

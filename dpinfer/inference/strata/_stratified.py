@@ -11,15 +11,13 @@ from ...results import ConfidenceInterval, HTestResult
 from ..ump import binom_ump_ci
 from ._arguments import stratum_list
 from ._common import privacy, rejected_end
-from ._noise_sum import cell_allowance, convolution_cost, noise_law, upper_tails
+from ._noise_sum import cell_allowance, check_convolution, noise_law, upper_tails
 from ._nuisance import bound, walk_tails
 
 __all__ = ["binom_strata_test"]
 
 #: the largest total per arm ``N = sum_s n_s`` (the walk's table is ``(N + 1)(2N + 1)`` doubles)
 MAX_TOTAL = 2000
-#: the largest exact convolution of the noises' integer parts (multiply-adds)
-MAX_CONVOLUTION = 2_000_000_000
 #: default Berger-Boos gamma (Berger & Boos 1994 use 0.001)
 GAMMA = 0.001
 
@@ -65,10 +63,7 @@ def _test(strata, margin, alternative, gamma):
             f"the strata hold N = {big_n} trials per arm; binom_strata_test computes exact tables of size N**2 "
             f"and takes N <= {MAX_TOTAL}. Test fewer or smaller strata, or each stratum with binom2_ump_test.")
     law = noise_law([s for pair in strata for s in pair])
-    if convolution_cost(law.noises) > MAX_CONVOLUTION:
-        raise ValueError(
-            f"the {law.m} releases' noise is too wide for the exact convolution (epsilon too small for this many "
-            f"arms: {convolution_cost(law.noises):.3g} multiply-adds, limit {MAX_CONVOLUTION:.1g}).")
+    check_convolution(law.noises, "arms")
     arm1, arm2 = [p[0] for p in strata], [p[1] for p in strata]
     greater = _Side(arm1, arm2, law, ns, _boxes(arm2, gamma)) if alternative != "less" else None
     less = _Side(arm2, arm1, law, ns, _boxes(arm1, gamma)) if alternative != "greater" else None
@@ -224,7 +219,8 @@ def binom_strata_test(releases, margin=0.0, *, alternative="two-sided", confiden
     sups = "; ".join(f"sup over the box ({side}) in [{located:.6g}, {upper:.6g}]" for side, upper, located in found)
     return HTestResult(
         statistic=float(sum((a.value - b.value for a, b in strata), Fraction(0))), pvalue=pvalue,
-        null_value=margin, alternative=alternative, method=_METHOD.format(len(strata), f"Berger-Boos gamma = {gamma:g}" if gamma else "supremum over the null"),
+        null_value=margin, alternative=alternative,
+        method=_METHOD.format(len(strata), f"Berger-Boos gamma = {gamma:g}" if gamma else "supremum over the null"),
         estimate=min(max(raw, -1.0), 1.0), estimate_raw=raw, conf_int=ConfidenceInterval(low, high, confidence_level),
         epsilon=epsilon, delta=delta,
         data_name=f"{len(strata)} strata x 2 arms, n = c({', '.join(map(str, ns))}) per arm",

@@ -108,7 +108,9 @@ def test_prop_test_call_shapes():
 
 def test_refusals_name_the_argument_and_the_reason():
     tulap = TulapReleaser(epsilon=1.0).release(10, 30, rng=1)
-    with pytest.raises(ValueError, match=r"`releases\[1\]` is a Laplace release of kind .count., which binom_pooled_test does not take: .* release every site with TulapReleaser"):
+    laplace = (r"`releases\[1\]` is a Laplace release of kind .count., which binom_pooled_test does not take: .* "
+               "release every site with TulapReleaser")
+    with pytest.raises(ValueError, match=laplace):
         from dpinfer import LaplaceReleaser
         binom_pooled_test([tulap, LaplaceReleaser(epsilon=1.0, sensitivity=1.0).count(10, 30, rng=2)])
     with pytest.raises(ValueError, match=r"`releases\[1\]` has delta = 0.001; .* needs delta = 0"):
@@ -135,3 +137,9 @@ def test_homogeneity_is_the_two_arm_test_for_two_sites_and_bonferroni_beyond():
     assert three.pvalue == min(1.0, 3 * min(pairs)) and three.parameter == 3
     with pytest.raises(ValueError, match="holds 9 sites; binom_homogeneity_test takes at most 8"):
         binom_homogeneity_test(sites * 3)
+
+
+def test_noise_too_wide_for_the_exact_convolution_is_refused_from_public_numbers():
+    sites = [TulapReleaser(epsilon=0.05).release(10, 30, rng=i) for i in range(4)]
+    with pytest.raises(ValueError, match="too wide for the exact convolution .* many sites: 4.59e"):
+        binom_pooled_test(sites)
