@@ -18,7 +18,7 @@ _FIRST_ARG = {"ldp_histogram_density": "reports", "robust_frequency_estimate": "
               "mean_repro_test": "release",
               "mean2_jimi_test": "release1", "mean2_naive_test": "release1", "mean2_repro_test": "release1",
               "mean_test": "x", "binom_pooled_test": "releases[0]", "binom_homogeneity_test": "releases[0]",
-              "binom_strata_test": "releases[0][0]"}
+              "binom_strata_test": "releases[0][0]", "binom2_pooled_test": "releases1[0]"}
 
 
 #: arguments a function checks before its release (the null value of a goodness-of-fit test)
@@ -30,7 +30,7 @@ _REQUIRED = {"krr_gof_test": {"p0": [0.3, 0.3, 0.4]}, "unary_gof_test": {"p0": [
 
 #: functions that take a list of releases, and the list a single release goes into
 _LISTS = {"binom_pooled_test": lambda r: ([r, r],), "binom_homogeneity_test": lambda r: ([r, r],),
-          "binom_strata_test": lambda r: ([(r, r)],)}
+          "binom_strata_test": lambda r: ([(r, r)],), "binom2_pooled_test": lambda r: ([r], [r])}
 
 
 def _first_arg(name):
@@ -73,6 +73,8 @@ def test_every_entry_point_refuses_a_release_it_does_not_take_with_one_wording(f
     if func in _LISTS:  # several sites (a list) or strata (a list of pairs): the first release is refused
         args = _LISTS[func](rel)
     kwargs = ({"z2": rel} if func.startswith("binom2_ump") else {"pi2": rel}) if func.startswith("binom2") else {}
+    if func in _LISTS:
+        kwargs = {}
     kwargs.update(_REQUIRED.get(func, {}))
     fits = fitting(rel.mechanism, rel.kind)
     where = f"use {', '.join(fits)}" if fits else "no dpinfer inference function takes it"
@@ -120,6 +122,7 @@ _RESULTS = {
     "binom_pooled_test": lambda r: dpinfer.binom_pooled_test([_PURE, _PURE]),
     "binom_homogeneity_test": lambda r: dpinfer.binom_homogeneity_test([r["tulap"], _PURE]),
     "binom_strata_test": lambda r: dpinfer.binom_strata_test([(_PURE, _PURE)]),
+    "binom2_pooled_test": lambda r: dpinfer.binom2_pooled_test([_PURE], [_PURE]),
 }
 
 

@@ -25,7 +25,8 @@ from ._noise_sum import _noise
 
 __all__ = []  # private module
 
-ACCEPTS = accepts({(_mechanisms.TULAP, "count")}, ("binom_pooled_test", "binom_strata_test", "binom_homogeneity_test"),
+ACCEPTS = accepts({(_mechanisms.TULAP, "count")},
+                  ("binom_pooled_test", "binom_strata_test", "binom_homogeneity_test", "binom2_pooled_test"),
                   "Tulap-noised counts with delta = 0 (TulapReleaser(epsilon).release(x, n)), one per site "
                   "or per arm of a stratum")
 
@@ -69,13 +70,14 @@ def site(release, name, method, *, summed=True):
                  record, release)
 
 
-def site_list(releases, method, *, minimum, summed=True):
+def site_list(releases, method, *, minimum, summed=True, name="releases"):
     """The ``_Site`` of every release of the list ``releases`` (at least ``minimum``; see :func:`site`)."""
     if isinstance(releases, Release) or not isinstance(releases, (list, tuple)):
-        raise TypeError(f"`releases` must be a list of Releases (one per site); got {_show(releases)}.")
+        raise TypeError(f"`{name}` must be a list of Releases (one per site); got {_show(releases)}.")
     if len(releases) < minimum:
-        raise ValueError(f"`releases` must hold at least {minimum} releases; got {len(releases)}.")
-    return tuple(site(r, f"releases[{i}]", method, summed=summed) for i, r in enumerate(releases))
+        raise ValueError(f"`{name}` must hold at least {minimum} release{'s' if minimum > 1 else ''}; got "
+                         f"{len(releases)}.")
+    return tuple(site(r, f"{name}[{i}]", method, summed=summed) for i, r in enumerate(releases))
 
 
 def stratum_list(releases, method):

@@ -21,8 +21,7 @@ MAX_TOTAL = 2000
 #: default Berger-Boos gamma (Berger & Boos 1994 use 0.001)
 GAMMA = 0.001
 
-_METHOD = ("Exact stratified test of a common risk difference (Mantel-Haenszel weights, "
-           "{} strata, Tulap releases, {})")
+_METHOD = "Exact stratified test of a common risk difference (Mantel-Haenszel weights, {} strata, Tulap releases"
 
 
 class _Side:
@@ -50,23 +49,23 @@ def _boxes(sites, gamma):
     return [tuple(binom_ump_ci(s.release, confidence_level=level)) for s in sites]
 
 
-def _test(strata, margin, alternative, gamma):
+def _test(arm1, arm2, ns, boxes, margin, alternative, gamma):
     """``((greater side, less side), [(side, bound, located)], pvalue)`` for valid public input.
 
-    The sides are None where ``alternative`` does not need them.  Refuses (ValueError) the
-    sizes beyond the stated limits, from public numbers only.
+    ``arm1``/``arm2`` the sites of each arm (in strata order), ``ns`` the strata's sizes per arm,
+    ``boxes(sites)`` the nuisance boxes of the arm whose rates are the nuisance.  The sides are None
+    where ``alternative`` does not need them.  Refuses (ValueError) the sizes beyond the stated
+    limits, from public numbers only.
     """
-    ns = [first.noise.n for first, _ in strata]
     big_n = sum(ns)
     if big_n > MAX_TOTAL:
         raise ValueError(
-            f"the strata hold N = {big_n} trials per arm; binom_strata_test computes exact tables of size N**2 "
-            f"and takes N <= {MAX_TOTAL}. Test fewer or smaller strata, or each stratum with binom2_ump_test.")
-    law = noise_law([s for pair in strata for s in pair])
+            f"the strata hold N = {big_n} trials per arm; the exact tables have size N**2 and N <= {MAX_TOTAL} is "
+            "taken. Test fewer or smaller strata, or each stratum with binom2_ump_test.")
+    law = noise_law([*arm1, *arm2])
     check_convolution(law.noises, "arms")
-    arm1, arm2 = [p[0] for p in strata], [p[1] for p in strata]
-    greater = _Side(arm1, arm2, law, ns, _boxes(arm2, gamma)) if alternative != "less" else None
-    less = _Side(arm2, arm1, law, ns, _boxes(arm1, gamma)) if alternative != "greater" else None
+    greater = _Side(arm1, arm2, law, ns, boxes(arm2)) if alternative != "less" else None
+    less = _Side(arm2, arm1, law, ns, boxes(arm1)) if alternative != "greater" else None
     found = []
     if greater is not None:
         found.append(("greater", *greater.sup(margin)))
@@ -77,9 +76,62 @@ def _test(strata, margin, alternative, gamma):
     return (greater, less), found, pvalue
 
 
+def check_common(margin, alternative, confidence_level, gamma):
+    """The arguments every comparison of this module shares, validated: ``(margin, alternative, level, gamma)``."""
+    margin = _check_real(margin, "margin")
+    if not -1.0 < margin < 1.0:
+        raise ValueError(f"`margin` must be a common risk difference in (-1, 1); got {margin!r}.")
+    alternative = _check_alternative(alternative)
+    confidence_level = _check_confidence_level(confidence_level)
+    gamma = _check_real(gamma, "gamma")
+    if not 0.0 <= gamma < (1.0 - confidence_level) / 2.0:
+        raise ValueError(f"`gamma` must lie in [0, (1 - confidence_level)/2) = [0, {(1 - confidence_level) / 2:g}): "
+                         f"the interval's level must stay attainable; got {gamma!r}.")
+    return margin, alternative, confidence_level, gamma
+
+
+def answer(arm1, arm2, ns, boxes, margin, alternative, confidence_level, gamma, composition, labelled, what):
+    """The HTestResult of the exact comparison (test, interval by inversion, privacy record).
+
+    ``labelled``: ``(label, site)`` of every release, in the order the note lists them;
+    ``what`` = ``(method, data_name, parameter, parameter_name)``.
+    """
+    epsilon, delta, note, origin = privacy([s for _, s in labelled], composition, [label for label, _ in labelled])
+    (greater, less), found, pvalue = _test(arm1, arm2, ns, boxes, margin, alternative, gamma)
+
+    def p_greater(d):
+        return min(1.0, greater.sup(d)[0] + gamma)
+
+    def p_less(d):
+        return min(1.0, less.sup(-d)[0] + gamma)
+
+    side_level = (1.0 - confidence_level) / (2.0 if alternative == "two-sided" else 1.0)
+    edge = 1.0 - 1e-9
+    low = rejected_end(p_greater, side_level, -edge, edge) if greater is not None else -1.0
+    high = -rejected_end(lambda d: p_less(-d), side_level, -edge, edge) if less is not None else 1.0
+    statistic = sum((s.value for s in arm1), Fraction(0)) - sum((s.value for s in arm2), Fraction(0))
+    raw = float(statistic) / sum(ns)
+    sups = "; ".join(f"sup over the box ({side}) in [{located:.6g}, {upper:.6g}]" for side, upper, located in found)
+    method, data_name, parameter, parameter_name = what
+    return HTestResult(
+        statistic=float(statistic), pvalue=pvalue, null_value=margin, alternative=alternative,
+        method=f"{method}, {f'Berger-Boos gamma = {gamma:g}' if gamma else 'supremum over the null'})",
+        estimate=min(max(raw, -1.0), 1.0), estimate_raw=raw, conf_int=ConfidenceInterval(low, high, confidence_level),
+        epsilon=epsilon, delta=delta, data_name=data_name, statistic_name="T", parameter=parameter,
+        parameter_name=parameter_name, estimate_name="common risk difference", null_name="common risk difference",
+        mechanism="tulap", note=f"{note}; {sups}", **origin)
+
+
+def _strata_boxes(gamma):
+    return lambda sites: _boxes(sites, gamma)
+
+
 def strata_pvalue(releases, margin=0.0, alternative="two-sided", gamma=GAMMA):
     """The p-value of :func:`binom_strata_test` alone (no interval): the validation study's fast path."""
-    return _test(stratum_list(releases, "binom_strata_test"), float(margin), alternative, float(gamma))[2]
+    strata = stratum_list(releases, "binom_strata_test")
+    arm1, arm2 = [p[0] for p in strata], [p[1] for p in strata]
+    ns = [a.noise.n for a in arm1]
+    return _test(arm1, arm2, ns, _strata_boxes(float(gamma)), float(margin), alternative, float(gamma))[2]
 
 
 def binom_strata_test(releases, margin=0.0, *, alternative="two-sided", confidence_level=0.95, gamma=GAMMA,
@@ -189,41 +241,11 @@ def binom_strata_test(releases, margin=0.0, *, alternative="two-sided", confiden
     """
     method = "binom_strata_test"
     strata = stratum_list(releases, method)
-    margin = _check_real(margin, "margin")
-    if not -1.0 < margin < 1.0:
-        raise ValueError(f"`margin` must be a common risk difference in (-1, 1); got {margin!r}.")
-    alternative = _check_alternative(alternative)
-    confidence_level = _check_confidence_level(confidence_level)
-    gamma = _check_real(gamma, "gamma")
-    if not 0.0 <= gamma < (1.0 - confidence_level) / 2.0:
-        raise ValueError(f"`gamma` must lie in [0, (1 - confidence_level)/2) = [0, {(1 - confidence_level) / 2:g}): "
-                         f"the interval's level must stay attainable; got {gamma!r}.")
-    labels = [f"stratum {s + 1} arm {a}" for s in range(len(strata)) for a in (1, 2)]
-    epsilon, delta, note, origin = privacy([s for pair in strata for s in pair], composition, labels)
-    sides, found, pvalue = _test(strata, margin, alternative, gamma)
-    greater, less = sides
-    ns = [first.noise.n for first, _ in strata]
-    big_n = sum(ns)
-
-    def p_greater(d):
-        return min(1.0, greater.sup(d)[0] + gamma)
-
-    def p_less(d):
-        return min(1.0, less.sup(-d)[0] + gamma)
-
-    side_level = (1.0 - confidence_level) / (2.0 if alternative == "two-sided" else 1.0)
-    edge = 1.0 - 1e-9
-    low = rejected_end(p_greater, side_level, -edge, edge) if greater is not None else -1.0
-    high = -rejected_end(lambda d: p_less(-d), side_level, -edge, edge) if less is not None else 1.0
-    raw = float(sum(a.value - b.value for a, b in strata)) / big_n
-    sups = "; ".join(f"sup over the box ({side}) in [{located:.6g}, {upper:.6g}]" for side, upper, located in found)
-    return HTestResult(
-        statistic=float(sum((a.value - b.value for a, b in strata), Fraction(0))), pvalue=pvalue,
-        null_value=margin, alternative=alternative,
-        method=_METHOD.format(len(strata), f"Berger-Boos gamma = {gamma:g}" if gamma else "supremum over the null"),
-        estimate=min(max(raw, -1.0), 1.0), estimate_raw=raw, conf_int=ConfidenceInterval(low, high, confidence_level),
-        epsilon=epsilon, delta=delta,
-        data_name=f"{len(strata)} strata x 2 arms, n = c({', '.join(map(str, ns))}) per arm",
-        statistic_name="T", parameter=len(strata), parameter_name="strata",
-        estimate_name="common risk difference", null_name="common risk difference", mechanism="tulap",
-        note=f"{note}; {sups}", **origin)
+    margin, alternative, confidence_level, gamma = check_common(margin, alternative, confidence_level, gamma)
+    arm1, arm2 = [p[0] for p in strata], [p[1] for p in strata]
+    ns = [a.noise.n for a in arm1]
+    labelled = [(f"stratum {s + 1} arm {a + 1}", pair[a]) for s, pair in enumerate(strata) for a in (0, 1)]
+    what = (f"{_METHOD.format(len(strata))}", f"{len(strata)} strata x 2 arms, n = c({', '.join(map(str, ns))}) per arm",
+            len(strata), "strata")
+    return answer(arm1, arm2, ns, _strata_boxes(gamma), margin, alternative, confidence_level, gamma, composition,
+                  labelled, what)
