@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 
 from ...results import HTestResult
 from ..two_arm import binom2_ump_test

@@ -42,7 +42,6 @@ when ``Delta = 0``): direct sums while small, else by FFT (absolute error near 1
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 from scipy import signal, stats
