@@ -12,8 +12,10 @@ Three parts, alpha = 0.05:
   rates the test suite does not use, with the Monte Carlo SE; ``within_4se`` is
   ``rate <= alpha + 4 SE``.
 * **power** at a common difference of 0.2, simulated on the same confidential tables: the
-  private test (``gamma = 0.001`` and ``gamma = 0``) and the non-private Cochran-Mantel-Haenszel
-  test (statsmodels ``StratifiedTable.test_null_odds``, without correction), two-sided.
+  private test (``gamma = 0.001`` and ``gamma = 0``), the test of the same releases with each arm
+  pooled (``binom2_pooled_test``, which assumes one rate per arm) and the non-private
+  Cochran-Mantel-Haenszel test (statsmodels ``StratifiedTable.test_null_odds``, without
+  correction), two-sided.
 
 Run: ``python -m validation.strata [--quick]``; writes ``strata_exact[_quick].csv`` into
 ``validation/out/`` and prints the rows.
@@ -35,7 +37,8 @@ from scipy import stats  # noqa: E402
 
 from dpinfer import TulapReleaser  # noqa: E402
 from dpinfer.inference._studies import (  # noqa: E402
-    strata_bound as bound, strata_noise_law, strata_pvalue, strata_upper_tails as upper_tails, strata_walk as walk_tails)
+    strata_bound as bound, strata_noise_law, strata_pooled2_pvalue, strata_pvalue, strata_upper_tails as upper_tails,
+    strata_walk as walk_tails)
 from validation.harness import DEFAULT_OUT  # noqa: E402
 
 ALPHA = 0.05
@@ -100,6 +103,8 @@ def exact_size(quick):
 def _simulate(ns, eps, theta1, theta2, reps, seed, gammas):
     rng = np.random.default_rng(seed)
     private = {g: 0 for g in gammas}
+    if len(gammas) > 1:
+        private["pooled"] = 0
     cmh = 0
     from statsmodels.stats.contingency_tables import StratifiedTable
 
@@ -109,6 +114,8 @@ def _simulate(ns, eps, theta1, theta2, reps, seed, gammas):
         pairs = _pairs(list(zip(x1, x2)), ns, eps, (seed, r))
         for g in gammas:
             private[g] += strata_pvalue(pairs, 0.0, "two-sided", g) <= ALPHA
+        if "pooled" in private:  # the same releases, each arm pooled (binom2_pooled_test)
+            private["pooled"] += strata_pooled2_pvalue([a for a, _ in pairs], [b for _, b in pairs]) <= ALPHA
         tables = [np.array([[a, n - a], [b, n - b]]) + 0.0 for a, b, n in zip(x1, x2, ns)]
         cmh += StratifiedTable(tables).test_null_odds(correction=False).pvalue <= ALPHA
     return {g: v / reps for g, v in private.items()}, cmh / reps
@@ -128,7 +135,9 @@ def simulated(quick):
     for e in ((1.0,) if quick else (1.0, 3.0)):
         rates, cmh = _simulate(ns, (e,) * 3, base + 0.2, base, reps // 2, 38, (0.001, 0.0))
         for g, v in rates.items():
-            rows.append({"part": "power", "n": ns, "epsilon": (e,) * 3, "margin": 0.0, "gamma": g, "value": v,
+            method = "binom2_pooled_test" if g == "pooled" else "binom_strata_test"
+            rows.append({"part": "power", "method": method, "n": ns, "epsilon": (e,) * 3, "margin": 0.0,
+                         "gamma": 0.001 if g == "pooled" else g, "value": v,
                          "reps": reps // 2, "cmh_nonprivate": cmh, "truth": "theta2 = (0.2, 0.4, 0.6), difference 0.2"})
     return rows
 
@@ -149,7 +158,8 @@ def _figure(rows, path):
     left.set_xticks(range(len(sizes)), labels, fontsize=7)
     left.set_ylabel("size (alpha = 0.05 dashed)")
     power = [r for r in rows if r["part"] == "power"]
-    names = [f"eps {r['epsilon'][0]:g}\ngamma {r['gamma']:g}" for r in power]
+    names = [f"eps {r['epsilon'][0]:g}\n" + ("pooled arms" if r["method"] == "binom2_pooled_test"
+                                               else f"gamma {r['gamma']:g}") for r in power]
     right.bar(range(len(power)), [r["value"] for r in power], color="#55a868", label="private (binom_strata_test)")
     right.plot(range(len(power)), [r["cmh_nonprivate"] for r in power], "kD", label="non-private CMH")
     right.set_xticks(range(len(power)), names, fontsize=7)

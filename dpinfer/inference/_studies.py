@@ -29,6 +29,7 @@ from .strata._arguments import stratum_list as _stratum_list
 from .strata._noise_sum import noise_law as _noise_law, upper_tails as _upper_tails
 from .strata._nuisance import bound as _strata_bound, walk_tails as _walk_tails
 from .strata._stratified import strata_pvalue as _strata_pvalue
+from .strata._common_rates import pooled2_pvalue as _pooled2_pvalue
 
 __all__ = []  # package-internal: the names below are imported explicitly
 
@@ -114,3 +115,5 @@ strata_walk = _walk_tails
 strata_bound = _strata_bound
 #: ``strata_pvalue(pairs, margin, alternative, gamma)``: binom_strata_test's p-value alone
 strata_pvalue = _strata_pvalue
+#: ``strata_pooled2_pvalue(releases1, releases2, margin, alternative, gamma)``: binom2_pooled_test's p-value alone
+strata_pooled2_pvalue = _pooled2_pvalue

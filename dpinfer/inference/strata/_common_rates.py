@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..ump import binom_ump_ci
 from ._arguments import site_list
 from ._pooled import binom_pooled_test
-from ._stratified import GAMMA, answer, check_common
+from ._stratified import GAMMA, _test, answer, check_common
 
 __all__ = ["binom2_pooled_test"]
 
@@ -22,6 +22,14 @@ def _pooled_box(gamma):
             return [tuple(binom_ump_ci(sites[0].release, confidence_level=1.0 - gamma))]
         return [tuple(binom_pooled_test([s.release for s in sites], confidence_level=1.0 - gamma).conf_int)]
     return boxes
+
+
+def pooled2_pvalue(releases1, releases2, margin=0.0, alternative="two-sided", gamma=GAMMA):
+    """The p-value of :func:`binom2_pooled_test` alone (no interval): the validation study's fast path."""
+    arm1 = site_list(releases1, "binom2_pooled_test", minimum=1, name="releases1")
+    arm2 = site_list(releases2, "binom2_pooled_test", minimum=1, name="releases2")
+    n = sum(s.noise.n for s in arm1)
+    return _test(list(arm1), list(arm2), [n], _pooled_box(float(gamma)), float(margin), alternative, float(gamma))[2]
 
 
 def binom2_pooled_test(releases1, releases2, margin=0.0, *, alternative="two-sided", confidence_level=0.95,
