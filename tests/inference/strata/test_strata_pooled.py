@@ -143,3 +143,13 @@ def test_noise_too_wide_for_the_exact_convolution_is_refused_from_public_numbers
     sites = [TulapReleaser(epsilon=0.05).release(10, 30, rng=i) for i in range(4)]
     with pytest.raises(ValueError, match="too wide for the exact convolution .* many sites: 4.59e"):
         binom_pooled_test(sites)
+
+
+def test_a_count_of_sensitivity_two_has_the_noise_of_half_its_epsilon():
+    # TulapReleaser releases a count of sensitivity k with the unit law of epsilon / k (same grid)
+    other = _release(12.3125, 40, 1.0)
+    k2 = _release(7.6875, 30, 2.0, sensitivity=2)
+    k1 = _release(7.6875, 30, 1.0)
+    for alternative in ("greater", "less"):
+        assert (binom_pooled_test([other, k2], 0.3, alternative=alternative).pvalue
+                == binom_pooled_test([other, k1], 0.3, alternative=alternative).pvalue)
