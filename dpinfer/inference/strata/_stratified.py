@@ -204,8 +204,13 @@ def binom_strata_test(releases, margin=0.0, *, alternative="two-sided", confiden
     boundary the law of ``sum_s (X_1s - X_2s)`` depends on each stratum's rate only through one
     number, in which it is stochastically ordered (see ``_nuisance.py``): the supremum over the
     ``S``-dimensional box is bounded in closed form, with no grid, and the bound is what the
-    p-value uses (it equals the supremum when the conditional tail is monotone, the usual case;
-    the note reports both).
+    p-value uses; the note reports it with the tail at the maximising rates (a point of the null,
+    so the supremum lies between).  With one stratum that value equals the certified supremum of
+    :func:`~dpinfer.binom2_ump_test` (to 1e-9 in the tests: an independent computation).  The
+    bound is above it only where the tail given the number of discordant pairs oscillates with
+    their parity (little noise): measured 0.2% (relative) at margin 0 and 5.5% at margin 0.1 for
+    n = 100, epsilon = 2; nothing at margin 0 for n = 50, epsilon = 1.  That excess only makes
+    the test conservative.
 
     *Berger-Boos.*  Each stratum's box is the exact DP-UMP interval
     (:func:`~dpinfer.binom_ump_ci`) of the rate of the arm whose rate is the nuisance (arm 2 for

@@ -182,3 +182,19 @@ def test_refusals_name_the_argument_and_the_reason():
     lap = LaplaceReleaser(epsilon=1.0, sensitivity=1.0).count(10, 30, rng=4)
     with pytest.raises(ValueError, match=r"`releases\[0\]\[1\]` is a Laplace release"):
         binom_strata_test([(a, lap)])
+
+
+@pytest.mark.parametrize("x1, x2, n, epsilon", [(31, 20, 50, 1.0), (60, 45, 100, 2.0)])
+def test_one_stratum_matches_the_two_arm_tests_certified_supremum(x1, x2, n, epsilon):
+    # binom2_ump_test (difference ordering; equal arms, so the same statistic) finds its supremum
+    # over the null line numerically and certifies it: an independent implementation
+    from dpinfer import binom2_ump_test
+
+    a, b = (TulapReleaser(epsilon=epsilon).release(x1, n, rng=1), TulapReleaser(epsilon=epsilon).release(x2, n, rng=2))
+    walk, ns, _ = _walk([(a, b)])
+    for margin in (0.0, 0.1, -0.15):
+        upper, located = bound(walk, ns, margin, [(0.0, 1.0)])
+        expected = binom2_ump_test(a, b, margin=margin, alternative="greater").pvalue
+        assert located == pytest.approx(expected, rel=1e-9)
+        assert expected * (1 - 1e-9) <= upper <= expected * 1.06  # the bound's measured excess: at most 5.5%
+        assert binom_strata_test([(a, b)], margin, alternative="greater", gamma=0.0).pvalue == upper
