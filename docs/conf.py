@@ -63,6 +63,7 @@ _API_GROUPS = [
     ("One entry point", ("dpinfer.inference.prop",)),
     ("DP-UMP inference for Tulap releases", ("dpinfer.inference.ump",)),
     ("Two arms: exact inference from two Tulap releases", ("dpinfer.inference.two_arm",)),
+    ("Several sites and strata", ("dpinfer.inference.strata",)),
     ("Normal approximation for Laplace releases", ("dpinfer.inference.normal",)),
     ("DP-JIMI for Laplace releases", ("dpinfer.inference.jimi",)),
     ("Means of clipped data", ("dpinfer.inference.means",)),
@@ -148,7 +149,7 @@ def _api_overview():
 #: Names no group claims go under "Other" on the last page.
 _API_PAGES = {
     "api_inference": ("One entry point", "DP-UMP inference for Tulap releases",
-                      "Two arms: exact inference from two Tulap releases",
+                      "Two arms: exact inference from two Tulap releases", "Several sites and strata",
                       "Normal approximation for Laplace releases", "DP-JIMI for Laplace releases",
                       "Means of clipped data", "Designs with interim looks"),
     "api_tables": ("Contingency tables", "Logistic regression from a private table"),

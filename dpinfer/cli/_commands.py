@@ -20,6 +20,7 @@ from ._input import (
     _releases_from_file,
     _table_from_csv,
 )
+from ._strata import cmd_test_many, sites_or_strata
 from ._two_arm import cmd_ci_two, cmd_power_two, cmd_sample_size_two, cmd_test_two, two_arms
 
 
@@ -225,6 +226,9 @@ def _cmd_test(args):
     from ..inference.prop import prop_test
 
     loaded = None
+    many = sites_or_strata(args)
+    if many is not None:
+        return cmd_test_many(args, many, _emit)
     arms = two_arms(args)
     if arms is not None:
         return cmd_test_two(args, arms, _emit)

@@ -24,6 +24,7 @@ from ._commands import (
 )
 from ._designs import cmd_release, cmd_test
 from ._input import EXIT_USAGE
+from ._strata import add_strata_options
 from ._two_arm import add_arm_options, add_planning_options
 
 __all__ = []  # package-internal: dpinfer.cli imports build_parser explicitly
@@ -331,6 +332,9 @@ def _add_test(sub):
     test = _subcommand(sub, "test", "test a proportion from a released value, or a table's independence",
                        "Test H0 about the proportion theta from a released value; prints R's htest layout.\n"
                        "Two releases (--release twice, or --x1 --n1 --x2 --n2) compare two arms exactly.\n"
+                       "Three or more (--release each time, or two with --pooled) pool sites sharing one\n"
+                       "proportion; --stratum NAME ARM1 ARM2 once per stratum compares two arms within\n"
+                       "strata (the exact private counterpart of R's mantelhaen.test).\n"
                        "--alternative greater tests H0: theta <= p0 against theta > p0 (default: two-sided).\n"
                        "Defaults are those of the Python functions: DP-JIMI uses its exact limit unless\n"
                        "--n-sim is given.\n\n"
@@ -345,6 +349,7 @@ def _add_test(sub):
     test.add_argument("--design", metavar="FILE",
                       help="JSON of 'dpinfer design simon --format json': the exact test at the end of the design "
                            "from its stage releases (--release once per stage; the null is the design's p0)")
+    add_strata_options(test, _REAL)
     tab = test.add_argument_group("released table (instead of --release/--value)")
     tab.add_argument("--table", metavar="FILE",
                      help="CSV file of a released noisy r x c table (optional header row and row-name "

@@ -25,6 +25,11 @@ from .two_arm._law import _arm, _clear_caches
 from .two_arm._critical import _exact_power
 from .two_arm._supremum import _critical, _null, _power, _sup_tail
 from .ump._kernels import _compiled
+from .strata._arguments import stratum_list as _stratum_list
+from .strata._noise_sum import noise_law as _noise_law, upper_tails as _upper_tails
+from .strata._nuisance import bound as _strata_bound, walk_tails as _walk_tails
+from .strata._stratified import strata_pvalue as _strata_pvalue
+from .strata._common_rates import pooled2_pvalue as _pooled2_pvalue
 
 __all__ = []  # package-internal: the names below are imported explicitly
 
@@ -121,3 +126,19 @@ sequential_observed = _gs_observed
 def sequential_design_lattice(design):
     """The lattice (public structure) of a :class:`~dpinfer.SequentialDesign`."""
     return design._lattice
+# -- several strata (strata/)
+def strata_noise_law(pairs):
+    """The law of the noise sum of arm pairs of Tulap releases (``_noise_sum.noise_law``; public numbers only)."""
+    return _noise_law([s for pair in _stratum_list(pairs, "validation") for s in pair])
+
+
+#: ``strata_upper_tails(law, t, y)``: ``P(E >= t - y)`` at integers ``y`` (``t`` a Fraction)
+strata_upper_tails = _upper_tails
+#: ``strata_walk(h, N)``: the fair-walk table ``g(a, m)`` from the noise tails ``h``
+strata_walk = _walk_tails
+#: ``strata_bound(walk, ns, margin, boxes)``: (certified bound, value at the maximiser) of the supremum
+strata_bound = _strata_bound
+#: ``strata_pvalue(pairs, margin, alternative, gamma)``: binom_strata_test's p-value alone
+strata_pvalue = _strata_pvalue
+#: ``strata_pooled2_pvalue(releases1, releases2, margin, alternative, gamma)``: binom2_pooled_test's p-value alone
+strata_pooled2_pvalue = _pooled2_pvalue
