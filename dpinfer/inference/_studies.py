@@ -29,7 +29,7 @@ from .strata._arguments import stratum_list as _stratum_list
 from .strata._noise_sum import noise_law as _noise_law, upper_tails as _upper_tails
 from .strata._nuisance import bound as _strata_bound, walk_tails as _walk_tails
 from .strata._stratified import strata_pvalue as _strata_pvalue
-from .strata._common_rates import pooled2_pvalue as _pooled2_pvalue
+from .strata._convolved_arms import pooled2_pvalue as _pooled2_pvalue
 
 __all__ = []  # package-internal: the names below are imported explicitly
 

@@ -7,7 +7,7 @@
   difference with free baseline rates (Cochran-Mantel-Haenszel type; ``_stratified.py``,
   its supremum in ``_nuisance.py``);
 * :func:`~dpinfer.binom2_pooled_test`: two arms, each released in parts with one rate per arm
-  (each arm pooled, the two-arm comparison with a convolved noise law; ``_common_rates.py``).
+  (each arm pooled, the two-arm comparison with a convolved noise law; ``_convolved_arms.py``).
 
 The law of a sum of releases with different epsilons and grids is in ``_noise_sum.py``, the
 releases' validation (and the refusals of Laplace releases and ``delta > 0``, with the
@@ -16,7 +16,7 @@ decided only by :func:`dpinfer._composition_rule.composition_rule` from the rele
 records, and every result's note lists each release's own epsilon.
 """
 
-from ._common_rates import binom2_pooled_test
+from ._convolved_arms import binom2_pooled_test
 from ._homogeneity import binom_homogeneity_test
 from ._pooled import binom_pooled_test
 from ._stratified import binom_strata_test
