@@ -1,0 +1,161 @@
+"""The released life table as inference sees it, and the arithmetic of grouped survival data.
+
+Package-internal.  :func:`life_table` turns a Release of kind ``'life_table'`` into a
+frozen :class:`LifeTable` once (the integer part of every cell, the public layout,
+the noise law); after that only these objects travel.  The other functions are
+vectorised over any leading axes (a simulated stack of tables):
+
+* :func:`consistent` the projection of noisy counts onto consistent life tables;
+* :func:`km` the Kaplan-Meier (product-limit) curve at the breaks;
+* :func:`logrank` the grouped-time log-rank score and its variance;
+* :func:`simulate` fresh tables from interval hazards, with the release's noise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ... import _mechanisms
+from ..._validation import _show
+from ...distributions._tulap_law import unit_privacy
+from ...releasers.release import Release
+from .._resolve import accepts, resolve
+
+__all__ = []  # package-internal
+
+#: the releases the survival methods take (Releases only: a life table has no number form)
+ACCEPTS = accepts({(_mechanisms.TULAP, "life_table")}, ("kaplan_meier", "logrank_test"),
+                  "a Tulap life table (LifeTableReleaser(epsilon, breaks).release(time, event, group))")
+
+
+@dataclass(frozen=True, eq=False)
+class LifeTable:
+    """A released life table: integer noisy counts, public layout, the per-cell noise ratio.
+
+    ``counts`` (arms, J, 2) holds ``round(Z)``: the true count plus discrete-Laplace
+    noise ``D`` with ``P(D = d)`` proportional to ``b**|d|`` exactly (the uniform part
+    of the Tulap release lies strictly inside (-1/2, 1/2) and carries no information
+    about the data; :class:`~dpinfer.LifeTableReleaser`, Notes).
+    """
+
+    counts: np.ndarray
+    breaks: tuple
+    groups: tuple
+    sizes: tuple
+    b: float
+    record: object  # the resolver's record (privacy fields of the results)
+    value: np.ndarray  # the released values (the derived stream's seed)
+
+    @property
+    def epsilon(self):
+        return self.record.epsilon
+
+
+def life_table(release, method, name="release"):
+    """The :class:`LifeTable` of ``release`` (a Release of kind 'life_table'); TypeError/ValueError otherwise."""
+    if not isinstance(release, Release):
+        raise TypeError(f"`{name}` must be a dpinfer Release of kind 'life_table' (from "
+                        f"LifeTableReleaser.release); got {_show(release)}.")
+    rec = resolve(release, accepts=ACCEPTS, method=method, name=name, numbers=False)
+    value = np.asarray(release.value, dtype=float)
+    if value.ndim != 3:
+        raise ValueError(f"`{name}` must hold one life table; got a stack of shape {value.shape}. "
+                         "Analyse the tables of a stack one at a time.")
+    eps1, _ = unit_privacy(release.epsilon, 0.0, int(release.sensitivity))
+    counts = np.rint(value).astype(np.int64)
+    counts.setflags(write=False)
+    return LifeTable(counts, release.breaks, release.groups, release.group_sizes, float(np.exp(-eps1)), rec,
+                     value)
+
+
+def consistent(counts, sizes):
+    """Project noisy counts ``(..., A, J, 2)`` onto life tables: ``(d, c, r)`` each ``(..., A, J)``.
+
+    The projection, interval by interval from the start: the number at risk
+    ``r_1 = n_a`` (public); ``d_j = min(max(K_dj, 0), r_j)``,
+    ``c_j = min(max(K_cj, 0), r_j - d_j)``, ``r_(j+1) = r_j - d_j - c_j``.  So every
+    count is a whole number >= 0, no more patients leave than are at risk, and the
+    product-limit curve is monotone and in [0, 1].  (Clipping a cell at 0 raises it
+    when its noise is negative: a bias the bootstrap intervals reproduce and correct.)
+    """
+    counts = np.asarray(counts)
+    lead = counts.shape[:-2]
+    J = counts.shape[-2]
+    r = np.broadcast_to(np.asarray(sizes, dtype=np.int64), lead).copy()
+    d = np.empty(lead + (J,), dtype=np.int64)
+    c = np.empty_like(d)
+    at_risk = np.empty_like(d)
+    for j in range(J):
+        at_risk[..., j] = r
+        d[..., j] = np.clip(counts[..., j, 0], 0, r)
+        c[..., j] = np.clip(counts[..., j, 1], 0, r - d[..., j])
+        r = r - d[..., j] - c[..., j]
+    return d, c, at_risk
+
+
+def hazards(d, c, r):
+    """Interval hazards of the event ``d / r`` and of censoring ``c / (r - d)`` (0 where nobody is at risk)."""
+    h = np.divide(d, r, out=np.zeros(d.shape), where=r > 0)
+    left = r - d
+    g = np.divide(c, left, out=np.zeros(c.shape), where=left > 0)
+    return h, g
+
+
+def km(d, r):
+    """The product-limit curve ``S(t_j) = prod_(k <= j) (1 - d_k / r_k)`` (factor 1 where ``r_k = 0``)."""
+    h = np.divide(d, r, out=np.zeros(np.shape(d)), where=np.asarray(r) > 0)
+    return np.cumprod(1.0 - h, axis=-1)
+
+
+def logrank(d, r):
+    """Grouped-time log-rank ``(U, V)`` of arm 0 against arm 1: ``d, r`` of shape ``(..., 2, J)``.
+
+    ``U = sum_j (d_0j - r_0j d_j / r_j)``, ``V = sum_j r_0j r_1j d_j (r_j - d_j) / (r_j^2 (r_j - 1))``
+    (the hypergeometric variance; Mantel 1966, Peto & Peto 1972; R ``survival::survdiff``
+    with all times of an interval set to its end: censorings at ``t_j`` count at risk
+    at ``t_j``).  Intervals with ``r_j <= 1`` add nothing to ``V``.
+    """
+    d0, d1 = d[..., 0, :].astype(float), d[..., 1, :].astype(float)
+    r0, r1 = r[..., 0, :].astype(float), r[..., 1, :].astype(float)
+    dd, rr = d0 + d1, r0 + r1
+    expected = np.divide(r0 * dd, rr, out=np.zeros(rr.shape), where=rr > 0)
+    var = np.divide(r0 * r1 * dd * (rr - dd), rr * rr * (rr - 1.0), out=np.zeros(rr.shape), where=rr > 1)
+    return np.sum(d0 - expected, axis=-1), np.sum(var, axis=-1)
+
+
+def observed_expected(d, r):
+    """Per arm observed events and expected ones under a common hazard, ``(..., A)`` each (survdiff's columns)."""
+    dd = d.sum(axis=-2, keepdims=True).astype(float)
+    rr = r.sum(axis=-2, keepdims=True).astype(float)
+    expected = np.divide(r * dd, rr, out=np.zeros(r.shape), where=rr > 0)
+    return d.sum(axis=-1), expected.sum(axis=-1)
+
+
+def simulate(gen, h, g, sizes, b, n_sim):
+    """``n_sim`` noisy life tables ``(n_sim, A, J, 2)`` (integers) at hazards ``h``, ``g`` of shape ``(A, J)``.
+
+    Each arm starts with its public size; in interval ``j``, ``D ~ Binomial(r, h_j)``
+    events, then ``C ~ Binomial(r - D, g_j)`` censorings (the grouped-time model
+    whose estimates :func:`hazards` gives), and each cell gets fresh discrete-Laplace
+    noise of ratio ``b`` (the released law: a difference of two geometric variables).
+    """
+    A, J = h.shape
+    r = np.broadcast_to(np.asarray(sizes, dtype=np.int64), (n_sim, A)).copy()
+    out = np.empty((n_sim, A, J, 2), dtype=np.int64)
+    for j in range(J):
+        events = gen.binomial(r, h[:, j])
+        cens = gen.binomial(r - events, g[:, j])
+        out[:, :, j, 0] = events
+        out[:, :, j, 1] = cens
+        r = r - events - cens
+    return out + discrete_laplace(gen, b, out.shape)
+
+
+def discrete_laplace(gen, b, shape):
+    """Discrete Laplace noise, ``P(D = d) = (1 - b)/(1 + b) b^|d|``: a difference of two geometrics."""
+    if b <= 0.0:
+        return np.zeros(shape, dtype=np.int64)
+    p = 1.0 - b
+    return gen.geometric(p, size=shape) - gen.geometric(p, size=shape)
