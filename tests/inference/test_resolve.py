@@ -17,7 +17,7 @@ _FIRST_ARG = {"ldp_histogram_density": "reports", "robust_frequency_estimate": "
               "binom_jimi_sample": "release_or_value", "mean_jimi_test": "release", "mean_naive_test": "release",
               "mean_repro_test": "release",
               "mean2_jimi_test": "release1", "mean2_naive_test": "release1", "mean2_repro_test": "release1",
-              "mean_test": "x"}
+              "mean_test": "x", "kaplan_meier": "release", "logrank_test": "release"}
 
 
 #: arguments a function checks before its release (the null value of a goodness-of-fit test)
@@ -107,6 +107,7 @@ _RESULTS = {
     "mean2_naive_test": lambda r: dpinfer.mean2_naive_test(r["mean"], r["mean"], sigma=2.0),
     "mean2_repro_test": lambda r: dpinfer.mean2_repro_test(r["mean"], r["mean"], sigma=2.0, n_sim=19, rng=1),
     "mean_test": lambda r: dpinfer.mean_test(r["mean"], sigma=2.0, n_sim=100, rng=1),
+    "logrank_test": lambda r: dpinfer.logrank_test(r["life_table"], n_sim=100, rng=1),
 }
 
 

@@ -78,7 +78,8 @@ def kaplan_meier(release, *, confidence_level=0.95, method="bootstrap", n_sim=20
     ``median(H*) - H_hat`` and ``w`` half the central ``confidence_level`` range of
     the simulated ``H*`` (quantiles, not a standard deviation: a simulated curve
     that reaches 0 has ``H* = inf`` and must not blow the interval up), clipped at
-    ``H >= 0`` and mapped back.  ``'percentile'``:
+    ``H >= 0`` and mapped back.  Either interval is widened to hold the estimate
+    where it would not (a curve at 0, whose simulated ``H*`` all sit at the floor).  ``'percentile'``:
     the simulated ``S``'s quantiles.  The validation study ``survival`` measured
     the coverage of both (``validation/survival.py``) and the default is the one
     that covered best there.  ``std_err`` is the standard deviation of the
@@ -120,6 +121,7 @@ def kaplan_meier(release, *, confidence_level=0.95, method="bootstrap", n_sim=20
     surv = km(d, r)
     sims = km_draws(gen, d, c, r, table.sizes, table.b, n_sim)
     lower, upper = bands(surv, sims, level, method)
+    lower, upper = np.minimum(lower, surv), np.maximum(upper, surv)  # an interval holds its estimate
     median = first_below(surv, table.breaks)
     rec = table.record
     note = ("consistent table: noisy counts clipped to [0, at risk] interval by interval from the public arm "

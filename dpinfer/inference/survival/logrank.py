@@ -184,8 +184,10 @@ def _hazard_ratio(log_hr, drawn, level, alternative):
     """``HR`` and its interval from the simulated ``log HR*`` (median-bias-corrected, quantile half-width)."""
     log_hr = float(log_hr)
     drawn = drawn[~np.isnan(drawn)]
+    if math.isnan(log_hr):  # no event in either arm: no estimate
+        return None, None
     if not math.isfinite(log_hr) or drawn.size < 2:
-        return float("nan") if math.isnan(log_hr) else math.exp(log_hr), ConfidenceInterval(0.0, math.inf, level)
+        return math.exp(log_hr), ConfidenceInterval(0.0, math.inf, level)
     tail = (1.0 - level) / (2.0 if alternative == "two-sided" else 1.0)
     low, mid, high = np.quantile(drawn, [tail, 0.5, 1.0 - tail])
     centre = 2.0 * log_hr - mid
