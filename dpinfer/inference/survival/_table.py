@@ -71,28 +71,71 @@ def life_table(release, method, name="release"):
 
 
 def consistent(counts, sizes):
-    """Project noisy counts ``(..., A, J, 2)`` onto life tables: ``(d, c, r)`` each ``(..., A, J)``.
+    """Project noisy counts ``(..., A, J, 2)`` onto life tables: ``(d, c, r)`` each ``(..., A, J)``, integers.
 
-    The projection, interval by interval from the start: the number at risk
-    ``r_1 = n_a`` (public); ``d_j = min(max(K_dj, 0), r_j)``,
-    ``c_j = min(max(K_cj, 0), r_j - d_j)``, ``r_(j+1) = r_j - d_j - c_j``.  So every
-    count is a whole number >= 0, no more patients leave than are at risk, and the
-    product-limit curve is monotone and in [0, 1].  (Clipping a cell at 0 raises it
-    when its noise is negative: a bias the bootstrap intervals reproduce and correct.)
+    The projection works on the cumulative counts, whose noise is unbiased (Hay,
+    Rastogi, Miklau & Suciu 2010: consistency of a noisy histogram through its
+    cumulative sums).  Per arm, the noisy cumulative events ``E_j = sum_(k <= j) K_dk``
+    are replaced by their isotonic (nondecreasing least-squares) fit, rounded and
+    clipped to ``[0, n_a]``; the cumulative censorings likewise, clipped to
+    ``[0, n_a - E_J]``.  Then ``d_j = E_j - E_(j-1)``, ``c_j = C_j - C_(j-1)`` and
+    ``r_j = n_a - E_(j-1) - C_(j-1)``: whole numbers >= 0 with ``d_j + c_j <= r_j``,
+    so the product-limit curve is monotone and in [0, 1].  (Clipping each cell at 0
+    instead would add about ``b / (1 - b^2)`` to every small cell, a bias that
+    accumulates over the intervals.)
     """
     counts = np.asarray(counts)
-    lead = counts.shape[:-2]
-    J = counts.shape[-2]
-    r = np.broadcast_to(np.asarray(sizes, dtype=np.int64), lead).copy()
-    d = np.empty(lead + (J,), dtype=np.int64)
-    c = np.empty_like(d)
-    at_risk = np.empty_like(d)
-    for j in range(J):
-        at_risk[..., j] = r
-        d[..., j] = np.clip(counts[..., j, 0], 0, r)
-        c[..., j] = np.clip(counts[..., j, 1], 0, r - d[..., j])
-        r = r - d[..., j] - c[..., j]
-    return d, c, at_risk
+    n = np.asarray(sizes, dtype=np.int64)[..., :, None]  # (A, 1), broadcast over the leading axes
+    events = _round_clip(isotonic(np.cumsum(counts[..., 0], axis=-1)), 0, n)
+    cens = _round_clip(isotonic(np.cumsum(counts[..., 1], axis=-1)), 0, n - events[..., -1:])
+    zero = np.zeros(events.shape[:-1] + (1,), dtype=np.int64)
+    before_e = np.concatenate([zero, events[..., :-1]], axis=-1)
+    before_c = np.concatenate([zero, cens[..., :-1]], axis=-1)
+    return events - before_e, cens - before_c, n - before_e - before_c
+
+
+def _round_clip(x, low, high):
+    return np.clip(np.rint(x).astype(np.int64), low, high)
+
+
+#: most sequences x J^2 handled at once by the vectorised isotonic fit (memory: 8 bytes each)
+_ISO_BLOCK = 4_000_000
+
+
+def isotonic(y):
+    """The nondecreasing least-squares fit of each sequence on the last axis of ``y`` (equal weights).
+
+    The min-max formula (Barlow, Bartholomew, Bremner & Brunk 1972, Thm. 1.4):
+    ``fit_j = max_(i <= j) min_(k >= j) mean(y_i .. y_k)``, vectorised over the
+    sequences in blocks; exact (the same fit as the pool-adjacent-violators
+    algorithm, ``scipy.optimize.isotonic_regression``, as the test suite checks).
+    """
+    y = np.asarray(y, dtype=float)
+    shape = y.shape
+    J = shape[-1]
+    out = y.reshape(-1, J).copy()
+    todo = np.flatnonzero(np.any(np.diff(out, axis=-1) < 0, axis=-1))  # a monotone sequence is its own fit
+    if todo.size:
+        out[todo] = _isotonic_rows(out[todo])
+    return out.reshape(shape)
+
+
+def _isotonic_rows(flat):
+    """:func:`isotonic` of the rows of the 2-d array ``flat`` (the min-max formula, in blocks)."""
+    J = flat.shape[-1]
+    out = np.empty_like(flat)
+    prefix = np.concatenate([np.zeros((flat.shape[0], 1)), np.cumsum(flat, axis=-1)], axis=-1)
+    i = np.arange(J)[:, None]
+    k = np.arange(J)[None, :]
+    length = np.where(k >= i, k - i + 1, 1).astype(float)
+    step = max(1, _ISO_BLOCK // (J * J))
+    for s in range(0, flat.shape[0], step):
+        p = prefix[s:s + step]
+        means = (p[:, None, 1:] - p[:, :-1, None]) / length  # means[., i, k] of y_i .. y_k
+        means = np.where(k >= i, means, np.inf)
+        suffix_min = np.minimum.accumulate(means[..., ::-1], axis=-1)[..., ::-1]  # min over k >= j
+        out[s:s + step] = np.max(np.where(i <= k, suffix_min, -np.inf), axis=-2)
+    return out
 
 
 def hazards(d, c, r):

@@ -12,16 +12,16 @@ from ._table import consistent, hazards, km, life_table, simulate
 __all__ = ["kaplan_meier"]
 
 #: the interval methods (see :func:`kaplan_meier`, Notes)
-METHODS = ("bootstrap", "percentile")
+METHODS = ("percentile", "bootstrap")
 _METHOD_WORDS = {
-    "bootstrap": "bias-corrected parametric bootstrap on the cumulative-hazard scale",
     "percentile": "parametric bootstrap percentiles",
+    "bootstrap": "bias-corrected parametric bootstrap on the cumulative-hazard scale",
 }
 #: ``S`` is floored here before its logarithm (a curve at 0 has an infinite cumulative hazard)
 _FLOOR = 1e-12
 
 
-def kaplan_meier(release, *, confidence_level=0.95, method="bootstrap", n_sim=2000, rng=None):
+def kaplan_meier(release, *, confidence_level=0.95, method="percentile", n_sim=2000, rng=None):
     """Kaplan-Meier curves per arm from a private life table, with intervals that account for the noise.
 
     Parameters
@@ -30,7 +30,7 @@ def kaplan_meier(release, *, confidence_level=0.95, method="bootstrap", n_sim=20
         A life table from :class:`~dpinfer.LifeTableReleaser` (kind ``'life_table'``).
     confidence_level : float, default 0.95
         Level of the pointwise intervals and of the median's interval.
-    method : {'bootstrap', 'percentile'}, default 'bootstrap'
+    method : {'percentile', 'bootstrap'}, default 'percentile'
         How the intervals are made from the simulated releases (see Notes).
     n_sim : int, default 2000
         Simulated releases behind the intervals.
@@ -55,10 +55,12 @@ def kaplan_meier(release, *, confidence_level=0.95, method="bootstrap", n_sim=20
     -----
     **The curve.**  The integer part of each released cell is the count plus
     discrete-Laplace noise (:class:`~dpinfer.LifeTableReleaser`).  The noisy counts
-    are projected onto a consistent life table, interval by interval from the
-    public arm size ``n_a``: ``d_j = min(max(K_dj, 0), r_j)`` events,
-    ``c_j = min(max(K_cj, 0), r_j - d_j)`` censorings, ``r_(j+1) = r_j - d_j - c_j``
-    at risk.  Then ``S(t_j) = prod_(k <= j) (1 - d_k / r_k)``: the product-limit
+    are projected onto a consistent life table through their cumulative sums
+    (Hay et al. 2010): per arm, the noisy cumulative events and censorings are
+    replaced by their isotonic (nondecreasing least-squares) fits, rounded and
+    capped so that no more patients leave than the public arm size ``n_a``; the
+    differences are the events ``d_j`` and censorings ``c_j``, and
+    ``r_j = n_a - sum_(k < j) (d_k + c_k)`` are at risk.  Then ``S(t_j) = prod_(k <= j) (1 - d_k / r_k)``: the product-limit
     estimate with the events and censorings of an interval placed at its end
     (censorings at risk at ``t_j``, R's convention), which is
     ``statsmodels.duration.SurvfuncRight`` (and ``survival::survfit``) on the
@@ -72,17 +74,20 @@ def kaplan_meier(release, *, confidence_level=0.95, method="bootstrap", n_sim=20
     ``Binomial(r_j - d_j, c_j / (r_j - d_j))``), each is given fresh noise of
     the release's exact law and goes through the same projection and estimate.
     So the spread covers both the sampling of the patients and the noise, and
-    the bias of the projection (clipping negative noisy counts at 0) is
-    reproduced.  ``'bootstrap'``: on the cumulative-hazard scale
+    the bias of the projection (the isotonic fit at the boundary 0) is
+    reproduced.  ``'percentile'`` (the default): the simulated ``S``'s quantiles.
+    ``'bootstrap'``: on the cumulative-hazard scale
     ``H = -log S``, the interval ``H_hat - bias -/+ w`` with the bias
     ``median(H*) - H_hat`` and ``w`` half the central ``confidence_level`` range of
     the simulated ``H*`` (quantiles, not a standard deviation: a simulated curve
     that reaches 0 has ``H* = inf`` and must not blow the interval up), clipped at
     ``H >= 0`` and mapped back.  Either interval is widened to hold the estimate
-    where it would not (a curve at 0, whose simulated ``H*`` all sit at the floor).  ``'percentile'``:
-    the simulated ``S``'s quantiles.  The validation study ``survival`` measured
-    the coverage of both (``validation/survival.py``) and the default is the one
-    that covered best there.  ``std_err`` is the standard deviation of the
+    where it would not (a curve at 0, whose simulated ``H*`` all sit at the floor).
+    The validation study ``survival`` (``validation/survival.py``) measured the
+    coverage of both; the percentile interval covered best (the bias correction
+    over-corrects at small n with strong noise: 0.84 mean pointwise coverage
+    against the percentile's 0.998 at n = 50 per arm, epsilon = 0.5, 20 intervals,
+    40% censoring; both near 0.95 at n >= 200), hence the default.  ``std_err`` is the standard deviation of the
     simulated ``S``.
 
     **The median** is the first break where ``S <= 1/2`` (the curve is known only
@@ -94,6 +99,9 @@ def kaplan_meier(release, *, confidence_level=0.95, method="bootstrap", n_sim=20
     ----------
     Kaplan, E. L. and Meier, P. (1958).  Nonparametric estimation from incomplete
     observations.  JASA 53, 457-481.
+
+    Hay, M., Rastogi, V., Miklau, G. and Suciu, D. (2010).  Boosting the accuracy
+    of differentially private histograms through consistency.  PVLDB 3, 1021-1032.
 
     Brookmeyer, R. and Crowley, J. (1982).  A confidence interval for the median
     survival time.  Biometrics 38, 29-41.
@@ -124,8 +132,8 @@ def kaplan_meier(release, *, confidence_level=0.95, method="bootstrap", n_sim=20
     lower, upper = np.minimum(lower, surv), np.maximum(upper, surv)  # an interval holds its estimate
     median = first_below(surv, table.breaks)
     rec = table.record
-    note = ("consistent table: noisy counts clipped to [0, at risk] interval by interval from the public arm "
-            f"sizes; times beyond {table.breaks[-1]:g} censored there. "
+    note = ("consistent table: isotonic fits of the noisy cumulative events and censorings, capped by the "
+            f"public arm sizes; times beyond {table.breaks[-1]:g} censored there. "
             + _mc_note(n_sim, None, derived, what="interval", per="simulated releases"))
     return KaplanMeierResult(
         time=table.breaks, groups=table.groups, n=table.sizes, n_risk=r, n_event=d, n_censor=c, surv=surv,

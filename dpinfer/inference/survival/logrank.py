@@ -17,6 +17,9 @@ from ._table import consistent, hazards, life_table, logrank, observed_expected,
 
 __all__ = ["logrank_test"]
 
+#: simulated log hazard ratios are clipped to +-this (a simulated arm without events has an infinite one)
+_LOG_HR_CLIP = 50.0
+
 
 def logrank_test(release, *, alternative="two-sided", confidence_level=0.95, n_sim=10_000, rng=None):
     """Log-rank test of equal survival in two arms, and the hazard ratio, from a private life table.
@@ -61,7 +64,7 @@ def logrank_test(release, *, alternative="two-sided", confidence_level=0.95, n_s
 
     Notes
     -----
-    **The statistic.**  From the consistent table (the projection of
+    **The statistic.**  From the consistent table (the isotonic projection of
     :func:`~dpinfer.kaplan_meier`, Notes): ``U = sum_j (d_2j - r_2j d_j / r_j)``
     and ``V = sum_j r_1j r_2j d_j (r_j - d_j) / (r_j^2 (r_j - 1))`` (Mantel 1966;
     Peto & Peto 1972), all times of an interval at its end: this is R's
@@ -183,7 +186,8 @@ def _log_mh(d, r):
 def _hazard_ratio(log_hr, drawn, level, alternative):
     """``HR`` and its interval from the simulated ``log HR*`` (median-bias-corrected, quantile half-width)."""
     log_hr = float(log_hr)
-    drawn = drawn[~np.isnan(drawn)]
+    # a simulated arm without events has log HR = -/+ inf: clipped at e^-/+50 so that quantiles stay finite
+    drawn = np.clip(drawn[~np.isnan(drawn)], -_LOG_HR_CLIP, _LOG_HR_CLIP)
     if math.isnan(log_hr):  # no event in either arm: no estimate
         return None, None
     if not math.isfinite(log_hr) or drawn.size < 2:

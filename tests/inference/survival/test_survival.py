@@ -128,12 +128,24 @@ def test_the_default_stream_is_derived_from_the_release():
 
 
 def test_consistent_projection_by_hand():
-    noisy = np.array([[[3, -2], [9, 4], [-1, 5]]])  # one arm of 10
-    d, c, r = consistent(noisy, (10,))
-    assert d.tolist() == [[3, 7, 0]] and c.tolist() == [[0, 0, 0]] and r.tolist() == [[10, 7, 0]]
-    noisy = np.array([[[2, 1], [3, 9], [4, 1]]])
-    d, c, r = consistent(noisy, (10,))
-    assert d.tolist() == [[2, 3, 0]] and c.tolist() == [[1, 4, 0]] and r.tolist() == [[10, 7, 0]]
+    # one arm of 20; cumulative events 3, 1, 6 -> isotonic 2, 2, 6; censorings -2, 2, 7 -> 0, 2, 7
+    noisy = np.array([[[3, -2], [-2, 4], [5, 5]]])
+    d, c, r = consistent(noisy, (20,))
+    assert d.tolist() == [[2, 0, 4]] and c.tolist() == [[0, 2, 5]] and r.tolist() == [[20, 18, 16]]
+    # capped: cumulative events 12, 24, 23 -> 12, 23.5 (rounds to 24), 23.5 -> capped at n = 10
+    d, c, r = consistent(np.array([[[12, 1], [12, 1], [-1, 1]]]), (10,))
+    assert d.tolist() == [[10, 0, 0]] and c.tolist() == [[0, 0, 0]] and r.tolist() == [[10, 0, 0]]
+
+
+def test_isotonic_fit_equals_pool_adjacent_violators():
+    from scipy.optimize import isotonic_regression
+
+    from dpinfer.inference.survival._table import isotonic
+
+    y = np.random.default_rng(4).normal(size=(300, 9)).cumsum(axis=-1) * 2 - np.arange(9)
+    fit = isotonic(y.reshape(3, 100, 9))
+    expected = np.array([isotonic_regression(row).x for row in y])
+    np.testing.assert_allclose(fit.reshape(300, 9), expected, rtol=0, atol=1e-12)
 
 
 def test_simulated_tables_follow_the_grouped_model_and_the_release_noise():
@@ -161,7 +173,8 @@ def test_result_frames_and_dicts():
     json.dumps(fit.to_dict())
     text = str(fit)
     assert "time n.risk n.event survival std.err lower 95% CI upper 95% CI" in text
-    assert "group=A" in text and "median survival (95% CI):" in text and "times beyond 10 censored" in text
+    flat = " ".join(text.split())
+    assert "group=A" in text and "median survival (95% CI):" in text and "times beyond 10 censored" in flat
     assert "unit of privacy: one patient" in text
     json.dumps(logrank_test(EXACT, n_sim=100).to_dict())
 
@@ -171,14 +184,15 @@ def test_intervals_contain_the_estimate_and_widen_with_the_noise():
     noisy, exact = kaplan_meier(rel, n_sim=400), kaplan_meier(EXACT, n_sim=400)
     assert np.all(noisy.lower <= noisy.surv) and np.all(noisy.surv <= noisy.upper)
     assert np.mean(noisy.upper - noisy.lower) > 1.5 * np.mean(exact.upper - exact.lower)
-    pct = kaplan_meier(rel, method="percentile", n_sim=400)
-    assert np.array_equal(pct.surv, noisy.surv) and "percentiles" in pct.method
+    corrected = kaplan_meier(rel, method="bootstrap", n_sim=400)
+    assert np.array_equal(corrected.surv, noisy.surv) and "bias-corrected" in corrected.method
+    assert np.all(corrected.lower <= corrected.surv) and np.all(corrected.surv <= corrected.upper)
 
 
 @pytest.mark.parametrize("call, exc, message", [
     (lambda: kaplan_meier([[1.5, 2.5]]), TypeError, "`release` must be a dpinfer Release of kind 'life_table'"),
     (lambda: kaplan_meier(LifeTableReleaser(1.0, (1, 2)).release([0.5, 1.5], [1, 1], rng=1), method="greenwood"),
-     ValueError, "`method` must be one of 'bootstrap', 'percentile'"),
+     ValueError, "`method` must be one of 'percentile', 'bootstrap'"),
     (lambda: kaplan_meier(EXACT, confidence_level=95), ValueError, r"give 0.95, not 95"),
     (lambda: logrank_test(EXACT, n_sim=0), ValueError, "`n_sim`"),
     (lambda: logrank_test(EXACT, alternative="two.sided"), ValueError, "`alternative` must be one of"),
