@@ -12,6 +12,7 @@ import math
 
 from ._commands import EXIT_OK, _budget_session, _emit, _print_budget_status, _seeded_warning
 from ._input import _UsageError, _column_cells, _counts_from_csv, _releases_from_file
+from ._means import add_ledger_options
 
 __all__ = []  # package-internal
 
@@ -125,12 +126,7 @@ def add_survival_parsers(sub, subcommand, real, whole, add_format):
                      help="public interval ends, increasing and positive (e.g. 3,6,9,12)")
     rel.add_argument("--epsilon", type=real, required=True, help="privacy-loss parameter of the table (> 0)")
     rel.add_argument("--seed", type=whole, help="seed of numpy's generator: NOT PRIVATE, research only")
-    led = rel.add_argument_group("privacy budget (a ledger file kept across invocations)")
-    led.add_argument("--budget", metavar="FILE", help="charge the ledger FILE before drawing")
-    led.add_argument("--total-epsilon", type=real, metavar="E", help="total epsilon, when FILE is created")
-    led.add_argument("--total-delta", type=real, metavar="D", help="total delta, when FILE is created")
-    led.add_argument("--label", metavar="TEXT", help="what the release is, for the ledger")
-    led.add_argument("--plan", metavar="PLAN", help="allocation plan (JSON) fixed when FILE is created")
+    add_ledger_options(rel, real)
     rel.set_defaults(func=cmd_survival_release)
 
     test = subcommand(sub, "survival-test", "log-rank test and Kaplan-Meier curves from a private life table",
