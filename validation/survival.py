@@ -7,12 +7,14 @@ Two arms of ``n`` patients each; a life table released by
 * ``logrank_private``: :func:`dpinfer.logrank_test` (two-sided, alpha = 0.05);
 * ``logrank_nonprivate``: the log-rank test on the confidential, ungrouped data
   (``statsmodels.duration.survfunc.survdiff``, times beyond ``tau`` censored there);
-* Kaplan-Meier 95% pointwise intervals for the control arm at every break:
-  ``km_bootstrap`` and ``km_percentile`` (:func:`dpinfer.kaplan_meier`'s two
-  methods), ``km_greenwood_noisy`` (the Greenwood interval on the log scale,
-  ``survfit``'s default, computed from the consistent noisy table as if it held no
-  noise: the naive analysis) and ``km_greenwood_nonprivate`` (the same on the
-  confidential grouped table).
+* 95% pointwise intervals for the control arm's survival at every break:
+  ``km_percentile`` and ``km_bootstrap`` (:func:`dpinfer.kaplan_meier`'s two
+  interval methods, actuarial estimate), ``km_greenwood_noisy`` (the Greenwood
+  interval on the log scale, ``survfit``'s default, for the actuarial estimate of
+  the consistent noisy table as if it held no noise: the naive analysis),
+  ``km_greenwood_nonprivate`` (the same on the confidential grouped table) and
+  ``km_grouped_nonprivate`` (Greenwood for the Kaplan-Meier estimate on the
+  confidential grouped times, censorings at the interval's end: the grouping bias).
 
 Truths (control arm): exponential with rate 1 (``S(tau) = 0.30``) and Weibull with
 shape 1.5 and the scale that gives the same ``S(tau)``.  The treated arm has the
@@ -65,7 +67,8 @@ CENSORING = [0.0, 0.2, 0.4]
 REPS, REPS_QUICK, REPS_DEFAULT = 1000, 40, 100
 N_SIM = 199
 TESTS = ("logrank_private", "logrank_nonprivate")
-INTERVAL_METHODS = ("km_bootstrap", "km_percentile", "km_greenwood_noisy", "km_greenwood_nonprivate")
+INTERVAL_METHODS = ("km_percentile", "km_bootstrap", "km_greenwood_noisy", "km_greenwood_nonprivate",
+                    "km_grouped_nonprivate")
 
 
 def weibull_scale():
@@ -99,9 +102,14 @@ def censoring_rate(truth, cens):
     return optimize.brentq(share, 1e-9, 100.0, xtol=1e-12)
 
 
-def greenwood_covers(d, r, truth_s, level=LEVEL):
-    """Whether survfit's log-scale Greenwood interval from ``(d, r)`` (J,) covers ``truth_s`` at each break."""
+def greenwood_covers(d, r, truth_s, c=None, level=LEVEL):
+    """Whether survfit's log-scale Greenwood interval from ``(d, r)`` (J,) covers ``truth_s`` at each break.
+
+    With ``c``: the actuarial estimate, ``r - c / 2`` at risk.
+    """
     d, r = np.asarray(d, float), np.asarray(r, float)
+    if c is not None:
+        r = r - 0.5 * np.asarray(c, float)
     s = np.cumprod(np.where(r > 0, 1.0 - d / np.where(r > 0, r, 1.0), 1.0))
     with np.errstate(divide="ignore", invalid="ignore"):
         term = np.where((r > 0) & (r > d), d / (r * (r - d)), np.where(r > 0, np.inf, 0.0))
@@ -142,13 +150,14 @@ def rate_cell(cell, seed_sequence):
         reject["logrank_nonprivate"] += survdiff(time, event, arm)[1] <= ALPHA
         if cell["question"] != "size":
             continue
-        for method in ("bootstrap", "percentile"):
+        for method in ("bootstrap", "percentile"):  # the default (percentile) last: its table is used below
             fit = dpinfer.kaplan_meier(rel, method=method, n_sim=n_sim, rng=gen)
             covered[f"km_{method}"] += (fit.lower[0] <= truth_s) & (truth_s <= fit.upper[0])
-        covered["km_greenwood_noisy"] += greenwood_covers(fit.n_event[0], fit.n_risk[0], truth_s)
+        covered["km_greenwood_noisy"] += greenwood_covers(fit.n_event[0], fit.n_risk[0], truth_s, fit.n_censor[0])
         exact = dataclasses.replace(rel, value=_exact_table(time, event, arm, breaks) + 0.25)
-        d, _, r = _consistent(exact)
-        covered["km_greenwood_nonprivate"] += greenwood_covers(d[0], r[0], truth_s)
+        d, c, r = _consistent(exact)
+        covered["km_greenwood_nonprivate"] += greenwood_covers(d[0], r[0], truth_s, c[0])
+        covered["km_grouped_nonprivate"] += greenwood_covers(d[0], r[0], truth_s)
     common = {"question": cell["question"], "truth": cell["truth"], "cens": cell["cens"], "n": n, "epsilon": eps,
               "intervals": J, "reps": reps, "n_sim": n_sim, "mode": cell["mode"], "computed": "simulated"}
     rows = []
@@ -201,11 +210,12 @@ def build_cells(args):
 
 
 LABELS = {"logrank_private": "private log-rank (dpinfer)", "logrank_nonprivate": "log-rank, confidential data",
-          "km_bootstrap": "KM bias-corrected bootstrap", "km_percentile": "KM percentile (default)",
+          "km_bootstrap": "bias-corrected bootstrap", "km_percentile": "percentile bootstrap (default)",
           "km_greenwood_noisy": "Greenwood on noisy table (naive)", "km_greenwood_nonprivate":
-          "Greenwood, confidential table"}
-COLOURS = {"logrank_private": "#0072B2", "logrank_nonprivate": "0.3", "km_bootstrap": "#0072B2",
-           "km_percentile": "#009E73", "km_greenwood_noisy": "#D55E00", "km_greenwood_nonprivate": "0.3"}
+          "Greenwood, confidential table", "km_grouped_nonprivate": "Greenwood, grouped KM, confidential"}
+COLOURS = {"logrank_private": "#0072B2", "logrank_nonprivate": "0.3", "km_bootstrap": "#CC79A7",
+           "km_percentile": "#0072B2", "km_greenwood_noisy": "#D55E00", "km_greenwood_nonprivate": "0.3",
+           "km_grouped_nonprivate": "0.6"}
 
 
 def plot(rows, meta, path):
@@ -227,7 +237,7 @@ def plot(rows, meta, path):
             harness.plot_nominal(ax, nominal, label="nominal")
         ax.set_xticks(range(len(NS)), [f"n = {n}" for n in NS])
         title = {"rejection_rate": f"{question} of the level-{ALPHA:g} test", "coverage":
-                 "KM 95% pointwise coverage (worst break)"}[measure]
+                 "95% pointwise coverage of S (worst break)"}[measure]
         harness.finish_axes(ax, title=f"{title}\n({harness.computed_label(sel)})", xlabel="n per arm "
                             "(offset: epsilon " + ", ".join(f"{e:g}" for e in eps_all) + ")")
     harness.add_legend(fig, ncol=3)

@@ -110,8 +110,8 @@ def cmd_survival_test(args):
 def add_survival_parsers(sub, subcommand, real, whole, add_format):
     """The parsers of ``survival-release`` and ``survival-test`` (called from the parser builders)."""
     rel = subcommand(sub, "survival-release", "privatize a life table of time-to-event data",
-                     "Count, per arm and time interval (t_(j-1), t_j], the events and the censorings of\n"
-                     "a CSV file's (time, event) columns and release them with Tulap noise\n"
+                     "Count, per arm and time interval, the events (in (t_(j-1), t_j]) and the censorings\n"
+                     "(in [t_(j-1), t_j)) of a CSV file's (time, event) columns and release them with Tulap noise\n"
                      "(epsilon / 2 per cell).  The unit of privacy is one patient (replace-one within\n"
                      "an arm; the arm sizes are public).  Times beyond the last break are censored\n"
                      "there.  Choose the breaks before seeing the data.  Without --seed the noise comes\n"

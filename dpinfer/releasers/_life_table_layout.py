@@ -32,8 +32,8 @@ def check_breaks(breaks, name="breaks"):
         raise ValueError(f"`{name}` must be a flat sequence of 1 to {MAX_INTERVALS} interval ends; "
                          f"got shape {arr.shape}.")
     if not np.all(np.isfinite(arr)) or not arr[0] > 0.0 or not np.all(np.diff(arr) > 0.0):
-        raise ValueError(f"`{name}` must be finite, positive and strictly increasing (interval j is "
-                         f"(t_(j-1), t_j] with t_0 = 0); got {_show(breaks)}.")
+        raise ValueError(f"`{name}` must be finite, positive and strictly increasing (the interval ends "
+                         f"t_1 < ... < t_J after t_0 = 0); got {_show(breaks)}.")
     return tuple(float(t) for t in arr)
 
 

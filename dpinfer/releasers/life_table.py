@@ -31,10 +31,14 @@ class LifeTableReleaser:
     epsilon : float
         Privacy-loss parameter of the whole table (all arms, all intervals), > 0.
     breaks : sequence of float
-        The public interval ends ``0 < t_1 < ... < t_J``.  Interval ``j`` is
-        ``(t_{j-1}, t_j]`` with ``t_0 = 0`` (a time of exactly 0 falls in the
-        first).  A time beyond ``t_J`` is administratively censored at ``t_J``:
-        the patient is at risk through the whole table and is counted in no cell.
+        The public interval ends ``0 < t_1 < ... < t_J`` (``t_0 = 0``).  An event
+        at time ``t`` counts in the interval with ``t_{j-1} < t <= t_j`` (an event
+        at a break belongs to the interval it ends, as ``survfit`` reports
+        ``S(t_j)``; an event at 0 in the first); a censoring in the interval with
+        ``t_{j-1} <= t < t_j`` (a patient censored at a break was at risk through
+        the interval it ends).  A patient censored at or after ``t_J``, or with an
+        event after it, is administratively censored at ``t_J``: at risk through
+        the whole table and counted in no cell.
 
     Notes
     -----
@@ -204,12 +208,14 @@ def _check_data(time, event, group, groups):
 def _tabulate(time, event, labels, arms, breaks):
     """The confidential counts ``(..., arms, J, 2)`` (int64): events and censorings per interval.
 
-    ``searchsorted(..., side='left')`` puts ``t`` in interval ``j`` when
-    ``t_{j-1} < t <= t_j``; index ``J`` (beyond the last break) is the unreleased
-    cell of patients administratively censored at ``t_J``.
+    An event at ``t`` is in interval ``j`` when ``t_{j-1} < t <= t_j``
+    (``searchsorted(..., side='left')``), a censoring when ``t_{j-1} <= t < t_j``
+    (``side='right'``); index ``J`` (beyond the last break) is the unreleased cell of
+    patients administratively censored at ``t_J``.
     """
     cells = (len(breaks) + 1) * 2
-    j = np.searchsorted(np.asarray(breaks), time, side="left")
+    edges = np.asarray(breaks)
+    j = np.where(event == 0.0, np.searchsorted(edges, time, side="right"), np.searchsorted(edges, time, side="left"))
     arm = np.searchsorted(np.asarray(arms), labels, sorter=np.argsort(arms))
     arm = np.argsort(arms)[arm]  # each patient's row in the order of `arms`
     flat = arm * cells + j * 2 + (event == 0.0)

@@ -86,8 +86,8 @@ class Release:
         the pair on its last axis).
     breaks : tuple of floats or None
         Kind ``'life_table'`` only (required there): the public interval ends
-        ``t_1 < ... < t_J``; interval ``j`` is ``(t_{j-1}, t_j]`` with ``t_0 = 0``
-        (time 0 falls in the first).
+        ``t_1 < ... < t_J`` (``t_0 = 0``; see :class:`~dpinfer.LifeTableReleaser`
+        for where a time at a break counts).
     groups : tuple of str or None
         Kind ``'life_table'`` only: the public arm labels, one per row of ``value``.
     group_sizes : tuple of int or None

@@ -2,8 +2,8 @@
 
 #' Privatize a life table of time-to-event data
 #'
-#' Counts, per arm and time interval \eqn{(t_{j-1}, t_j]}, the events and the
-#' censorings of \code{(time, event)} data and releases them with Tulap noise
+#' Counts, per arm and time interval, the events (in \eqn{(t_{j-1}, t_j]}) and the
+#' censorings (in \eqn{[t_{j-1}, t_j)}) of \code{(time, event)} data and releases them with Tulap noise
 #' (\code{epsilon / 2} per cell; Python's \code{LifeTableReleaser}).  The unit
 #' of privacy is one patient (replace-one within an arm; the arm sizes are
 #' public).  Times beyond the last break are censored there.  Choose the

@@ -13,18 +13,19 @@ from dpinfer import BudgetExceededError, LifeTableReleaser, PrivacyBudget, Relea
 from dpinfer.distributions._tulap_law import unit_privacy
 
 BREAKS = (5.0, 10.0, 15.0)
-TIME = np.array([2.5, 7.0, 11.0, 5.0, 3.2, 14.0, 9.5, 30.0, 0.0])
-EVENT = np.array([1, 0, 1, 1, 1, 0, 1, 1, 0])
-ARM = np.array(["B", "B", "B", "B", "A", "A", "A", "A", "A"])
+TIME = np.array([2.5, 7.0, 11.0, 5.0, 3.2, 14.0, 9.5, 30.0, 0.0, 10.0, 15.0])
+EVENT = np.array([1, 0, 1, 1, 1, 0, 1, 1, 0, 0, 0])
+ARM = np.array(["B", "B", "B", "B", "A", "A", "A", "A", "A", "B", "A"])
 
 
 def _count_by_hand(time, event, arm, arms, breaks):
-    """Events / censorings per interval (t_(j-1), t_j] by a plain loop (independent of the releaser)."""
+    """Events per interval (t_(j-1), t_j] (0 in the first), censorings per [t_(j-1), t_j), by a plain loop."""
     out = np.zeros((len(arms), len(breaks), 2), dtype=int)
     for t, e, a in zip(time, event, arm):
         for j, end in enumerate(breaks):
             start = 0.0 if j == 0 else breaks[j - 1]
-            if (start < t <= end) or (j == 0 and t == 0.0):
+            inside = ((start < t <= end) or (j == 0 and t == 0.0)) if e else (start <= t < end)
+            if inside:
                 out[arms.index(a), j, 0 if e else 1] += 1
     return out
 
@@ -32,21 +33,21 @@ def _count_by_hand(time, event, arm, arms, breaks):
 def test_release_records_its_layout_and_its_integer_part_is_the_count_plus_discrete_noise():
     rel = LifeTableReleaser(1.0, BREAKS).release(TIME, EVENT, ARM, rng=3)
     assert (rel.kind, rel.mechanism, rel.sensitivity, rel.delta) == ("life_table", "tulap", 2.0, 0.0)
-    assert rel.groups == ("A", "B") and rel.group_sizes == (5, 4) and rel.n == 9 and rel.breaks == BREAKS
+    assert rel.groups == ("A", "B") and rel.group_sizes == (6, 5) and rel.n == 11 and rel.breaks == BREAKS
     assert rel.value.shape == (2, 3, 2)
     # never a whole number: the uniform part sits on cell midpoints strictly inside (-1/2, 1/2)
     frac = rel.value - np.rint(rel.value)
     assert np.all(np.abs(frac) < 0.5) and np.all(frac != 0.0)
     assert "one patient" in rel.privacy_unit
     text = str(rel)
-    assert "breaks:      5, 10, 15" in text and "A (n = 5), B (n = 4)" in text
+    assert "breaks:      5, 10, 15" in text and "A (n = 6), B (n = 5)" in text
 
 
 def test_tabulation_matches_a_plain_loop_and_the_noise_law_is_discrete_laplace():
     expected = _count_by_hand(TIME, EVENT, ARM, ["A", "B"], BREAKS)
     reps = 20_000
-    rel = LifeTableReleaser(1.0, BREAKS).release(np.broadcast_to(TIME, (reps, 9)),
-                                                 np.broadcast_to(EVENT, (reps, 9)), ARM, rng=11)
+    rel = LifeTableReleaser(1.0, BREAKS).release(np.broadcast_to(TIME, (reps, TIME.size)),
+                                                 np.broadcast_to(EVENT, (reps, TIME.size)), ARM, rng=11)
     noise = (np.rint(rel.value) - expected).reshape(-1)
     # P(D = d) = (1 - b) / (1 + b) b^|d|, b = exp(-epsilon / 2); each share within 4 SE
     b = math.exp(-unit_privacy(1.0, 0.0, 2)[0])
@@ -55,10 +56,15 @@ def test_tabulation_matches_a_plain_loop_and_the_noise_law_is_discrete_laplace()
         assert abs(np.mean(noise == d) - p) < 4 * math.sqrt(p * (1 - p) / noise.size)
 
 
-def test_time_beyond_the_last_break_and_time_zero():
-    rel_counts = _count_by_hand(TIME, EVENT, ARM, ["A", "B"], BREAKS)
-    # the event at 30 (beyond 15) is in no cell; the censoring at 0 is in the first interval
-    assert rel_counts[0].sum() == 4 and rel_counts[0, 0, 1] == 1
+def test_times_at_the_breaks_beyond_the_last_break_and_at_zero():
+    counts = _count_by_hand(TIME, EVENT, ARM, ["A", "B"], BREAKS)
+    # arm A: the event at 30 and the censoring at 15 (= the last break) are in no cell; the
+    # censoring at 0 is in the first interval; arm B: the event at 5 ends interval 1, the
+    # censoring at 10 is in interval 3 (at risk through interval 2)
+    assert counts[0].tolist() == [[1, 1], [1, 0], [0, 1]]
+    assert counts[1].tolist() == [[2, 0], [0, 1], [1, 1]]
+    rel = LifeTableReleaser(200.0, BREAKS).release(TIME, EVENT, ARM, rng=1)
+    assert np.rint(rel.value).tolist() == counts.tolist()
 
 
 def _dlaplace(d, b):

@@ -146,9 +146,17 @@ def hazards(d, c, r):
     return h, g
 
 
-def km(d, r):
-    """The product-limit curve ``S(t_j) = prod_(k <= j) (1 - d_k / r_k)`` (factor 1 where ``r_k = 0``)."""
-    h = np.divide(d, r, out=np.zeros(np.shape(d)), where=np.asarray(r) > 0)
+def km(d, r, c=None):
+    """The product-limit curve ``S(t_j) = prod_(k <= j) (1 - d_k / r'_k)`` (factor 1 where ``r'_k = 0``).
+
+    ``c`` None: ``r' = r``, the Kaplan-Meier estimate on the grouped times (censorings at
+    the interval's end).  ``c`` given: ``r' = r - c / 2``, the actuarial (life-table)
+    estimate of Cutler & Ederer (1958), the censorings at risk for half the interval.
+    """
+    r = np.asarray(r, dtype=float)
+    if c is not None:
+        r = r - 0.5 * np.asarray(c, dtype=float)
+    h = np.divide(d, r, out=np.zeros(np.shape(d)), where=r > 0)
     return np.cumprod(1.0 - h, axis=-1)
 
 

@@ -11,6 +11,8 @@ from ._table import consistent, hazards, km, life_table, simulate
 
 __all__ = ["kaplan_meier"]
 
+#: the estimators of the curve (see :func:`kaplan_meier`, Notes)
+ESTIMATORS = ("actuarial", "km")
 #: the interval methods (see :func:`kaplan_meier`, Notes)
 METHODS = ("percentile", "bootstrap")
 _METHOD_WORDS = {
@@ -21,13 +23,19 @@ _METHOD_WORDS = {
 _FLOOR = 1e-12
 
 
-def kaplan_meier(release, *, confidence_level=0.95, method="percentile", n_sim=2000, rng=None):
+def kaplan_meier(release, *, estimator="actuarial", confidence_level=0.95, method="percentile", n_sim=2000,
+                 rng=None):
     """Kaplan-Meier curves per arm from a private life table, with intervals that account for the noise.
 
     Parameters
     ----------
     release : Release
         A life table from :class:`~dpinfer.LifeTableReleaser` (kind ``'life_table'``).
+    estimator : {'actuarial', 'km'}, default 'actuarial'
+        ``'actuarial'``: the life-table estimate, the censorings of an interval at risk
+        for half of it; ``'km'``: the Kaplan-Meier estimate on the grouped times (the
+        censorings at risk through the interval), what ``survfit`` gives on the grouped
+        data (see Notes: biased when censoring falls inside wide intervals).
     confidence_level : float, default 0.95
         Level of the pointwise intervals and of the median's interval.
     method : {'percentile', 'bootstrap'}, default 'percentile'
@@ -60,18 +68,27 @@ def kaplan_meier(release, *, confidence_level=0.95, method="percentile", n_sim=2
     replaced by their isotonic (nondecreasing least-squares) fits, rounded and
     capped so that no more patients leave than the public arm size ``n_a``; the
     differences are the events ``d_j`` and censorings ``c_j``, and
-    ``r_j = n_a - sum_(k < j) (d_k + c_k)`` are at risk.  Then ``S(t_j) = prod_(k <= j) (1 - d_k / r_k)``: the product-limit
-    estimate with the events and censorings of an interval placed at its end
-    (censorings at risk at ``t_j``, R's convention), which is
+    ``r_j = n_a - sum_(k < j) (d_k + c_k)`` are at risk.  Then
+    ``S(t_j) = prod_(k <= j) (1 - d_k / r'_k)``.  ``estimator='km'``: ``r' = r``, the
+    product-limit estimate with the events and censorings of an interval placed at
+    its end (censorings at risk at ``t_j``, R's convention), which is
     ``statsmodels.duration.SurvfuncRight`` (and ``survival::survfit``) on the
     grouped times; with the noise negligible (large epsilon) the two agree
-    exactly, as the test suite checks.  Times beyond the last break were
-    censored at it by the releaser.
+    exactly, as the test suite checks.  ``estimator='actuarial'`` (the default):
+    ``r' = r - c / 2`` (Cutler & Ederer 1958), the standard life-table estimate.
+    Placing the censorings at the interval's end overstates the number at risk and
+    biases the curve upward when censoring falls inside wide intervals: in the
+    validation study, 5 intervals with 40% random censoring at n = 1000 per arm,
+    the Greenwood interval of the grouped Kaplan-Meier estimate on the
+    *confidential* table covered the true survival 65% of the time at 95%; the
+    actuarial estimate removes most of that bias.  Times beyond the last break
+    were censored at it by the releaser.
 
     **The intervals** come from a parametric bootstrap at the released table:
     ``n_sim`` life tables are drawn from the grouped-time model at the
-    estimated hazards (events ``Binomial(r_j, d_j / r_j)``, then censorings
-    ``Binomial(r_j - d_j, c_j / (r_j - d_j))``), each is given fresh noise of
+    estimated interval probabilities (events ``Binomial(r_j, d_j / r_j)``, then
+    censorings ``Binomial(r_j - d_j, c_j / (r_j - d_j))``: the observed shares of
+    each interval's outcomes), each is given fresh noise of
     the release's exact law and goes through the same projection and estimate.
     So the spread covers both the sampling of the patients and the noise, and
     the bias of the projection (the isotonic fit at the boundary 0) is
@@ -100,6 +117,9 @@ def kaplan_meier(release, *, confidence_level=0.95, method="percentile", n_sim=2
     Kaplan, E. L. and Meier, P. (1958).  Nonparametric estimation from incomplete
     observations.  JASA 53, 457-481.
 
+    Cutler, S. J. and Ederer, F. (1958).  Maximum utilization of the life table
+    method in analyzing survival.  Journal of Chronic Diseases 8, 699-712.
+
     Hay, M., Rastogi, V., Miklau, G. and Suciu, D. (2010).  Boosting the accuracy
     of differentially private histograms through consistency.  PVLDB 3, 1021-1032.
 
@@ -124,10 +144,11 @@ def kaplan_meier(release, *, confidence_level=0.95, method="percentile", n_sim=2
     method = _check_choice(method, "method", METHODS)
     n_sim = _check_n_sim(n_sim, allow_none=False)
     gen, derived = _stream(rng, "kaplan_meier", table.value, table.epsilon, list(table.breaks),
-                           list(table.sizes), method, n_sim, level)
+                           list(table.sizes), method, n_sim, level, estimator)
     d, c, r = consistent(table.counts, table.sizes)
-    surv = km(d, r)
-    sims = km_draws(gen, d, c, r, table.sizes, table.b, n_sim)
+    actuarial = _check_choice(estimator, "estimator", ESTIMATORS) == "actuarial"
+    surv = km(d, r, c if actuarial else None)
+    sims = km_draws(gen, d, c, r, table.sizes, table.b, n_sim, actuarial)
     lower, upper = bands(surv, sims, level, method)
     lower, upper = np.minimum(lower, surv), np.maximum(upper, surv)  # an interval holds its estimate
     median = first_below(surv, table.breaks)
@@ -140,16 +161,17 @@ def kaplan_meier(release, *, confidence_level=0.95, method="percentile", n_sim=2
         std_err=sims.std(axis=0, ddof=1), lower=lower, upper=upper, median=median,
         median_lower=first_below(lower, table.breaks), median_upper=first_below(upper, table.breaks),
         confidence_level=level,
-        method=f"Kaplan-Meier from a private life table ({_METHOD_WORDS[method]}, {n_sim} draws)",
+        method=(f"{'Actuarial life-table estimate' if actuarial else 'Kaplan-Meier'} from a private life table "
+                f"({_METHOD_WORDS[method]}, {n_sim} draws)"),
         epsilon=rec.epsilon, delta=rec.delta, mechanism=rec.mechanism, secure=rec.secure,
         privacy_unit=rec.privacy_unit, n_sim=n_sim, note=note)
 
 
-def km_draws(gen, d, c, r, sizes, b, n_sim):
-    """``S`` of ``n_sim`` releases simulated at the hazards of the consistent table ``(d, c, r)``."""
+def km_draws(gen, d, c, r, sizes, b, n_sim, actuarial=True):
+    """``S`` of ``n_sim`` releases simulated at the interval probabilities of the consistent table ``(d, c, r)``."""
     h, g = hazards(d, c, r)
-    ds, _, rs = consistent(simulate(gen, h, g, sizes, b, n_sim), sizes)
-    return km(ds, rs)
+    ds, cs, rs = consistent(simulate(gen, h, g, sizes, b, n_sim), sizes)
+    return km(ds, rs, cs if actuarial else None)
 
 
 def bands(surv, sims, level, method):
