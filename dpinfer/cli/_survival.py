@@ -97,7 +97,7 @@ def cmd_survival_test(args):
         raise _UsageError(f"the life table has {len(release.groups)} arm(s); the log-rank test compares two. "
                           "Give --km for the Kaplan-Meier table.")
     if args.km:
-        fit = kaplan_meier(release, confidence_level=args.confidence_level, rng=args.seed)
+        fit = kaplan_meier(release, estimator=args.estimator, confidence_level=args.confidence_level, rng=args.seed)
         texts.append(str(fit))
         if args.format in ("json", "htest-json"):
             records.append(fit.to_dict())
@@ -137,7 +137,9 @@ def add_survival_parsers(sub, subcommand, real, whole, add_format):
     add_format(test, extra=("htest-json",))
     test.add_argument("--release", metavar="FILE", required=True,
                       help="JSON from 'dpinfer survival-release --format json'")
-    test.add_argument("--km", action="store_true", help="also print the Kaplan-Meier table")
+    test.add_argument("--km", action="store_true", help="also print the survival table (Kaplan-Meier layout)")
+    test.add_argument("--estimator", choices=("actuarial", "km"), default="actuarial",
+                      help="with --km: actuarial life-table estimate (default) or Kaplan-Meier on the grouped times")
     test.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
                       help="alternative hypothesis (default two-sided; greater: the second arm's hazard is higher)")
     test.add_argument("--confidence-level", type=real, default=0.95, help="interval level (default 0.95)")

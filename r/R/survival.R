@@ -91,13 +91,16 @@ print.dp_survdiff <- function(x, ...) {
 
 #' Private Kaplan-Meier curves, like summary(survfit(...))
 #'
-#' Kaplan-Meier curves per arm at the breaks of a life table released by
+#' Survival curves (actuarial or Kaplan-Meier) per arm at the breaks of a life table released by
 #' \code{\link{dp_release_survival}}: the noisy counts are made consistent
 #' (isotonic fits of the cumulative counts), and the pointwise intervals and
 #' the median's interval come from a parametric bootstrap that simulates the
 #' sampling and the noise.
 #'
 #' @param x A life-table release from \code{\link{dp_release_survival}}.
+#' @param estimator \code{"actuarial"} (the default: the life-table estimate,
+#'   censorings at risk for half their interval) or \code{"km"} (Kaplan-Meier on
+#'   the grouped times, what \code{survfit} gives on them).
 #' @param conf.int The level of the intervals.
 #' @param conf.type \code{"percentile"} (the default) or \code{"bootstrap"}
 #'   (bias-corrected, on the cumulative-hazard scale).
@@ -119,12 +122,14 @@ print.dp_survdiff <- function(x, ...) {
 #'   fit$surv
 #' }
 #' @export
-dp_survfit <- function(x, conf.int = 0.95, conf.type = c("percentile", "bootstrap"), n.sim = 2000, seed = NULL) {
+dp_survfit <- function(x, estimator = c("actuarial", "km"), conf.int = 0.95, conf.type = c("percentile", "bootstrap"),
+                       n.sim = 2000, seed = NULL) {
   .check_life_table(x)
+  estimator <- match.arg(estimator)
   conf.type <- match.arg(conf.type)
   r <- .call("kaplan_meier", list(attr(x, "py")),
-             list(confidence_level = .level(conf.int), method = conf.type, n_sim = .whole(n.sim, "n.sim"),
-                  rng = .seed(seed)), convert = "survfit")
+             list(estimator = estimator, confidence_level = .level(conf.int), method = conf.type,
+                  n_sim = .whole(n.sim, "n.sim"), rng = .seed(seed)), convert = "survfit")
   rows <- function(v) do.call(rbind, lapply(v, function(row) vapply(row, function(e) if (is.null(e)) NA_real_
                                                                     else as.numeric(e), 0)))
   vec <- function(v) vapply(v, function(e) if (is.null(e)) NA_real_ else as.numeric(e), 0)

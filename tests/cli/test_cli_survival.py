@@ -47,7 +47,9 @@ def test_release_then_test_matches_python(capsys, trial, tmp_path):
     assert json.loads(out)["pvalue"] == res.pvalue and json.loads(out)["estimate"] == res.estimate
     code, out, _ = call(capsys, "survival-test", "--release", file, "--n-sim", 500, "--km")
     assert code == 0 and "group=control" in out and "Chisq =" in out
-    assert str(kaplan_meier(expected)).strip() in out
+    assert str(kaplan_meier(expected)).strip() in out and "Actuarial life-table estimate" in out
+    code, out, _ = call(capsys, "survival-test", "--release", file, "--n-sim", 500, "--km", "--estimator", "km")
+    assert code == 0 and str(kaplan_meier(expected, estimator="km")).strip() in out
 
 
 @pytest.mark.parametrize("args, message", [

@@ -22,5 +22,8 @@ test_that("dp_release_survival, dp_survdiff and dp_survfit equal Python's for th
   py_fit <- py$kaplan_meier(ref, n_sim = 300L)
   expect_equal(unname(fit$surv["control", ]), unlist(py_fit$surv$tolist()[[1]]), tolerance = 1e-15)
   expect_output(print(fit), "n.risk n.event survival")
+  km <- dp_survfit(rel, estimator = "km", n.sim = 300)
+  expect_equal(unname(km$surv["treated", ]),
+               unlist(py$kaplan_meier(ref, estimator = "km", n_sim = 300L)$surv$tolist()[[2]]), tolerance = 1e-15)
   expect_error(dp_survdiff(dp_release_count(3, 10, epsilon = 1, seed = 1)), "life-table release")
 })

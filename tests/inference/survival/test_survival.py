@@ -51,7 +51,7 @@ def test_the_large_epsilon_release_is_the_true_table():
 
 
 def test_kaplan_meier_equals_r_survfit_and_statsmodels_on_the_grouped_data():
-    fit = kaplan_meier(EXACT, n_sim=200)
+    fit = kaplan_meier(EXACT, estimator="km", n_sim=200)
     assert isinstance(fit, KaplanMeierResult)
     np.testing.assert_allclose(fit.surv[0], REF["surv_A"], rtol=1e-13)
     np.testing.assert_allclose(fit.surv[1], REF["surv_B"], rtol=1e-13)
@@ -65,6 +65,23 @@ def test_kaplan_meier_equals_r_survfit_and_statsmodels_on_the_grouped_data():
         np.testing.assert_allclose(fit.surv[a], sf.surv_prob[at], rtol=1e-13)
     # the median: the first break where S <= 1/2, as survfit reports it
     assert fit.median.tolist() == REF["median"] == [10.0, 8.0]
+
+
+def test_the_actuarial_estimate_is_the_cutler_ederer_life_table():
+    """S(t_j) = prod (1 - d_k / (r_k - c_k / 2)), summed here from the reference tables."""
+    fit = kaplan_meier(EXACT, n_sim=200)
+    assert fit.method.startswith("Actuarial life-table estimate")
+    for a, g in enumerate("AB"):
+        tb = REF["tables"][g]
+        at_risk, surv, expected = tb["n"], 1.0, []
+        for d, c in zip(tb["events"], tb["censored"]):
+            surv *= 1.0 - d / (at_risk - c / 2.0)
+            expected.append(surv)
+            at_risk -= d + c
+        np.testing.assert_allclose(fit.surv[a], expected, rtol=1e-14)
+    # without censoring the two estimates agree
+    rel = LifeTableReleaser(100.0, (1.0, 2.0)).release([0.5, 1.5, 1.7, 3.0], [1, 1, 1, 1], rng=1)
+    assert np.array_equal(kaplan_meier(rel, n_sim=50).surv, kaplan_meier(rel, estimator="km", n_sim=50).surv)
 
 
 def _logrank_by_hand(tables, breaks):
@@ -165,7 +182,7 @@ def test_simulated_tables_follow_the_grouped_model_and_the_release_noise():
 
 
 def test_result_frames_and_dicts():
-    fit = kaplan_meier(EXACT, n_sim=200)
+    fit = kaplan_meier(EXACT, estimator="km", n_sim=200)
     frame = fit.to_frame()
     assert list(frame.columns) == ["group", "time", "n_risk", "n_event", "n_censor", "estimate", "std_error",
                                    "conf_low", "conf_high", "conf_level"]
@@ -194,6 +211,7 @@ def test_intervals_contain_the_estimate_and_widen_with_the_noise():
     (lambda: kaplan_meier(LifeTableReleaser(1.0, (1, 2)).release([0.5, 1.5], [1, 1], rng=1), method="greenwood"),
      ValueError, "`method` must be one of 'percentile', 'bootstrap'"),
     (lambda: kaplan_meier(EXACT, confidence_level=95), ValueError, r"give 0.95, not 95"),
+    (lambda: kaplan_meier(EXACT, estimator="kaplan-meier"), ValueError, "`estimator` must be one of 'actuarial', 'km'"),
     (lambda: logrank_test(EXACT, n_sim=0), ValueError, "`n_sim`"),
     (lambda: logrank_test(EXACT, alternative="two.sided"), ValueError, "`alternative` must be one of"),
     (lambda: logrank_test(LifeTableReleaser(1.0, (1, 2)).release([0.5, 1.5], [1, 1], rng=1)), ValueError,
