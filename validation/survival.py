@@ -177,13 +177,18 @@ def rate_cell(cell, seed_sequence):
 
 
 def _exact_table(time, event, arm, breaks):
-    """The confidential life table (arms, J, 2), by the study's own count (interval (t_(j-1), t_j])."""
-    j = np.searchsorted(breaks, time, side="left")
+    """The confidential life table (arms, J, 2), by the study's own count.
+
+    The releaser's convention: an event in ``(t_(j-1), t_j]``, a censoring in
+    ``[t_(j-1), t_j)``; a censoring at ``tau`` (the last break) is in no cell.
+    """
+    edges = np.asarray(breaks)
     out = np.zeros((2, len(breaks), 2))
     for a, g in enumerate(("control", "treated")):
-        for kind, flag in ((0, 1.0), (1, 0.0)):
-            keep = (arm == g) & (event == flag) & (j < len(breaks))
-            out[a, :, kind] = np.bincount(j[keep], minlength=len(breaks))[: len(breaks)]
+        for kind, flag, side in ((0, 1.0, "left"), (1, 0.0, "right")):
+            keep = (arm == g) & (event == flag)
+            j = np.searchsorted(edges, time[keep], side=side)
+            out[a, :, kind] = np.bincount(j[j < len(breaks)], minlength=len(breaks))[: len(breaks)]
     return out
 
 
