@@ -143,8 +143,10 @@ class KaplanMeierResult:
 class LogRankResult(HTestResult):
     """The private log-rank test: an :class:`~dpinfer.HTestResult` printed after R's ``survdiff`` table.
 
-    Attributes (besides those of :class:`~dpinfer.HTestResult`)
-    -----------------------------------------------------------
+    Besides the attributes of :class:`~dpinfer.HTestResult`:
+
+    Attributes
+    ----------
     groups : tuple of str
     group_n : tuple of int
         The public arm sizes.

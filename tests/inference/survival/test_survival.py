@@ -224,3 +224,29 @@ def test_intervals_contain_the_estimate_and_widen_with_the_noise():
 def test_errors(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+def test_the_size_warning_follows_the_shared_rule(monkeypatch):
+    """The rule's mechanics on a planted study row (the real rows: next test)."""
+    planted = {(50, 1.0): (0.13, 200, "planted"), (200, 1.0): (0.06, 200, "planted")}
+    monkeypatch.setattr(_size, "SIZES", planted)
+    # 0.13 > 0.05 + max(0.2 * 0.05, 4 sqrt(0.05 0.95 / 200) = 0.0616): beyond the rule
+    with pytest.warns(ApproximationWarning, match=r"measured the size of the level-0.05 test \(n = 50 per arm, "
+                                                  r"epsilon = 1, planted\) at 0.13 \(Monte Carlo SE 0.015, 200"):
+        logrank_test(EXACT, n_sim=50)  # 60 in the smaller arm, epsilon 100: the row (50, 1) speaks
+    monkeypatch.setattr(_size, "SIZES", {(50, 1.0): (0.06, 200, "planted")})
+    logrank_test(EXACT, n_sim=50)  # within the rule: no warning (warnings are errors here)
+    assert _size.size_row(10, 0.1)[:2] == (50, 1.0)  # below every study point: the smallest
+
+
+def test_the_study_rows_speak_for_calls_at_other_settings():
+    ns = sorted({k[0] for k in _size.SIZES})
+    eps = sorted({k[1] for k in _size.SIZES})
+    assert ns == [50, 200, 1000] and eps == [0.5, 1.0, 3.0]
+    assert _size.size_row(120, 2.0)[:2] == (50, 1.0)
+    assert _size.size_row(5000, 10.0)[:2] == (1000, 3.0)
+    assert _size.size_row(30, 0.2)[:2] == (50, 0.5)
+    for n, e in [(120, 2.0), (5000, 10.0), (30, 0.2), (700, 0.7)]:
+        study_n, study_eps, rate, reps, _ = _size.size_row(n, e)
+        flagged = _size.measured_rate_message(rate, _size.ALPHA, reps) is not None
+        assert (_size.size_warning(n, e) is not None) == flagged
