@@ -60,6 +60,8 @@ def _breaks(text):
 def cmd_survival_release(args):
     from .. import LifeTableReleaser
 
+    if args.format == "csv":  # decided before anything is read, drawn or charged
+        raise _UsageError("--format csv cannot hold a life table (a table per arm); use --format json.")
     if args.csv == "-":
         raise _UsageError("--csv must name a file for survival-release (its columns are read in turn), not '-'.")
     time = _counts_from_csv(args.csv, args.time, rows=_times)

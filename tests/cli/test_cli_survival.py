@@ -68,6 +68,13 @@ def test_release_errors_name_rows_never_values(capsys, trial, args, message):
     assert code == 2 and message in err and "control" not in err
 
 
+def test_a_life_table_is_written_as_json_not_csv(capsys, trial):
+    path, *_ = trial
+    code, out, err = call(capsys, "survival-release", "--csv", path, "--time", "time", "--event", "status",
+                          "--breaks", "3,6", "--epsilon", 1, "--seed", 1, "--format", "csv")
+    assert code == 2 and "--format csv cannot hold a life table" in err and out == ""
+
+
 def test_event_column_must_be_binary(capsys, trial):
     path, *_ = trial
     code, _, err = call(capsys, "survival-release", "--csv", path, "--time", "time", "--event", "time",
