@@ -67,6 +67,7 @@ def test_kaplan_meier_equals_r_survfit_and_statsmodels_on_the_grouped_data():
     assert fit.median.tolist() == REF["median"] == [10.0, 8.0]
 
 
+@pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # the coverage rule: next test
 def test_the_actuarial_estimate_is_the_cutler_ederer_life_table():
     """S(t_j) = prod (1 - d_k / (r_k - c_k / 2)), summed here from the reference tables."""
     fit = kaplan_meier(EXACT, n_sim=200)
@@ -134,6 +135,7 @@ def test_one_sided_statistics_and_intervals():
     assert greater.pvalue < two.pvalue < less.pvalue
 
 
+@pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # the coverage rule: next test
 def test_the_default_stream_is_derived_from_the_release():
     a, b = logrank_test(EXACT, n_sim=300), logrank_test(EXACT, n_sim=300)
     assert (a.pvalue, a.conf_int) == (b.pvalue, b.conf_int) and "derived from the release" in a.note
@@ -196,6 +198,7 @@ def test_result_frames_and_dicts():
     json.dumps(logrank_test(EXACT, n_sim=100).to_dict())
 
 
+@pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # the coverage rule: next test
 def test_intervals_contain_the_estimate_and_widen_with_the_noise():
     rel = LifeTableReleaser(0.5, BREAKS).release(TIME, EVENT, GROUP, rng=2)
     noisy, exact = kaplan_meier(rel, n_sim=400), kaplan_meier(EXACT, n_sim=400)
@@ -239,6 +242,17 @@ def test_the_size_warning_follows_the_shared_rule(monkeypatch):
     assert _size.size_row(10, 0.1)[:2] == (50, 1.0)  # below every study point: the smallest
 
 
+def test_kaplan_meier_warns_where_the_study_measured_low_coverage():
+    # 60 patients in the smaller arm, epsilon 100: the study row (50, 3) (worst break 0.87 of 200)
+    with pytest.warns(ApproximationWarning, match=r"missing the true survival at their worst break \(n = 50 "
+                                                  r"per arm, epsilon = 3, weibull, 20 intervals, 0% censored\) "
+                                                  r"at a rate of 0.13"):
+        kaplan_meier(EXACT, n_sim=50)
+    kaplan_meier(EXACT, estimator="km", n_sim=50)  # not the setting the study measured: quiet
+    quiet = LifeTableReleaser(0.5, BREAKS).release(TIME, EVENT, GROUP, rng=2)  # row (50, 0.5): 0.945
+    kaplan_meier(quiet, n_sim=50)
+
+
 def test_the_study_rows_speak_for_calls_at_other_settings():
     ns = sorted({k[0] for k in _size.SIZES})
     eps = sorted({k[1] for k in _size.SIZES})
@@ -250,3 +264,10 @@ def test_the_study_rows_speak_for_calls_at_other_settings():
         study_n, study_eps, rate, reps, _ = _size.size_row(n, e)
         flagged = _size.measured_rate_message(rate, _size.ALPHA, reps) is not None
         assert (_size.size_warning(n, e) is not None) == flagged
+        assert not flagged  # the study measured no size beyond the rule: the test never warns
+    # the coverage rows: flagged at (50, 3), (200, 1), (1000, 0.5), (1000, 1) and nowhere else
+    flagged = {k for k, (cov, reps, _) in _size.COVERAGES.items()
+               if _size.measured_rate_message(1 - cov, _size.ALPHA, reps) is not None}
+    assert flagged == {(50, 3.0), (200, 1.0), (1000, 0.5), (1000, 1.0)}
+    assert _size.coverage_warning(120, 2.0) is None and _size.coverage_warning(30, 0.2) is None
+    assert _size.coverage_warning(400, 1.5) is not None and _size.coverage_warning(5000, 0.7) is not None
