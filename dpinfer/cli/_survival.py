@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ._commands import EXIT_OK, _budget_session, _emit, _print_budget_status, _seeded_warning
+from ._commands import EXIT_OK, _budget_handle, _budget_session, _emit, _print_budget_status, _seeded_warning
 from ._input import _UsageError, _column_cells, _counts_from_csv, _releases_from_file
 from ._means import add_ledger_options
 
@@ -66,12 +66,12 @@ def cmd_survival_release(args):
         raise _UsageError("--csv must name a file for survival-release (its columns are read in turn), not '-'.")
     time = _counts_from_csv(args.csv, args.time, rows=_times)
     event = _counts_from_csv(args.csv, args.event, rows=_events)
-    group = _counts_from_csv(args.csv, args.group, rows=_labels) if args.group else None
-    groups = args.groups.split(",") if args.groups else None
+    group = _counts_from_csv(args.csv, args.arm, rows=_labels) if args.arm else None
+    groups = args.arms.split(",") if args.arms else None
     secure = args.seed is None
     releaser = LifeTableReleaser(args.epsilon, _breaks(args.breaks))
     with _budget_session(args) as ledger:
-        budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
+        budget = _budget_handle(args, ledger)
         release = releaser.release(time, event, group, groups=groups, rng=None if secure else args.seed,
                                    secure=secure, budget=budget)
     if not secure:
@@ -122,8 +122,8 @@ def add_survival_parsers(sub, subcommand, real, whole, add_format):
     rel.add_argument("--csv", metavar="FILE", required=True, help="CSV file")
     rel.add_argument("--time", metavar="NAME", required=True, help="the follow-up time column (confidential)")
     rel.add_argument("--event", metavar="NAME", required=True, help="the event column, 1/0 (confidential)")
-    rel.add_argument("--group", metavar="NAME", help="the arm column (default: one arm)")
-    rel.add_argument("--groups", metavar="A,B", help="the public arm labels in order (default: sorted)")
+    rel.add_argument("--arm", metavar="NAME", help="the arm column (default: one arm)")
+    rel.add_argument("--arms", metavar="A,B", help="the public arm labels in order (default: sorted)")
     rel.add_argument("--breaks", metavar="T1,T2,...", required=True,
                      help="public interval ends, increasing and positive (e.g. 3,6,9,12)")
     rel.add_argument("--epsilon", type=real, required=True, help="privacy-loss parameter of the table (> 0)")

@@ -101,7 +101,9 @@ class LifeTableReleaser:
     ('life_table', (2, 3, 2), ('A', 'B'), (3, 3), (5.0, 10.0, 15.0))
     """
 
-    _mechanism = _mechanisms.TULAP  # the registry code (see dpinfer._mechanisms)
+    def _semantics(self, method):
+        """The guarantee this releaser declares (its Release and its ledger entry both read it)."""
+        return _mechanisms.Semantics(_mechanisms.TULAP, _mechanisms.REPLACE_ONE, _mechanisms.LIFE_TABLE_UNIT)
 
     epsilon: float
     breaks: tuple
@@ -162,14 +164,12 @@ class LifeTableReleaser:
         bits = _bit_source(secure, rng, self.epsilon, SENSITIVITY)
         grid = tulap_grid(max(sizes), unit_epsilon, 0.0)  # public: the largest arm
         n = sum(sizes)
-        digest = charge_release(budget, self, "release", shape=t.shape[:-1], array=array, n=n, rng=rng,
+        charge = charge_release(budget, self, "release", shape=t.shape[:-1], array=array, n=n, rng=rng,
                                 secure=bits.hardened, sensitivity=float(SENSITIVITY), grid=2.0**-grid.bits)
         counts = _tabulate(t, e, labels, arms, self.breaks)
         value = _release_tulap(bits, counts, max(sizes), unit_epsilon, 0.0)
-        return Release(value, _mechanisms.TULAP, self.epsilon, 0.0, float(SENSITIVITY), n, "life_table",
-                       secure=bits.hardened, neighbours=_mechanisms.REPLACE_ONE,
-                       privacy_unit=_mechanisms.LIFE_TABLE_UNIT, ledger_digest=digest,
-                       breaks=self.breaks, groups=arms, group_sizes=sizes)
+        return Release(value, charge.mechanism, self.epsilon, 0.0, float(SENSITIVITY), n, "life_table",
+                       secure=bits.hardened, breaks=self.breaks, groups=arms, group_sizes=sizes, **charge.fields)
 
 
 def _check_data(time, event, group, groups):

@@ -93,6 +93,16 @@ class Release:
     group_sizes : tuple of int or None
         Kind ``'life_table'`` only: the public number of patients per arm (the
         numbers randomised); ``n`` is their sum.
+    disjoint : tuple of two str or None
+        ``(scope, group)`` when the release was charged to a group of a
+        :class:`~dpinfer.ParallelComposition` (``budget=b.parallel(label).group(name)``):
+        ``scope`` is that set's :attr:`~dpinfer.ParallelComposition.scope`
+        (``'<budget id>/<label>'``, unique to that set of that budget), ``group``
+        the group's name.  None for a release charged to no budget, to a budget
+        directly (sequential) or to an advanced-composition block.  Results of
+        several releases read it: they state parallel composition (the largest
+        epsilon) only when their releases record different groups of one scope
+        (see :func:`~dpinfer.prop_test`'s ``composition``).
 
     Notes
     -----
@@ -118,6 +128,7 @@ class Release:
     breaks: tuple | None = None
     groups: tuple | None = None
     group_sizes: tuple | None = None
+    disjoint: tuple | None = None
 
     def __post_init__(self):
         value = _as_real_array(self.value, "value")
@@ -151,6 +162,13 @@ class Release:
             raise TypeError(f"`ledger_digest` must be None or a string; got {_show(self.ledger_digest)}.")
         self._check_clipped(value)
         self._check_life_table(value)
+        if self.disjoint is not None:
+            pair = self.disjoint
+            if (not isinstance(pair, (tuple, list)) or len(pair) != 2
+                    or not all(isinstance(v, str) and v for v in pair)):
+                raise ValueError("`disjoint` must be None or a pair (scope, group) of non-empty strings, as a "
+                                 f"budget's parallel(...).group(...) records it; got {_show(pair)}.")
+            object.__setattr__(self, "disjoint", (pair[0], pair[1]))
         if value.ndim == 0:
             value = float(value)
         else:
@@ -238,6 +256,8 @@ class Release:
                if self.bounds else "")
             +
             f"  sampling:    {_SAMPLING[self.secure]}"
+            + (f"\n  charged to:  group {self.disjoint[1]!r} of parallel set {self.disjoint[0]!r}"
+               if self.disjoint else "")
             + (f"\n  ledger:      head digest after this release's charge:\n               {self.ledger_digest}"
                if self.ledger_digest else "")
             + (f"\n  breaks:      {', '.join(v.strip() for v in _r_format(list(self.breaks), 7))}"
@@ -265,6 +285,7 @@ class Release:
             "breaks": None if self.breaks is None else list(self.breaks),
             "groups": None if self.groups is None else list(self.groups),
             "group_sizes": None if self.group_sizes is None else list(self.group_sizes),
+            "disjoint": None if self.disjoint is None else list(self.disjoint),
         }
 
     def noise_law(self):

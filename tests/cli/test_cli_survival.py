@@ -33,7 +33,7 @@ def trial(tmp_path):
 def test_release_then_test_matches_python(capsys, trial, tmp_path):
     path, time, event, arm = trial
     code, out, err = call(capsys, "survival-release", "--csv", path, "--time", "time", "--event", "status",
-                          "--group", "arm", "--breaks", "3,6,9,12", "--epsilon", 1, "--seed", 3, "--format", "json")
+                          "--arm", "arm", "--breaks", "3,6,9,12", "--epsilon", 1, "--seed", 3, "--format", "json")
     assert code == 0 and "--seed 3 makes the noise reproducible" in err
     record = json.loads(out)
     expected = LifeTableReleaser(1.0, (3, 6, 9, 12)).release(time, event, arm, rng=3)

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._printing import _hanging, _htest_privacy_lines, _r_format, _strwrap
+from ..._printing import _hanging, _r_format, _strwrap
 from ...results import HTestResult
+from ...results._privacy import PrivacyRecord, path_of
 
 __all__ = ["KaplanMeierResult", "LogRankResult"]
 
@@ -39,8 +40,8 @@ class KaplanMeierResult:
     confidence_level : float
     method : str
         The interval method, in words.
-    epsilon, delta, mechanism, secure, privacy_unit, n_sim, note
-        The privacy record of the release and the Monte Carlo record.
+    epsilon, delta, mechanism, secure, privacy_unit, neighbours, n_sim, note
+        The privacy record of the release (also as :attr:`privacy`) and the Monte Carlo record.
     """
 
     time: tuple
@@ -65,6 +66,13 @@ class KaplanMeierResult:
     privacy_unit: str
     n_sim: int
     note: str = ""
+    neighbours: str | None = None
+
+    @property
+    def privacy(self):
+        """The :class:`~dpinfer.results.PrivacyRecord` of the result (one release: no composition)."""
+        return PrivacyRecord(self.epsilon, self.delta, self.mechanism, self.neighbours, self.privacy_unit,
+                             path_of(self.secure), None)
 
     def __str__(self):
         level = _r_format([100 * self.confidence_level], 7)[0].strip()
@@ -90,7 +98,7 @@ class KaplanMeierResult:
             lines.append(f"  {group} (n = {self.n[a]}): {shown[0]} [{shown[1]}, {shown[2]}]")
         if self.note:
             lines += _hanging("note: ", self.note)
-        lines += ["", *_htest_privacy_lines(self), ""]
+        lines += ["", *self.privacy.lines(self.n_sim), ""]
         return "\n".join(lines)
 
     def __repr__(self):
@@ -111,7 +119,8 @@ class KaplanMeierResult:
             "upper": arr(self.upper), "median": vec(self.median), "median_lower": vec(self.median_lower),
             "median_upper": vec(self.median_upper), "confidence_level": self.confidence_level,
             "method": self.method, "epsilon": self.epsilon, "delta": self.delta, "mechanism": self.mechanism,
-            "secure": self.secure, "privacy_unit": self.privacy_unit, "n_sim": self.n_sim, "note": self.note,
+            "secure": self.secure, "privacy_unit": self.privacy_unit, "neighbours": self.neighbours,
+            "n_sim": self.n_sim, "note": self.note,
         }
 
     def to_frame(self):

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..._streams import _mc_note, _stream
 from ..._validation import _check_choice, _check_confidence_level, _check_n_sim
+from .._resolve import provenance
 from ._result import KaplanMeierResult
 from ._size import coverage_warning
 from ._table import consistent, hazards, km, life_table, simulate
@@ -185,8 +186,7 @@ def kaplan_meier(release, *, estimator="actuarial", confidence_level=0.95, metho
         confidence_level=level,
         method=(f"{'Actuarial life-table estimate' if actuarial else 'Kaplan-Meier'} from a private life table "
                 f"({_METHOD_WORDS[method]}, {n_sim} draws)"),
-        epsilon=rec.epsilon, delta=rec.delta, mechanism=rec.mechanism, secure=rec.secure,
-        privacy_unit=rec.privacy_unit, n_sim=n_sim, note=note)
+        epsilon=rec.epsilon, delta=rec.delta, mechanism=rec.mechanism, n_sim=n_sim, note=note, **provenance(rec))
 
 
 def km_draws(gen, d, c, r, sizes, b, n_sim, actuarial=True):
