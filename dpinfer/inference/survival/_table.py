@@ -6,7 +6,7 @@ the noise law); after that only these objects travel.  The other functions are
 vectorised over any leading axes (a simulated stack of tables):
 
 * :func:`consistent` the projection of noisy counts onto consistent life tables;
-* :func:`km` the Kaplan-Meier (product-limit) curve at the breaks;
+* :func:`km` the product-limit curve at the breaks (Kaplan-Meier or actuarial);
 * :func:`logrank` the grouped-time log-rank score and its variance;
 * :func:`simulate` fresh tables from interval hazards, with the release's noise.
 """
@@ -59,6 +59,10 @@ def life_table(release, method, name="release"):
         raise TypeError(f"`{name}` must be a dpinfer Release of kind 'life_table' (from "
                         f"LifeTableReleaser.release); got {_show(release)}.")
     rec = resolve(release, accepts=ACCEPTS, method=method, name=name, numbers=False)
+    if release.sensitivity != 2.0 or release.delta != 0.0:
+        raise ValueError(f"`{name}` must be a life table as LifeTableReleaser releases it (sensitivity 2, delta 0: "
+                         f"Tulap noise at epsilon / 2 per cell); got sensitivity {release.sensitivity!r} and delta "
+                         f"{release.delta!r}, another noise law.")
     value = np.asarray(release.value, dtype=float)
     if value.ndim != 3:
         raise ValueError(f"`{name}` must hold one life table; got a stack of shape {value.shape}. "

@@ -223,6 +223,9 @@ def test_intervals_contain_the_estimate_and_widen_with_the_noise():
      "which logrank_test does not take.*For this release use binom2_ump_test, binom_ump_test"),
     (lambda: kaplan_meier(LifeTableReleaser(1.0, (1, 2)).release(np.ones((2, 3)), np.ones((2, 3)), rng=1)),
      ValueError, "must hold one life table; got a stack"),
+    (lambda: logrank_test(Release(np.full((2, 2, 2), 0.25), "tulap", 1.0, 0.01, 2.0, 6, "life_table", breaks=[1, 2],
+                                  groups=["a", "b"], group_sizes=[3, 3])),
+     ValueError, r"sensitivity 2, delta 0.*got sensitivity 2.0 and delta 0.01"),
 ])
 def test_errors(call, exc, message):
     with pytest.raises(exc, match=message):
