@@ -10,7 +10,8 @@ interval):
   the worst per (n per arm, epsilon) over the other settings;
 * :data:`COVERAGES`: the pointwise coverage of the 95% intervals of
   :func:`~dpinfer.kaplan_meier` (the default: actuarial estimate, percentile
-  interval), the smallest over the breaks, the worst per (n per arm, epsilon).
+  interval), the smallest over the breaks, the worst per (n per arm, epsilon);
+  :data:`COVERAGES_BOOTSTRAP` the same for ``method='bootstrap'``.
 
 The rule (:func:`size_warning`, :func:`coverage_warning`), decided from public
 numbers only (the smaller arm size and epsilon): the study row at the largest study
@@ -20,8 +21,9 @@ when that row's error rate (the size, or one minus the coverage) is beyond
 :func:`~dpinfer.inference._oc_warnings.measured_rate_message`'s rule: more than 4
 Monte Carlo SE and 20% above its nominal 0.05.  With 200 data sets per point, the
 log-rank test's size never is (largest 0.085, 2.3 SE above 0.05), so the test does
-not warn; the Kaplan-Meier intervals' worst break is at four rows (coverage 0.87 to
-0.885 where 0.95 is nominal), so those calls warn.
+not warn; the default Kaplan-Meier intervals' worst break is at four rows (coverage
+0.87 to 0.885 where 0.95 is nominal), the bias-corrected bootstrap's at every row but
+n = 1000 with epsilon >= 1 (0.495 at worst), so those calls warn.
 """
 
 from __future__ import annotations
@@ -61,6 +63,20 @@ COVERAGES = {
 }
 
 
+#: The same for ``method='bootstrap'`` (the bias-corrected interval, actuarial estimate).
+COVERAGES_BOOTSTRAP = {
+    (50, 0.5): (0.495, 200, "exponential, 20 intervals, 40% censored"),
+    (50, 1.0): (0.635, 200, "weibull, 20 intervals, 40% censored"),
+    (50, 3.0): (0.745, 200, "weibull, 20 intervals, 0% censored"),
+    (200, 0.5): (0.69, 200, "exponential, 20 intervals, 40% censored"),
+    (200, 1.0): (0.82, 200, "weibull, 20 intervals, 20% censored"),
+    (200, 3.0): (0.855, 200, "weibull, 20 intervals, 40% censored"),
+    (1000, 0.5): (0.87, 200, "weibull, 20 intervals, 20% censored"),
+    (1000, 1.0): (0.895, 200, "exponential, 20 intervals, 20% censored"),
+    (1000, 3.0): (0.9, 200, "weibull, 20 intervals, 0% censored"),
+}
+
+
 def _row(table, n, epsilon):
     """``(study n, study epsilon, *row)`` of ``table`` that speaks for ``(n, epsilon)``; None if empty."""
     if not table:
@@ -77,9 +93,9 @@ def size_row(n, epsilon):
     return _row(SIZES, n, epsilon)
 
 
-def coverage_row(n, epsilon):
-    """The coverage row that speaks for ``(n, epsilon)`` (see the module notes)."""
-    return _row(COVERAGES, n, epsilon)
+def coverage_row(n, epsilon, method="percentile"):
+    """The coverage row of ``method``'s intervals that speaks for ``(n, epsilon)`` (see the module notes)."""
+    return _row(COVERAGES if method == "percentile" else COVERAGES_BOOTSTRAP, n, epsilon)
 
 
 def size_warning(n, epsilon):
@@ -98,9 +114,9 @@ def size_warning(n, epsilon):
         f"{clause}. Read small p-values with care; more patients or a larger epsilon shrink the gap.")
 
 
-def coverage_warning(n, epsilon):
+def coverage_warning(n, epsilon, method="percentile"):
     """The :class:`~dpinfer.ApproximationWarning` for a Kaplan-Meier call, or None (the module's rule)."""
-    row = coverage_row(n, epsilon)
+    row = coverage_row(n, epsilon, method)
     if row is None:
         return None
     study_n, study_eps, coverage, reps, where = row

@@ -66,13 +66,13 @@ def kaplan_meier(release, *, estimator="actuarial", confidence_level=0.95, metho
     Warns
     -----
     ApproximationWarning
-        With the defaults (actuarial estimate, percentile interval), where the
-        validation study ``survival`` measured the pointwise coverage of 95% intervals
-        below 0.95 by more than the shared rule allows
-        (:mod:`dpinfer.inference._oc_warnings`) for the public numbers of this call
-        (the smaller arm size and epsilon): at the study's rows n = 50 with epsilon
-        >= 3, n = 200 with epsilon in [1, 3), and n >= 1000 with epsilon < 3 (worst
-        breaks 0.87 to 0.885, 200 data sets each).
+        With the actuarial estimate, where the validation study ``survival`` measured
+        the pointwise coverage of 95% intervals of ``method`` below 0.95 by more than
+        the shared rule allows (:mod:`dpinfer.inference._oc_warnings`) for the public
+        numbers of this call (the smaller arm size and epsilon).  Percentile (the
+        default): at the study's rows n = 50 with epsilon >= 3, n = 200 with epsilon
+        in [1, 3), and n >= 1000 with epsilon < 3 (worst breaks 0.87 to 0.885, 200
+        data sets each); ``'bootstrap'``: everywhere but n >= 1000 with epsilon >= 1.
 
     Notes
     -----
@@ -165,8 +165,8 @@ def kaplan_meier(release, *, estimator="actuarial", confidence_level=0.95, metho
     gen, derived = _stream(rng, "kaplan_meier", table.value, table.epsilon, list(table.breaks),
                            list(table.sizes), method, n_sim, level, estimator)
     actuarial = _check_choice(estimator, "estimator", ESTIMATORS) == "actuarial"
-    if actuarial and method == "percentile":  # the setting the study measured
-        warning = coverage_warning(min(table.sizes), table.epsilon)
+    if actuarial:  # the estimate the study measured
+        warning = coverage_warning(min(table.sizes), table.epsilon, method)
         if warning is not None:
             warnings.warn(warning, stacklevel=2)
     d, c, r = consistent(table.counts, table.sizes)

@@ -254,6 +254,8 @@ def test_kaplan_meier_warns_where_the_study_measured_low_coverage():
     kaplan_meier(EXACT, estimator="km", n_sim=50)  # not the setting the study measured: quiet
     quiet = LifeTableReleaser(0.5, BREAKS).release(TIME, EVENT, GROUP, rng=2)  # row (50, 0.5): 0.945
     kaplan_meier(quiet, n_sim=50)
+    with pytest.warns(ApproximationWarning, match=r"at a rate of 0.505"):  # the bootstrap's row (50, 0.5)
+        kaplan_meier(quiet, method="bootstrap", n_sim=50)
 
 
 def test_the_study_rows_speak_for_calls_at_other_settings():
@@ -274,3 +276,7 @@ def test_the_study_rows_speak_for_calls_at_other_settings():
     assert flagged == {(50, 3.0), (200, 1.0), (1000, 0.5), (1000, 1.0)}
     assert _size.coverage_warning(120, 2.0) is None and _size.coverage_warning(30, 0.2) is None
     assert _size.coverage_warning(400, 1.5) is not None and _size.coverage_warning(5000, 0.7) is not None
+    flagged = {k for k, (cov, reps, _) in _size.COVERAGES_BOOTSTRAP.items()
+               if _size.measured_rate_message(1 - cov, _size.ALPHA, reps) is not None}
+    assert flagged == set(_size.COVERAGES_BOOTSTRAP) - {(1000, 1.0), (1000, 3.0)}
+    assert _size.coverage_warning(120, 2.0, "bootstrap") is not None
