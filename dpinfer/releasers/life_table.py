@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _mechanisms
-from .._validation import _check_epsilon, _data_array, _position, _show
+from .._validation import _check_epsilon, _data_array, _position
 from ..budget._charging import charge_release
 from ..distributions._tulap_law import tulap_grid, unit_privacy
 from ._life_table_layout import check_breaks, check_groups
