@@ -451,9 +451,14 @@ def _add_designs(sub):
 
     add_design_parsers(sub, _subcommand, _REAL, _WHOLE, _add_format)
 
+def _add_survival(sub):
+    from ._survival import add_survival_parsers
+
+    add_survival_parsers(sub, _subcommand, _REAL, _WHOLE, _add_format)
+
 
 _BUILDERS = (_add_release, _add_budget, _add_test, _add_ci, _add_power, _add_sample_size,
-             _add_means, _add_designs, _add_validate, _add_demo)
+             _add_means, _add_designs, _add_survival, _add_validate, _add_demo)
 
 
 def build_parser():

@@ -81,6 +81,7 @@ DECLARING_MODULES = (
     "dpinfer.inference.two_arm._arguments",
     "dpinfer.inference.means._common",
     "dpinfer.inference.strata._arguments",
+    "dpinfer.inference.survival._table",
 )
 
 

@@ -9,6 +9,7 @@ from dpinfer import (
     KRRReleaser,
     ContingencyTableReleaser,
     LaplaceReleaser,
+    LifeTableReleaser,
     LDPHistogramReleaser,
     LocalLaplaceReleaser,
     MeanReleaser,
@@ -59,6 +60,17 @@ def _staged(stage):
     return call
 
 
+def _life_table(secure=False):
+    """A life-table releaser on inputs of (time, event) rows: three patients, one arm, two intervals."""
+
+    def call(x, rng=None):
+        x = np.asarray(x)
+        kw = {"secure": True} if secure else {"rng": rng}
+        return LifeTableReleaser(1.0, (5.0, 10.0)).release(x[..., 0], x[..., 1], **kw)
+
+    return call
+
+
 # name, mechanism, x, x', args, n_samples, minimum bound expected (the audit's power)
 CASES = [
     ("TulapReleaser", TulapReleaser(1.0), 10, 11, (30,), N, 0.8),
@@ -81,6 +93,12 @@ CASES = [
     ("ContingencyTableReleaser-secure", _secure(ContingencyTableReleaser(1.0).release), np.array([[3, 4], [5, 6]]),
      np.array([[2, 4], [5, 7]]), (), 10_000, 0.2),
     # one value moved from the lower bound to beyond the upper one: the clipped sum moves by the full range
+    # the first patient's event at time 3 (interval 1) becomes a censoring at time 7 (interval 2):
+    # two cells move by 1, each with the Tulap noise of epsilon / 2
+    ("LifeTableReleaser", _life_table(), np.array([[3.0, 1], [6.0, 1], [12.0, 0]]),
+     np.array([[7.0, 0], [6.0, 1], [12.0, 0]]), (), N, 0.4),
+    ("LifeTableReleaser-secure", _life_table(True), np.array([[3.0, 1], [6.0, 1], [12.0, 0]]),
+     np.array([[7.0, 0], [6.0, 1], [12.0, 0]]), (), 10_000, 0.2),
     ("MeanReleaser", MeanReleaser(1.0, -2.0, 3.0), np.array([-2.0, 0.5, 1.0]), np.array([7.0, 0.5, 1.0]), (), N,
      0.7),
     ("MeanReleaser-spread", MeanReleaser(1.0, -2.0, 3.0, spread=True), np.array([-2.0, 0.5, 1.0]),

@@ -18,7 +18,8 @@ _FIRST_ARG = {"ldp_histogram_density": "reports", "robust_frequency_estimate": "
               "mean_repro_test": "release",
               "mean2_jimi_test": "release1", "mean2_naive_test": "release1", "mean2_repro_test": "release1",
               "mean_test": "x", "binom_pooled_test": "releases[0]", "binom_homogeneity_test": "releases[0]",
-              "binom_strata_test": "releases[0][0]", "binom2_pooled_test": "releases1[0]"}
+              "binom_strata_test": "releases[0][0]", "binom2_pooled_test": "releases1[0]",
+              "kaplan_meier": "release", "logrank_test": "release"}
 
 
 #: arguments a function checks before its release (the null value of a goodness-of-fit test)
@@ -123,6 +124,7 @@ _RESULTS = {
     "binom_homogeneity_test": lambda r: dpinfer.binom_homogeneity_test([r["tulap"], _PURE]),
     "binom_strata_test": lambda r: dpinfer.binom_strata_test([(_PURE, _PURE)]),
     "binom2_pooled_test": lambda r: dpinfer.binom2_pooled_test([_PURE], [_PURE]),
+    "logrank_test": lambda r: dpinfer.logrank_test(r["life_table"], n_sim=100, rng=1),
 }
 
 
