@@ -47,6 +47,8 @@ LOCAL_UNIT = "one respondent's answer (local DP)"
 #: the unit of privacy of a clipped sum of values (MeanReleaser)
 MEAN_UNIT = "one person's value (replace-one; n and the clipping bounds public)"
 #: the unit of privacy of a released value whose sensitivity the user declared
+PAIR_UNIT = "one pair (replace-one: its two outcomes; n pairs public)"
+#: a paired 2 x 2 table (:class:`~dpinfer.PairedTableReleaser`)
 VALUE_UNIT = "one record (the statistic moves by at most its sensitivity)"
 
 
@@ -107,4 +109,6 @@ def default_semantics(mechanism, kind, sensitivity):
         return REPLACE_ONE, CENTRAL_UNIT
     if kind == "clipped_sum":
         return REPLACE_ONE, MEAN_UNIT
+    if kind == "paired":
+        return REPLACE_ONE, PAIR_UNIT
     return REPLACE_ONE, VALUE_UNIT

@@ -43,6 +43,7 @@ from dpinfer import (
     LDPHistogramReleaser,
     LocalLaplaceReleaser,
     MeanReleaser,
+    PairedTableReleaser,
     RandomizedResponseReleaser,
     TulapReleaser,
     TwoCoinRRReleaser,
@@ -112,6 +113,12 @@ RELEASERS = [
     # a 2 x 2 table; its neighbour moves one record from cell (0, 0) to cell (1, 1) (replace-one)
     ("ContingencyTableReleaser", lambda v, **kw: ContingencyTableReleaser(1.0).release(
         np.where(np.asarray(v)[:, None, None] == 0, [[5, 3], [2, 7]], [[4, 3], [2, 8]]), **kw), 0, 1),
+    # a paired table; the neighbour moves one pair between the discordant cells (D moves by 2, the
+    # widest shift) and one from a concordant to a discordant cell (both coordinates move by 1)
+    ("PairedTableReleaser", lambda v, **kw: PairedTableReleaser(1.0).release(
+        np.where(np.asarray(v)[:, None, None] == 0, [[5, 3], [2, 7]], [[5, 2], [3, 7]]), **kw), 0, 1),
+    ("PairedTableReleaser-concordant", lambda v, **kw: PairedTableReleaser(1.0).release(
+        np.where(np.asarray(v)[:, None, None] == 0, [[5, 3], [2, 7]], [[4, 3], [3, 7]]), **kw), 0, 1),
 ]
 CASES = [
     pytest.param(release, x, x_next, path, id=f"{name}-{path}")

@@ -50,7 +50,9 @@ class Release:
         ``'table'`` (an r x c table of noisy counts, see
         :class:`~dpinfer.ContingencyTableReleaser`), or ``'clipped_sum'`` (the
         noisy sum of values clipped to ``bounds``, and with ``split`` also the
-        centred sum of squares on the last axis; see :class:`~dpinfer.MeanReleaser`).
+        centred sum of squares on the last axis; see :class:`~dpinfer.MeanReleaser`),
+        or ``'paired'`` (the noisy ``(n10 - n01, n01 + n10)`` of a paired 2 x 2 table on
+        the last axis; see :class:`~dpinfer.PairedTableReleaser`).
     secure : bool
         True when the hardened path drew the noise (random bits from the operating
         system's cryptographic source); False for the seeded research path (bits
@@ -182,6 +184,7 @@ class Release:
         what = {"count": "noisy count", "proportion": "noisy proportion",
                 "reports": "privatized reports",
                 "table": "noisy contingency table",
+                "paired": "noisy n10 - n01, n01 + n10",
                 "clipped_sum": "noisy clipped sum" + (", centred sum of squares" if self.split else "")
                 }.get(self.kind, "noisy value")
         n_part = f" out of n = {self.n}" if self.n is not None else ""
@@ -259,6 +262,11 @@ class Release:
             from ..distributions.tulap import Tulap
 
             return Tulap.from_privacy(*unit_privacy(self.epsilon, self.delta, int(self.sensitivity)))
+        if self.mechanism == "tulap" and self.kind == "paired":
+            from ..distributions._tulap_law import unit_privacy
+            from ..distributions.tulap import Tulap
+
+            return Tulap.from_privacy(unit_privacy(self.epsilon, 0.0, 2)[0])  # each coordinate's noise
         if self.mechanism == "laplace" and self.kind == "clipped_sum":
             from scipy.stats import laplace
 
@@ -272,7 +280,7 @@ class Release:
                          "(local-DP reports pass each answer through a channel).")
 
 
-_KINDS = ("count", "proportion", "value", "reports", "table", "clipped_sum")
+_KINDS = ("count", "proportion", "value", "reports", "table", "clipped_sum", "paired")
 
 _SAMPLING = {
     True: "hardened (OS cryptographic source, exact integer noise)",
