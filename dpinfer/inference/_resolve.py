@@ -85,6 +85,7 @@ DECLARING_MODULES = (
     "dpinfer.inference.local._robust",
     "dpinfer.inference.two_arm._arguments",
     "dpinfer.inference.means._common",
+    "dpinfer.inference.pairs._mcnemar",
 )
 
 
