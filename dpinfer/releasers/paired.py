@@ -51,12 +51,13 @@ class PairedTableReleaser:
     discordant cells at ``epsilon / 2`` per cell), but McNemar's statistic is then
     ``Z10 - Z01``, carrying two noises, and the discordance ``Z10 + Z01`` two more.
     Releasing the rotation ``(D, S)`` puts one noise of the same law on each: half
-    the noise variance on both numbers the test reads, whatever the data.  The
-    exact power of the size-0.05 test (:func:`~dpinfer.mcnemar_power`, the same
-    ordering) at ``n = 100``, ``epsilon = 1``, ``p01 = 0.05``, ``p10 = 0.20`` is 0.77 with
-    this release and 0.56 with the noise variance doubled (the cells; see
-    ``docs/pairs.rst``).  The concordant cells carry nothing about ``p10 - p01`` beyond
-    ``n - S``, so releasing the whole table spends budget on no information.
+    the noise variance on both numbers the test reads (``2 Var(N)`` for ``Z10 - Z01``
+    against ``Var(N)`` for ``Z_D``), whatever the data, and the test's ordering reads
+    nothing else.  The concordant cells carry nothing about ``p10 - p01`` beyond
+    ``n - S``, so releasing the whole table spends the same budget on four noisy cells
+    for no further information.  (The choice rests on this variance comparison; an exact
+    power comparison would need the law of a difference of two Tulap noises in the
+    McNemar sums, which the package does not compute for paired data.)
 
     **Exact arithmetic.**  ``D + n`` is released as a count out of ``2 n`` and ``S`` as
     a count out of ``2 n`` (one grid, decided from the public ``n`` and ``epsilon``:
