@@ -14,6 +14,7 @@
 
 
 from ._adjust import adjust_pvalues
+from ._many_to_one import ManyToOneResult, binom_many_to_one_test
 from ._mcnemar import mcnemar_power, mcnemar_sample_size, mcnemar_test
 
-__all__ = ["adjust_pvalues", "mcnemar_power", "mcnemar_sample_size", "mcnemar_test"]
+__all__ = ["ManyToOneResult", "adjust_pvalues", "binom_many_to_one_test", "mcnemar_power", "mcnemar_sample_size", "mcnemar_test"]
