@@ -176,7 +176,7 @@ def mcnemar_test(release, n=None, *, epsilon=None, margin=0.0, alternative="two-
     >>> rel = PairedTableReleaser(epsilon=1.0).release([[40, 5], [15, 40]], rng=7)
     >>> res = mcnemar_test(rel)
     >>> round(res.pvalue, 4), res.conf_int.level
-    (0.0357, 0.95)
+    (0.0748, 0.95)
     """
     z_d, z_s, n, epsilon_1, half_step, record = _paired(release, n, epsilon, "mcnemar_test")
     margin = _check_margin(margin)
@@ -321,8 +321,8 @@ def mcnemar_power(p01, p10, n, *, epsilon, margin=0.0, alpha=0.05, alternative="
     Examples
     --------
     >>> from dpinfer import mcnemar_power
-    >>> round(mcnemar_power(0.05, 0.20, 100, epsilon=1.0), 3)
-    0.771
+    >>> round(mcnemar_power(0.05, 0.25, 40, epsilon=1.0), 3)
+    0.344
     """
     p01, p10 = _check_cells(p01, p10)
     n = _check_int(n, "n", minimum=1)
@@ -351,8 +351,8 @@ def mcnemar_sample_size(p01, p10, *, epsilon, power=0.8, margin=0.0, alpha=0.05,
     Examples
     --------
     >>> from dpinfer import mcnemar_sample_size
-    >>> mcnemar_sample_size(0.05, 0.25, epsilon=1.0, power=0.8, alternative='greater')
-    54
+    >>> mcnemar_sample_size(0.05, 0.4, epsilon=2.0, power=0.8, alternative='greater')
+    23
     """
     p01, p10 = _check_cells(p01, p10)
     from ..._validation import _check_epsilon
