@@ -72,11 +72,10 @@ class ManyToOneResult:
         lines = ["", "\t Simultaneous Tests for Many-to-One Comparisons (exact, private releases)", "",
                  f"Comparisons with the control: {self.alternative}, difference in proportions", "",
                  "Hypotheses:", head]
-        for r, est, ci, z, p, q in zip(rows, self.estimate, self.conf_int, self.statistic, self.pvalue,
-                                       self.adjusted):
-            lo, hi = _r_format([ci.low, ci.high], 4)
-            lines.append(f"{r:{width}}  {_r_format([est], 4)[0]:>9}  {lo:>9}  {hi:>9}  "
-                         f"{_r_format([z], 4)[0]:>8}  {_fmt_p(p):>8}  {_fmt_p(q):>8}")
+        columns = [_r_format(list(values), 4) for values in (
+            self.estimate, [c.low for c in self.conf_int], [c.high for c in self.conf_int], self.statistic)]
+        for r, est, lo, hi, z, p, q in zip(rows, *columns, self.pvalue, self.adjusted):
+            lines.append(f"{r:{width}}  {est:>9}  {lo:>9}  {hi:>9}  {z:>8}  {_fmt_p(p):>8}  {_fmt_p(q):>8}")
         lines += [f"(Adjusted p values reported -- {self.adjust} method; {level}% simultaneous intervals"
                   f"{', Bonferroni' if self.adjust != 'none' else ', per comparison'})", "",
                   *_htest_privacy_lines(self), f"composition: {self.composition}", ""]
