@@ -8,7 +8,8 @@
 .new_release <- function(py_release) {
   record <- reticulate::py_to_r(.bridge()$release(py_release))
   value <- record$value
-  if (is.list(value)) value <- do.call(rbind, lapply(value, as.numeric))
+  if (identical(record$kind, "paired")) value <- as.numeric(unlist(value))  # (difference, discordant)
+  else if (is.list(value)) value <- do.call(rbind, lapply(value, as.numeric))
   record$value <- value
   record$printed <- NULL
   structure(record, py = py_release, class = "dp_release")
