@@ -86,6 +86,7 @@ DECLARING_MODULES = (
     "dpinfer.inference.two_arm._arguments",
     "dpinfer.inference.means._common",
     "dpinfer.inference.pairs._mcnemar",
+    "dpinfer.inference.pairs._many_to_one",
 )
 
 

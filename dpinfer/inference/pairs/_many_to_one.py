@@ -14,7 +14,9 @@ from ..._validation import _check_alternative, _check_confidence_level, _check_r
 from ...distributions._tulap_law import tulap_grid
 from ...releasers.release import Release
 from ...results import ConfidenceInterval
+from .._resolve import accepts, resolve
 from ..two_arm import binom2_ump_ci, binom2_ump_test
+from ..two_arm._arguments import ACCEPTS as TWO_ARM_ACCEPTS
 from ._adjust import adjust_pvalues
 from ._dunnett import sup_max_tail
 
@@ -106,8 +108,15 @@ def _fmt_p(p):
     return text.replace("< ", "<")
 
 
+#: What the many-to-one test takes (see :mod:`dpinfer.inference._resolve`): what the two-arm test takes.
+ACCEPTS = accepts(TWO_ARM_ACCEPTS.pairs, ("binom_many_to_one_test",),
+                  "Tulap-noised counts (TulapReleaser(...).release(x, n)) or Laplace-noised counts or proportions, "
+                  "one per arm and one for the control")
+
+
 def _check_releases(control, arms):
-    if not isinstance(control, Release):
+    """Releases only (the arms' sizes and privacy come from them); each checked by the one resolver."""
+    if resolve(control, accepts=ACCEPTS, method="binom_many_to_one_test", name="control", numbers=False) is None:
         raise TypeError(f"`control` must be a Release (TulapReleaser(...).release(x, n)); got {_show(control)}.")
     if isinstance(arms, Release) or not isinstance(arms, (list, tuple)):
         raise TypeError(f"`arms` must be a list of Releases, one per arm; got {_show(arms)}.")
@@ -116,6 +125,7 @@ def _check_releases(control, arms):
     for i, arm in enumerate(arms):
         if not isinstance(arm, Release):
             raise TypeError(f"`arms` must be a list of Releases; position {i} is {_show(arm)}.")
+        resolve(arm, accepts=ACCEPTS, method="binom_many_to_one_test", name=f"arms[{i}]", numbers=False)
     return list(arms)
 
 

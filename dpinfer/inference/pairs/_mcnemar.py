@@ -25,7 +25,7 @@ from ._sup import grid_max, sup_tail
 __all__ = ["mcnemar_power", "mcnemar_sample_size", "mcnemar_test"]
 
 #: What the McNemar functions take (see :mod:`dpinfer.inference._resolve`).
-ACCEPTS = accepts({(_mechanisms.TULAP, "paired")}, ("mcnemar_test", "mcnemar_power"),
+ACCEPTS = accepts({(_mechanisms.TULAP, "paired")}, ("mcnemar_test",),
                   "a paired table released by PairedTableReleaser(...).release(table)",
                   numbers=(_mechanisms.TULAP, "paired"))
 
