@@ -59,6 +59,24 @@ def critical(sizes, n0, epsilon):
     return hi
 
 
+def simulate_fwer(sizes, n0, epsilon, theta, u_star, trials, rng):
+    """The share of ``trials`` global-null trials in which the single-step procedure rejects some arm.
+
+    Arm ``i`` is rejected iff its adjusted p-value is at most alpha, i.e. iff its standardized
+    statistic, moved by half a grid cell towards the null, reaches ``u_star`` (the adjusted
+    p-value decreases in it); the releases are drawn by ``TulapReleaser`` from ``rng``.
+    """
+    rel = dpinfer.TulapReleaser(epsilon)
+    z0 = rel.release(rng.binomial(n0, theta, trials), n0, rng=rng).value
+    h0 = tulap_grid(n0, epsilon, 0.0).step / 2
+    reject = np.zeros(trials, bool)
+    for n in sizes:
+        zk = rel.release(rng.binomial(n, theta, trials), n, rng=rng).value
+        s = math.sqrt(1 / n + 1 / n0)
+        reject |= (zk / n - z0 / n0) / s - (tulap_grid(n, epsilon, 0.0).step / 2 / n + h0 / n0) / s >= u_star
+    return float(reject.mean())
+
+
 def _size_rows(cell):
     rows = []
     for psi in cell["psis"]:
@@ -85,17 +103,8 @@ def _fwer_rows(cell, seed_sequence):
     sizes, n0, eps, theta = cell["sizes"], cell["control"], cell["epsilon"], cell["theta"]
     u_star = critical(sizes, n0, eps)
     exact = max_tail(list(sizes), n0, [eps] * (len(sizes) + 1), theta, 0.0, u_star, False)
-    rng = np.random.default_rng(seed_sequence)
-    rel = dpinfer.TulapReleaser(eps)
+    rate = simulate_fwer(sizes, n0, eps, theta, u_star, cell["reps"], np.random.default_rng(seed_sequence))
     trials = cell["reps"]
-    z0 = rel.release(rng.binomial(n0, theta, trials), n0, rng=rng).value
-    h0 = tulap_grid(n0, eps, 0.0).step / 2
-    reject = np.zeros(trials, bool)
-    for n in sizes:
-        zk = rel.release(rng.binomial(n, theta, trials), n, rng=rng).value
-        s = math.sqrt(1 / n + 1 / n0)
-        reject |= (zk / n - z0 / n0) / s - (tulap_grid(n, eps, 0.0).step / 2 / n + h0 / n0) / s >= u_star
-    rate = float(reject.mean())
     se = math.sqrt(max(rate * (1 - rate), ALPHA * (1 - ALPHA)) / trials)
     base = {"part": "fwer", "n": n0, "epsilon": eps, "arms": "/".join(map(str, sizes)), "theta": theta,
             "critical": u_star}

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import _check_epsilon, _data_array, _position
+from .._validation import _check_epsilon, _data_array
 from .. import _mechanisms
 from ..budget._charging import charge_release
 from ..distributions._tulap_law import tulap_grid, unit_privacy
 from ._secure_path import _bit_source
 from .release import Release
+from .table import check_count_cells
 from .tulap import _release_tulap
 
 __all__ = ["PairedTableReleaser"]
@@ -114,12 +115,7 @@ class PairedTableReleaser:
         arr = _data_array(table, "table", dtype_rule="an array of counts (whole numbers) of shape (2, 2)")
         if arr.ndim < 2 or arr.shape[-2:] != (2, 2):
             raise ValueError(f"`table` must have shape (2, 2) or (..., 2, 2); got shape {arr.shape}.")
-        bad = arr != np.floor(arr)
-        if bad.any():
-            raise ValueError(f"`table` must contain whole numbers (counts); {_position(bad)} is not.")
-        bad = arr < 0
-        if bad.any():
-            raise ValueError(f"`table` must contain counts >= 0; {_position(bad)} is not.")
+        check_count_cells(arr)
         if arr.max(initial=0) >= 2**40:
             raise ValueError("`table` must contain counts below 2**40 (the release grid's reach).")
         counts = arr.astype(np.int64)

@@ -205,6 +205,17 @@ def mcnemar_test(release, n=None, *, epsilon=None, margin=0.0, alternative="two-
         mechanism=record.mechanism, **provenance(record))
 
 
+def _first(test, lo, hi):
+    """The first integer ``i`` in ``[lo, hi]`` with ``test(i)`` (``test`` monotone; ``hi`` if none before)."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if test(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 def _critical(order, n, epsilon_1, line, alpha, upper):
     """``F`` (tails given the counts) of the rejection region ``{p_upper <= alpha}`` (or the lower one).
 
@@ -227,17 +238,8 @@ def _critical(order, n, epsilon_1, line, alpha, upper):
     def whole(i):  # the region of levels i.. (upper: >= levels[i])
         return counts(levels[i], -sign * far)
 
-    def first(test, lo, hi):  # the first i in [lo, hi] with test(i) (test monotone), hi if none before
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if test(mid):
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
-
     def settle(test_cheap, test, lo, hi):  # the first index passing `test`, searched with the cheap one
-        i = first(test_cheap, lo, hi)
+        i = _first(test_cheap, lo, hi)
         while i > lo and test(i - 1):  # the cheap test is weaker: it may pass later, never earlier... check back
             i -= 1
         while i < hi and not test(i):
@@ -369,12 +371,7 @@ def mcnemar_sample_size(p01, p10, *, epsilon, power=0.8, margin=0.0, alpha=0.05,
             raise ValueError(f"`power` = {power} is not reached with {MAX_N} pairs (the exact sums' limit) "
                              f"at p01 = {p01}, p10 = {p10}, epsilon = {epsilon}.")
         lo, hi = hi, min(2 * hi, MAX_N)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if reaches(mid):
-            hi = mid
-        else:
-            lo = mid + 1
+    hi = _first(reaches, lo, hi)
     while hi > 1 and reaches(hi - 1):
         hi -= 1
     return hi

@@ -14,8 +14,8 @@ from dpinfer import (
     binom2_ump_test,
     binom_many_to_one_test,
 )
-from dpinfer.distributions._tulap_law import tulap_grid
-from dpinfer.inference.pairs._dunnett import max_tail, sup_max_tail
+from dpinfer.inference.pairs._dunnett import max_tail
+from validation.pairs_arms import critical, simulate_fwer
 
 REFERENCE_PATH = Path(__file__).parents[2] / "reference" / "dunnett_values.json"
 
@@ -52,38 +52,15 @@ def test_normal_limit_matches_multcomp_dunnett_critical_values(alternative, calp
     assert value == pytest.approx(0.05, abs=1e-3)
 
 
-def _critical(sizes, n0, epsilon, alpha=0.05):
-    """``u*``: the smallest standardized statistic whose global-null supremum tail is at most alpha."""
-    lo, hi = 0.0, 6.0
-    for _ in range(20):  # to 6e-6: the upper end, so the check is of a (very slightly) larger u*
-        mid = (lo + hi) / 2
-        if sup_max_tail(sizes, n0, [epsilon] * (len(sizes) + 1), 0.0, mid, False) <= alpha:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
 # (validation/pairs_arms.py checks three other settings with 20 000 trials each)
 @pytest.mark.parametrize("sizes, n0, epsilon, theta", [((20, 40), 30, 2.0, 0.5)])
 def test_family_wise_error_is_at_most_alpha_by_monte_carlo(sizes, n0, epsilon, theta):
-    # the single-step procedure rejects arm i iff its adjusted p-value is at most alpha, i.e. iff
-    # u_i - h_i >= u* (the adjusted p-value decreases in u_i); 4000 seeded global-null trials:
+    # u* (bisection on the package's supremum tail to 1e-9, the upper end), then 4000 seeded
+    # global-null trials through TulapReleaser, rejected by the procedure's own rule:
     # FWER <= 0.05 + 4 SE (SE = sqrt(0.05 0.95 / 4000) = 0.0034)
-    u_star = _critical(sizes, n0, epsilon)
-    rng = np.random.default_rng(2026)
-    rel = TulapReleaser(epsilon)
-    trials = 4000
-    z0 = rel.release(rng.binomial(n0, theta, trials), n0, rng=rng).value
-    h0 = tulap_grid(n0, epsilon, 0.0).step / 2
-    any_reject = np.zeros(trials, bool)
-    for n in sizes:
-        zk = rel.release(rng.binomial(n, theta, trials), n, rng=rng).value
-        s = math.sqrt(1 / n + 1 / n0)
-        u = (zk / n - z0 / n0) / s - (tulap_grid(n, epsilon, 0.0).step / 2 / n + h0 / n0) / s
-        any_reject |= u >= u_star
-    se = math.sqrt(0.05 * 0.95 / trials)
-    assert any_reject.mean() <= 0.05 + 4 * se
+    u_star = critical(sizes, n0, epsilon)
+    rate = simulate_fwer(sizes, n0, epsilon, theta, u_star, 4000, np.random.default_rng(2026))
+    assert rate <= 0.05 + 4 * math.sqrt(0.05 * 0.95 / 4000)
 
 
 @pytest.fixture(scope="module")
