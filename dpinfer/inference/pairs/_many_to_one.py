@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from ... import _mechanisms
 from ..._composition_rule import combined_privacy, composition_rule
 from ..._printing import _htest_privacy_lines, _r_format, _r_format_pval

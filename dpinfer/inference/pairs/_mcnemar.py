@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ... import _mechanisms
@@ -11,10 +9,10 @@ from ..._validation import (
     _check_alpha,
     _check_alternative,
     _check_confidence_level,
+    _check_epsilon,
     _check_int,
     _check_probability,
     _check_real,
-    _show,
 )
 from ...distributions._tulap_law import tulap_grid, unit_privacy
 from ...results import ConfidenceInterval, HTestResult
@@ -34,6 +32,10 @@ MAX_N = 1000
 #: the margin's bisection stops when the bracket is this narrow (the interval is widened to it)
 MARGIN_TOL = 1e-7
 
+#: the smallest epsilon the exact sums take (epsilon / 2 per released number at least 0.01, as the
+#: two-arm sums; below it the noise is wider than any trial of up to 1000 pairs can inform)
+MIN_EPSILON = 0.02
+
 _METHOD = "Exact unconditional McNemar test for paired proportions (Tulap-privatized discordance)"
 
 
@@ -47,13 +49,24 @@ def _paired(release, n, epsilon, method):
     if not record.from_release and np.any(value == np.round(value)):
         raise ValueError("`release` must be released values (PairedTableReleaser never outputs a whole "
                          "number); a whole number here is a confidential count. Release the table first.")
-    n = record.n
+    n = _check_n(record.n)
+    epsilon_1 = _unit_epsilon(record.epsilon)
+    half_step = 2.0 ** -(tulap_grid(2 * n, epsilon_1, 0.0).bits + 1)
+    return float(value[0]), float(value[1]), n, epsilon_1, half_step, record
+
+
+def _check_n(n):
     if n > MAX_N:
         raise ValueError(f"`n` must be at most {MAX_N} pairs for the exact sums (their matrices grow as "
                          f"n^2 and their cost as n^3); got {n}.")
-    epsilon_1 = unit_privacy(record.epsilon, 0.0, 2)[0]
-    half_step = 2.0 ** -(tulap_grid(2 * n, epsilon_1, 0.0).bits + 1)
-    return float(value[0]), float(value[1]), n, epsilon_1, half_step, record
+    return n
+
+
+def _unit_epsilon(epsilon):
+    """``epsilon / 2`` rounded down (each released number's Tulap law), after the exact sums' floor."""
+    if epsilon < MIN_EPSILON:
+        raise ValueError(f"`epsilon` must be at least {MIN_EPSILON} for the exact McNemar sums; got {epsilon!r}.")
+    return unit_privacy(epsilon, 0.0, 2)[0]
 
 
 def _check_margin(margin):
@@ -276,7 +289,7 @@ def _critical(order, n, epsilon_1, line, alpha, upper):
 
 
 def _power(p01, p10, n, epsilon, margin, alpha, alternative):
-    epsilon_1 = unit_privacy(epsilon, 0.0, 2)[0]
+    epsilon_1 = _unit_epsilon(epsilon)
     order = ordering(n, epsilon_1)
     line = _Line(margin)
     side = alpha / 2.0 if alternative == "two-sided" else alpha
@@ -331,11 +344,9 @@ def mcnemar_power(p01, p10, n, *, epsilon, margin=0.0, alpha=0.05, alternative="
     0.344
     """
     p01, p10 = _check_cells(p01, p10)
-    n = _check_int(n, "n", minimum=1)
-    if n > MAX_N:
-        raise ValueError(f"`n` must be at most {MAX_N} pairs for the exact sums; got {n}.")
-    from ..._validation import _check_epsilon
+    n = _check_n(_check_int(n, "n", minimum=1))
     epsilon = _check_epsilon(epsilon)
+    _unit_epsilon(epsilon)
     return _power(p01, p10, n, epsilon, _check_margin(margin), _check_alpha(alpha), _check_alternative(alternative))
 
 
@@ -361,8 +372,8 @@ def mcnemar_sample_size(p01, p10, *, epsilon, power=0.8, margin=0.0, alpha=0.05,
     23
     """
     p01, p10 = _check_cells(p01, p10)
-    from ..._validation import _check_epsilon
     epsilon = _check_epsilon(epsilon)
+    _unit_epsilon(epsilon)
     power = _check_probability(power, "power", open_low=True, open_high=True)
     margin, alpha, alternative = _check_margin(margin), _check_alpha(alpha), _check_alternative(alternative)
 

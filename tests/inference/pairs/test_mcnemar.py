@@ -173,3 +173,7 @@ def test_errors_name_the_argument_and_the_rule():
         mcnemar_power(0.6, 0.5, 20, epsilon=1.0)
     with pytest.raises(ValueError, match="`n` must be at most 1000"):
         mcnemar_power(0.1, 0.2, 2000, epsilon=1.0)
+    with pytest.raises(ValueError, match="`epsilon` must be at least 0.02"):
+        mcnemar_power(0.1, 0.2, 20, epsilon=1e-3)
+    with pytest.raises(ValueError, match="`epsilon` must be at least 0.02"):
+        mcnemar_test([1.5, 2.5], 20, epsilon=0.01)
