@@ -5,8 +5,9 @@ next to its public functions, which releases it takes (:func:`accepts`: the
 (mechanism, kind) pairs, the functions, a phrase for messages), and turns its
 arguments into a :class:`Resolved` record with :func:`resolve`.  Results take
 their privacy record (``epsilon``, ``delta``, ``mechanism``, ``secure``,
-``privacy_unit``) from it; :func:`provenance` combines the records of the
-releases behind one result.
+``neighbours``, ``privacy_unit``) from it; :func:`provenance` combines the
+records of the releases behind one result, and :func:`composed` decides the
+composition of several with the one rule of :mod:`dpinfer._composition_rule`.
 
 The rules, the same for every method:
 
@@ -30,23 +31,17 @@ import functools
 import importlib
 import inspect
 import math
-import warnings
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from .. import _mechanisms
+from .._composition_rule import combined_privacy, composition_rule
 from .._validation import _as_real_array, _check_delta, _check_epsilon, _check_int, _check_sensitivity, _show
+from .._warnings import warn
 from ..releasers.release import Release
 
 __all__ = []  # package-internal: the names below are imported explicitly
-
-#: ``stacklevel`` for a warning issued in the body of a :func:`release_first`
-#: function: the wrapper adds one frame, so 3 points at the user's line.  (Catching
-#: and re-issuing in the wrapper would need ``warnings.catch_warnings``, which is
-#: not thread-safe: validation sweeps call these functions from Dask worker threads.)
-STACKLEVEL = 3
 
 #: relative tolerance of a Laplace release's sensitivity: the rounding of one double
 SENSITIVITY_RTOL = 1e-12
@@ -141,6 +136,7 @@ class Resolved:
     privacy_unit: str
     secure: bool | None
     from_release: bool
+    disjoint: tuple | None = None
 
     @property
     def scalar(self):
@@ -148,16 +144,36 @@ class Resolved:
 
 
 def provenance(*records):
-    """``secure`` and ``privacy_unit`` of a result computed from ``records``.
+    """``secure``, ``neighbours`` and ``privacy_unit`` of a result computed from ``records``.
 
-    Only when every input was a Release does the result claim a path and a unit
-    (the units joined with '; ' when they differ).  None stands for an input
-    given as numbers in a method that reads its own number forms.
+    Only when every input was a Release does the result claim a path, a relation
+    and a unit (units and relations joined with '; ' when they differ).  None
+    stands for an input given as numbers in a method that reads its own number forms.
     """
     if not records or not all(r is not None and r.from_release for r in records):
-        return {"secure": None, "privacy_unit": ""}
+        return {"secure": None, "neighbours": None, "privacy_unit": ""}
     units = sorted({r.privacy_unit for r in records})
-    return {"secure": all(r.secure for r in records), "privacy_unit": "; ".join(units)}
+    relations = sorted({r.neighbours for r in records if r.neighbours})
+    return {"secure": all(r.secure for r in records), "neighbours": "; ".join(relations) or None,
+            "privacy_unit": "; ".join(units)}
+
+
+def composed(composition, records, epsilons=None, deltas=None):
+    """``(composition, epsilon, delta)`` of a result of several releases: the one rule.
+
+    ``records`` are the inputs in order (:class:`Resolved` records, Releases, or
+    None for numbers); :func:`~dpinfer._composition_rule.composition_rule` decides
+    ``'parallel'`` or ``'sequential'`` from them and ``composition`` (None, the
+    default of every function, reads the releases), and
+    :func:`~dpinfer._composition_rule.combined_privacy` gives the result's
+    epsilon and delta from ``epsilons`` and ``deltas`` (default: the records').
+    Call it while validating, before any computation: a bad ``composition`` is
+    refused first.
+    """
+    rule = composition_rule(composition, records)
+    epsilons = [r.epsilon for r in records] if epsilons is None else epsilons
+    deltas = [r.delta for r in records] if deltas is None else deltas
+    return (rule, *combined_privacy(epsilons, deltas, rule))
 
 
 def _expected_sensitivity(mechanism, kind, n):
@@ -234,7 +250,7 @@ def _from_release(rel, n, epsilon, delta, sensitivity, kind, accepted, method, n
             f"`{name}` must be a pure-DP release (delta = 0): the {_mechanisms.printed(rel.mechanism)} "
             f"mechanism is epsilon-DP and {method} has no use for a delta; got delta = {rel.delta!r}.")
     return Resolved(_as_real_array(rel.value, name), rel.n, rel.epsilon, rel.delta, float(rel.sensitivity),
-                    rel.mechanism, rel.kind, rel.neighbours, rel.privacy_unit, rel.secure, True)
+                    rel.mechanism, rel.kind, rel.neighbours, rel.privacy_unit, rel.secure, True, rel.disjoint)
 
 
 def release_first(skip=()):
@@ -286,15 +302,6 @@ def arm_pair(value, name):
     return value, value
 
 
-def _caller_stacklevel():
-    """The ``stacklevel`` that points a warning at the first frame outside dpinfer."""
-    package = Path(__file__).resolve().parents[1]
-    frame, level = inspect.currentframe().f_back, 1
-    while frame is not None and Path(frame.f_code.co_filename).resolve().is_relative_to(package):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 def epsilon_pair(epsilon, epsilon1, epsilon2, method):
     """Both arms' epsilon from ``epsilon`` (one value or a pair) or the deprecated pair of names.
 
@@ -310,7 +317,7 @@ def epsilon_pair(epsilon, epsilon1, epsilon2, method):
     if epsilon is not None:
         raise TypeError(f"{method}() takes `epsilon` (one value or a pair) or the deprecated "
                         "`epsilon1`/`epsilon2`, not both.")
-    warnings.warn(f"{method}(): `epsilon1`/`epsilon2` are deprecated and will be removed in version 0.3; "
-                  "pass `epsilon=(epsilon1, epsilon2)`, or one value for both groups, as "
-                  "binom2_ump_test takes it.", FutureWarning, stacklevel=_caller_stacklevel())
+    warn(f"{method}(): `epsilon1`/`epsilon2` are deprecated and will be removed in version 0.3; "
+         "pass `epsilon=(epsilon1, epsilon2)`, or one value for both groups, as "
+         "binom2_ump_test takes it.", FutureWarning)
     return epsilon1, epsilon2, {}

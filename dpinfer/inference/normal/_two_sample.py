@@ -7,7 +7,6 @@ import math
 import numpy as np
 
 from ..._validation import _check_alternative, _check_confidence_level
-from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...results import ConfidenceInterval, HTestResult
 from ._kernels import (
     ACCEPTS,
@@ -19,7 +18,7 @@ from ._kernels import (
     _pvalue_from_z,
     _two_sided_z,
 )
-from .._resolve import epsilon_pair, provenance, release_first, resolve
+from .._resolve import composed, epsilon_pair, provenance, release_first, resolve
 
 __all__ = [
     "binom2_normal_test",
@@ -28,7 +27,7 @@ __all__ = [
 
 @release_first(skip=("n1", "n2"))
 def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon1=None, epsilon2=None,
-                       alternative="two-sided", confidence_level=0.95, composition="sequential"):
+                       alternative="two-sided", confidence_level=0.95, composition=None):
     """Normal-approximation test of ``theta1 = theta2`` for two Laplace-noised proportions.
 
     Parameters
@@ -52,14 +51,11 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon
     confidence_level : float, default 0.95
         Level of the interval for ``theta1 - theta2`` in ``conf_int`` (at least
         0.5 for a one-sided alternative).
-    composition : {'sequential', 'parallel'}, default 'sequential'
-        How the two releases' privacy adds up in the result's ``epsilon``, by
-        the rules of :class:`~dpinfer.PrivacyBudget`: ``'sequential'`` records
-        ``epsilon1 + epsilon2``, which holds under any neighbouring relation (a
-        person may be in both samples, or group membership is confidential);
-        ``'parallel'`` records ``max(epsilon1, epsilon2)``, which holds when the
-        groups are disjoint sets of people, membership and sizes are public, and
-        a neighbouring data set changes one person's record within their group.
+    composition : {None, 'sequential', 'parallel'}, default None
+        How the two releases' epsilons combine in the result.  None reads the
+        releases: ``'parallel'`` (the larger) only when they record different groups
+        of one budget's parallel set, else ``'sequential'`` (the sum, valid under any
+        neighbouring relation).  The rule of every method (see :func:`~dpinfer.prop_test`).
 
     Returns
     -------
@@ -104,10 +100,10 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon
     so there is no one-dimensional exact sum; assess it by simulation.
 
     *Privacy.*  The test spends nothing; the result records what the two
-    releases spent together: ``epsilon1 + epsilon2`` by default (sequential
-    composition, valid under any neighbouring relation) or, with
-    ``composition='parallel'`` for disjoint groups of people with public
-    membership, ``max(epsilon1, epsilon2)``.
+    releases spent together: ``epsilon1 + epsilon2`` (sequential composition,
+    valid under any neighbouring relation) unless the releases record disjoint
+    groups of one budget, or ``composition='parallel'`` states them:
+    ``max(epsilon1, epsilon2)``.
 
     Checked against a hand derivation in the tests and, for large epsilon,
     against statsmodels' pooled two-proportion z test and Wald interval.
@@ -126,14 +122,14 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon
     eps1, eps2, names = epsilon_pair(epsilon, epsilon1, epsilon2, "binom2_normal_test")
     r1 = resolve(pi1, n1, epsilon=eps1, accepts=ACCEPTS, method="binom2_normal_test", name="pi1", suffix="1",
                  names=names)
-    v1, n1, e1, d1, rel1 = _proportions(r1, "pi1", "1"), r1.n, r1.epsilon, r1.delta, r1.from_release
+    v1, n1, e1, rel1 = _proportions(r1, "pi1", "1"), r1.n, r1.epsilon, r1.from_release
     r2 = resolve(pi2, n2, epsilon=eps2, accepts=ACCEPTS, method="binom2_normal_test", name="pi2", suffix="2",
                  names=names)
-    v2, n2, e2, d2, rel2 = _proportions(r2, "pi2", "2"), r2.n, r2.epsilon, r2.delta, r2.from_release
+    v2, n2, e2, rel2 = _proportions(r2, "pi2", "2"), r2.n, r2.epsilon, r2.from_release
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     _check_one_sided_level(confidence_level, alternative)
-    composition = check_two_sample_composition(composition)
+    composition, epsilon, delta = composed(composition, (r1, r2))
     try:
         v1, v2 = np.broadcast_arrays(v1, v2)
     except ValueError as exc:
@@ -164,7 +160,6 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon
         data_name = f"Laplace releases: pi1 = {float(v1):.4g}, n1 = {n1}; pi2 = {float(v2):.4g}, n2 = {n2}"
     else:
         data_name = f"pi1 = {float(v1):.4g}, n1 = {n1}; pi2 = {float(v2):.4g}, n2 = {n2}"
-    epsilon, delta = two_sample_privacy(e1, d1, e2, d2, composition)
     return HTestResult(
         statistic=float(z),
         pvalue=float(pvalue),
@@ -182,4 +177,5 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon
         null_name="difference in proportions",
         mechanism=r1.mechanism,
         **provenance(r1, r2),
+        composition=composition,
     )

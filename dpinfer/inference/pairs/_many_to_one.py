@@ -6,13 +6,13 @@ import math
 from dataclasses import dataclass
 
 from ... import _mechanisms
-from ..._composition_rule import combined_privacy, composition_rule
-from ..._printing import _htest_privacy_lines, _r_format, _r_format_pval
+from ..._printing import _r_format, _r_format_pval
 from ..._validation import _check_alternative, _check_confidence_level, _check_real, _show
 from ...distributions._tulap_law import tulap_grid
 from ...releasers.release import Release
-from ...results import ConfidenceInterval
-from .._resolve import accepts, resolve
+from ...results import ConfidenceInterval, PrivacyRecord
+from ...results._privacy import path_of
+from .._resolve import accepts, composed, provenance, resolve
 from ..two_arm import binom2_ump_ci, binom2_ump_test
 from ..two_arm._arguments import ACCEPTS as TWO_ARM_ACCEPTS
 from ._adjust import adjust_pvalues
@@ -39,8 +39,9 @@ class ManyToOneResult:
         Simultaneous intervals (Bonferroni over the arms; per-arm when ``adjust='none'``).
     adjust, alternative, margin, confidence_level, composition
         As passed (the composition as decided).
-    epsilon, delta, mechanism, secure, privacy_unit
-        The privacy of the releases used together (:func:`dpinfer._composition_rule`).
+    epsilon, delta, mechanism, secure, neighbours, privacy_unit
+        The privacy of the releases used together (:mod:`dpinfer._composition_rule`);
+        ``privacy`` gathers them in a :class:`~dpinfer.PrivacyRecord`.
     """
 
     names: tuple
@@ -58,8 +59,14 @@ class ManyToOneResult:
     delta: float
     mechanism: str
     secure: bool | None = None
+    neighbours: str | None = None
     privacy_unit: str = ""
-    n_sim: None = None
+
+    @property
+    def privacy(self):
+        """The :class:`~dpinfer.PrivacyRecord` of the releases used together."""
+        return PrivacyRecord(self.epsilon, self.delta, self.mechanism, self.neighbours, self.privacy_unit,
+                             path_of(self.secure), self.composition)
 
     def __str__(self):
         sign = {"two-sided": "==", "greater": "<=", "less": ">="}[self.alternative]
@@ -78,7 +85,7 @@ class ManyToOneResult:
             lines.append(f"{r:{width}}  {est:>9}  {lo:>9}  {hi:>9}  {z:>8}  {_fmt_p(p):>8}  {_fmt_p(q):>8}")
         lines += [f"(Adjusted p values reported -- {self.adjust} method; {level}% simultaneous intervals"
                   f"{', Bonferroni' if self.adjust != 'none' else ', per comparison'})", "",
-                  *_htest_privacy_lines(self), f"composition: {self.composition}", ""]
+                  *self.privacy.lines(), ""]
         return "\n".join(lines)
 
     def to_dict(self):
@@ -89,7 +96,7 @@ class ManyToOneResult:
                 "adjust": self.adjust, "alternative": self.alternative, "margin": self.margin,
                 "confidence_level": self.confidence_level, "composition": self.composition,
                 "epsilon": self.epsilon, "delta": self.delta, "mechanism": self.mechanism,
-                "secure": self.secure, "privacy_unit": self.privacy_unit}
+                "secure": self.secure, "neighbours": self.neighbours, "privacy_unit": self.privacy_unit}
 
     def to_frame(self):
         """One row per comparison (pandas imported lazily), broom-like columns."""
@@ -216,7 +223,7 @@ def binom_many_to_one_test(control, arms, *, margin=0.0, alternative="two-sided"
     if adjust not in ADJUSTMENTS:
         raise ValueError(f"`adjust` must be one of {', '.join(map(repr, ADJUSTMENTS))}; got {adjust!r}.")
     releases = [control, *arms]
-    composition = composition_rule(composition, releases)
+    composition, epsilon, delta = composed(composition, releases)
     k = len(arms)
     if names is None:
         names = [f"arm {i + 1}" for i in range(k)]
@@ -242,15 +249,13 @@ def binom_many_to_one_test(control, arms, *, margin=0.0, alternative="two-sided"
     level = confidence_level if adjust == "none" else 1.0 - (1.0 - confidence_level) / k
     intervals = [binom2_ump_ci(arm, control, alternative=alternative, confidence_level=level) for arm in arms]
     intervals = [ConfidenceInterval(ci.low, ci.high, confidence_level) for ci in intervals]
-    epsilon, delta = combined_privacy([r.epsilon for r in releases], [r.delta for r in releases], composition)
-    secure = all(r.secure for r in releases)
-    units = sorted({r.privacy_unit for r in releases})
+    records = [resolve(r, accepts=ACCEPTS, method="binom_many_to_one_test", numbers=False) for r in releases]
     return ManyToOneResult(
         names=tuple(names), estimate=tuple(float(a.value) / a.n - z0 / n0 for a in arms),
         statistic=tuple(stats), pvalue=tuple(raw), adjusted=tuple(float(p) for p in adjusted),
         conf_int=tuple(intervals), adjust=adjust, alternative=alternative, margin=margin,
         confidence_level=confidence_level, composition=composition, epsilon=epsilon, delta=delta,
-        mechanism=control.mechanism, secure=secure, privacy_unit="; ".join(units))
+        mechanism=control.mechanism, **provenance(*records))
 
 
 def _half_cell(release):

@@ -88,7 +88,7 @@ def test_result_prints_like_glht_with_the_privacy_lines_and_converts(trial):
     res = binom_many_to_one_test(control, arms, adjust="hochberg", names=["low dose", "high dose"])
     text = str(res)
     assert "Simultaneous Tests" in text and "Pr(adj)" in text and "low dose == 0" in text
-    assert "privacy: epsilon = 3, delta = 0" in text and "composition: sequential" in text
+    assert "privacy: epsilon = 3, delta = 0, sequential composition" in text
     record = json.loads(json.dumps(res.to_dict()))
     assert record["names"] == ["low dose", "high dose"] and record["adjust"] == "hochberg"
     frame = res.to_frame()
