@@ -51,9 +51,9 @@ CENTRAL_UNIT = "one record (replace-one, n public)"
 LOCAL_UNIT = "one respondent's answer (local DP)"
 #: the unit of privacy of a clipped sum of values (MeanReleaser)
 MEAN_UNIT = "one person's value (replace-one; n and the clipping bounds public)"
-#: the unit of privacy of a released value whose sensitivity the user declared
+#: the unit of privacy of a paired 2 x 2 table (:class:`~dpinfer.PairedTableReleaser`)
 PAIR_UNIT = "one pair (replace-one: its two outcomes; n pairs public)"
-#: a paired 2 x 2 table (:class:`~dpinfer.PairedTableReleaser`)
+#: the unit of privacy of a released value whose sensitivity the user declared
 VALUE_UNIT = "one record (the statistic moves by at most its sensitivity)"
 
 

@@ -82,6 +82,10 @@ class PairedTableReleaser:
     def __post_init__(self):
         object.__setattr__(self, "epsilon", _check_epsilon(self.epsilon))
 
+    def _semantics(self, method):
+        """The declaration every release of this releaser records (``dpinfer._mechanisms``)."""
+        return _mechanisms.Semantics(_mechanisms.TULAP, _mechanisms.REPLACE_ONE, _mechanisms.PAIR_UNIT)
+
     @property
     def unit_epsilon(self):
         """``epsilon_1``: the Tulap law's epsilon per unit shift of each coordinate (``epsilon / 2``, rounded down)."""
@@ -129,13 +133,12 @@ class PairedTableReleaser:
         unit = self.unit_epsilon
         bits = _bit_source(secure, rng, self.epsilon, 2)
         grid = tulap_grid(2 * n, unit, 0.0)  # refuses numbers without a grid, before the charge
-        digest = charge_release(budget, self, "release", shape=counts.shape[:-2], array=array, n=n, rng=rng,
+        charge = charge_release(budget, self, "release", shape=counts.shape[:-2], array=array, n=n, rng=rng,
                                 secure=bits.hardened, sensitivity=2.0, grid=2.0**-grid.bits)
         difference = counts[..., 1, 0] - counts[..., 0, 1]
         discordant = counts[..., 1, 0] + counts[..., 0, 1]
         z_difference = _release_tulap(bits, difference + n, 2 * n, unit, 0.0) - n  # exact: one grid, public n
         z_discordant = _release_tulap(bits, discordant, 2 * n, unit, 0.0)
         value = np.stack([z_difference, z_discordant], axis=-1)
-        return Release(value, _mechanisms.TULAP, self.epsilon, 0.0, 2.0, n, "paired",
-                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.PAIR_UNIT,
-                       secure=bits.hardened, ledger_digest=digest)
+        return Release(value, charge.mechanism, self.epsilon, 0.0, 2.0, n, "paired", secure=bits.hardened,
+                       **charge.fields)
