@@ -54,6 +54,8 @@ MEAN_UNIT = "one person's value (replace-one; n and the clipping bounds public)"
 #: the unit of privacy of a life table (LifeTableReleaser)
 LIFE_TABLE_UNIT = ("one patient (replace-one within an arm: the arm sizes public; the patient's "
                    "(time, event) moves between two cells)")
+#: the unit of privacy of a paired 2 x 2 table (:class:`~dpinfer.PairedTableReleaser`)
+PAIR_UNIT = "one pair (replace-one: its two outcomes; n pairs public)"
 #: the unit of privacy of a released value whose sensitivity the user declared
 VALUE_UNIT = "one record (the statistic moves by at most its sensitivity)"
 
@@ -129,4 +131,6 @@ def default_semantics(mechanism, kind, sensitivity):
         return REPLACE_ONE, MEAN_UNIT
     if kind == "life_table":
         return REPLACE_ONE, LIFE_TABLE_UNIT
+    if kind == "paired":
+        return REPLACE_ONE, PAIR_UNIT
     return REPLACE_ONE, VALUE_UNIT

@@ -15,6 +15,7 @@ from dpinfer import (
     LDPHistogramReleaser,
     LocalLaplaceReleaser,
     MeanReleaser,
+    PairedTableReleaser,
     RandomizedResponseReleaser,
     TulapReleaser,
     TwoCoinRRReleaser,
@@ -29,6 +30,7 @@ CENTRAL = [
     ("table", ContingencyTableReleaser(1.0), "release", [[3, 4], [5, 6]], ()),
     ("mean", MeanReleaser(1.0, 0.0, 10.0), "release", [1.0, 2.5, 9.0, 12.0], ()),
     ("life_table", LifeTableReleaser(1.0, (5.0, 10.0)), "release", [3.0, 6.0, 12.0, 4.0], ([1, 0, 1, 1], [0, 0, 1, 1])),
+    ("paired", PairedTableReleaser(1.0), "release", [[30, 4], [11, 25]], ()),
 ]
 LOCAL = [
     ("rr", RandomizedResponseReleaser(1.0), "release", [1, 0, 1], ()),

@@ -44,6 +44,7 @@ from dpinfer import (
     LDPHistogramReleaser,
     LocalLaplaceReleaser,
     MeanReleaser,
+    PairedTableReleaser,
     RandomizedResponseReleaser,
     TulapReleaser,
     TwoCoinRRReleaser,
@@ -118,6 +119,12 @@ RELEASERS = [
     ("LifeTableReleaser", lambda v, **kw: LifeTableReleaser(1.0, (5.0, 10.0)).release(
         np.where(np.asarray(v)[:, None] == 0, [3.0, 6.0, 12.0], [7.0, 6.0, 12.0]),
         np.where(np.asarray(v)[:, None] == 0, [1, 1, 0], [0, 1, 0]), **kw), 0, 1),
+    # a paired table; the neighbour moves one pair between the discordant cells (D moves by 2, the
+    # widest shift) and one from a concordant to a discordant cell (both coordinates move by 1)
+    ("PairedTableReleaser", lambda v, **kw: PairedTableReleaser(1.0).release(
+        np.where(np.asarray(v)[:, None, None] == 0, [[5, 3], [2, 7]], [[5, 2], [3, 7]]), **kw), 0, 1),
+    ("PairedTableReleaser-concordant", lambda v, **kw: PairedTableReleaser(1.0).release(
+        np.where(np.asarray(v)[:, None, None] == 0, [[5, 3], [2, 7]], [[4, 3], [3, 7]]), **kw), 0, 1),
 ]
 CASES = [
     pytest.param(release, x, x_next, path, id=f"{name}-{path}")

@@ -156,6 +156,22 @@ SPECS = {
             a["x"], rng=a["rng"], secure=a["secure"]),
         dict(epsilon=1.0, lower=0.0, upper=10.0, spread=True, split=0.5, x=[1.0, 2.5, 12.0], rng=1, secure=False),
         "release"),
+    "PairedTableReleaser": (
+        lambda a: dpinfer.PairedTableReleaser(a["epsilon"]).release(a["table"], rng=a["rng"], secure=a["secure"]),
+        dict(epsilon=1.0, table=[[3, 1], [2, 4]], rng=1, secure=False), "release"),
+    "mcnemar_test": (
+        lambda a: dpinfer.mcnemar_test(**a),
+        dict(release=[1.5, 3.25], n=8, epsilon=1.0, margin=0.0, alternative="two-sided", confidence_level=0.95),
+        "htest_diff"),
+    "mcnemar_power": (
+        lambda a: dpinfer.mcnemar_power(**a),
+        dict(p01=0.1, p10=0.3, n=8, epsilon=1.0, margin=0.0, alpha=0.05, alternative="greater"), "prob"),
+    "adjust_pvalues": (
+        lambda a: dpinfer.adjust_pvalues(**a), dict(p=[0.01, 0.2, 0.04], method="hochberg", n=None), "prob"),
+    "binom_many_to_one_test": (
+        lambda a: np.array(dpinfer.binom_many_to_one_test(**a).adjusted),
+        dict(control=_tulap_release(), arms=[TulapReleaser(1.0).release(18, 30, rng=2)], margin=0.0,
+             alternative="greater", adjust="dunnett", confidence_level=0.95, composition=None, names=None), "prob"),
     "mean_jimi_test": (
         lambda a: dpinfer.mean_jimi_test(**a),
         dict(release=_mean_release(), mu0=4.0, sigma=None, model="normal", alternative="two-sided",
@@ -477,6 +493,9 @@ NOT_FUZZED = {
     "SimonDesign": "record returned by simon_design",
     "LogisticJimiResult": "record returned by logistic_jimi",
     "PointEstimate": "record returned by the local-DP estimators",
+    "ManyToOneResult": "record returned by binom_many_to_one_test",
+    "mcnemar_sample_size": "a search over n calling mcnemar_power (fuzzed) until the target power: extreme "
+                           "targets take minutes; its own argument checks are tested in tests/inference/pairs",
     "ApproximationWarning": "warning class",
     "DPInferWarning": "warning class",
     "PrivacyWarning": "warning class",

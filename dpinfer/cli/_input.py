@@ -406,6 +406,8 @@ def _release_from_record(data, path):
         return _clipped_release_from_record(data, path, _semantics(data, path))
     if isinstance(data, dict) and data.get("kind") == "life_table":
         return _life_table_release_from_record(data, path, _semantics(data, path))
+    if isinstance(data, dict) and data.get("kind") == "paired":
+        return _paired_release_from_record(data, path)
     if not isinstance(data["value"], (int, float)) or isinstance(data["value"], bool):
         raise _UsageError(f"release file {path!r} must hold one numeric value per release; got {data['value']!r}.")
     if not isinstance(data["mechanism"], str) or not isinstance(data["kind"], str):
@@ -470,6 +472,18 @@ def _life_table_release_from_record(data, path, semantics):
                        data["n"], "life_table", secure=bool(data.get("secure", False)),
                        breaks=_pair(data.get("breaks")), groups=_pair(data.get("groups")),
                        group_sizes=_pair(data.get("group_sizes")), **semantics)
+def _paired_release_from_record(data, path):
+    """A Release of kind 'paired' from the JSON 'dpinfer paired-release' writes (two numbers)."""
+    from ..releasers.release import Release
+
+    value = data["value"]
+    if not (isinstance(value, list) and len(value) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+        raise _UsageError(f"release file {path!r}: a paired release holds two numbers (the released "
+                          "n10 - n01 and n01 + n10).")
+    try:
+        return Release(value, data["mechanism"], data["epsilon"], data["delta"], data["sensitivity"], data["n"],
+                       "paired", secure=bool(data.get("secure", False)), **_semantics(data, path))
     except (TypeError, ValueError) as exc:
         raise _UsageError(f"release file {path!r}: {exc}") from exc
 

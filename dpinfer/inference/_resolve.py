@@ -82,6 +82,8 @@ DECLARING_MODULES = (
     "dpinfer.inference.means._common",
     "dpinfer.inference.strata._arguments",
     "dpinfer.inference.survival._table",
+    "dpinfer.inference.pairs._mcnemar",
+    "dpinfer.inference.pairs._many_to_one",
 )
 
 

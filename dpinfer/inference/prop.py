@@ -123,6 +123,22 @@ def _check_release_for_method(release, method):
                      + why + hint)
 
 
+def _paired_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng, effect,
+                 margin, statistic):
+    """A paired table (kind 'paired'): the exact McNemar test, as R users reach ``mcnemar.test``."""
+    given = {"p0": p0, "two_sided_method": two_sided_method, "n_sim": n_sim, "rng": rng, "effect": effect,
+             "statistic": statistic}
+    extra = [name for name, value in given.items() if value is not None]
+    if extra or method not in (None, "ump"):
+        what = f"method={method!r}" if method not in (None, "ump") else ", ".join(f"`{e}`" for e in extra)
+        raise ValueError(f"a paired release (PairedTableReleaser) is tested by mcnemar_test, which takes "
+                         f"`margin`, `alternative` and `confidence_level` only; got {what}.")
+    from .pairs import mcnemar_test
+
+    return mcnemar_test(release, margin=0.0 if margin is None else margin, alternative=alternative,
+                        confidence_level=confidence_level)
+
+
 def prop_test(release, p0=None, *, method=None, alternative="two-sided",
               confidence_level=0.95, two_sided_method=None, n_sim=None, rng=None,
               epsilon=None, delta=None, effect=None, margin=None, composition=None, statistic=None,
@@ -270,6 +286,9 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     exact stratified test of a common risk difference ``margin`` (default 0),
     the private counterpart of R's ``mantelhaen.test``.  A list of two
     releases stays the two-arm comparison.
+    **Paired tables.**  A :class:`~dpinfer.PairedTableReleaser` release (kind ``'paired'``)
+    gets :func:`~dpinfer.mcnemar_test` (``margin``, ``alternative``, ``confidence_level``
+    passed on), the exact private McNemar test.
 
     **Tables.**  In R, ``prop.test(m)`` with a k x 2 matrix of successes and
     failures tests that the k proportions are equal, and ``chisq.test(m)``
@@ -326,6 +345,9 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
                                 margin=margin, composition=composition, statistic=statistic)
     if two_arm is not None:
         return two_arm
+    if isinstance(release, Release) and release.kind == "paired":
+        return _paired_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng,
+                            effect, margin, statistic)
     if isinstance(release, Release) and release.kind == "table":
         return _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng)
     if isinstance(method, str) and method == "mc":

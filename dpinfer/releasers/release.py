@@ -54,6 +54,8 @@ class Release:
         or ``'life_table'`` (noisy numbers of events and of censorings per time
         interval and arm, ``value`` of shape ``(arms, intervals, 2)``; see
         :class:`~dpinfer.LifeTableReleaser`).
+        or ``'paired'`` (the noisy ``(n10 - n01, n01 + n10)`` of a paired 2 x 2 table on
+        the last axis; see :class:`~dpinfer.PairedTableReleaser`).
     secure : bool
         True when the hardened path drew the noise (random bits from the operating
         system's cryptographic source); False for the seeded research path (bits
@@ -239,6 +241,7 @@ class Release:
                 "reports": "privatized reports",
                 "table": "noisy contingency table",
                 "life_table": "noisy life table: events and censorings per interval and arm",
+                "paired": "noisy n10 - n01, n01 + n10",
                 "clipped_sum": "noisy clipped sum" + (", centred sum of squares" if self.split else "")
                 }.get(self.kind, "noisy value")
         n_part = f" out of n = {self.n}" if self.n is not None else ""
@@ -330,6 +333,11 @@ class Release:
             from ..distributions.tulap import Tulap
 
             return Tulap.from_privacy(*unit_privacy(self.epsilon, self.delta, int(self.sensitivity)))
+        if self.mechanism == "tulap" and self.kind == "paired":
+            from ..distributions._tulap_law import unit_privacy
+            from ..distributions.tulap import Tulap
+
+            return Tulap.from_privacy(unit_privacy(self.epsilon, 0.0, 2)[0])  # each coordinate's noise
         if self.mechanism == "laplace" and self.kind == "clipped_sum":
             from scipy.stats import laplace
 
@@ -343,7 +351,7 @@ class Release:
                          "(local-DP reports pass each answer through a channel).")
 
 
-_KINDS = ("count", "proportion", "value", "reports", "table", "clipped_sum", "life_table")
+_KINDS = ("count", "proportion", "value", "reports", "table", "clipped_sum", "life_table", "paired")
 
 _SAMPLING = {
     True: "hardened (OS cryptographic source, exact integer noise)",

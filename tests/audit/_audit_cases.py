@@ -13,6 +13,7 @@ from dpinfer import (
     LDPHistogramReleaser,
     LocalLaplaceReleaser,
     MeanReleaser,
+    PairedTableReleaser,
     RandomizedResponseReleaser,
     Release,
     StagedRelease,
@@ -105,6 +106,9 @@ CASES = [
      np.array([0.5, 0.5, 1.0]), (), N, 0.3),
     ("MeanReleaser-secure", _secure(MeanReleaser(1.0, -2.0, 3.0).release), np.array([-2.0, 0.5, 1.0]),
      np.array([3.0, 0.5, 1.0]), (), 10_000, 0.5),
+    # a pair moved between the discordant cells: the difference moves by 2 (all of epsilon)
+    ("PairedTableReleaser", PairedTableReleaser(1.0).release, np.array([[5, 3], [2, 7]]),
+     np.array([[5, 2], [3, 7]]), (), N, 0.4),
     ("RandomizedResponseReleaser", RandomizedResponseReleaser(1.0), 0, 1, (), N, 0.85),
     ("TwoCoinRRReleaser", TwoCoinRRReleaser(0.3, 0.7), 0, 1, (), N, 1.8),
     ("TwoCoinRRReleaser-fair", TwoCoinRRReleaser(0.5, 0.5), 1, 0, (), N, 0.9),

@@ -19,14 +19,15 @@ _FIRST_ARG = {"ldp_histogram_density": "reports", "robust_frequency_estimate": "
               "mean2_jimi_test": "release1", "mean2_naive_test": "release1", "mean2_repro_test": "release1",
               "mean_test": "x", "binom_pooled_test": "releases[0]", "binom_homogeneity_test": "releases[0]",
               "binom_strata_test": "releases[0][0]", "binom2_pooled_test": "releases1[0]",
-              "kaplan_meier": "release", "logrank_test": "release"}
+              "kaplan_meier": "release", "logrank_test": "release",
+              "mcnemar_test": "release", "binom_many_to_one_test": "control"}
 
 
 #: arguments a function checks before its release (the null value of a goodness-of-fit test)
 _REQUIRED = {"krr_gof_test": {"p0": [0.3, 0.3, 0.4]}, "unary_gof_test": {"p0": [0.25] * 4},
              "robust_frequency_estimate": {"contamination": 0.1},
              "mean2_jimi_test": {"release2": None}, "mean2_naive_test": {"release2": None},
-             "mean2_repro_test": {"release2": None}}
+             "mean2_repro_test": {"release2": None}, "binom_many_to_one_test": {"arms": None}}
 
 
 #: functions that take a list of releases, and the list a single release goes into
@@ -86,9 +87,9 @@ def test_every_entry_point_refuses_a_release_it_does_not_take_with_one_wording(f
 
 
 def test_the_wording_names_the_method_that_fits():
-    with pytest.raises(ValueError, match=r"For this release use binom2_ump_test, binom_pooled_test, binom_ump_test\.$"):
+    with pytest.raises(ValueError, match=r"For this release use binom2_ump_test, binom_many_to_one_test, binom_pooled_test, binom_ump_test\.$"):
         dpinfer.binom_jimi_test(release("tulap"))
-    with pytest.raises(ValueError, match=r"For this release use binom2_ump_test, binom_jimi_test, binom_normal_test\.$"):
+    with pytest.raises(ValueError, match=r"For this release use binom2_ump_test, binom_jimi_test, binom_many_to_one_test, binom_normal_test\.$"):
         dpinfer.binom_ump_test(release("laplace.count"))
     with pytest.raises(ValueError, match=r"For this release use independence_jimi_test, logistic_jimi\.$"):
         dpinfer.binom_normal_test(release("table"))
@@ -125,6 +126,8 @@ _RESULTS = {
     "binom_strata_test": lambda r: dpinfer.binom_strata_test([(_PURE, _PURE)]),
     "binom2_pooled_test": lambda r: dpinfer.binom2_pooled_test([_PURE], [_PURE]),
     "logrank_test": lambda r: dpinfer.logrank_test(r["life_table"], n_sim=100, rng=1),
+    "mcnemar_test": lambda r: dpinfer.mcnemar_test(r["paired"]),
+    "binom_many_to_one_test": lambda r: dpinfer.binom_many_to_one_test(r["tulap"], [r["tulap"]], adjust="holm"),
 }
 
 
