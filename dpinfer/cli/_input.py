@@ -472,6 +472,10 @@ def _life_table_release_from_record(data, path, semantics):
                        data["n"], "life_table", secure=bool(data.get("secure", False)),
                        breaks=_pair(data.get("breaks")), groups=_pair(data.get("groups")),
                        group_sizes=_pair(data.get("group_sizes")), **semantics)
+    except (TypeError, ValueError) as exc:
+        raise _UsageError(f"release file {path!r}: {exc}") from exc
+
+
 def _paired_release_from_record(data, path):
     """A Release of kind 'paired' from the JSON 'dpinfer paired-release' writes (two numbers)."""
     from ..releasers.release import Release
