@@ -38,7 +38,7 @@ EXPECTED = {"tulap": ("tulap", "replace-one"), "laplace.release": ("laplace", "r
             "rr": ("randomized_response", "replace-one"), "two_coin": ("two_coin_rr", "replace-one"),
             "krr": ("krr", "replace-one"), "unary": ("unary_encoding", "replace-one"),
             "local_laplace": ("local_laplace", "replace-one"), "ldp_histogram": ("ldp_histogram", "replace-one"),
-            "life_table": ("tulap", "replace-one")}
+            "life_table": ("tulap", "replace-one"),
             "paired": ("tulap", "replace-one")}
 
 
