@@ -84,6 +84,7 @@ DECLARING_MODULES = (
     "dpinfer.inference.survival._table",
     "dpinfer.inference.pairs._mcnemar",
     "dpinfer.inference.pairs._many_to_one",
+    "dpinfer.inference.designs._arguments",
 )
 
 

@@ -20,7 +20,8 @@ _FIRST_ARG = {"ldp_histogram_density": "reports", "robust_frequency_estimate": "
               "mean_test": "x", "binom_pooled_test": "releases[0]", "binom_homogeneity_test": "releases[0]",
               "binom_strata_test": "releases[0][0]", "binom2_pooled_test": "releases1[0]",
               "kaplan_meier": "release", "logrank_test": "release",
-              "mcnemar_test": "release", "binom_many_to_one_test": "control"}
+              "mcnemar_test": "release", "binom_many_to_one_test": "control",
+              "simon_test": "releases[0]", "sequential_test": "releases[0][0]"}
 
 
 #: arguments a function checks before its release (the null value of a goodness-of-fit test)
@@ -45,6 +46,18 @@ def _first_arg(name):
     if name.startswith("binom_ump"):
         return "z"
     return "pi_hat" if name.startswith("binom") else "reports"
+
+
+#: the designs' analyses take a design first, then the stage releases (one, or a pair per look)
+_SIMON = dpinfer.simon_design(0.1, 0.3, epsilon=2.0, max_n=40)
+_SEQUENTIAL = dpinfer.sequential_design(0.5, 0.3, looks=2, epsilon=1.0)
+_DESIGNS = {"simon_test": lambda r: (_SIMON, [r]), "sequential_test": lambda r: (_SEQUENTIAL, [(r, r)])}
+
+
+def _stopped_run(design, stage1):
+    run = design.staged_release()
+    run.release(1, stage1, rng=1)
+    return run
 
 
 _DECLARED = [(f, d) for d in declared() for f in d.functions]
@@ -77,6 +90,8 @@ def test_every_entry_point_refuses_a_release_it_does_not_take_with_one_wording(f
     kwargs = ({"z2": rel} if func.startswith("binom2_ump") else {"pi2": rel}) if func.startswith("binom2") else {}
     if func in _LISTS:
         kwargs = {}
+    if func in _DESIGNS:
+        args, kwargs = _DESIGNS[func](rel), {}
     kwargs.update(_REQUIRED.get(func, {}))
     fits = fitting(rel.mechanism, rel.kind)
     where = f"use {', '.join(fits)}" if fits else "no dpinfer inference function takes it"
@@ -87,7 +102,7 @@ def test_every_entry_point_refuses_a_release_it_does_not_take_with_one_wording(f
 
 
 def test_the_wording_names_the_method_that_fits():
-    with pytest.raises(ValueError, match=r"For this release use binom2_ump_test, binom_many_to_one_test, binom_pooled_test, binom_ump_test\.$"):
+    with pytest.raises(ValueError, match=r"For this release use binom2_ump_test, binom_many_to_one_test, binom_pooled_test, binom_ump_test, simon_test\.$"):
         dpinfer.binom_jimi_test(release("tulap"))
     with pytest.raises(ValueError, match=r"For this release use binom2_ump_test, binom_jimi_test, binom_many_to_one_test, binom_normal_test\.$"):
         dpinfer.binom_ump_test(release("laplace.count"))
@@ -128,6 +143,9 @@ _RESULTS = {
     "logrank_test": lambda r: dpinfer.logrank_test(r["life_table"], n_sim=100, rng=1),
     "mcnemar_test": lambda r: dpinfer.mcnemar_test(r["paired"]),
     "binom_many_to_one_test": lambda r: dpinfer.binom_many_to_one_test(r["tulap"], [r["tulap"]], adjust="holm"),
+    # a design's stages are released by its StagedRelease (each stage's own n, the design's epsilon)
+    "simon_test": lambda r: dpinfer.simon_test(_SIMON, _stopped_run(_SIMON, 0)),
+    "sequential_test": lambda r: dpinfer.sequential_test(_SEQUENTIAL, _stopped_run(_SEQUENTIAL, [50, 10])),
 }
 
 

@@ -13,6 +13,7 @@ from ...releasers.release import Release
 from ...releasers.staged import StagedRelease
 from ...results import ConfidenceInterval, HTestResult
 from ..two_arm._law import _uniform_sum_tail
+from ._arguments import stage_record
 from ._increments import Increment, uniform_tail
 from ._two_stage import SimonDesign, _integer_part, _oc
 
@@ -115,9 +116,10 @@ def _values(design, releases, composition):
     for s, (rel, n) in enumerate(zip(releases, design.stage_sizes), 1):
         name = f"releases[{s - 1}]"
         if isinstance(rel, Release):
-            if rel.mechanism != "tulap" or rel.kind != "count" or rel.sensitivity != 1.0:
+            stage_record(rel, name, "simon_test")  # the one wording for a release of another mechanism or kind
+            if rel.sensitivity != 1.0:
                 raise ValueError(f"`{name}` must be a Tulap count release of sensitivity 1 (a stage of a "
-                                 f"StagedRelease); got a {rel.mechanism} {rel.kind} release.")
+                                 f"StagedRelease); got sensitivity {rel.sensitivity!r}.")
             if (rel.n, rel.epsilon, rel.delta) != (n, design.epsilon, design.delta):
                 raise ValueError(f"`{name}` records n = {rel.n}, epsilon = {rel.epsilon!r}, delta = {rel.delta!r}, "
                                  f"but stage {s} of the design has n = {n}, epsilon = {design.epsilon!r}, "

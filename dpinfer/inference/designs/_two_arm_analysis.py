@@ -12,6 +12,7 @@ from ..._validation import _check_confidence_level, _check_real, _show
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
 from . import _walk_law as _gs
+from ._arguments import stage_record
 from ._group_sequential import SequentialDesign
 
 __all__ = ["sequential_test"]
@@ -37,9 +38,7 @@ def _stages(design, releases):
                             f"got {_show(pair)}.")
         for a, r in enumerate(pair):
             where = f"`releases[{s}][{a}]`"
-            if r.mechanism != "tulap" or r.kind != "count":
-                raise ValueError(f"{where} must be a Tulap count release (TulapReleaser); got mechanism "
-                                 f"{r.mechanism!r}, kind {r.kind!r}.")
+            stage_record(r, f"releases[{s}][{a}]", "sequential_test")  # the one wording for another release
             if r.n != sizes[s][a]:
                 raise ValueError(f"{where} must be of the stage's {sizes[s][a]} new patients of arm {a + 1} "
                                  f"(the design's stage sizes); got n = {r.n}.")

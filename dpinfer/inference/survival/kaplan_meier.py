@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..._streams import _mc_note, _stream
 from ..._validation import _check_choice, _check_confidence_level, _check_n_sim
+from ..._warnings import ApproximationWarning, warn
 from .._resolve import provenance
 from ._result import KaplanMeierResult
 from ._size import coverage_warning
@@ -168,7 +167,7 @@ def kaplan_meier(release, *, estimator="actuarial", confidence_level=0.95, metho
     if actuarial:  # the estimate the study measured
         warning = coverage_warning(min(table.sizes), table.epsilon, method)
         if warning is not None:
-            warnings.warn(warning, stacklevel=2)
+            warn(warning, ApproximationWarning)
     d, c, r = consistent(table.counts, table.sizes)
     surv = km(d, r, c if actuarial else None)
     sims = km_draws(gen, d, c, r, table.sizes, table.b, n_sim, actuarial)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
 from ..._streams import _mc_note, _share_se, _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_n_sim
+from ..._warnings import ApproximationWarning, warn
 from ...results import ConfidenceInterval
 from .._resolve import provenance
 from ._result import LogRankResult
@@ -125,7 +125,7 @@ def logrank_test(release, *, alternative="two-sided", confidence_level=0.95, n_s
                            list(table.sizes), alternative, level, n_sim)
     warning = size_warning(min(table.sizes), table.epsilon)
     if warning is not None:
-        warnings.warn(warning, stacklevel=2)
+        warn(warning, ApproximationWarning)
     d, c, r = consistent(table.counts, table.sizes)
     u, v = _score(d, r)
     h, g = hazards(d, c, r)

@@ -137,7 +137,9 @@ def test_refusals(design, result):
     with pytest.raises(ValueError, match="stage's 41 new patients"):
         sequential_test(design, [(wrong_n, run.releases[0][1])])
     lap = Release(3.3, "laplace", 1.0, 0.0, 1.0, 41, "count")
-    with pytest.raises(ValueError, match="Tulap count release"):
+    with pytest.raises(ValueError, match=r"`releases\[0\]\[0\]` is a Laplace release of kind 'count', which "
+                                         r"sequential_test does not take: it takes Tulap-noised counts of a design's "
+                                         r"stages .*For this release use binom2_ump_test"):
         sequential_test(design, [(lap, run.releases[0][1])])
     nonprivate = sequential_design(0.6, 0.3, looks=2, epsilon=None)
     with pytest.raises(ValueError, match="non-private"):
