@@ -127,6 +127,19 @@ def _simon_design():
     return dpinfer.simon_design(0.1, 0.3, epsilon=2.0, max_n=40)
 
 
+def _pure_tulap(x, n, seed):
+    return TulapReleaser(2.0).release(x, n, rng=seed)
+
+
+def _life_table(epsilon=2.0, seed=1):
+    return dpinfer.LifeTableReleaser(epsilon, (5.0, 10.0)).release(
+        [3.0, 6.0, 12.0, 4.0, 7.5, 11.0, 2.0, 9.0], [1, 0, 1, 1, 1, 0, 1, 1], [0, 0, 0, 0, 1, 1, 1, 1], rng=seed)
+
+
+def _survival(result):
+    return np.concatenate([result.surv, result.lower, result.upper])
+
+
 def _htest():
     return dpinfer.binom_ump_test(11.2, 30, p0=0.2, epsilon=1.0)
 
@@ -469,6 +482,36 @@ SPECS = {
         lambda a: dpinfer.simon_test(_simon_design(), a["releases"], alternative=a["alternative"],
                                      confidence_level=a["confidence_level"]),
         dict(releases=[2.8125, 6.40625], alternative="greater", confidence_level=0.95), "htest"),
+    # several sites or strata (sums of Tulap counts, delta = 0)
+    "binom_pooled_test": (
+        lambda a: dpinfer.binom_pooled_test(**a),
+        dict(releases=[_pure_tulap(3, 10, 1), _pure_tulap(5, 12, 2)], p0=0.3, alternative="two-sided",
+             confidence_level=0.95, composition=None), "htest_prop"),
+    "binom_homogeneity_test": (
+        lambda a: dpinfer.binom_homogeneity_test(**a),
+        dict(releases=[_pure_tulap(3, 10, 1), _pure_tulap(7, 12, 2)], composition=None), "htest"),
+    "binom_strata_test": (
+        lambda a: dpinfer.binom_strata_test(**a),
+        dict(releases=[(_pure_tulap(4, 6, 1), _pure_tulap(2, 6, 2)), (_pure_tulap(3, 5, 3), _pure_tulap(1, 5, 4))],
+             margin=0.0, alternative="two-sided", confidence_level=0.95, gamma=0.001, composition=None),
+        "htest_diff"),
+    "binom2_pooled_test": (
+        lambda a: dpinfer.binom2_pooled_test(**a),
+        dict(releases1=[_pure_tulap(4, 6, 1), _pure_tulap(3, 5, 3)], releases2=[_pure_tulap(2, 11, 2)], margin=0.0,
+             alternative="two-sided", confidence_level=0.95, gamma=0.001, composition=None), "htest_diff"),
+    # survival (life tables)
+    "LifeTableReleaser": (
+        lambda a: dpinfer.LifeTableReleaser(a["epsilon"], a["breaks"]).release(
+            a["time"], a["event"], a["group"], rng=a["rng"], secure=a["secure"]),
+        dict(epsilon=1.0, breaks=(5.0, 10.0), time=[3.0, 6.0, 12.0, 4.0], event=[1, 0, 1, 1], group=[0, 0, 1, 1],
+             rng=1, secure=False), "release"),
+    "kaplan_meier": (
+        lambda a: _survival(dpinfer.kaplan_meier(**a)),
+        dict(release=_life_table(), estimator="actuarial", confidence_level=0.95, method="percentile", n_sim=50,
+             rng=1), "prob"),
+    "logrank_test": (
+        lambda a: dpinfer.logrank_test(**a),
+        dict(release=_life_table(), alternative="two-sided", confidence_level=0.95, n_sim=50, rng=1), "htest"),
     "TulapReleaser-budget": (
         lambda a: TulapReleaser(1.0).release(a["x"], 30, rng=1, budget=dpinfer.PrivacyBudget(a["total"]),
                                              array=a["array"]),
@@ -494,6 +537,7 @@ NOT_FUZZED = {
     "LogisticJimiResult": "record returned by logistic_jimi",
     "PointEstimate": "record returned by the local-DP estimators",
     "ManyToOneResult": "record returned by binom_many_to_one_test",
+    "KaplanMeierResult": "record returned by kaplan_meier",
     "mcnemar_sample_size": "a search over n calling mcnemar_power (fuzzed) until the target power: extreme "
                            "targets take minutes; its own argument checks are tested in tests/inference/pairs",
     "ApproximationWarning": "warning class",

@@ -181,7 +181,12 @@ def _check_data(time, event, group, groups):
     bad = t < 0.0
     if bad.any():
         raise ValueError(f"`time` must contain times >= 0; {_position(bad)} is not.")
-    e = np.asarray(event) if not isinstance(event, (str, bytes)) else event
+    e = event
+    if not isinstance(event, (str, bytes)):
+        try:
+            e = np.asarray(event)
+        except (TypeError, ValueError):  # ragged lists: _data_array below refuses them by name
+            e = event
     if isinstance(e, np.ndarray) and e.dtype == bool:
         e = e.astype(float)
     e = _data_array(e, "event", dtype_rule="an array of event indicators (1 event, 0 censored)")
@@ -194,7 +199,11 @@ def _check_data(time, event, group, groups):
         labels = np.full(t.shape[-1], "all")
         arms = ("all",) if groups is None else check_groups(groups, None)
     else:
-        labels = np.asarray(group)
+        try:
+            labels = np.asarray(group)
+        except (TypeError, ValueError):  # ragged lists: the position-free message below, never the labels
+            raise TypeError(f"`group` must be an array of arm labels, one per patient (shape {t.shape[-1:]}); "
+                            "got a ragged sequence that numpy cannot read as one.") from None
         if labels.shape != t.shape[-1:]:
             raise ValueError(f"`group` must hold one arm per patient, shape {t.shape[-1:]}; got {labels.shape}.")
         labels = labels.astype(str)

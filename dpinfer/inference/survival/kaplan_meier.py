@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._streams import _mc_note, _stream
-from ..._validation import _check_choice, _check_confidence_level, _check_n_sim
+from ..._validation import _check_choice, _check_confidence_level, _check_int
 from ..._warnings import ApproximationWarning, warn
 from .._resolve import provenance
 from ._result import KaplanMeierResult
@@ -44,7 +44,7 @@ def kaplan_meier(release, *, estimator="actuarial", confidence_level=0.95, metho
     method : {'percentile', 'bootstrap'}, default 'percentile'
         How the intervals are made from the simulated releases (see Notes).
     n_sim : int, default 2000
-        Simulated releases behind the intervals.
+        Simulated releases behind the intervals (at least 2: the standard error needs two).
     rng : None, int, SeedSequence or numpy.random.Generator, keyword-only
         None (the default): a stream derived from the public release (the same
         intervals on every re-run); otherwise the generator to draw from.
@@ -160,7 +160,7 @@ def kaplan_meier(release, *, estimator="actuarial", confidence_level=0.95, metho
     table = life_table(release, "kaplan_meier")
     level = _check_confidence_level(confidence_level)
     method = _check_choice(method, "method", METHODS)
-    n_sim = _check_n_sim(n_sim, allow_none=False)
+    n_sim = _check_int(n_sim, "n_sim", minimum=2, maximum=10**9)  # two draws at least: a standard deviation
     gen, derived = _stream(rng, "kaplan_meier", table.value, table.epsilon, list(table.breaks),
                            list(table.sizes), method, n_sim, level, estimator)
     actuarial = _check_choice(estimator, "estimator", ESTIMATORS) == "actuarial"

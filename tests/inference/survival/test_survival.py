@@ -216,6 +216,13 @@ def test_intervals_contain_the_estimate_and_widen_with_the_noise():
     (lambda: kaplan_meier(EXACT, confidence_level=95), ValueError, r"give 0.95, not 95"),
     (lambda: kaplan_meier(EXACT, estimator="kaplan-meier"), ValueError, "`estimator` must be one of 'actuarial', 'km'"),
     (lambda: logrank_test(EXACT, n_sim=0), ValueError, "`n_sim`"),
+    # found by tests/test_fuzz.py: one draw gave numpy's "Degrees of freedom <= 0" warning and a NaN std_err
+    (lambda: kaplan_meier(EXACT, n_sim=1), ValueError, r"`n_sim` must be .*2"),
+    # found by tests/test_fuzz.py: a ragged `event` raised numpy's inhomogeneous-shape ValueError
+    (lambda: LifeTableReleaser(1.0, (1, 2)).release([0.5, 1.5], [[1, 0], [1]], rng=1), TypeError,
+     "`event` must be an array of event indicators"),
+    (lambda: LifeTableReleaser(1.0, (1, 2)).release([0.5, 1.5], [1, 0], [["a", "b"], ["a"]], rng=1), TypeError,
+     r"`group` must be an array of arm labels, one per patient \(shape \(2,\)\); got a ragged sequence"),
     (lambda: logrank_test(EXACT, alternative="two.sided"), ValueError, "`alternative` must be one of"),
     (lambda: logrank_test(LifeTableReleaser(1.0, (1, 2)).release([0.5, 1.5], [1, 1], rng=1)), ValueError,
      "a life table of two arms for a log-rank test; it has 1 \\(all\\)"),
