@@ -111,7 +111,7 @@ def cmd_release(args):
     """``dpinfer release``: a stage of a design with ``--design``, else the release of one count or table."""
     from ._commands import _cmd_release
 
-    if args.design is not None or args.stage is not None or args.earlier is not None:
+    if any(value is not None for value in (args.design, args.stage, args.earlier, args.x2, args.n2)):
         return _release_stage(args)
     return _cmd_release(args)
 
@@ -131,7 +131,8 @@ def _release_stage(args):
     from ._input import _UsageError
 
     if args.design is None:
-        raise _UsageError("--stage and --earlier apply to --design FILE only (a stage of a planned design).")
+        raise _UsageError("--stage, --earlier, --x2 and --n2 apply to --design FILE only (a stage of a planned "
+                          "design).")
     given = [flag for flag, value in (("--epsilon", args.epsilon), ("--mechanism", args.mechanism),
                                       ("--kind", args.kind), ("--table", args.table),
                                       ("--parallel", getattr(args, "parallel", None)),
@@ -141,21 +142,24 @@ def _release_stage(args):
     if given:
         raise _UsageError(f"{', '.join(given)} must not be given with --design: the design fixes the release "
                           "(a Tulap count at its epsilon and delta, charged to its own parallel set, --label).")
-    return cmd_release_stage(args, *_count_input(args))
+    return cmd_release_stage(args, _count_input(args))
 
 
 _DESIGN_KEYS = ("p0", "p1", "alpha", "target_power", "epsilon", "delta", "design", "max_n")
+_SEQUENTIAL_KEYS = ("theta1", "theta2", "looks", "alpha", "power", "epsilon", "delta", "spending", "futility",
+                    "ratio", "information")
+_NOT_A_DESIGN = ("design file {!r} is not the JSON of 'dpinfer design simon --format json' or 'dpinfer design "
+                 "sequential --format json'.")
 
 
 def design_from_file(path):
-    """The :class:`SimonDesign` a file of ``dpinfer design simon --format json`` describes.
+    """The :class:`SimonDesign` or :class:`SequentialDesign` a file of ``dpinfer design ... --format json`` describes.
 
     The search is run again from the file's settings and must give the file's stage sizes
-    and thresholds: a file edited by hand (or from another version) is refused, not trusted.
+    and boundaries: a file edited by hand (or from another version) is refused, not trusted.
     """
     import json
 
-    from ..inference.designs import simon_design
     from ._input import _MAX_RELEASE_CHARS, _UsageError
 
     try:
@@ -165,10 +169,22 @@ def design_from_file(path):
     except OSError as exc:
         raise _UsageError(f"cannot read design file {path!r}: {exc.strerror}.") from exc
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise _UsageError(f"design file {path!r} is not the JSON of 'dpinfer design simon --format json'.") from exc
-    if (not isinstance(data, dict) or data.get("method") != "Simon two-stage design"
-            or any(key not in data for key in _DESIGN_KEYS + ("n1", "n", "r1", "r"))):
-        raise _UsageError(f"design file {path!r} is not the JSON of 'dpinfer design simon --format json'.")
+        raise _UsageError(_NOT_A_DESIGN.format(path)) from exc
+    if not isinstance(data, dict):
+        raise _UsageError(_NOT_A_DESIGN.format(path))
+    if data.get("method") == "Simon two-stage design":
+        return _simon_from(path, data)
+    if all(key in data for key in _SEQUENTIAL_KEYS + ("n1", "n2", "efficacy")):
+        return _sequential_from(path, data)
+    raise _UsageError(_NOT_A_DESIGN.format(path))
+
+
+def _simon_from(path, data):
+    from ..inference.designs import simon_design
+    from ._input import _UsageError
+
+    if any(key not in data for key in _DESIGN_KEYS + ("n1", "n", "r1", "r")):
+        raise _UsageError(_NOT_A_DESIGN.format(path))
     settings = {key: data[key] for key in _DESIGN_KEYS}
     design = simon_design(settings.pop("p0"), settings.pop("p1"), power=settings.pop("target_power"), **settings)
     if (design.n1, design.n, design.r1, design.r) != tuple(data[k] for k in ("n1", "n", "r1", "r")):
@@ -177,61 +193,126 @@ def design_from_file(path):
     return design
 
 
-def cmd_release_stage(args, x, n):
-    """``dpinfer release --design FILE --stage S``: release one stage's new count of a design."""
-    from ._commands import _budget_session, _print_budget_status, _seeded_warning
+def _sequential_from(path, data):
+    from ..inference.designs import sequential_design
+    from ._input import _UsageError
+
+    settings = {key: data[key] for key in _SEQUENTIAL_KEYS}
+    if settings["spending"] not in ("obrien-fleming", "pocock"):
+        raise _UsageError(f"design file {path!r} records spending {settings['spending']!r}; the command runs "
+                          "designs with 'obrien-fleming' or 'pocock' spending (a spending function of your own "
+                          "runs in Python).")
+    design = sequential_design(settings.pop("theta1"), settings.pop("theta2"), **settings)
+    recorded = (list(data["n1"]), list(data["n2"]), list(data["efficacy"]))
+    if (list(design.n1), list(design.n2), list(design.efficacy)) != recorded:
+        raise _UsageError(f"design file {path!r} records sizes n1 = {recorded[0]}, n2 = {recorded[1]} and its "
+                          f"boundaries, but its settings give n1 = {list(design.n1)}, n2 = {list(design.n2)} "
+                          f"(boundaries {list(design.efficacy)}).")
+    return design
+
+
+def _stages(design):
+    """``((size of arm 1, ...), ...)``: the new patients of each stage and arm, for either kind of design."""
+    sizes = design.stage_sizes
+    return tuple((m,) for m in sizes) if not callable(sizes) else sizes()
+
+
+def _stage_file(path, arms, what):
+    """The release(s) of one stage from a release file: one per arm of the design."""
     from ._input import _UsageError, _releases_from_file
+
+    found = _releases_from_file(path)
+    if len(found) != arms:
+        raise _UsageError(f"{what} {path!r} must hold one stage's release{'s of both arms' if arms > 1 else ''} "
+                          f"({arms}); it holds {len(found)}.")
+    return found[0] if arms == 1 else tuple(found)
+
+
+def _arm_counts(args, arms, first):
+    """``[(x, n), ...]`` of the stage: ``--x/--n`` (or ``--csv``) for arm 1, ``--x2/--n2`` for arm 2."""
+    from ._input import _UsageError
+
+    if arms == 1:
+        if args.x2 is not None or args.n2 is not None:
+            raise _UsageError("--x2/--n2 are arm 2's count of a two-arm design; this design has one arm.")
+        return [first]
+    if args.x2 is None or args.n2 is None:
+        raise _UsageError("a two-arm design's stage needs both arms' counts: --x X1 --n N1 (arm 1) and "
+                          "--x2 X2 --n2 N2 (arm 2).")
+    return [first, (args.x2, args.n2)]
+
+
+def cmd_release_stage(args, first):
+    """``dpinfer release --design FILE --stage S``: release one stage's new counts (every arm) of a design."""
+    import sys
+
+    from ..inference.designs import SimonDesign
+    from ._commands import _budget_session, _print_budget_status, _seeded_warning
+    from ._input import _UsageError
 
     design = design_from_file(args.design)
     if design.epsilon is None:
         raise _UsageError(f"design file {args.design!r} is the non-private design (epsilon none): nothing to release.")
-    if args.stage is None or not 1 <= args.stage <= 2:
-        raise _UsageError("--design needs --stage 1 or --stage 2 (a Simon design has two stages).")
-    if n != design.stage_sizes[args.stage - 1]:
-        raise _UsageError(f"stage {args.stage} of the design has {design.stage_sizes[args.stage - 1]} new patients, "
-                          f"but the input has n = {n} (n is public: give the stage's own patients).")
-    earlier = []
-    for path in args.earlier or []:
-        found = _releases_from_file(path)
-        if len(found) != 1:
-            raise _UsageError(f"release file {path!r} must hold one stage's release; it holds {len(found)}.")
-        earlier.append(found[0])
+    sizes = _stages(design)
+    if args.stage is None or not 1 <= args.stage <= len(sizes):
+        raise _UsageError(f"--design needs --stage 1 to {len(sizes)} (the design has {len(sizes)} stages).")
+    arms = len(sizes[0])
+    counts = _arm_counts(args, arms, first)
+    for a, ((x, n), m) in enumerate(zip(counts, sizes[args.stage - 1])):
+        if n != m:
+            where = f" of arm {a + 1}" if arms > 1 else ""
+            raise _UsageError(f"stage {args.stage} of the design has {m} new patients{where}, but the input has "
+                              f"n{'2' if a else ''} = {n} (n is public: give the stage's own patients).")
+    earlier = [_stage_file(path, arms, "release file") for path in args.earlier or []]
     if len(earlier) != args.stage - 1:
         raise _UsageError(f"--stage {args.stage} needs the release file(s) of the {args.stage - 1} earlier stage(s) "
                           f"as --earlier FILE; got {len(earlier)}.")
     secure = args.seed is None
+    label = args.label or ("Simon two-stage design" if isinstance(design, SimonDesign) else "group-sequential design")
     with _budget_session(args) as ledger:
-        run = design.staged_release(budget=ledger, label=args.label or "Simon two-stage design", released=earlier)
-        release = run.release(args.stage, x, rng=None if secure else args.seed, secure=secure)
+        run = design.staged_release(budget=ledger, label=label, released=earlier)
+        x = counts[0][0] if arms == 1 else [c[0] for c in counts]
+        run.release(args.stage, x, rng=None if secure else args.seed, secure=secure)
     if not secure:
         _seeded_warning(args.seed)
-    _emit(args.format, f"{release}\n  stage:       {args.stage} of 2 -> {run.decision}", [release.to_dict()])
+    released = run.releases[-1]
+    said = f"stage {args.stage} of {len(sizes)} -> {run.decision}"
+    text = "\n".join(str(r) for r in released) + f"\n  stage:       {said}"
+    _emit(args.format, text, [r.to_dict() for r in released])
     if args.format != "text":
-        import sys
-
-        print(f"dpinfer release: stage {args.stage} of 2 -> {run.decision}", file=sys.stderr)
+        print(f"dpinfer release: {said}", file=sys.stderr)
     _print_budget_status(args, ledger)
     return EXIT_OK
 
 
 def cmd_test_design(args):
-    """``dpinfer test --design FILE --release S1.json [--release S2.json]``: :func:`simon_test`."""
-    from ..inference.designs import simon_test
-    from ._input import _UsageError, _releases_from_file
+    """``dpinfer test --design FILE --release S1.json [--release S2.json ...]``: the test at the design's end.
+
+    :func:`simon_test` for a Simon design (one release per stage file), :func:`sequential_test`
+    for a two-arm design (each file holds one look's releases of both arms, up to the look
+    the trial stopped at).
+    """
+    from ..inference.designs import SimonDesign, sequential_test, simon_test
+    from ._input import _UsageError
 
     design = design_from_file(args.design)
     files = args.release if isinstance(args.release, list) else ([args.release] if args.release else [])
-    if not 1 <= len(files) <= 2:
-        raise _UsageError("--design needs the stage releases: --release STAGE1.json, and --release STAGE2.json "
-                          "when the trial continued.")
-    releases = []
-    for path in files:
-        found = _releases_from_file(path)
-        if len(found) != 1:
-            raise _UsageError(f"release file {path!r} must hold one stage's release; it holds {len(found)}.")
-        releases.append(found[0])
-    result = simon_test(design, releases, alternative=args.alternative, confidence_level=args.confidence_level,
-                        composition=args.composition)
+    looks = len(_stages(design))
+    arms = len(_stages(design)[0])
+    if not 1 <= len(files) <= looks:
+        raise _UsageError(f"--design needs the stage releases: --release FILE once per stage released, up to the "
+                          f"stage the trial stopped at (1 to {looks}).")
+    releases = [_stage_file(path, arms, "release file") for path in files]
+    if isinstance(design, SimonDesign):
+        result = simon_test(design, releases, alternative=args.alternative, confidence_level=args.confidence_level,
+                            composition=args.composition)
+    else:
+        if args.alternative != "two-sided":
+            raise _UsageError("--alternative does not apply to a two-arm design: its test is one-sided in the "
+                              "direction it was planned (theta1 > theta2 when theta1 > theta2 was planned).")
+        margin = getattr(args, "margin", None)
+        result = sequential_test(design, releases, margin=0.0 if margin is None else margin,
+                                 confidence_level=args.confidence_level, composition=args.composition)
     record = result.to_htest() if args.format == "htest-json" else result.to_dict()
     _emit(args.format, str(result), [record])
     return EXIT_OK

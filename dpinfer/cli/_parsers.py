@@ -279,11 +279,15 @@ def _add_release(sub):
     rel.add_argument("--epsilon", type=_REAL, help="privacy-loss parameter (> 0; required unless --design)")
     rel.add_argument("--delta", type=_REAL, default=0.0, help="approximate-DP slack, Tulap only (default 0)")
     stage = rel.add_argument_group("a stage of a design (instead of --epsilon)")
-    stage.add_argument("--design", metavar="FILE", help="JSON of 'dpinfer design simon --format json': release "
-                       "one stage's new patients at the design's epsilon (charged once for the whole design)")
-    stage.add_argument("--stage", type=_WHOLE, help="with --design: the stage to release (1 or 2)")
+    stage.add_argument("--design", metavar="FILE", help="JSON of 'dpinfer design simon|sequential --format json': "
+                       "release one stage's new patients at the design's epsilon (charged once for the whole design)")
+    stage.add_argument("--stage", type=_WHOLE, help="with --design: the stage to release (1, 2, ...)")
     stage.add_argument("--earlier", metavar="FILE", action="append",
-                       help="with --stage 2: the release file of stage 1 (the run is continued from it)")
+                       help="with --stage S > 1: the release file of each earlier stage, in order (the run is "
+                            "continued from them)")
+    stage.add_argument("--x2", type=_confidential_count,
+                       help="a two-arm design's stage: arm 2's count (confidential; --x is arm 1's)")
+    stage.add_argument("--n2", type=_WHOLE, help="a two-arm design's stage: arm 2's new patients (--n is arm 1's)")
     rel.add_argument("--sensitivity", type=_WHOLE, default=1,
                      help="Tulap only: the most one person moves the count (default 1)")
     rel.add_argument("--mechanism", choices=("tulap", "laplace"),
@@ -347,8 +351,9 @@ def _add_test(sub):
     _add_released_input(test, methods=("ump", "normal", "jimi", "mc"))
     test.add_argument("--p0", type=_REAL, default=0.5, help="null proportion (default 0.5)")
     test.add_argument("--design", metavar="FILE",
-                      help="JSON of 'dpinfer design simon --format json': the exact test at the end of the design "
-                           "from its stage releases (--release once per stage; the null is the design's p0)")
+                      help="JSON of 'dpinfer design simon|sequential --format json': the exact test at the end of "
+                           "the design from its stage releases (--release once per stage, a two-arm stage's file "
+                           "holding both arms; the null is the design's p0, or --margin for two arms)")
     add_strata_options(test, _REAL)
     tab = test.add_argument_group("released table (instead of --release/--value)")
     tab.add_argument("--table", metavar="FILE",

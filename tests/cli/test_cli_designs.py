@@ -79,9 +79,12 @@ def test_release_stage_errors(capsys, tmp_path):
                         "--epsilon", 1)
     assert code == 2 and "--epsilon must not be given with --design" in err
     code, _, err = call(capsys, "release", "--stage", 1, "--x", 2, "--n", 11)
-    assert code == 2 and "--stage and --earlier apply to --design FILE only" in err
+    assert code == 2 and "--stage, --earlier, --x2 and --n2 apply to --design FILE only" in err
     code, _, err = call(capsys, "release", "--design", design_file, "--stage", 2, "--x", 2, "--n", 22)
     assert code == 2 and "--stage 2 needs the release file(s) of the 1 earlier stage(s)" in err
+    code, _, err = call(capsys, "release", "--design", design_file, "--stage", 1, "--x", 2, "--n", 11, "--x2", 3,
+                        "--n2", 11)
+    assert code == 2 and "--x2/--n2 are arm 2's count of a two-arm design; this design has one arm" in err
     edited = json.loads(out)
     edited["r"] += 1
     (tmp_path / "edited.json").write_text(json.dumps(edited))

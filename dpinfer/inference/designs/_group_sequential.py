@@ -189,12 +189,14 @@ class SequentialDesign:
                   for values, name in ((z1, "z1"), (z2, "z2")))
         return lat.sign * (lat.a * k1 - lat.b * k2)
 
-    def staged_release(self, *, budget=None, label="group-sequential design"):
+    def staged_release(self, *, budget=None, label="group-sequential design", released=()):
         """A :class:`~dpinfer.StagedRelease` that runs this design (two arms, its stage sizes).
 
         Each stage's new counts are released once at the design's ``(epsilon, delta)``; after
         each look the design's rule (:meth:`decide`) says continue or stop.  With a
         ``budget`` the whole design is one parallel set: one epsilon for all stages.
+        ``released``: the pairs (arm 1, arm 2) of the looks already released, to continue a
+        run (the ``dpinfer release --design FILE --stage S --earlier ...`` command).
         """
         if self.epsilon is None:
             raise ValueError("a non-private design (`epsilon` = None) has no release to run; plan it with "
@@ -206,7 +208,7 @@ class SequentialDesign:
             z2 = [r[1].value for r in releases]
             return self.decide(stage, z1, z2)
         return StagedRelease(self.stage_sizes(), epsilon=self.epsilon, delta=self.delta,
-                             arms=("arm 1", "arm 2"), budget=budget, label=label, rule=rule)
+                             arms=("arm 1", "arm 2"), budget=budget, label=label, rule=rule, released=released)
 
     def to_dict(self):
         """A JSON-safe dict of the design (with the non-private design's numbers under ``nonprivate``)."""
