@@ -68,9 +68,9 @@ def test_release_then_p0_matches_the_defining_sum():
 
 def test_two_sample_releases_then_null_by_position():
     a = binom2_jimi_test(LAPLACE, LAPLACE2, 0.1, n_sim=2000, rng=3)
-    b = binom2_jimi_test(LAPLACE, pi2=LAPLACE2, p0=0.1, n_sim=2000, rng=3)
+    b = binom2_jimi_test(LAPLACE, pi_hat2=LAPLACE2, margin=0.1, n_sim=2000, rng=3)
     assert a == b and a.null_value == 0.1
-    assert binom2_normal_test(LAPLACE, LAPLACE2) == binom2_normal_test(LAPLACE, pi2=LAPLACE2)
+    assert binom2_normal_test(LAPLACE, LAPLACE2) == binom2_normal_test(LAPLACE, pi_hat2=LAPLACE2)
 
 
 def test_positional_and_keyword_for_the_same_argument_is_an_error():

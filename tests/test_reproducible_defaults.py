@@ -193,7 +193,7 @@ def test_one_sample_jimi_draws_without_rng_are_reproducible_and_shared():
     ci = binom_jimi_ci(rel, n_sim=4000)  # the same stream: order statistics k and n_sim + 1 - k, k = 100
     assert (ci.low, ci.high) == (draws[99], draws[4000 - 100])
     a, b = LaplaceReleaser(epsilon=1.0).proportion(30, 40, rng=1), LaplaceReleaser(epsilon=1.0).proportion(22, 40, rng=2)
-    pairs = binom2_jimi_sample(a, pi2=b, n_sim=4000)
+    pairs = binom2_jimi_sample(a, pi_hat2=b, n_sim=4000)
     diff = np.sort(pairs[:, 0] - pairs[:, 1])
     ci2 = binom2_jimi_ci(a, b, n_sim=4000)
     assert (ci2.low, ci2.high) == (diff[99], diff[4000 - 100])

@@ -92,7 +92,7 @@ _CALLS = {
 #: the two-arm options, spelled as their Python arguments (n1 -> --n1)
 _OPTIONS.update({name: f"--{name}" for name in ("n1", "n2", "theta2", "ratio", "margin", "effect")})
 #: the means options (mean-test)
-_OPTIONS["sigma"] = "--sigma"
+_OPTIONS.update(sigma="--sigma", mu0="--mu0")
 
 
 def _spell(name):

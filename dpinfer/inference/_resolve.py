@@ -30,9 +30,7 @@ import functools
 import importlib
 import inspect
 import math
-import warnings
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -283,32 +281,3 @@ def arm_pair(value, name):
         return value[0], value[1]
     return value, value
 
-
-def _caller_stacklevel():
-    """The ``stacklevel`` that points a warning at the first frame outside dpinfer."""
-    package = Path(__file__).resolve().parents[1]
-    frame, level = inspect.currentframe().f_back, 1
-    while frame is not None and Path(frame.f_code.co_filename).resolve().is_relative_to(package):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-def epsilon_pair(epsilon, epsilon1, epsilon2, method):
-    """Both arms' epsilon from ``epsilon`` (one value or a pair) or the deprecated pair of names.
-
-    ``epsilon1``/``epsilon2`` were the two-sample approximate methods' spelling while the
-    exact two-arm functions take ``epsilon=(e1, e2)``: one question, one spelling.  The
-    old names still work, with a FutureWarning, until version 0.3.
-
-    Returns ``(epsilon_1, epsilon_2, names)`` with ``names`` the resolver's spelling of
-    the argument in messages (``epsilon``, or ``epsilon1``/``epsilon2`` for the old names).
-    """
-    if epsilon1 is None and epsilon2 is None:
-        return (*arm_pair(epsilon, "epsilon"), {"epsilon": "epsilon"})
-    if epsilon is not None:
-        raise TypeError(f"{method}() takes `epsilon` (one value or a pair) or the deprecated "
-                        "`epsilon1`/`epsilon2`, not both.")
-    warnings.warn(f"{method}(): `epsilon1`/`epsilon2` are deprecated and will be removed in version 0.3; "
-                  "pass `epsilon=(epsilon1, epsilon2)`, or one value for both groups, as "
-                  "binom2_ump_test takes it.", FutureWarning, stacklevel=_caller_stacklevel())
-    return epsilon1, epsilon2, {}

@@ -86,16 +86,16 @@ def test_two_sample_draws_reproduce_interval_and_test():
     r1 = LaplaceReleaser(epsilon=1.0).proportion(20, 40, rng=1)
     r2 = LaplaceReleaser(epsilon=0.5).proportion(10, 50, rng=2)
     h = 6000
-    d = binom2_jimi_sample(r1, pi2=r2, n_sim=h, rng=3)
+    d = binom2_jimi_sample(r1, pi_hat2=r2, n_sim=h, rng=3)
     assert d.shape == (h, 2)
     diff = d[:, 0] - d[:, 1]
     s = np.sort(diff)
     lo_i, hi_i = _ranks(h, 0.025, 0.025)
-    ci = binom2_jimi_ci(r1, pi2=r2, n_sim=h, rng=3)
+    ci = binom2_jimi_ci(r1, pi_hat2=r2, n_sim=h, rng=3)
     assert (ci.low, ci.high) == (s[lo_i], s[hi_i])
     d0 = 0.1
     below, tied = np.mean(diff < d0), np.mean(diff == d0)  # mid-p ties, as documented
-    assert binom2_jimi_test(r1, pi2=r2, p0=d0, alternative="greater", n_sim=h, rng=3).pvalue == below + 0.5 * tied
+    assert binom2_jimi_test(r1, pi_hat2=r2, margin=d0, alternative="greater", n_sim=h, rng=3).pvalue == below + 0.5 * tied
 
 
 def test_two_sample_columns_have_each_groups_law():
@@ -114,7 +114,7 @@ def test_bad_arguments_are_refused_before_drawing():
     with pytest.raises(ValueError, match=r"`n_sim` must be at most 10_000_000"):
         binom_jimi_sample(REL, n_sim=50_000_000)  # refused before allocating 2 GB
     with pytest.raises(ValueError, match=r"`n_sim` must be at most 10_000_000"):
-        binom2_jimi_sample(REL, pi2=REL, n_sim=50_000_000)
+        binom2_jimi_sample(REL, pi_hat2=REL, n_sim=50_000_000)
     with pytest.raises(ValueError, match=r"must be one released value; got an array of shape \(2,\)"):
         binom_jimi_sample([0.2, 0.3], 30, epsilon=1.0)
     with pytest.raises(ValueError, match=r"must be one released value each"):

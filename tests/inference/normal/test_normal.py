@@ -413,7 +413,7 @@ def test_proportion_and_count_releases():
     ci = binom_normal_ci(count, method="score")
     assert ci == binom_normal_ci(count.value / 40, 40, epsilon=1.5, method="score")
     p2 = LaplaceReleaser(0.5).proportion(20, 60, rng=4)
-    r = binom2_normal_test(prop, pi2=p2)
+    r = binom2_normal_test(prop, pi_hat2=p2)
     s = binom2_normal_test(prop.value, 40, p2.value, 60, epsilon=(1.5, 0.5))
     assert r.pvalue == s.pvalue and r.epsilon == 2.0
 

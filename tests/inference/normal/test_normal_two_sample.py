@@ -79,13 +79,13 @@ def test_two_sample_large_epsilon_is_statsmodels_score_test(x1, n1, x2, n2, alte
 
 
 @pytest.mark.parametrize("args, kwargs, exc, match", [
-    ((0.4, 30), dict(epsilon=1.0), TypeError, "`pi2` is required"),
+    ((0.4, 30), dict(epsilon=1.0), TypeError, "`pi_hat2` is required"),
     ((0.4, 30, 0.5), dict(epsilon=1.0), TypeError, "`n2` is required"),
-    ((0.4, 30, 0.5, 30), dict(epsilon=(1.0, None)), TypeError, "`epsilon` is required when `pi2`"),
+    ((0.4, 30, 0.5, 30), dict(epsilon=(1.0, None)), TypeError, "`epsilon` is required when `pi_hat2`"),
     ((0.4, None, 0.5, 30), dict(epsilon=1.0), TypeError, "`n1` is required"),
     ((0.4, 30, 0.5, 30), dict(epsilon=(0.0, 1.0)), ValueError, "`epsilon` must be a positive"),
-    (("a", 30, 0.5, 30), dict(epsilon=1.0), TypeError, "`pi1` must be a real number"),
-    ((0.4, 30, [np.nan], 30), dict(epsilon=1.0), ValueError, "`pi2` must contain only"),
+    (("a", 30, 0.5, 30), dict(epsilon=1.0), TypeError, "`pi_hat1` must be a real number"),
+    ((0.4, 30, [np.nan], 30), dict(epsilon=1.0), ValueError, "`pi_hat2` must contain only"),
     ((0.4, -3, 0.5, 30), dict(epsilon=1.0), ValueError, "`n1` must be an integer >= 1"),
     ((0.4, 30, 0.5, 0), dict(epsilon=1.0), ValueError, "`n2` must be an integer >= 1"),
     ((0.4, 30, 0.5, True), dict(epsilon=1.0), TypeError, "`n2` must be an integer"),
@@ -100,9 +100,9 @@ def test_two_sample_large_epsilon_is_statsmodels_score_test(x1, n1, x2, n2, alte
      "spelled 'two-sided'"),
     ((0.4, 30, 0.5, 30), dict(epsilon=1.0, confidence_level=95), ValueError,
      "not 95"),
-    ((_TULAP,), dict(pi2=0.5, n2=30, epsilon=(None, 1.0)), ValueError, "`pi1` is a Tulap release"),
-    ((_LAP,), dict(n1=30, pi2=0.5, n2=30, epsilon=(None, 1.0)), ValueError, "`n1` must not be given"),
-    ((0.4, 30, _LAP), dict(epsilon=1.0), ValueError, "`epsilon` must not be given when `pi2`"),
+    ((_TULAP,), dict(pi_hat2=0.5, n2=30, epsilon=(None, 1.0)), ValueError, "`pi_hat1` is a Tulap release"),
+    ((_LAP,), dict(n1=30, pi_hat2=0.5, n2=30, epsilon=(None, 1.0)), ValueError, "`n1` must not be given"),
+    ((0.4, 30, _LAP), dict(epsilon=1.0), ValueError, "`epsilon` must not be given when `pi_hat2`"),
 ])
 def test_bad_two_sample_inputs(args, kwargs, exc, match):
     with pytest.raises(exc, match=match):
