@@ -81,10 +81,14 @@ def _bit_source(secure, rng, epsilon=None, sensitivity=1):
     return _GeneratorBits(_check_rng(rng))
 
 
+def _reach(epsilon):
+    """``C = ceil(764 / epsilon) + 1``: the noise (in units) stays within it except with probability < 2**-1100."""
+    return math.ceil(764.0 / epsilon) + 1
+
+
 def _grid_bits(bound, epsilon):
     """``g``: steps of ``2**-g`` units keep ``(B + C) 2**g`` inside 64-bit integers."""
-    reach = math.ceil(764.0 / epsilon) + 1
-    return min(_MAX_GRID_BITS, 61 - (math.ceil(bound) + reach + 1).bit_length())
+    return min(_MAX_GRID_BITS, 61 - (math.ceil(bound) + _reach(epsilon) + 1).bit_length())
 
 
 def _check_output_range(bound, epsilon, sensitivity):
@@ -93,7 +97,7 @@ def _check_output_range(bound, epsilon, sensitivity):
     The released units stay within ``bound`` plus the noise reach ``C = ceil(764 / epsilon) + 1``
     except with probability below ``2**-1100``; both are public.
     """
-    reach = math.ceil(764.0 / epsilon) + 1
+    reach = _reach(epsilon)
     if not math.isfinite((float(bound) + reach) * sensitivity):
         raise ValueError(
             f"`sensitivity` = {sensitivity!r} with `epsilon` = {epsilon!r} would release values beyond the "
@@ -124,6 +128,26 @@ def count_grid(n, epsilon):
     """
     g = _grid_bits(n, epsilon)
     return g, _per_step(epsilon, 2**g)
+
+
+def count_grid_resolves_whole(n, epsilon):
+    """Whether a whole count (or a proportion ``k / n``) is told apart from Laplace releases out of ``n``.
+
+    Package-internal interface (the resolver's rule for typed values).  True when
+    ``n + C < 2**(52 - g)`` (``g``, ``C`` of :func:`count_grid`; ``n <= 2**28 - C`` at
+    the full grid ``g = 24``, e.g. every ``n`` below 2.6e8 at ``epsilon >= 0.1``).
+    Then a released count ``c = T / 2**g`` (``|T| < 2**53``, except with probability
+    below ``2**-1100``) is exact in a double, and is whole only when the discrete
+    Laplace draw is a multiple of ``2**g``: probability ``tanh(lam / 2) /
+    tanh(2**g lam / 2)`` (``lam`` of :func:`count_grid`; 6.4e-8 at ``epsilon = 1``,
+    about ``2**-g`` for small epsilon, ``epsilon 2**-(g+1)`` for large).  A released
+    proportion ``fl(c / n)`` that is not whole-count equals no ``fl(k / n)``: ``c`` and
+    ``k`` differ by at least ``2**-g``, so ``c / n`` and ``k / n`` by ``2**-g / n``, more
+    than one unit in the last place of ``(n + C) / n`` (at most ``2**-52 (n + C) / n``).
+    Beyond that size the doubles round the grid and the rule says nothing (False).
+    """
+    g, _ = count_grid(n, epsilon)
+    return n + _reach(epsilon) < 2 ** (52 - g)
 
 
 def _laplace_on_grid(bits, units, epsilon, *, bound, exact):

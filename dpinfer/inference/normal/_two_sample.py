@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..._printing import _released
 from ..._validation import _check_alternative, _check_confidence_level
 from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...results import ConfidenceInterval, HTestResult
@@ -159,9 +160,9 @@ def binom2_normal_test(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
         low, high = -1.0, diff + _one_sided_z(confidence_level) * se
     low, high = float(np.clip(low, -1.0, 1.0)), float(np.clip(high, -1.0, 1.0))
     if rel1 or rel2:
-        data_name = f"Laplace releases: pi_hat1 = {float(v1):.4g}, n1 = {n1}; pi_hat2 = {float(v2):.4g}, n2 = {n2}"
+        data_name = f"Laplace releases: pi_hat1 = {_released(v1)}, n1 = {n1}; pi_hat2 = {_released(v2)}, n2 = {n2}"
     else:
-        data_name = f"pi_hat1 = {float(v1):.4g}, n1 = {n1}; pi_hat2 = {float(v2):.4g}, n2 = {n2}"
+        data_name = f"pi_hat1 = {_released(v1)}, n1 = {n1}; pi_hat2 = {_released(v2)}, n2 = {n2}"
     epsilon, delta = two_sample_privacy(e1, d1, e2, d2, composition)
     return HTestResult(
         statistic=float(z),

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from ... import _mechanisms
+from ..._printing import _released
 from ..._validation import (
     _arg,
     _check_alternative,
@@ -284,7 +285,7 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
         conf_int=ConfidenceInterval(float(ci[0]), float(ci[1]), confidence_level),
         epsilon=epsilon,
         delta=delta,
-        data_name=f"Z = {z_val:.7g}, n = {n}",
+        data_name=f"Z = {_released(z_val)}, n = {n}",
         statistic_name="Z",
         parameter=n,
         parameter_name="number of trials",
