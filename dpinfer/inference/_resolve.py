@@ -211,7 +211,8 @@ def resolve(value, n=None, *, epsilon=None, delta=None, sensitivity=None, kind=N
 RELEASE_CALLS = {
     (_mechanisms.TULAP, "count"): ("TulapReleaser.release", "TulapReleaser(epsilon).release(x, n)"),
     (_mechanisms.LAPLACE, "count"): ("LaplaceReleaser.count", "LaplaceReleaser(epsilon).count(x, n)"),
-    (_mechanisms.LAPLACE, "proportion"): ("LaplaceReleaser.proportion", "LaplaceReleaser(epsilon).proportion(x, n)"),
+    (_mechanisms.LAPLACE, "proportion"): ("LaplaceReleaser.proportion",
+                                          "LaplaceReleaser(epsilon).proportion(x, n)"),
 }
 
 
@@ -272,7 +273,8 @@ def refuse_unreleased(arr, n, epsilon, mechanism, kind, name, n_name="n"):
     call_name, python = RELEASE_CALLS[(mechanism, kind)]
     raise DPInferValueError(
         _arg(name), f"{where}, and {never}: {looks}. Release the count first, ",
-        _call(call_name, python), ", and pass the Release (or type all the digits it prints).", argument=name)
+        _call(call_name, python + ", and pass the Release"), " (or type all the digits it prints).",
+        argument=name)
 
 
 def _from_release(rel, n, epsilon, delta, sensitivity, kind, accepted, method, name, names):
