@@ -216,6 +216,11 @@ RELEASE_CALLS = {
 }
 
 
+#: the largest chance that a genuine Laplace release is refused (a whole count or k / n):
+#: above it (epsilon beyond about 30 at the full grid) the rule refuses nothing
+MAX_CHANCE = 1e-6
+
+
 def unreleased(arr, n, epsilon, mechanism, kind):
     """Where ``arr`` holds values that the releaser of (mechanism, kind) out of ``n`` does not output.
 
@@ -230,7 +235,9 @@ def unreleased(arr, n, epsilon, mechanism, kind):
     * **Laplace count**: a whole number only when the discrete Laplace draw is a multiple
       of ``2**g`` (probability 6.4e-8 at ``epsilon = 1``; see
       ``releasers._secure_path.count_grid_resolves_whole``, which also bounds the sizes
-      where doubles keep the grid exact: beyond them the rule says nothing).
+      where doubles keep the grid exact: beyond them the rule says nothing).  Where that
+      probability exceeds :data:`MAX_CHANCE` (a large epsilon, beyond about 30 at the full
+      grid: the noise is then often a whole number of counts) the rule says nothing either.
     * **Laplace proportion**: equal to the double nearest some ``k / n`` only under the
       same event (same function: the proof that doubles keep the two apart).
     """
@@ -242,6 +249,8 @@ def unreleased(arr, n, epsilon, mechanism, kind):
         return None, None
     g, lam = count_grid(n, epsilon)
     chance = math.tanh(lam / 2.0) / math.tanh(2**g * lam / 2.0)
+    if chance > MAX_CHANCE:  # a large epsilon: the noise is often a whole number of counts
+        return None, None
     if kind == "count":
         return arr == np.floor(arr), chance
     return arr == np.rint(arr * n) / n, chance  # k = rint(value n) is exact below 2**28 (see the proof)
