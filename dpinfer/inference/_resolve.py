@@ -253,7 +253,8 @@ def unreleased(arr, n, epsilon, mechanism, kind):
         return None, None
     if kind == "count":
         return arr == np.floor(arr), chance
-    return arr == np.rint(arr * n) / n, chance  # k = rint(value n) is exact below 2**28 (see the proof)
+    with np.errstate(over="ignore"):  # a value near the largest double: times n it is inf, never k / n
+        return arr == np.rint(arr * n) / n, chance  # k = rint(value n) is exact below 2**28 (the proof)
 
 
 def refuse_unreleased(arr, n, epsilon, mechanism, kind, name, n_name="n"):
