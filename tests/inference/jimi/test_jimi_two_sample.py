@@ -31,9 +31,9 @@ def _difference_cdf(d, pi1, n1, eps1, pi2, n2, eps2, cells=800):
 
 
 CASES = [  # (pi1, n1, eps1, pi2, n2, eps2, p0)
-    (0.55, 40, 1.0, 0.30, 60, 0.5, 0.1),
-    (0.40, 30, 1.0, 0.40, 30, 1.0, 0.0),
-    (-0.03, 30, 1.0, 0.2, 25, 2.0, -0.1),
+    (0.5513, 40, 1.0, 0.3013, 60, 0.5, 0.1),
+    (0.4013, 30, 1.0, 0.4013, 30, 1.0, 0.0),
+    (-0.0313, 30, 1.0, 0.2013, 25, 2.0, -0.1),
 ]
 
 
@@ -68,17 +68,17 @@ def test_group_streams_are_independent():
     d2 = _draw_theta(g2, np.array([0.4]), 30, 1.0, H)[0]
     assert not np.array_equal(d1, d2)
     assert abs(np.corrcoef(d1, d2)[0, 1]) <= 4 / np.sqrt(H)
-    ci = binom2_jimi_ci(0.4, 30, 0.4, 30, epsilon=1.0, rng=2025)
+    ci = binom2_jimi_ci(0.4013, 30, 0.4013, 30, epsilon=1.0, rng=2025)
     assert ci.low < -0.1 and ci.high > 0.1
 
 
 def test_same_seed_same_output():
     kw = dict(epsilon=(1.0, 0.5), rng=99)
-    a = binom2_jimi_test(np.array([0.3, 0.6]), 30, np.array([0.2, 0.1]), 40, **kw)
-    b = binom2_jimi_test(np.array([0.3, 0.6]), 30, np.array([0.2, 0.1]), 40, **kw)
+    a = binom2_jimi_test(np.array([0.3013, 0.6013]), 30, np.array([0.2013, 0.1013]), 40, **kw)
+    b = binom2_jimi_test(np.array([0.3013, 0.6013]), 30, np.array([0.2013, 0.1013]), 40, **kw)
     assert np.array_equal(a, b)
-    c1 = binom2_jimi_ci(0.3, 30, 0.2, 40, epsilon=(1.0, 0.5), rng=np.random.SeedSequence(4))
-    c2 = binom2_jimi_ci(0.3, 30, 0.2, 40, epsilon=(1.0, 0.5), rng=4)
+    c1 = binom2_jimi_ci(0.3013, 30, 0.2013, 40, epsilon=(1.0, 0.5), rng=np.random.SeedSequence(4))
+    c2 = binom2_jimi_ci(0.3013, 30, 0.2013, 40, epsilon=(1.0, 0.5), rng=4)
     assert c1 == c2
 
 
@@ -103,13 +103,13 @@ def test_shapes_releases_and_result():
 
 
 ERRORS = [
-    (dict(pi_hat1=0.3, n1=30, pi_hat2=None, n2=30, epsilon=1.0), TypeError, "`pi_hat2`.*required"),
-    (dict(pi_hat1=0.3, n1=30, pi_hat2=0.2, n2=30, epsilon=(1.0, None)), TypeError, "`epsilon` is required when `pi_hat2`"),
-    (dict(pi_hat1=0.3, n1=None, pi_hat2=0.2, n2=30, epsilon=1.0), TypeError, "`n1` is required"),
-    (dict(pi_hat1=0.3, n1=30, pi_hat2=0.2, n2=30, epsilon=(1.0, 0.0)), ValueError, "`epsilon` must be"),
-    (dict(pi_hat1=[0.3, 0.2], n1=30, pi_hat2=[0.2, 0.1, 0.4], n2=30, epsilon=1.0),
+    (dict(pi_hat1=0.3013, n1=30, pi_hat2=None, n2=30, epsilon=1.0), TypeError, "`pi_hat2`.*required"),
+    (dict(pi_hat1=0.3013, n1=30, pi_hat2=0.2013, n2=30, epsilon=(1.0, None)), TypeError, "`epsilon` is required when `pi_hat2`"),
+    (dict(pi_hat1=0.3013, n1=None, pi_hat2=0.2013, n2=30, epsilon=1.0), TypeError, "`n1` is required"),
+    (dict(pi_hat1=0.3013, n1=30, pi_hat2=0.2013, n2=30, epsilon=(1.0, 0.0)), ValueError, "`epsilon` must be"),
+    (dict(pi_hat1=[0.3013, 0.2013], n1=30, pi_hat2=[0.2013, 0.1013, 0.4013], n2=30, epsilon=1.0),
      ValueError, "broadcastable"),
-    (dict(pi_hat1=0.3, n1=30, pi_hat2=0.2, n2=30, epsilon=1.0, kind2="counts"),
+    (dict(pi_hat1=0.3013, n1=30, pi_hat2=0.2013, n2=30, epsilon=1.0, kind2="counts"),
      ValueError, "`kind2` must be"),
 ]
 
@@ -123,13 +123,13 @@ def test_bad_arguments(func, kwargs, exc, match):
 
 def test_bad_null_and_releases():
     with pytest.raises(ValueError, match=r"`margin` \(the null difference"):
-        binom2_jimi_test(0.3, 30, 0.2, 30, margin=1.5, epsilon=1.0)
+        binom2_jimi_test(0.3013, 30, 0.2013, 30, margin=1.5, epsilon=1.0)
     tulap = TulapReleaser(epsilon=1.0).release(5, 30, rng=1)
     with pytest.raises(ValueError, match="`pi_hat2` is a Tulap release"):
-        binom2_jimi_ci(0.3, 30, tulap, epsilon=(1.0, None))
+        binom2_jimi_ci(0.3013, 30, tulap, epsilon=(1.0, None))
     rel = LaplaceReleaser(epsilon=1.0).proportion(5, 30, rng=1)
     with pytest.raises(ValueError, match="`n2` must not be given when `pi_hat2` is a Release"):
-        binom2_jimi_ci(0.3, 30, rel, 30, epsilon=(1.0, None))
+        binom2_jimi_ci(0.3013, 30, rel, 30, epsilon=(1.0, None))
 
 
 # --------------------------------------------------------------------------- exact limit (n_sim=None)
@@ -169,7 +169,7 @@ def test_exact_two_sample_interval_endpoints_are_quantiles():
     # P(D <= low) >= 0.025 > P(D < low) up to the root finder's 1e-12 in d.
     from dpinfer.inference.jimi import _kernels as k
 
-    args = (0.4, 30, 1.0, 0.3, 40, 1.0)
+    args = (0.4013, 30, 1.0, 0.3013, 40, 1.0)
     ci = binom2_jimi_ci(args[0], args[1], args[3], args[4], epsilon=1.0, n_sim=None)
     for bound, level in ((ci.low, 0.025), (ci.high, 0.975)):
         lt, tie, _ = k._two_exact(*args, bound + 1e-9)
