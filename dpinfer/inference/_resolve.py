@@ -170,7 +170,7 @@ def resolve(value, n=None, *, epsilon=None, delta=None, sensitivity=None, kind=N
             method, name="value", suffix="", names=None, numbers=True):
     """Validate "a Release or numbers" against ``accepts``; return a :class:`Resolved` record.
 
-    ``name`` is the argument holding the release (``'z'``, ``'pi1'``); the number
+    ``name`` is the argument holding the release (``'z'``, ``'pi_hat1'``); the number
     arguments are named ``n``, ``epsilon``, ``delta``, ``kind`` plus ``suffix``
     (``'n1'``), except those ``names`` maps to other names.  ``delta``/``sensitivity``/``kind`` None: the function has no such
     argument or the user left it out.  With ``numbers=False`` a value that is
