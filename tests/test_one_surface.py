@@ -89,7 +89,7 @@ def test_bare_numbers_keep_r_order():
 def test_jimi_default_is_the_exact_limit_in_every_door(capsys):
     py = binom_jimi_test(LAPLACE, 0.2)
     assert py.n_sim is None and py == prop_test(LAPLACE, 0.2, method="jimi")
-    code, out, _ = call(capsys, "test", "--value", LAPLACE.value, "--n", 30, "--epsilon", 1,
+    code, out, _ = call(capsys, "test", "--z", LAPLACE.value, "--n", 30, "--epsilon", 1,
                         "--p0", 0.2, "--method", "jimi", "--format", "json")
     assert code == 0
     data = json.loads(out)
@@ -100,7 +100,7 @@ def test_normal_interval_default_is_the_score_interval_in_every_door(capsys):
     ci = binom_normal_ci(LAPLACE)
     assert binom_normal_test(LAPLACE, 0.2).conf_int == ci
     assert ci == binom_normal_ci(LAPLACE, method="score")
-    code, out, _ = call(capsys, "ci", "--value", LAPLACE.value, "--n", 30, "--epsilon", 1,
+    code, out, _ = call(capsys, "ci", "--z", LAPLACE.value, "--n", 30, "--epsilon", 1,
                         "--method", "normal", "--format", "json")
     assert code == 0
     data = json.loads(out)
@@ -177,7 +177,7 @@ def test_one_key_vocabulary_across_dict_frame_json_csv(capsys):
     keys = list(res.to_dict())
     assert keys == list(res.to_frame().columns) == list(results_to_frame([res, res]).columns)
     assert "pvalue" in keys and "p_value" not in keys
-    args = ("test", "--value", 12.7, "--n", 30, "--epsilon", 1, "--p0", 0.2)
+    args = ("test", "--z", 12.7, "--n", 30, "--epsilon", 1, "--p0", 0.2)
     _, out, _ = call(capsys, *args, "--format", "json")
     assert list(json.loads(out)) == keys
     _, out, _ = call(capsys, *args, "--format", "csv")
@@ -216,16 +216,16 @@ def test_to_htest_has_r_field_names_and_privacy_fields():
 def test_command_htest_json_one_value_and_several(capsys):
     args = ("test", "--n", 30, "--epsilon", 1, "--p0", 0.2, "--alternative", "greater",
             "--format", "htest-json")
-    code, out, _ = call(capsys, *args[:1], "--value", 12.7, *args[1:])
+    code, out, _ = call(capsys, *args[:1], "--z", 12.7, *args[1:])
     one = json.loads(out)
     assert code == 0 and isinstance(one, dict)
     assert one["p.value"] == pytest.approx(_ump_pvalue_greater(12.7, 30, 0.2, 1.0), rel=1e-12)
-    code, out, _ = call(capsys, *args[:1], "--value", 12.7, 3.2, 20, *args[1:])
+    code, out, _ = call(capsys, *args[:1], "--z", 12.7, 3.2, 20, *args[1:])
     many = json.loads(out)
     assert code == 0 and [m["statistic"]["Z"] for m in many] == [12.7, 3.2, 20.0]
     for m, z in zip(many, (12.7, 3.2, 20.0)):
         assert m["p.value"] == pytest.approx(_ump_pvalue_greater(z, 30, 0.2, 1.0), rel=1e-12)
-    code, _, err = call(capsys, "ci", "--value", 12.7, "--n", 30, "--epsilon", 1, "--format", "htest-json")
+    code, _, err = call(capsys, "ci", "--z", 12.7, "--n", 30, "--epsilon", 1, "--format", "htest-json")
     assert code == 2 and "invalid choice: 'htest-json'" in err
 
 
@@ -247,13 +247,13 @@ def test_jimi_count_kind_is_not_refused():
 
 
 def test_command_scale_guards_name_flags(capsys):
-    code, out, err = call(capsys, "test", "--value", 11, "--n", 30, "--epsilon", 1, "--method", "normal")
+    code, out, err = call(capsys, "test", "--z", 11, "--n", 30, "--epsilon", 1, "--method", "normal")
     assert code == 2 and out == ""
-    assert "--value 11 cannot be a Laplace-noised proportion with --n 30" in err
-    assert "give --value 0.3667" in err and "binom_" not in err and "Releaser" not in err
-    code, out, err = call(capsys, "test", "--value", 0.37, "--n", 30, "--epsilon", 1)
+    assert "--z 11 cannot be a Laplace-noised proportion with --n 30" in err
+    assert "give --z 0.3667" in err and "binom_" not in err and "Releaser" not in err
+    code, out, err = call(capsys, "test", "--z", 0.37, "--n", 30, "--epsilon", 1)
     assert code == 0 and "p-value" in out
-    assert "warning: --value 0.37 is read as a noisy count" in err and "give --value 11.1" in err
+    assert "warning: --z 0.37 is read as a noisy count" in err and "give --z 11.1" in err
 
 
 def test_command_mechanism_mismatch_names_command_flags(capsys, tmp_path):
@@ -320,7 +320,7 @@ def test_normal_one_sided_hull_prints_why():
 
 def test_command_messages_translate_python_names(capsys, tmp_path):
     # the library's size warning names Python functions; the command names its own flags
-    code, _, err = call(capsys, "test", "--value", 0.1, "--n", 10, "--epsilon", 0.5, "--p0", 0.05,
+    code, _, err = call(capsys, "test", "--z", 0.1, "--n", 10, "--epsilon", 0.5, "--p0", 0.05,
                         "--method", "normal")
     assert code == 0 and "warning: The normal approximation is poor here" in err
     assert "binom_" not in err and "'dpinfer power --method normal' with --theta equal to --p0" in err

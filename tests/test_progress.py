@@ -201,7 +201,7 @@ def _cli(capsys, monkeypatch, *args):
 
 def test_the_command_shows_progress_on_a_terminal_and_no_progress_turns_it_off(capsys, monkeypatch):
     monkeypatch.setattr(_progress, "DELAY", 0.0)
-    argv = ("ci", "--x1", "41.3", "--n1", "60", "--x2", "27.9", "--n2", "60", "--epsilon", "1",
+    argv = ("ci", "--z1", "41.3", "--n1", "60", "--z2", "27.9", "--n2", "60", "--epsilon", "1",
             "--format", "json")
     code, out, err = _cli(capsys, monkeypatch, *argv)
     assert code == 0 and err.startswith("\rbinom2_ump_test: ") and err.endswith("\n")  # ci runs the test

@@ -87,7 +87,7 @@ def test_binom2_jimi_default_is_the_same_on_every_door(laplace_pair, tmp_path, c
     out = _cli_json(capsys, "test", "--release", _save(tmp_path, "a.json", a), "--release",
                     _save(tmp_path, "b.json", b), "--method", "jimi", "--format", "json")
     assert out["pvalue"] == first.pvalue
-    typed = _cli_json(capsys, "test", "--x1", repr(a.value), "--n1", 40, "--x2", repr(b.value), "--n2", 40,
+    typed = _cli_json(capsys, "test", "--z1", repr(a.value), "--n1", 40, "--z2", repr(b.value), "--n2", 40,
                       "--epsilon", 1, "--method", "jimi", "--format", "json")
     assert typed["pvalue"] == first.pvalue
 
@@ -176,7 +176,7 @@ def test_exact_two_arm_default_for_laplace_releases_is_the_same_on_every_door(la
     rel = LaplaceReleaser(epsilon=1.0)
     c, d = rel.count(30, 40, rng=1), rel.count(22, 40, rng=2)  # the same draws, as counts
     assert binom2_ump_test(c, d).pvalue == first.pvalue
-    typed = _cli_json(capsys, "test", "--x1", repr(c.value), "--n1", 40, "--x2", repr(d.value), "--n2", 40,
+    typed = _cli_json(capsys, "test", "--z1", repr(c.value), "--n1", 40, "--z2", repr(d.value), "--n2", 40,
                       "--epsilon", 1, "--mechanism", "laplace", "--format", "json")
     assert typed["pvalue"] == first.pvalue
 

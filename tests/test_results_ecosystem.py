@@ -140,12 +140,12 @@ def test_to_csv_and_to_json_are_the_commands_formats(capsys):
     from dpinfer.cli import main
 
     res = binom_ump_test(11.2, 30, 0.2, epsilon=1.0)
-    assert main(["test", "--value", "11.2", "--n", "30", "--epsilon", "1", "--p0", "0.2",
+    assert main(["test", "--z", "11.2", "--n", "30", "--epsilon", "1", "--p0", "0.2",
                  "--format", "csv"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0] == res.to_csv().splitlines()[0]
     row = next(csv.DictReader(io.StringIO(out)))
     assert float(row["pvalue"]) == res.pvalue and row["parameter"] == "30"
-    assert main(["test", "--value", "11.2", "--n", "30", "--epsilon", "1", "--p0", "0.2",
+    assert main(["test", "--z", "11.2", "--n", "30", "--epsilon", "1", "--p0", "0.2",
                  "--format", "json"]) == 0
     assert list(json.loads(capsys.readouterr().out)) == list(json.loads(res.to_json()))
