@@ -34,8 +34,8 @@ the arithmetic (p-value and interval)   < 0.01 s   (n = 60)
 total                                   0.61 s     (1.05 to 1.18 s in the issue's table)
 ======================================  =========  ==========================================
 
-Hence: (1) a first answer runs pure-Python twins of the compiled sum kernels
-(``ump/_twin.py``: the full sums of n <= 256 and the windowed sums beyond), which return the
+Hence: (1) a first answer runs the sum kernels as Python (``ump/_sums.py``: the full sums
+of n <= 256 and the windowed sums beyond; numba compiles the same source), which return the
 same doubles (tested bit for bit), until the compiled kernels are loaded; large work (more
 than 16384 terms in one call: arrays, interval searches at scale) still loads numba, since
 that is where it pays; (2) scipy.special is imported where betainc or an unusual normal
@@ -50,7 +50,7 @@ Second step (issue 28): ``python -X importtime`` of the n = 1000 lines showed
 1.10-1.19x the allowance), two thirds of it scipy's array-API shim (``numpy.f2py`` alone
 0.07 s).  The windowed sums of n <= 1000 now sum the binomial tail P(X >= hi) term by term
 (``ump/_kernels._DIRECT_TAIL_N``; Loader's pmf every 32 terms, a stop bound of 2**-60, the
-same doubles in the compiled kernels and the twin), so no first answer at n <= 1000
+same doubles compiled and in Python), so no first answer at n <= 1000
 imports scipy (regression test ``test_first_answer_at_n_1000_imports_no_scipy``).
 """
 

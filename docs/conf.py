@@ -75,7 +75,7 @@ _API_GROUPS = [
     ("Releasing a statistic", ("dpinfer.releasers",)),
     ("Privacy budgets", ("dpinfer.budget",)),
     ("Noise distributions", ("dpinfer.distributions",)),
-    ("Results", ("dpinfer.results", "dpinfer.point_estimate")),
+    ("Results", ("dpinfer.results",)),
     ("Example data", ("dpinfer.datasets",)),
     ("Warnings", ("dpinfer._warnings",)),
 ]

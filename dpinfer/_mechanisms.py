@@ -3,8 +3,11 @@
 Shared and private.  A :class:`~dpinfer.Release` records its mechanism by the code
 defined here (one spelling per mechanism: ``'tulap'``, never ``'Tulap'``), its
 neighbouring relation (:data:`REPLACE_ONE` or :data:`ADD_REMOVE`) and its unit of
-privacy in words.  The releasers set these fields; inference, the budget's
-ledger, the audit and the printed results read them and never guess.
+privacy in words.  Each releaser class declares the three once, in its
+``_semantics(method)`` (a :class:`Semantics`); :func:`semantics_of` reads that
+declaration for the :class:`~dpinfer.Release` the releaser builds and for the
+budget's ledger entry it charges, so the two always say the same.  Inference,
+the audit and the printed results read the release and never guess.
 
 :func:`default_semantics` is the rule that fills the two semantic fields of a
 release that does not carry them: a release file written before the fields
@@ -13,6 +16,8 @@ printed for such releases.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 TULAP = "tulap"
 LAPLACE = "laplace"
@@ -65,9 +70,21 @@ def printed(mechanism):
     return NAMES.get(mechanism, mechanism)
 
 
-def of_releaser(releaser):
-    """The mechanism code a releaser object declares (its class's ``_mechanism``), or None."""
-    return getattr(type(releaser), "_mechanism", None)
+@dataclass(frozen=True)
+class Semantics:
+    """What a releaser declares about one of its release methods: mechanism code,
+    neighbouring relation (:data:`NEIGHBOURS`) and unit of privacy in words."""
+
+    mechanism: str
+    neighbours: str
+    privacy_unit: str
+
+
+def semantics_of(releaser, method="release"):
+    """The :class:`Semantics` ``releaser`` declares for ``method`` (its ``_semantics``), or None
+    for an object that is not a dpinfer releaser (a plain callable given to the audit)."""
+    declare = getattr(releaser, "_semantics", None)
+    return None if declare is None else declare(method)
 
 
 def count_unit(sensitivity):

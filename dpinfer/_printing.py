@@ -19,10 +19,6 @@ _ALT_TEXT = {"two-sided": "not equal to", "less": "less than", "greater": "great
 _MECHANISM_NAMES = _mechanisms.NAMES
 #: the same, read back: a result stores the code, as its Release does
 _MECHANISM_CODES = {name: code for code, name in _MECHANISM_NAMES.items()}
-_PATH_TEXT = {
-    True: "hardened path (OS source)",
-    False: "seeded path (research only)",
-}
 _DOUBLE_EPS = 2.220446049250313e-16  # R's .Machine$double.eps, the floor of format.pval
 
 
@@ -43,15 +39,18 @@ def _json_text(record):
 
 def _csv_text(records, columns=None):
     """CSV text of flat dicts (one header line of ``columns``, default the first record's
-    keys; one line each; None as an empty field): the command's ``--format csv``."""
+    keys; one line each; None as an empty field, a list as its JSON text, e.g. a release's
+    ``disjoint`` record): the command's ``--format csv``."""
     import csv
     import io
+    import json
 
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(records[0]) if columns is None else columns,
                             lineterminator="\n")
     writer.writeheader()
-    writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in records)
+    writer.writerows({k: "" if v is None else json.dumps(v) if isinstance(v, list) else v for k, v in r.items()}
+                     for r in records)
     return buffer.getvalue()
 
 
@@ -213,7 +212,7 @@ def _format_htest(result):
             lines.append(f"(projected onto the parameter space; the unbiased estimate is {raw})")
     for text in _htest_notes(result):
         lines += _hanging("note: ", text)
-    lines += ["", *_htest_privacy_lines(result), ""]
+    lines += ["", *result._privacy_lines(), ""]
     return "\n".join(lines)
 
 
@@ -230,26 +229,6 @@ def _htest_notes(result):
             "approximation and DP-JIMI a noisy proportion."
         )
     return notes
-
-
-def _htest_privacy_lines(result):
-    """``privacy:`` (budget, mechanism, sampling path, draws) and ``unit of privacy:``."""
-    eps = _r_format([result.epsilon], 7)[0]
-    delta = _r_format([result.delta], 7)[0]
-    text = f"epsilon = {eps}, delta = {delta}"
-    details = []
-    if result.mechanism:
-        details.append(f"{_MECHANISM_NAMES.get(result.mechanism, result.mechanism)} mechanism")
-    if result.secure is not None:
-        details.append(_PATH_TEXT[result.secure])
-    if result.n_sim is not None:
-        details.append(f"{result.n_sim} Monte Carlo draws")
-    if details:
-        text += ", " + ", ".join(details)
-    lines = [f"privacy: {text}"]  # one line each, so that grep and R's readLines find it
-    if result.privacy_unit:
-        lines.append(f"unit of privacy: {result.privacy_unit}")
-    return lines
 
 
 # -- point estimates (dpinfer.PointEstimate) ---------------------------------------------------
@@ -289,7 +268,4 @@ def _format_point_estimate(result):
         lines.append(f"{result.estimate_name} (unbiased; in {result.parameter_space}, so "
                      "estimate_raw = estimate):")
         lines += _format_point_values(result.estimate)
-    text = f"privacy: epsilon = {_r_format([result.epsilon], 7)[0]} (local)"
-    if result.mechanism:
-        text += f", {_MECHANISM_NAMES.get(result.mechanism, result.mechanism)} mechanism"
-    return "\n".join(lines + ["", text, ""])
+    return "\n".join(lines + ["", *result.privacy.lines(), ""])

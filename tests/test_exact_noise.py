@@ -40,6 +40,7 @@ from dpinfer._exact_noise import (
 )
 from dpinfer.distributions._tulap_grid import _tulap_grid
 from dpinfer.releasers.tulap import _release_tulap
+from dpinfer.distributions import _laplace_grid
 from dpinfer.releasers import _secure_path
 
 LEVEL = 1e-6
@@ -238,7 +239,7 @@ def test_laplace_release_clips_publicly_instead_of_refusing():
 
 def test_laplace_grid_distance_covers_rounding():
     # neighbours differ by at most `sensitivity`; their grid points by at most Delta steps
-    g = _secure_path._grid_bits(_secure_path._VALUE_BOUND, 1.0)
+    g = _laplace_grid.grid_bits(_secure_path._VALUE_BOUND, 1.0)
     steps = 2**g + math.ceil(2.0 ** (g - 52) * _secure_path._VALUE_BOUND) + 1
     rng = np.random.default_rng(9)
     sens = rng.uniform(0.01, 10, 20_000)
@@ -247,7 +248,7 @@ def test_laplace_grid_distance_covers_rounding():
     gv = np.rint(np.clip(v / sens, -2.0**40, 2.0**40) * 2.0**g)
     gw = np.rint(np.clip(w / sens, -2.0**40, 2.0**40) * 2.0**g)
     assert np.max(np.abs(gv - gw)) <= steps
-    assert Fraction(_secure_path._per_step(1.0, steps)) <= Fraction(1.0) / steps
+    assert Fraction(_laplace_grid.per_step(1.0, steps)) <= Fraction(1.0) / steps
 
 
 # -- paths ----------------------------------------------------------------------------------

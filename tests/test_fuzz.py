@@ -218,6 +218,11 @@ SPECS = {
         lambda a: HTestResult(a["statistic"], a["pvalue"], a["null_value"], a["alternative"], "m", a["estimate"],
                               None, a["epsilon"]),
         dict(statistic=1.0, pvalue=0.3, null_value=0.5, alternative="greater", estimate=0.4, epsilon=1.0), "htest"),
+    "PrivacyRecord": (
+        lambda a: dpinfer.PrivacyRecord(a["epsilon"], a["delta"], a["mechanism"], a["neighbours"], "",
+                                        a["path"], a["composition"]),
+        dict(epsilon=1.0, delta=0.0, mechanism="tulap", neighbours="replace-one", path="seeded",
+             composition="sequential"), "any"),
     "Release": (
         lambda a: Release(a["value"], "laplace", a["epsilon"], a["delta"], 1.0, a["n"], "proportion"),
         dict(value=0.3, epsilon=1.0, delta=0.0, n=30), "release"),

@@ -123,7 +123,9 @@ def test_bad_input_rejected_with_named_argument(label, call, exc, match):
 def test_good_edge_inputs_accepted():
     """The rules are not stricter than documented: R-style doubles and numpy scalars pass."""
     assert TULAP_REL.release(np.int64(3), 30.0, rng=np.int64(1)).n == 30
-    assert TULAP_REL.release(np.array(3.0), np.float64(30), rng=1).value is not None
+    # a 0-d array and a numpy float are the numbers 3 and 30: the same release, bit for bit
+    given, plain = TULAP_REL.release(np.array(3.0), np.float64(30), rng=1), TULAP_REL.release(3, 30, rng=1)
+    assert type(given.value) is float and (given.value, given.n) == (plain.value, plain.n) == (plain.value, 30)
     assert Tulap.from_privacy(np.float32(1.0), np.float64(0.0)).q == 0.0
     assert LAW.sample(np.int64(2), rng=np.random.SeedSequence(3)).shape == (2,)
     assert LAW.sample([2, 3], rng=1).shape == (2, 3)

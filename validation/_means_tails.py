@@ -2,7 +2,7 @@
 
 For each model under its own truth (``normal``: N(100, 15**2) with the normal
 model; ``lognormal``: exp(N(0, 0.6**2)) with the log-normal model), the bounds of
-``validation.means.truth_of`` (clip 0, 0.05 or 0.2 above), n in {30, 100, 500},
+``validation._means_truths.truth_of`` (clip 0, 0.05 or 0.2 above), n in {30, 100, 500},
 epsilon in {0.5, 1, 3}: the share of two-sided 95% :func:`dpinfer.mean_jimi_test`
 intervals (199 draws; the study's kernel, ``means_draws``) whose lower end lies above
 the population mean (``low_miss``) and whose upper end lies below it
@@ -27,6 +27,7 @@ import numpy as np  # noqa: E402
 
 import dpinfer  # noqa: E402
 from dpinfer.inference._studies import means_bounds, means_draws, means_release, means_tails  # noqa: E402
+from validation._means_truths import truth_of  # noqa: E402
 
 SEED = 20261125
 N_SIM = 199
@@ -47,8 +48,6 @@ def points():
 
 def tail_point(truth, model, n, eps, clip, reps, seed_sequence, n_sim=N_SIM):
     """``(low_miss, high_miss)`` of the 95% DP-JIMI interval at one point (spread released)."""
-    from validation.means import truth_of
-
     gen = np.random.default_rng(seed_sequence)
     mean, lower, upper, sample = truth_of(truth, clip)
     x = sample(gen, (reps, n))

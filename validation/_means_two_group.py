@@ -16,7 +16,7 @@ Truths: ``normal``, control N(100, 15**2) and treated N(100 + d 15, 15**2) with 
 standardised difference d in {0 (size), 0.25, 0.5} (power); ``lognormal``, both
 groups exp(N(0, 0.6**2)) (size only: the normal model on skewed data, a wrong
 model).  The bounds are the one-group part's, set by the control group's truth
-(``validation.means.truth_of``): the upper bound clips ``clip`` in {0, 0.05, 0.2}
+(``validation._means_truths.truth_of``): the upper bound clips ``clip`` in {0, 0.05, 0.2}
 of the control group, and more of a treated group shifted up.  Grid: n per group in
 {30, 100, 500}, epsilon per group in {0.5, 1, 3}.
 
@@ -58,6 +58,7 @@ from dpinfer.inference._studies import (
 )
 
 from . import harness
+from ._means_truths import CLIPS, EPSILONS, NS, truth_of
 
 STUDY = "means_two_group"
 ALPHA = 0.05
@@ -105,8 +106,6 @@ def _group(truth, delta, clip, eps, reps, n, n_sim, gen, means_truth):
 
 def two_group_cell(cell, seed_sequence):
     """Rejection rates at one point (truth, n, epsilon, clip): one row per (difference, method)."""
-    from validation.means import truth_of
-
     truth, n, eps, clip, reps, n_sim = (cell[k] for k in ("truth", "n", "epsilon", "clip", "reps", "n_sim"))
     gen = np.random.default_rng(seed_sequence)
     _, lower, upper, _ = truth_of(truth, clip)
@@ -146,8 +145,6 @@ def two_group_cell(cell, seed_sequence):
 
 
 def build_cells(args, n_sim):
-    from validation.means import CLIPS, EPSILONS, NS
-
     ns, eps_grid, clips = (([100], [1.0], [0.0, 0.2]) if args.quick else (NS, EPSILONS, CLIPS))
     return [{"truth": t, "n": n, "epsilon": e, "clip": c, "reps": args.reps, "n_sim": n_sim, "mode": args.mode}
             for t in ("normal", "lognormal") for c in clips for e in eps_grid for n in ns]
@@ -155,8 +152,6 @@ def build_cells(args, n_sim):
 
 def plot(rows, meta, path):
     """Rejection rate against n: rows of panels size (normal), power at each d, size (log-normal); columns clip."""
-    from validation.means import NS
-
     clips = sorted({r["clip"] for r in rows})
     panels = [("normal", e) for e in EFFECTS] + [("lognormal", 0.0)]
     panels = [p for p in panels if any(r["truth"] == p[0] and r["effect"] == p[1] for r in rows)]

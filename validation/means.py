@@ -61,30 +61,16 @@ from dpinfer.inference._studies import (  # noqa: E402
     means_tails,
 )
 from validation import _means_two_group, harness  # noqa: E402
+from validation._means_truths import CLIPS, EPSILONS, NS, TRUTHS, truth_of  # noqa: E402
 
 STUDY = "means"
 LEVEL = 0.95
-NS = [30, 100, 500]
-EPSILONS = [0.5, 1.0, 3.0]
-CLIPS = [0.0, 0.05, 0.2]
-TRUTHS = {"normal": (100.0, 15.0), "lognormal": (0.0, 0.6)}
 METHODS = ("dp_jimi", "dp_jimi_lognormal", "repro", "repro_lognormal", "naive")
 REPS, REPS_QUICK, REPS_DEFAULT = 1000, 60, 100
 N_SIM, N_SIM_DEFAULT = 1000, 200
 COLOURS = {"dp_jimi": "#0072B2", "dp_jimi_lognormal": "#009E73", "repro": "#CC79A7", "repro_lognormal": "#E69F00",
            "naive": "#D55E00"}
 DASHES = {0.5: ":", 1.0: "--", 3.0: "-"}
-
-
-def truth_of(truth, clip):
-    """``(true mean, lower, upper, sampler(gen, shape))`` of a truth with bounds clipping ``clip`` above."""
-    a, b = TRUTHS[truth]
-    q = 1.0 - (clip if clip > 0 else 1e-4)
-    if truth == "normal":
-        law = stats.norm(a, b)
-        return a, a - 4.0 * b, float(law.ppf(q)), lambda gen, shape: gen.normal(a, b, shape)
-    law = stats.lognorm(b, scale=np.exp(a))
-    return float(law.mean()), 0.0, float(law.ppf(q)), lambda gen, shape: np.exp(gen.normal(a, b, shape))
 
 
 def known_sigma(truth, model):

@@ -350,7 +350,8 @@ def _charge_audit(budget, mechanism, epsilon, delta, n_samples):
     if delta is None:
         delta = getattr(owner, "delta", 0.0)
     name = type(owner).__name__ if owner is not None else "mechanism"
-    budget.charge(epsilon, delta, mechanism=_mechanisms.of_releaser(owner) or "audited mechanism", count=2 * n_samples,
+    declared = _mechanisms.semantics_of(owner)
+    budget.charge(epsilon, delta, mechanism=declared.mechanism if declared else "audited mechanism", count=2 * n_samples,
                   label=f"audit_releaser of {name}: 2 x {n_samples} releases")
 
 

@@ -2,15 +2,14 @@
 
 Package-internal (not for users): the releasers charge a budget through
 :func:`charge_release` before drawing; the audit checks its ``budget=`` with
-:func:`check_budget` (the mechanism's name comes from :mod:`dpinfer._mechanisms`); the
-two-sample tests record the privacy of two releases with
-:func:`two_sample_privacy`.  Other parts import these names, never the
-budget's private helpers.
+:func:`check_budget` (the mechanism's name comes from :mod:`dpinfer._mechanisms`).
+Results of several releases compose them with :mod:`dpinfer._composition_rule`.
+Other parts import these names, never the budget's private helpers.
 """
 
 from __future__ import annotations
 
-from fractions import Fraction
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,6 +35,33 @@ def check_budget(budget):
     return budget
 
 
+@dataclass(frozen=True)
+class Charge:
+    """What a release records of its releaser's declaration and of the charge made for it.
+
+    ``semantics`` is the releaser's declaration (:func:`dpinfer._mechanisms.semantics_of`),
+    the one source of the Release's mechanism, neighbours and unit and of the
+    ledger entry's; ``ledger_digest`` the ledger's head digest after the charge
+    (None without a budget); ``disjoint`` the ``(scope, group)`` of a charge to a
+    group of a :class:`~dpinfer.ParallelComposition` (None otherwise).
+    """
+
+    semantics: _mechanisms.Semantics
+    ledger_digest: str | None = None
+    disjoint: tuple | None = None
+
+    @property
+    def mechanism(self):
+        """The registry code of the mechanism (the Release's ``mechanism``)."""
+        return self.semantics.mechanism
+
+    @property
+    def fields(self):
+        """The Release keywords this charge fills: neighbours, privacy_unit, ledger_digest, disjoint."""
+        return {"neighbours": self.semantics.neighbours, "privacy_unit": self.semantics.privacy_unit,
+                "ledger_digest": self.ledger_digest, "disjoint": self.disjoint}
+
+
 def charge_release(budget, releaser, method, *, shape=None, array=None, n=None, rng=None, secure=False,
                    sensitivity=None, grid=None):
     """Charge ``budget`` for one call of ``releaser.method`` (the releasers' one charge call).
@@ -45,16 +71,19 @@ def charge_release(budget, releaser, method, *, shape=None, array=None, n=None, 
     once).  With ``secure=False`` the ``rng`` is validated first, so that a bad
     generator fails before anything is charged; nothing is drawn from it.
     ``sensitivity`` and ``grid`` (the output grid's spacing) go into the ledger
-    entry with :func:`neighbouring_of` the releaser.  Returns the ledger's head
-    digest after the charge (the release records it), or None without a budget.
+    entry with the mechanism and neighbouring relation the releaser declares
+    (its ``_semantics(method)``).  Returns the :class:`Charge` the release
+    records (its semantics, the ledger's head digest after the charge and the
+    disjoint group charged; only the semantics without a budget).
     """
     budget = check_budget(budget)
+    semantics = _mechanisms.semantics_of(releaser, method)
     if array is not None:
         if not isinstance(array, str) or array not in _ARRAY_CHOICES:
             raise (TypeError if not isinstance(array, str) else ValueError)(
                 f"`array` must be None, 'separate' or 'disjoint'; got {_show(array)}.")
     if budget is None:
-        return None
+        return Charge(semantics)
     if not secure:
         from .._validation import _check_rng
 
@@ -77,51 +106,15 @@ def charge_release(budget, releaser, method, *, shape=None, array=None, n=None, 
         else:
             where += f", {size} values of disjoint groups"
     delta = getattr(releaser, "delta", 0.0)
-    mechanism = _mechanisms.of_releaser(releaser) or name
-    entry = budget.charge(releaser.epsilon, delta, mechanism=mechanism, count=count, label=where,
-                          sensitivity=sensitivity, neighbouring=neighbouring_of(releaser, method), grid=grid)
-    return entry.digest
+    entry = budget.charge(releaser.epsilon, delta, mechanism=semantics.mechanism, count=count, label=where,
+                          sensitivity=sensitivity, neighbours=semantics.neighbours, grid=grid)
+    return Charge(semantics, entry.digest, _disjoint_record(budget))
 
 
-_LOCAL = ("RandomizedResponseReleaser", "TwoCoinRRReleaser", "KRRReleaser", "UnaryEncodingReleaser",
-          "LocalLaplaceReleaser", "LDPHistogramReleaser")
-
-
-def neighbouring_of(releaser, method):
-    """The neighbouring relation a release's guarantee holds under, as the ledger records it.
-
-    ``'replace-one'`` (a count or proportion with n public), the table's own
-    ``neighbours``, ``'local'`` (any two values of one respondent's own report),
-    or ``'as the sensitivity assumes'`` for ``LaplaceReleaser.release``, whose
-    sensitivity the caller chose for a relation of their own.  The one place
-    that reads it from the releaser.
-    """
-    name = type(releaser).__name__
-    relation = getattr(releaser, "neighbours", None)
-    if isinstance(relation, str):
-        return relation
-    if name in _LOCAL:
-        return "local"
-    if name == "LaplaceReleaser" and method == "release":
-        return "as the sensitivity assumes"
-    return "replace-one"
-
-
-
-_TWO_SAMPLE_COMPOSITIONS = ("sequential", "parallel")
-
-
-def check_two_sample_composition(composition):
-    """``'sequential'`` or ``'parallel'`` (the two-sample tests' ``composition``)."""
-    if not isinstance(composition, str):
-        raise TypeError(f"`composition` must be 'sequential' or 'parallel'; got {_show(composition)}.")
-    if composition not in _TWO_SAMPLE_COMPOSITIONS:
-        raise ValueError(f"`composition` must be 'sequential' or 'parallel'; got {composition!r}.")
-    return composition
-
-
-def two_sample_privacy(e1, d1, e2, d2, composition):
-    """The ``(epsilon, delta)`` a two-sample result records: sums (sequential) or maxima (parallel)."""
-    if composition == "parallel":
-        return max(e1, e2), max(d1, d2)
-    return float(Fraction(e1) + Fraction(e2)), float(Fraction(d1) + Fraction(d2))
+def _disjoint_record(handle):
+    """``(scope, group)`` when ``handle`` charges a group of a parallel set (through labels), else None."""
+    while isinstance(handle, _Labelled):
+        handle = handle._target
+    if isinstance(handle, _Group):
+        return handle._partition.scope, handle.name
+    return None

@@ -25,6 +25,12 @@ class ParallelComposition:
     Attributes
     ----------
     label : str
+    scope : str
+        The identity of this set: ``'<budget id>/<label>'`` (see
+        :attr:`PrivacyBudget.id`).  A release charged to one of its groups records
+        ``(scope, group)`` in :attr:`Release.disjoint <dpinfer.Release.disjoint>`;
+        two sets with the same label in two budgets have different scopes, and a
+        budget read back with :meth:`~PrivacyBudget.from_json` keeps its scopes.
     spent : dict
         ``{group: (epsilon, delta)}``, each group's sequential total.
     spent_epsilon, spent_delta : float
@@ -45,6 +51,11 @@ class ParallelComposition:
         self._budget = budget
         self.label = label
         self._sums = {}  # group -> (Fraction eps, Fraction delta)
+
+    @property
+    def scope(self):
+        """``'<budget id>/<label>'``: what a release charged to a group of this set records."""
+        return f"{self._budget.id}/{self.label}"
 
     def group(self, name):
         """The handle of group ``name`` (a non-empty string), to pass as ``budget=``."""
@@ -89,7 +100,7 @@ class _Group:
 
     def charge(self, epsilon, delta=0.0, *, mechanism="manual", count=1, label="", **event):
         """Charge ``count`` releases at ``(epsilon, delta)`` to this group (see :meth:`PrivacyBudget.charge`;
-        ``event`` holds its ``sensitivity``, ``neighbouring`` and ``grid``)."""
+        ``event`` holds its ``sensitivity``, ``neighbours`` and ``grid``)."""
         return self._charge_request(_request(epsilon, delta, mechanism, count, label, **event))
 
     def with_label(self, label):

@@ -72,11 +72,13 @@ def export_events(budget, delta_slack):
         raise ValueError(f"`delta_slack` must lie in the open interval (0, 1); got {delta_slack!r}.")
     with budget._lock:
         entries = list(budget._ledger)
-        events = [{**e.to_dict(), "dp_event": dp_event(e), "digest": e.digest} for e in entries]
+        # every event gives ``neighbours`` (an entry written before 0.1 also its ``neighbouring`` as hashed)
+        events = [{**e.to_dict(), "neighbours": e.neighbours, "dp_event": dp_event(e), "digest": e.digest}
+                  for e in entries]
         return {
             "format": _EXPORT_FORMAT,
             "version": _EXPORT_VERSION,
-            "budget": budget._header(),
+            "budget": {**budget._header(), "id": budget.id},  # the id is not hashed: not in the genesis
             "genesis_digest": budget._genesis(),
             "events": events,
             "head_digest": budget.head_digest,
@@ -105,7 +107,8 @@ def budget_from_events(cls, data):
     for i, event in enumerate(events, 1):
         if not isinstance(event, dict) or "dp_event" not in event or "digest" not in event:
             raise ValueError(f"event {i} of `data` must be an object with its \"dp_event\" and \"digest\".")
-        ledger.append({k: v for k, v in event.items() if k not in ("dp_event", "digest")})
+        added = ("dp_event", "digest", "neighbours") if "neighbouring" in event else ("dp_event", "digest")
+        ledger.append({k: v for k, v in event.items() if k not in added})
     charged = composed.get("charged")
     if not isinstance(charged, dict) or set(charged) != {"epsilon", "delta"}:
         raise ValueError("`data`: \"composed\" must give the \"charged\" epsilon and delta.")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections import namedtuple
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 
 from .._validation import _check_delta, _check_epsilon, _check_int, _check_positive, _show
@@ -83,10 +84,15 @@ class LedgerEntry:
     sensitivity : float or None
         The sensitivity of the released statistic (None when not recorded, as
         for a manual charge that does not give it).
-    neighbouring : str
-        The neighbouring relation the guarantee holds under (``'replace-one'``,
-        ``'add-remove'``, ``'local'`` for one respondent's own report, ``''``
-        when not recorded).
+    neighbours : str
+        The neighbouring relation the guarantee holds under, in
+        :class:`~dpinfer.Release`'s vocabulary and as the releaser declares it
+        (``'replace-one'`` or ``'add-remove'``; a local-DP release says what its
+        Release says, ``'replace-one'``); ``''`` when not recorded.  An entry
+        written before 0.1 recorded ``neighbouring`` (with ``'local'`` and ``'as
+        the sensitivity assumes'`` among its values): it is read with those mapped
+        to ``'replace-one'``, and keeps its key and value as written in
+        :meth:`to_dict` and the file, which its digest was computed from.
     grid : float or None
         The spacing of the grid the noise was added on, in the units of the
         released statistic (None for label-valued reports or when not recorded).
@@ -125,14 +131,19 @@ class LedgerEntry:
     time: str
     label: str
     sensitivity: float | None = None
-    neighbouring: str = ""
+    neighbours: str = ""
     grid: float | None = None
     plan_line: str = ""
     previous: str = ""
+    _neighbouring_as_written: str | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self):
-        """A flat JSON-safe dict of the attributes."""
-        return asdict(self)
+        """A flat JSON-safe dict of the attributes (an entry written before 0.1 as it was written)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "_neighbouring_as_written"}
+        if self._neighbouring_as_written is not None:  # hashed under the old key: keep it as written
+            del out["neighbours"]
+            out["neighbouring"] = self._neighbouring_as_written
+        return out
 
     @property
     def digest(self):
@@ -210,11 +221,47 @@ class _Request:
     count: int
     label: str
     sensitivity: float | None = None
-    neighbouring: str = ""
+    neighbours: str = ""
     grid: float | None = None
+    neighbouring_as_written: str | None = None
 
 
-def _request(epsilon, delta, mechanism, count, label, where="", *, sensitivity=None, neighbouring="", grid=None):
+#: the relations a ledger entry records (Release's vocabulary; '' when not recorded)
+NEIGHBOURS = ("", "replace-one", "add-remove")
+
+#: what an entry written before 0.1 recorded as ``neighbouring``, in Release's vocabulary: a
+#: local-DP release's Release said 'replace-one' (one respondent's answer replaced), and
+#: LaplaceReleaser.release's 'replace-one' with the sensitivity the user declared
+OLD_NEIGHBOURING = {"local": "replace-one", "as the sensitivity assumes": "replace-one"}
+
+
+def entry_event(raw, i):
+    """``(relation key, event keywords)`` of ledger entry ``i`` as written, its field set checked.
+
+    An entry written before 0.1 records ``neighbouring``: its relation is mapped to
+    Release's vocabulary and the text kept (the entry's digest was computed from it).
+    """
+    fields = [name for name in LedgerEntry.__dataclass_fields__ if not name.startswith("_")]
+    old = [("neighbouring" if name == "neighbours" else name) for name in fields]
+    if not isinstance(raw, dict) or set(raw) not in (set(fields), set(old)):
+        raise ValueError(f"ledger entry {i} must hold exactly the fields {', '.join(fields)}.")
+    event = {"sensitivity": raw["sensitivity"], "grid": raw["grid"]}
+    if "neighbours" in raw:
+        return "neighbours", {**event, "neighbours": raw["neighbours"]}
+    written = _check_text(raw["neighbouring"], f"neighbouring of ledger entry {i}")
+    return "neighbouring", {**event, "neighbours": OLD_NEIGHBOURING.get(written, written),
+                            "neighbouring_as_written": written}
+
+
+def budget_id(value):
+    """A budget's ``id`` as its file records it: 16 lower-case hex digits."""
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9a-f]{16}", value):
+        raise ValueError(f"its \"id\" must be 16 lower-case hex digits; got {_show(value)}.")
+    return value
+
+
+def _request(epsilon, delta, mechanism, count, label, where="", *, sensitivity=None, neighbours="", grid=None,
+             neighbouring_as_written=None):
     """A checked charge request; ``where`` (e.g. "ledger entry 3") is named in its errors."""
     of = f" of {where}" if where else ""
     epsilon = _check_epsilon(epsilon, "epsilon" + of)
@@ -227,8 +274,12 @@ def _request(epsilon, delta, mechanism, count, label, where="", *, sensitivity=N
         sensitivity = _check_positive(sensitivity, "sensitivity" + of)
     if grid is not None:
         grid = _check_positive(grid, "grid" + of)
+    neighbours = _check_text(neighbours, "neighbours" + of)
+    if neighbouring_as_written is None and neighbours not in NEIGHBOURS:
+        raise ValueError(f"`neighbours{of}` must be '', 'replace-one' or 'add-remove' (a Release's relation); "
+                         f"got {neighbours!r}.")
     return _Request(mechanism, epsilon, delta, count, _check_text(label, "label" + of), sensitivity,
-                    _check_text(neighbouring, "neighbouring" + of), grid)
+                    neighbours, grid, neighbouring_as_written)
 
 
 def _load_json(text, what):

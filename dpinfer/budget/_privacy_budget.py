@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from fractions import Fraction
-
+import secrets
 import threading
+from fractions import Fraction
 
 from .._validation import _check_delta, _check_epsilon, _check_int, _check_real, _show
 from ._composition import AdvancedComposition, ParallelComposition, _Labelled
@@ -26,6 +26,8 @@ from ._ledger import (
     _now,
     _parse_slack,
     _request,
+    budget_id,
+    entry_event,
 )
 
 __all__ = [
@@ -170,6 +172,7 @@ class PrivacyBudget:
         self._spent = (Fraction(0), Fraction(0))
         self._parallel = {}  # label -> ParallelComposition
         self._blocks = {}  # label -> AdvancedComposition
+        self._id = secrets.token_hex(8)  # tells this budget's parallel sets from another's (their scope)
 
     # ------------------------------------------------------------------ reading
     @property
@@ -203,6 +206,9 @@ class PrivacyBudget:
         eps = max(Fraction(self._epsilon) - self._spent[0], Fraction(0))
         delta = max(Fraction(self._delta) - self._spent[1], Fraction(0))
         return _Remaining(float(eps), float(delta))
+
+    id = property(lambda self: self._id, doc="16 random hex digits kept by :meth:`to_json`, the first part of "
+                  ":attr:`ParallelComposition.scope` (a file written before 0.1 gets a new one; not hashed).")
 
     @property
     def ledger(self):
@@ -274,7 +280,7 @@ class PrivacyBudget:
 
     # ------------------------------------------------------------------ charging
     def charge(self, epsilon, delta=0.0, *, mechanism="manual", count=1, label="", sensitivity=None,
-               neighbouring="", grid=None):
+               neighbours="", grid=None):
         """Charge ``count`` releases at ``(epsilon, delta)`` by sequential composition.
 
         For releases made outside dpinfer, or planned ones; dpinfer's releasers
@@ -293,11 +299,9 @@ class PrivacyBudget:
         label : str, default ''
             Free text for the ledger (never a confidential value); with a plan,
             it names the plan line (see :class:`AllocationPlan`).
-        sensitivity, neighbouring, grid : optional
-            What the release's event records in :meth:`export_events`: the
-            statistic's sensitivity, the neighbouring relation
-            (``'replace-one'``, ``'add-remove'``, ``'local'``) and the spacing of the
-            output grid.  dpinfer's releasers record their own.
+        sensitivity, neighbours, grid : optional
+            What the release's event records in :meth:`export_events`: the statistic's sensitivity,
+            the neighbouring relation (a Release's: ``'replace-one'``, ``'add-remove'``), the grid step.
 
         Returns
         -------
@@ -312,8 +316,8 @@ class PrivacyBudget:
         TypeError, ValueError
             For invalid arguments.
         """
-        req = _request(epsilon, delta, mechanism, count, label, sensitivity=sensitivity,
-                       neighbouring=neighbouring, grid=grid)
+        req = _request(epsilon, delta, mechanism, count, label, sensitivity=sensitivity, neighbours=neighbours,
+                       grid=grid)
         return self._commit(req, "sequential", "", "", self._sequential_cost(req))
 
     def with_label(self, label):
@@ -460,8 +464,9 @@ class PrivacyBudget:
                 mechanism=req.mechanism, epsilon=req.epsilon, delta=req.delta, count=req.count,
                 charged_epsilon=float(d_eps), charged_delta=float(d_delta), composition=composition,
                 scope=scope, group=group, time=_now() if time is None else time, label=req.label,
-                sensitivity=req.sensitivity, neighbouring=req.neighbouring, grid=req.grid,
-                plan_line="" if line is None else self._plan.lines[line].label, previous=self._head)
+                sensitivity=req.sensitivity, neighbours=req.neighbours, grid=req.grid, previous=self._head,
+                plan_line="" if line is None else self._plan.lines[line].label,
+                _neighbouring_as_written=req.neighbouring_as_written)
             self._ledger.append(entry)
             self._head = entry.digest
             return entry
@@ -494,6 +499,7 @@ class PrivacyBudget:
                 "spent_epsilon": self.spent_epsilon,
                 "spent_delta": self.spent_delta,
                 "head_digest": self._head,
+                "id": self._id,
                 "ledger": [e.to_dict() for e in self._ledger],
             }
         return json.dumps(data, indent=2) + "\n"
@@ -532,6 +538,7 @@ class PrivacyBudget:
         try:
             plan = None if data["plan"] is None else AllocationPlan.from_dict(data["plan"], "its \"plan\"")
             budget = cls(data["epsilon"], data["delta"], description=data["description"], plan=plan)
+            budget._id = budget_id(data["id"]) if "id" in data else budget._id  # absent before 0.1
             if not isinstance(data["ledger"], list):
                 raise ValueError("its \"ledger\" must be a list of entries.")
             for i, raw in enumerate(data["ledger"], 1):
@@ -552,12 +559,8 @@ class PrivacyBudget:
         return budget
 
     def _replay(self, raw, i):
-        fields = LedgerEntry.__dataclass_fields__
-        if not isinstance(raw, dict) or set(raw) != set(fields):
-            raise ValueError(f"ledger entry {i} must hold exactly the fields {', '.join(fields)}.")
-        where = f"ledger entry {i}"
-        for name in ("mechanism", "composition", "scope", "group", "time", "label", "neighbouring", "plan_line",
-                     "previous"):
+        (relation, event), where = entry_event(raw, i), f"ledger entry {i}"
+        for name in ("mechanism", "composition", "scope", "group", "time", "label", relation, "plan_line", "previous"):
             _check_text(raw[name], f"{name} of {where}")
         if raw["previous"] != self._head:
             changed = "the header (totals, description, plan)" if i == 1 else f"entry {i - 1}"
@@ -565,7 +568,6 @@ class PrivacyBudget:
                 f"{where} breaks the hash chain: it records previous digest {raw['previous'][:16]!r}..., but "
                 f"{changed} has digest {self._head[:16]!r}...; an entry was removed, changed or reordered, "
                 "or the header edited.")
-        event = {"sensitivity": raw["sensitivity"], "neighbouring": raw["neighbouring"], "grid": raw["grid"]}
         if raw["composition"] not in _COMPOSITIONS:
             raise ValueError(f"{where}: composition must be one of {', '.join(map(repr, _COMPOSITIONS))}; "
                              f"got {raw['composition']!r}.")
@@ -623,7 +625,7 @@ class PrivacyBudget:
         Notes
         -----
         **An event** holds every field of its :class:`LedgerEntry` (``mechanism``,
-        ``epsilon``, ``delta``, ``count``, ``sensitivity``, ``neighbouring``,
+        ``epsilon``, ``delta``, ``count``, ``sensitivity``, ``neighbours``,
         ``grid``, ``composition``, ``scope``, ``group``, ``charged_epsilon``,
         ``charged_delta``, ``time``, ``label``, ``plan_line``, ``previous``), its
         ``digest``, and ``dp_event``: the event in the shape of Google's

@@ -8,7 +8,6 @@ import importlib
 import json
 import sys
 import textwrap
-import warnings
 from pathlib import Path
 
 from .._printing import _csv_text, _json_text
@@ -83,7 +82,7 @@ def _cmd_release(args):
     secure = args.seed is None
     rng = None if secure else args.seed
     with _budget_session(args) as ledger:
-        budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
+        budget = _budget_handle(args, ledger)
         if args.mechanism == "tulap":
             release = TulapReleaser(args.epsilon, args.delta, args.sensitivity).release(
                 x, n, rng=rng, secure=secure, budget=budget)
@@ -126,7 +125,7 @@ def _release_table(args):
     counts, row_names, column_names = _table_from_csv(args.table, confidential=True, with_names=True)
     secure = args.seed is None
     with _budget_session(args) as ledger:
-        budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
+        budget = _budget_handle(args, ledger)
         release = releaser.release(counts, rng=None if secure else args.seed, secure=secure, budget=budget)
     if not secure:  # after the release: a refused one warns of nothing
         _seeded_warning(args.seed)
@@ -165,7 +164,10 @@ def _budget_session(args):
     import contextlib
 
     totals = {"--total-epsilon": args.total_epsilon, "--total-delta": args.total_delta, "--label": args.label,
-              "--plan": args.plan}
+              "--plan": args.plan, "--parallel": args.parallel, "--group": args.group}
+    if (args.parallel is None) != (args.group is None):
+        raise _UsageError("--parallel LABEL and --group NAME go together: the release is charged to group NAME "
+                          "of the ledger's parallel set LABEL (disjoint groups of people, e.g. the arms).")
     if args.budget is None:
         given = [flag for flag, value in totals.items() if value is not None]
         if given:
@@ -176,6 +178,15 @@ def _budget_session(args):
 
     return locked_budget(args.budget, total_epsilon=args.total_epsilon, total_delta=args.total_delta,
                          plan=args.plan)
+
+
+def _budget_handle(args, ledger):
+    """What a release charges: the ledger, or the group --group of its parallel set --parallel
+    (the release then records the group: results read it), with --label in front."""
+    if ledger is None:
+        return None
+    handle = ledger if args.parallel is None else ledger.parallel(args.parallel).group(args.group)
+    return handle.with_label(args.label) if args.label else handle
 
 
 def _cmd_budget(args):
@@ -189,8 +200,9 @@ def _cmd_budget(args):
     elif args.format == "events":
         print(json.dumps(budget.export_events(delta_slack=args.delta_slack), indent=2))
     elif args.format == "csv":
-        _emit_rows(_ledger_columns(), [{"entry": i, **entry.to_dict()}
-                                       for i, entry in enumerate(budget.ledger, start=1)])
+        columns = _ledger_columns()  # the attributes: an entry written before 0.1 shows its mapped neighbours
+        _emit_rows(columns, [{"entry": i, **{c: getattr(entry, c) for c in columns[1:]}}
+                             for i, entry in enumerate(budget.ledger, start=1)])
     else:
         print(budget)
     return EXIT_OK
@@ -200,7 +212,7 @@ def _ledger_columns():
     """The CSV columns of ``dpinfer budget --format csv``: the entry number and a ledger entry's fields."""
     from ..budget import LedgerEntry
 
-    return ["entry", *(field.name for field in dataclasses.fields(LedgerEntry))]
+    return ["entry", *(field.name for field in dataclasses.fields(LedgerEntry) if not field.name.startswith("_"))]
 
 
 def _cmd_test(args):
@@ -229,7 +241,7 @@ def _cmd_test(args):
                for rel in releases]
     if args.release is None:
         # Typed numbers are not a Release: as in Python, no sampling path or unit is claimed.
-        results = [dataclasses.replace(r, secure=None, privacy_unit="") for r in results]
+        results = [dataclasses.replace(r, secure=None, privacy_unit="", neighbours=None) for r in results]
     text = "\n\n".join(str(r).strip("\n") for r in results)
     if args.format == "htest-json":
         records = [r.to_htest() for r in results]
@@ -296,7 +308,7 @@ def _test_tables(args, releases, labels, *, typed):
     results = [_labelled(prop_test(rel, method=method, n_sim=args.n_sim, rng=args.seed), names)
                for rel, names in zip(releases, labels)]
     if typed:  # numbers typed in are not a Release: no sampling path or unit is claimed
-        results = [dataclasses.replace(r, secure=None, privacy_unit="") for r in results]
+        results = [dataclasses.replace(r, secure=None, privacy_unit="", neighbours=None) for r in results]
     text = "\n\n".join(str(r).strip("\n") for r in results)
     records = [r.to_htest() if args.format == "htest-json" else r.to_dict() for r in results]
     _emit(args.format, text, records, as_list=len(records) > 1)
@@ -423,13 +435,12 @@ def _cmd_power(args):
     if args.method == "normal":
         lines += ["", f"exact size (power at theta = p0): {_fmt(size, 4)}"]
         if size > args.alpha:
-            from .._warnings import ApproximationWarning
+            from .._warnings import ApproximationWarning, warn
 
             # said once, as a warning on stderr (where every warning of the command goes)
-            warnings.warn(f"the normal-approximation test's exact size is {_fmt(size, 4)}, above alpha = "
-                          f"{_fmt(args.alpha)}: part of its power comes from rejecting true nulls too "
-                          "often, so do not compare it with DP-UMP's power at this alpha.",
-                          ApproximationWarning, stacklevel=2)
+            warn(f"the normal-approximation test's exact size is {_fmt(size, 4)}, above alpha = "
+                 f"{_fmt(args.alpha)}: part of its power comes from rejecting true nulls too "
+                 "often, so do not compare it with DP-UMP's power at this alpha.", ApproximationWarning)
     _emit(args.format, "\n".join(lines), records, as_list=True)
     return EXIT_OK
 

@@ -13,7 +13,6 @@ import json
 import math
 import re
 import sys
-import warnings
 
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
@@ -379,6 +378,12 @@ def _typed_csv_row(row, path, line):
                 ) from exc
     if "secure" in out:
         out["secure"] = str(out["secure"]).strip().lower() == "true"
+    if out.get("disjoint") not in (None, ""):  # written as JSON text, ["scope", "group"]
+        try:
+            out["disjoint"] = json.loads(out["disjoint"])
+        except json.JSONDecodeError as exc:
+            raise _UsageError(f"release file {path!r}, release {line}: disjoint must be the JSON pair "
+                              f"[\"scope\", \"group\"] 'dpinfer release' writes; got {out['disjoint']!r}.") from exc
     return {k: v for k, v in out.items() if v != ""}
 
 
@@ -412,18 +417,26 @@ def _release_from_record(data, path):
 
 
 def _semantics(data, path):
-    """``neighbours`` and ``privacy_unit`` as the file records them; absent (older files): None.
+    """``neighbours``, ``privacy_unit``, ``ledger_digest`` and ``disjoint`` as the file records them.
 
-    A Release given None fills them from its mechanism and kind, the rule that
-    applied when the file was written (see :mod:`dpinfer._mechanisms`).
+    Absent (older files): None.  A Release given None fills the first two from its
+    mechanism and kind, the rule that applied when the file was written (see
+    :mod:`dpinfer._mechanisms`); ``disjoint`` (the parallel group the release was
+    charged to, which results read for their composition) stays None.
     """
     out = {}
-    for key in ("neighbours", "privacy_unit"):
+    for key in ("neighbours", "privacy_unit", "ledger_digest"):
         value = data.get(key)
         if value not in (None, ""):
             if not isinstance(value, str):
                 raise _UsageError(f"release file {path!r}: {key} must be a string; got {value!r}.")
             out[key] = value
+    pair = data.get("disjoint")
+    if pair not in (None, ""):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) and v for v in pair)):
+            raise _UsageError(f"release file {path!r}: disjoint must be null or the pair [\"scope\", \"group\"] "
+                              f"'dpinfer release --parallel ... --group ...' writes; got {pair!r}.")
+        out["disjoint"] = tuple(pair)
     return out
 
 
@@ -521,7 +534,7 @@ def _releases_from_args(args, loaded=None):
 def _check_typed_scale(value, n, epsilon, method):
     """Catch a count typed where a proportion belongs, or (a warning) the reverse."""
     from .._validation import _SCALE_GUARD, _looks_like_proportion
-    from .._warnings import InputWarning
+    from .._warnings import InputWarning, warn
 
     if not (math.isfinite(value) and isinstance(n, int) and n >= 1 and epsilon and epsilon > 0):
         return  # the method's own checks name the bad argument
@@ -535,10 +548,10 @@ def _check_typed_scale(value, n, epsilon, method):
                 f"{value:g}, give --z {value / n:.4g} (the count divided by --n)."
             )
     elif _looks_like_proportion(value, n):
-        warnings.warn(
+        warn(
             f"--z {value:g} is read as a noisy count (--method ump takes the Tulap-noised "
             f"count, about {value:g} of {n} records); if {value:g} is a proportion, give "
-            f"--z {value * n:.4g} (the proportion times --n).", InputWarning, stacklevel=2)
+            f"--z {value * n:.4g} (the proportion times --n).", InputWarning)
 
 
 def _check_file_scale(release, path, method):

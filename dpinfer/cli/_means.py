@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ._commands import EXIT_OK, _budget_session, _emit, _print_budget_status, _seeded_warning
+from ._commands import EXIT_OK, _budget_handle, _budget_session, _emit, _print_budget_status, _seeded_warning
 from ._input import _UsageError, _column_cells, _counts_from_csv, _releases_from_file
 
 __all__ = []  # package-internal
@@ -39,7 +39,7 @@ def cmd_mean_release(args):
     secure = args.seed is None
     releaser = MeanReleaser(args.epsilon, args.lower, args.upper, spread=args.spread, split=args.split)
     with _budget_session(args) as ledger:
-        budget = ledger.with_label(args.label) if ledger is not None and args.label else ledger
+        budget = _budget_handle(args, ledger)
         release = releaser.release(values, rng=None if secure else args.seed, secure=secure, budget=budget)
     if not secure:
         _seeded_warning(args.seed)
@@ -97,6 +97,8 @@ def add_mean_parsers(sub, subcommand, real, whole, add_format):
     led.add_argument("--total-delta", type=real, metavar="D", help="total delta, when FILE is created")
     led.add_argument("--label", metavar="TEXT", help="what the release is, for the ledger")
     led.add_argument("--plan", metavar="PLAN", help="allocation plan (JSON) fixed when FILE is created")
+    led.add_argument("--parallel", metavar="LABEL", help="with --group: charge a group of the ledger's parallel set")
+    led.add_argument("--group", metavar="NAME", help="the group (disjoint people, e.g. an arm) of --parallel LABEL")
     rel.set_defaults(func=cmd_mean_release)
 
     test = subcommand(sub, "mean-test", "test a mean, or compare two groups' means, like R's t.test",
@@ -124,6 +126,8 @@ def add_mean_parsers(sub, subcommand, real, whole, add_format):
                       help="jimi: number of draws (default 2000); repro: seeds (default 1999, or 399 for two "
                            "groups or with the spread released and no --sigma)")
     test.add_argument("--seed", type=whole, help="jimi, repro: seed of the draws (default: derived from the release)")
-    test.add_argument("--composition", choices=("sequential", "parallel"), default="sequential",
-                      help="two groups: sequential (epsilons add, default) or parallel (disjoint groups)")
+    test.add_argument("--composition", choices=("sequential", "parallel"),
+                      help="two groups: how the result records both releases' privacy (default: read the "
+                           "releases: parallel, the larger epsilon, only when they record different groups of "
+                           "one ledger's parallel set; else sequential, the sum)")
     test.set_defaults(func=cmd_mean_test)

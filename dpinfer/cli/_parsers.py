@@ -316,6 +316,9 @@ def _add_release(sub):
                      "with a plan, the plan line it is charged to")
     led.add_argument("--plan", metavar="PLAN", help="allocation plan (JSON) fixed when FILE is created: each release "
                      "must name a plan line with --label and fit its share")
+    led.add_argument("--parallel", metavar="LABEL", help="with --group: charge a group of the ledger's parallel "
+                     "set LABEL (parallel composition); the release records the group")
+    led.add_argument("--group", metavar="NAME", help="the group (disjoint people, e.g. an arm) of --parallel LABEL")
     rel.set_defaults(func=_cmd_release)
 
 

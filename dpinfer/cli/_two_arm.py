@@ -38,8 +38,9 @@ def add_arm_options(parser, real, whole, renamed):
     _add_mechanism(g)
     _add_hypothesis(g)
     g.add_argument("--composition", choices=("parallel", "sequential"),
-                   help="how the result records both releases' privacy: parallel (disjoint arms; the "
-                        "default of the exact test) or sequential")
+                   help="how the result records both releases' privacy (default: read the releases: parallel, "
+                        "the larger epsilon, only when they record different groups of one ledger's parallel "
+                        "set; else sequential, the sum); parallel states disjoint arms for typed values")
 
 
 def add_planning_options(parser, real, whole, *, power):
@@ -141,7 +142,7 @@ def _untyped(results, ns):
     """Typed numbers are not a Release: no sampling path or unit is claimed (as for one arm)."""
     if ns is None:
         return results
-    return [dataclasses.replace(r, secure=None, privacy_unit="") for r in results]
+    return [dataclasses.replace(r, secure=None, privacy_unit="", neighbours=None) for r in results]
 
 
 # --------------------------------------------------------------------------- commands

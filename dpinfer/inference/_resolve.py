@@ -5,8 +5,9 @@ next to its public functions, which releases it takes (:func:`accepts`: the
 (mechanism, kind) pairs, the functions, a phrase for messages), and turns its
 arguments into a :class:`Resolved` record with :func:`resolve`.  Results take
 their privacy record (``epsilon``, ``delta``, ``mechanism``, ``secure``,
-``privacy_unit``) from it; :func:`provenance` combines the records of the
-releases behind one result.
+``neighbours``, ``privacy_unit``) from it; :func:`provenance` combines the
+records of the releases behind one result, and :func:`composed` decides the
+composition of several with the one rule of :mod:`dpinfer._composition_rule`.
 
 The rules, the same for every method:
 
@@ -35,18 +36,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _mechanisms
+from .._composition_rule import combined_privacy, composition_rule
 from .._validation import (DPInferValueError, _arg, _as_real_array, _call, _check_delta, _check_epsilon, _check_int,
                            _check_sensitivity, _show)
-from ..releasers._secure_path import count_grid, count_grid_resolves_whole
+from ..distributions._laplace_grid import count_grid, count_grid_resolves_whole
 from ..releasers.release import Release
 
 __all__ = []  # package-internal: the names below are imported explicitly
-
-#: ``stacklevel`` for a warning issued in the body of a :func:`release_first`
-#: function: the wrapper adds one frame, so 3 points at the user's line.  (Catching
-#: and re-issuing in the wrapper would need ``warnings.catch_warnings``, which is
-#: not thread-safe: validation sweeps call these functions from Dask worker threads.)
-STACKLEVEL = 3
 
 #: relative tolerance of a Laplace release's sensitivity: the rounding of one double
 SENSITIVITY_RTOL = 1e-12
@@ -139,6 +135,7 @@ class Resolved:
     privacy_unit: str
     secure: bool | None
     from_release: bool
+    disjoint: tuple | None = None
 
     @property
     def scalar(self):
@@ -146,16 +143,36 @@ class Resolved:
 
 
 def provenance(*records):
-    """``secure`` and ``privacy_unit`` of a result computed from ``records``.
+    """``secure``, ``neighbours`` and ``privacy_unit`` of a result computed from ``records``.
 
-    Only when every input was a Release does the result claim a path and a unit
-    (the units joined with '; ' when they differ).  None stands for an input
-    given as numbers in a method that reads its own number forms.
+    Only when every input was a Release does the result claim a path, a relation
+    and a unit (units and relations joined with '; ' when they differ).  None
+    stands for an input given as numbers in a method that reads its own number forms.
     """
     if not records or not all(r is not None and r.from_release for r in records):
-        return {"secure": None, "privacy_unit": ""}
+        return {"secure": None, "neighbours": None, "privacy_unit": ""}
     units = sorted({r.privacy_unit for r in records})
-    return {"secure": all(r.secure for r in records), "privacy_unit": "; ".join(units)}
+    relations = sorted({r.neighbours for r in records if r.neighbours})
+    return {"secure": all(r.secure for r in records), "neighbours": "; ".join(relations) or None,
+            "privacy_unit": "; ".join(units)}
+
+
+def composed(composition, records, epsilons=None, deltas=None):
+    """``(composition, epsilon, delta)`` of a result of several releases: the one rule.
+
+    ``records`` are the inputs in order (:class:`Resolved` records, Releases, or
+    None for numbers); :func:`~dpinfer._composition_rule.composition_rule` decides
+    ``'parallel'`` or ``'sequential'`` from them and ``composition`` (None, the
+    default of every function, reads the releases), and
+    :func:`~dpinfer._composition_rule.combined_privacy` gives the result's
+    epsilon and delta from ``epsilons`` and ``deltas`` (default: the records').
+    Call it while validating, before any computation: a bad ``composition`` is
+    refused first.
+    """
+    rule = composition_rule(composition, records)
+    epsilons = [r.epsilon for r in records] if epsilons is None else epsilons
+    deltas = [r.delta for r in records] if deltas is None else deltas
+    return (rule, *combined_privacy(epsilons, deltas, rule))
 
 
 def _expected_sensitivity(mechanism, kind, n):
@@ -316,7 +333,7 @@ def _from_release(rel, n, epsilon, delta, sensitivity, kind, accepted, method, n
             f"`{name}` must be a pure-DP release (delta = 0): the {_mechanisms.printed(rel.mechanism)} "
             f"mechanism is epsilon-DP and {method} has no use for a delta; got delta = {rel.delta!r}.")
     return Resolved(_as_real_array(rel.value, name), rel.n, rel.epsilon, rel.delta, float(rel.sensitivity),
-                    rel.mechanism, rel.kind, rel.neighbours, rel.privacy_unit, rel.secure, True)
+                    rel.mechanism, rel.kind, rel.neighbours, rel.privacy_unit, rel.secure, True, rel.disjoint)
 
 
 def release_first(skip=()):

@@ -22,9 +22,10 @@ lives here, so that tolerances and safeguards are written once:
   predicate, over indices (the two-arm score ordering's critical level) or over a real
   bracket (the two-arm interval's fallback when its Brent root does not check out).
 
-The compiled DP-UMP kernels (``ump/_jit.py``) hold a numba twin of the two
-bookkeeping steps of :func:`find_roots`, :func:`illinois_propose` and
-:func:`illinois_update`, checked against these in the tests.
+The compiled DP-UMP kernels (``ump/_jit.py``) compile the two bookkeeping steps of
+:func:`find_roots`, :func:`illinois_propose` and :func:`illinois_update`, from this
+source with numba (so they are written in the array subset numba compiles: no
+``np.errstate``), the same doubles as their numpy run (checked in the tests).
 
 **Algorithm of** :func:`find_roots`.  Per row a bracket ``[inside, outside]`` with ``g(inside) > 0 >=
 g(outside)``; the false-position point of the bracket, with the Illinois
@@ -51,8 +52,7 @@ def illinois_propose(a, b, ga, gb, width0, step):
     x = (a * gb - b * ga) / (gb - ga)
     lo_end, hi_end = np.minimum(a, b), np.maximum(a, b)
     slow = (step % 6 == 5) & (np.abs(b - a) > 0.5 * width0)
-    with np.errstate(invalid="ignore"):
-        bad = ~((x > lo_end) & (x < hi_end)) | slow
+    bad = ~((x > lo_end) & (x < hi_end)) | slow  # a NaN point (0 / 0) bisects too
     x = np.where(bad, 0.5 * (a + b), x)
     if step % 6 == 5:
         width0[:] = np.abs(b - a)
@@ -85,7 +85,7 @@ def find_roots(g, inside, outside, g_in, g_out, *, ftol=1e-14, xtol=0.0, xrtol=4
     whose ``g_in`` is not positive is treated as ``1e-300``, one whose ``g_out`` is
     positive as 0).  ``steps``: the two bookkeeping functions ``(propose, update)``
     (default: :func:`illinois_propose` and :func:`illinois_update` with the given
-    tolerances; the compiled DP-UMP kernels pass their numba twins).  Returns the
+    tolerances; the compiled DP-UMP kernels pass these, compiled).  Returns the
     estimates (the midpoint of the last bracket for rows still moving after
     ``max_iter`` evaluations).
     """

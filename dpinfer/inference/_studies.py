@@ -19,11 +19,11 @@ from .local._robust import _THRESHOLD_CONSTANT, _expected_covariance, _threshold
 from .means._common import clipped as _clipped, mean_draws as _mean_draws, sample_bounds as _sample_bounds
 from .means._common import pvalue as _mean_pvalue, shares as _mean_shares, tails as _mean_tails
 from .means._naive import naive_moments as _naive_moments
-from .means._repro import draw_roots as _draw_roots, repro_interval as _repro_interval
+from .means.repro._one_group import draw_roots as _draw_roots, repro_interval as _repro_interval
 from .logistic import _check_design, _design_matrix
 from .two_arm._law import _arm, _clear_caches
-from .two_arm._score_power import _exact_power
-from .two_arm._test import _critical, _null, _power, _sup_tail
+from .two_arm._critical import _exact_power
+from .two_arm._supremum import _critical, _null, _power, _sup_tail
 from .ump._kernels import _compiled
 
 __all__ = []  # package-internal: the names below are imported explicitly

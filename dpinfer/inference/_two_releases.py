@@ -19,10 +19,8 @@ statistics of its own:
 from __future__ import annotations
 
 import numbers
-import warnings
 
 from .._validation import _check_choice, _show
-from .._warnings import ApproximationWarning
 from ..releasers.release import Release
 
 __all__ = []  # private module
@@ -145,12 +143,7 @@ def _two_release_test(release, p0, *, method, alternative, confidence_level, two
         if margin not in (None, 0, 0.0):
             raise ValueError(f"method='normal' tests equal proportions only (margin 0); got margin={margin!r}. "
                              "Use method='jimi' for a non-zero margin.")
-        with warnings.catch_warnings(record=True) as caught:  # re-raised at the caller's line
-            warnings.simplefilter("always", ApproximationWarning)
-            result = binom2_normal_test(*arms, **eps, **common)
-        for w in caught:
-            warnings.warn(w.message, w.category, stacklevel=3)
-        return result
+        return binom2_normal_test(*arms, **eps, **common)
     from .jimi import binom2_jimi_test
 
     return binom2_jimi_test(*arms, margin=0.0 if margin is None else margin, **eps,

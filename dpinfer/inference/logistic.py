@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
@@ -31,11 +29,10 @@ from .._validation import (
     _show,
 )
 from .. import _mechanisms
-from .._printing import _json_float
 from .._streams import _mc_note, _share_se, _stream
-from .._warnings import ApproximationWarning
+from .._warnings import ApproximationWarning, warn
 from ._draw_summary import pvalue_from_shares
-from ..results import ConfidenceInterval
+from ..results import LogisticJimiResult
 from ._resolve import accepts, resolve
 
 __all__ = ["LogisticJimiResult", "logistic_jimi"]
@@ -57,198 +54,6 @@ _MAX_STEP = 5.0
 #: a cell's fiducial probability that extreme change (P(Beta(1/2, m + 1/2) < 1e-13) is
 #: about 4e-7 sqrt(m)), and they stay in the same extreme tail.
 _LOGIT_BOUND = 30.0
-
-
-# --------------------------------------------------------------------------- result
-def _fmt(values, digits=4):
-    """A column as R's ``printCoefmat`` shows it: one number of decimals, enough for
-    ``digits`` significant digits in every entry (at most 10), right-aligned."""
-    finite = [abs(v) for v in values if math.isfinite(v) and v != 0.0]
-    decimals = min(10, max([0] + [digits - 1 - math.floor(math.log10(v)) for v in finite]))
-    out = []
-    for v in values:
-        if math.isnan(v):
-            out.append("NaN")
-        elif math.isinf(v):
-            out.append("Inf" if v > 0 else "-Inf")
-        else:
-            out.append(f"{v:.{decimals}f}")
-    width = max(len(s) for s in out)
-    return [s.rjust(width) for s in out]
-
-
-def _fmt_pvalue(p, n_sim):
-    if p == 0.0:
-        return f"< {2.0 / n_sim:.1g}"  # no draw on one side: two-sided resolution 2 / n_sim
-    return f"{p:.4g}"
-
-
-@dataclass(frozen=True, eq=False)
-class LogisticJimiResult:
-    """Coefficients of a logistic regression fitted to a private table, as R's ``summary(glm)``.
-
-    Attributes
-    ----------
-    terms : tuple of str
-        Coefficient names as R's ``glm`` gives them under treatment contrasts:
-        ``'(Intercept)'``, then predictor name + level (``'armdrug'``), and
-        for interactions the names joined by ``':'``.
-    estimate : tuple of float
-        The median of each coefficient's fiducial draws.
-    conf_low, conf_high : tuple of float
-        Equal-tailed fiducial interval at ``confidence_level``.
-    pvalue : tuple of float
-        Two-sided fiducial p-value for ``coefficient = 0``:
-        ``min(1, 2 min(P*(beta <= 0), P*(beta >= 0)))`` over the draws.
-    confidence_level : float
-        Level of the intervals.
-    formula : str
-        The model fitted, in R's notation (``'y ~ arm + sex'``).
-    model : {'main-effects', 'saturated'}
-    method : str
-        What was computed, in words.
-    epsilon, delta : float
-        The privacy budget of the release behind the result.
-    mechanism : str
-        ``'laplace'``.
-    n_sim : int
-        Fiducial draws behind the answer.
-    data_name : str
-        What the result was computed from.
-    secure : bool or None
-        The release's sampling path (True hardened, False seeded), None for
-        bare numbers.
-    privacy_unit : str
-        What the release's guarantee protects; empty for bare numbers.
-    note : str
-        A remark printed under the table (empty when there is none).
-    draws : ndarray or None
-        The fiducial draws of the coefficients, shape ``(n_sim, len(terms))``,
-        when asked for (``draws=True``), as ``fima_logistic`` returns them:
-        any functional (an odds ratio, a predicted probability) can be
-        computed from them.
-
-    Notes
-    -----
-    ``str(result)`` prints R's coefficient-table layout with the interval
-    columns of ``confint()`` (``'2.5 %'``, ``'97.5 %'``) and the privacy lines
-    of :class:`~dpinfer.HTestResult`; :meth:`to_frame` is broom's ``tidy(fit,
-    conf.int = TRUE)`` shape, one row per coefficient.
-
-    Examples
-    --------
-    >>> from dpinfer import logistic_jimi
-    >>> fit = logistic_jimi([[41.2, 9.7], [18.3, 30.9]], epsilon=1.0, n_sim=2000, rng=3)
-    >>> fit.terms, fit.formula
-    (('(Intercept)', 'x2'), 'y ~ x')
-    >>> [round(v, 2) for v in fit.conf_low], [round(v, 2) for v in fit.conf_high]
-    ([-2.72, 0.86], [-0.62, 3.39])
-    >>> fit.to_dict()["coefficients"][1]["term"]
-    'x2'
-    """
-
-    terms: tuple
-    estimate: tuple
-    conf_low: tuple
-    conf_high: tuple
-    pvalue: tuple
-    confidence_level: float
-    formula: str
-    model: str
-    method: str
-    epsilon: float
-    delta: float
-    mechanism: str
-    n_sim: int
-    data_name: str = ""
-    secure: bool | None = None
-    privacy_unit: str = ""
-    note: str = ""
-    draws: np.ndarray | None = None
-
-    def conf_int(self, term):
-        """The :class:`~dpinfer.ConfidenceInterval` of the coefficient named ``term``."""
-        i = self._index(term)
-        return ConfidenceInterval(self.conf_low[i], self.conf_high[i], self.confidence_level)
-
-    def _index(self, term):
-        if not isinstance(term, str):
-            raise TypeError(f"`term` must be a coefficient name (a string); got {_show(term)}.")
-        if term not in self.terms:
-            raise ValueError(f"`term` must be one of {', '.join(map(repr, self.terms))}; got {term!r}.")
-        return self.terms.index(term)
-
-    def _labels(self):
-        a = 100 * (1 - self.confidence_level) / 2
-        return f"{a:.3g} %", f"{100 - a:.3g} %"
-
-    def __str__(self):
-        lo_name, hi_name = self._labels()
-        columns = [("Estimate", _fmt(self.estimate)), (lo_name, _fmt(self.conf_low)),
-                   (hi_name, _fmt(self.conf_high)),
-                   ("Pr(fid.)", [_fmt_pvalue(p, self.n_sim) for p in self.pvalue])]
-        name_width = max(len(t) for t in self.terms)
-        widths = [max(len(h), *(len(v) for v in vals)) for h, vals in columns]
-        header = " " * name_width + "".join(" " + h.rjust(w) for (h, _), w in zip(columns, widths))
-        rows = [t.ljust(name_width) + "".join(" " + vals[i].rjust(w) for (_, vals), w in zip(columns, widths))
-                for i, t in enumerate(self.terms)]
-        eps = f"{self.epsilon:.7g}"
-        privacy = f"privacy: epsilon = {eps}, delta = {self.delta:.7g}, Laplace mechanism"
-        if self.secure is not None:
-            privacy += ", hardened path (OS source)" if self.secure else ", seeded path (research only)"
-        privacy += f", {self.n_sim} Monte Carlo draws"
-        lines = ["", f"\t{self.method}", "", f"model:  {self.formula}  ({self.model}, treatment contrasts)",
-                 f"data:   {self.data_name}", "", "Coefficients:", header, *rows, "---",
-                 "Estimate: fiducial median; interval: equal-tailed fiducial quantiles;",
-                 "Pr(fid.): two-sided fiducial p-value for coefficient = 0"]
-        if self.note:
-            lines.append(f"note: {self.note}")
-        lines += ["", privacy]
-        if self.privacy_unit:
-            lines.append(f"unit of privacy: {self.privacy_unit}")
-        lines.append("")
-        return "\n".join(lines)
-
-    def __repr__(self):
-        return str(self)
-
-    def _repr_html_(self):
-        import html
-
-        return f"<pre>{html.escape(str(self).strip(chr(10)))}</pre>"
-
-    def to_dict(self):
-        """A JSON-safe dict: one entry per coefficient under ``'coefficients'``, then the scalar fields.
-
-        Each coefficient is ``{'term', 'estimate', 'conf_low', 'conf_high',
-        'pvalue'}`` (non-finite numbers become None); the draws are left out.
-        """
-        rows = [{"term": t, "estimate": _json_float(e), "conf_low": _json_float(lo),
-                 "conf_high": _json_float(hi), "pvalue": _json_float(p)}
-                for t, e, lo, hi, p in zip(self.terms, self.estimate, self.conf_low, self.conf_high,
-                                           self.pvalue)]
-        return {"coefficients": rows, "conf_level": self.confidence_level, "formula": self.formula,
-                "model": self.model, "method": self.method, "epsilon": self.epsilon, "delta": self.delta,
-                "mechanism": self.mechanism, "secure": self.secure, "privacy_unit": self.privacy_unit,
-                "n_sim": self.n_sim, "data_name": self.data_name, "note": self.note}
-
-    def to_frame(self):
-        """A tidy :class:`pandas.DataFrame`, one row per coefficient (broom's ``tidy(conf.int = TRUE)``).
-
-        Columns ``term``, ``estimate``, ``pvalue``, ``conf_low``, ``conf_high``,
-        ``conf_level``, then ``method``, ``epsilon``, ``delta``, ``mechanism``,
-        ``n_sim`` repeated on every row.
-        """
-        try:
-            import pandas as pd
-        except ImportError as exc:  # optional dependency
-            raise ImportError("to_frame needs pandas; install it with `pip install pandas`.") from exc
-        return pd.DataFrame({
-            "term": list(self.terms), "estimate": list(self.estimate), "pvalue": list(self.pvalue),
-            "conf_low": list(self.conf_low), "conf_high": list(self.conf_high),
-            "conf_level": self.confidence_level, "method": self.method, "epsilon": self.epsilon,
-            "delta": self.delta, "mechanism": self.mechanism, "n_sim": self.n_sim,
-        })
 
 
 # --------------------------------------------------------------------------- design
@@ -418,7 +223,8 @@ ACCEPTS = accepts({(_mechanisms.LAPLACE, "table")}, ("logistic_jimi",),
 
 
 def _table_input(table, epsilon, neighbours):
-    """``(z (k, 2), b, epsilon, delta, secure, unit, n)`` from a Release or bare noisy counts."""
+    """``(z (k, 2), b, epsilon, delta, secure, unit, n, relation)`` from a Release or bare noisy counts
+    (``relation``: the Release's ``neighbours``; None for bare counts, which claim none)."""
     rec = resolve(table, epsilon=epsilon, accepts=ACCEPTS, method="logistic_jimi", name="table", numbers=False)
     if rec is not None:
         if neighbours is not None:
@@ -427,6 +233,7 @@ def _table_input(table, epsilon, neighbours):
                 f"(neighbours = {rec.neighbours!r}); got neighbours={_show(neighbours)}. Leave `neighbours` out.")
         z, b = rec.value, rec.sensitivity / rec.epsilon
         eps, delta, secure, unit, n = rec.epsilon, rec.delta, rec.secure, rec.privacy_unit, rec.n
+        relation = rec.neighbours
     else:
         z = _as_real_array(table, "table")  # first: a wrong kind of `table` is named as such
         if epsilon is None:
@@ -435,7 +242,7 @@ def _table_input(table, epsilon, neighbours):
         neighbours = "replace-one" if neighbours is None else neighbours
         _check_choice(neighbours, "neighbours", tuple(_NEIGHBOURS))
         b = _NEIGHBOURS[neighbours] / eps
-        delta, secure, unit, n = 0.0, None, "", None
+        delta, secure, unit, n, relation = 0.0, None, "", None, None
     if z.ndim != 2 or z.shape[1] != 2 or z.shape[0] < 2:
         raise ValueError(
             "`table` must hold one k x 2 table (k >= 2 rows: the cells of the predictors; columns: outcome "
@@ -445,7 +252,7 @@ def _table_input(table, epsilon, neighbours):
         raise ValueError(
             f"`table` must hold noisy counts of absolute value at most 2**53; {_position(bad)} is not "
             "(a count that large is beyond exact floating-point integers).")
-    return z, b, eps, delta, secure, unit, n
+    return z, b, eps, delta, secure, unit, n, relation
 
 
 def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, neighbours=None,
@@ -622,7 +429,7 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
     >>> round(ci.low, 3), round(ci.high, 3), ci.level
     (0.772, 1.859, 0.95)
     """
-    z, b, eps, delta, secure, unit, n = _table_input(table, epsilon, neighbours)
+    z, b, eps, delta, secure, unit, n, relation = _table_input(table, epsilon, neighbours)
     k = z.shape[0]
     names, levels = _check_design(design, k)
     _check_choice(model, "model", _MODELS)
@@ -649,8 +456,7 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
         bad = int(np.count_nonzero(~converged))
         if bad:
             notes.append(f"{bad} of {n_sim} draws did not converge in {_MAX_ITER} Newton iterations")
-            warnings.warn(f"logistic_jimi: {notes[0]}; their last iterate is used.", ApproximationWarning,
-                          stacklevel=2)
+            warn(f"logistic_jimi: {notes[0]}; their last iterate is used.", ApproximationWarning)
     median, low, high, pvalue = _summaries(beta, level)
     se = max(_share_se(p_j / 2.0, n_sim, 2.0) for p_j in pvalue)
     note = "; ".join(notes + [_mc_note(n_sim, se, derived, what="p-values at most")])
@@ -664,5 +470,5 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
         conf_high=tuple(map(float, high)), pvalue=tuple(map(float, pvalue)), confidence_level=level,
         formula=formula, model=model, method=f"DP-JIMI fiducial logistic regression ({n_sim} draws)",
         epsilon=float(eps), delta=float(delta), mechanism=_mechanisms.LAPLACE, n_sim=n_sim, data_name=data_name,
-        secure=secure, privacy_unit=unit, note=note, draws=beta if draws else None,
+        secure=secure, privacy_unit=unit, neighbours=relation, note=note, draws=beta if draws else None,
     )

@@ -11,7 +11,6 @@ releases, of the two-arm test :mod:`._two_releases` routes them to).
 from __future__ import annotations
 
 import importlib
-import warnings
 
 import numpy as np
 
@@ -28,7 +27,6 @@ from .._validation import (
     _check_real,
     _show,
 )
-from .._warnings import ApproximationWarning
 from ..releasers.release import Release
 from ._resolve import mismatch_message, refuse_unreleased
 from ._two_releases import _two_release_test
@@ -190,9 +188,18 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
         Two arms: the null difference (default 0), ratio or odds ratio
         (default 1); with a one-sided ``alternative`` a non-inferiority or
         superiority margin.
-    composition : {None, 'parallel', 'sequential'}, optional
-        Two arms: how the result records the two releases' privacy (None: the
-        method's default, see :func:`~dpinfer.binom2_ump_test`).
+    composition : {None, 'sequential', 'parallel'}, default None
+        Two arms: how the result records the two releases' privacy, by the one
+        rule of every method and door (:mod:`dpinfer._composition_rule`).  None
+        reads the releases: ``'parallel'`` (the larger epsilon and delta) only
+        when both record different groups of one budget's parallel set, i.e.
+        they were released with ``budget=b.parallel(label).group(name)``
+        (:attr:`Release.disjoint <dpinfer.Release.disjoint>`); otherwise
+        ``'sequential'`` (the sums), which never understates what the two cost.
+        ``'parallel'`` is your statement that typed values come from disjoint
+        groups (refused when the releases record the same group);
+        ``'sequential'`` is always allowed.  The same pair of releases gets the
+        same privacy line from every ``method``.
     statistic : {None, 'difference', 'score'}, optional
         Two Tulap arms: the exact test's ordering (None: its default, the
         difference, or the score for the odds ratio; see
@@ -344,21 +351,10 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     if method == "normal":
         from .normal import binom_normal_test
 
-        # Re-raise the ApproximationWarning at the caller's line, not this one.
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ApproximationWarning)
-            result = binom_normal_test(release, **common)
-        for w in caught:
-            warnings.warn(w.message, w.category, stacklevel=2)
-        return result
+        return binom_normal_test(release, **common)
     from .jimi import binom_jimi_test
 
-    with warnings.catch_warnings(record=True) as caught:  # caller's line, as for 'normal'
-        warnings.simplefilter("always", ApproximationWarning)
-        result = binom_jimi_test(release, **common, n_sim=n_sim, rng=rng)
-    for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=2)
-    return result
+    return binom_jimi_test(release, **common, n_sim=n_sim, rng=rng)
 
 
 def _release_from_numbers(value, n, *, method, epsilon, delta=0.0, sensitivity=1):

@@ -9,7 +9,8 @@ import numpy as np
 from .._validation import _check_counts, _check_epsilon, _check_int, _check_positive, _data_array
 from .. import _mechanisms
 from ..budget._charging import charge_release
-from ._secure_path import _VALUE_BOUND, _bit_source, _check_output_range, _grid_step, _laplace_on_grid
+from ..distributions._laplace_grid import grid_step
+from ._secure_path import _VALUE_BOUND, _bit_source, _check_output_range, _laplace_on_grid
 from .release import Release
 
 __all__ = ["LaplaceReleaser"]
@@ -54,7 +55,7 @@ class LaplaceReleaser:
     to within that.  ``rng=None`` (the default) draws the bits from the
     operating system's cryptographic source; a seeded ``rng`` gives the same
     law, reproducibly (research only).  Details:
-    :mod:`dpinfer.releasers._secure_path`.
+    :mod:`dpinfer.distributions._laplace_grid`.
 
     Examples
     --------
@@ -64,7 +65,11 @@ class LaplaceReleaser:
     ('proportion', True)
     """
 
-    _mechanism = _mechanisms.LAPLACE  # the registry code (see dpinfer._mechanisms)
+    def _semantics(self, method):
+        """The guarantee this releaser declares (its Release and its ledger entry both read it)."""
+        # release(): the user declared the sensitivity; count/proportion: one record, n public
+        unit = _mechanisms.VALUE_UNIT if method == "release" else _mechanisms.CENTRAL_UNIT
+        return _mechanisms.Semantics(_mechanisms.LAPLACE, _mechanisms.REPLACE_ONE, unit)
 
     epsilon: float
     sensitivity: float = 1.0
@@ -105,17 +110,16 @@ class LaplaceReleaser:
         value = _data_array(value, "value")
         bits = _bit_source(secure, rng, self.epsilon)
         _check_output_range(_VALUE_BOUND, self.epsilon, self.sensitivity)
-        digest = charge_release(budget, self, "release", shape=value.shape, array=array, rng=rng,
+        charge = charge_release(budget, self, "release", shape=value.shape, array=array, rng=rng,
                                 secure=bits.hardened, sensitivity=self.sensitivity,
-                                grid=_grid_step(_VALUE_BOUND, self.epsilon, self.sensitivity))
+                                grid=grid_step(_VALUE_BOUND, self.epsilon, self.sensitivity))
         # value / sensitivity is clipped to the public bound +-2**40 (see Notes): the
         # clip is decided by public numbers, never a refusal that depends on the data
         with np.errstate(over="ignore"):  # an overflow to +-inf is clipped to the bound like any large value
             units = value / self.sensitivity
         units = _laplace_on_grid(bits, units, self.epsilon, bound=_VALUE_BOUND, exact=False)
-        return Release(units * self.sensitivity, _mechanisms.LAPLACE, self.epsilon, 0.0, self.sensitivity, None, "value",
-                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.VALUE_UNIT,
-                       secure=bits.hardened, ledger_digest=digest)
+        return Release(units * self.sensitivity, charge.mechanism, self.epsilon, 0.0, self.sensitivity, None, "value",
+                       secure=bits.hardened, **charge.fields)
 
     def proportion(self, x, n, *, rng=None, secure=None, budget=None, array=None):
         """Release ``x / n + Laplace(0, 1 / (epsilon n))`` for a count ``x`` out of ``n``.
@@ -136,11 +140,11 @@ class LaplaceReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         bits = _bit_source(secure, rng, self.epsilon)
-        digest = charge_release(budget, self, "proportion", shape=x.shape, array=array, n=n, rng=rng,
-                                secure=bits.hardened, sensitivity=1.0 / n, grid=_grid_step(n, self.epsilon) / n)
+        charge = charge_release(budget, self, "proportion", shape=x.shape, array=array, n=n, rng=rng,
+                                secure=bits.hardened, sensitivity=1.0 / n, grid=grid_step(n, self.epsilon) / n)
         noisy = _laplace_on_grid(bits, x, self.epsilon, bound=n, exact=True) / n
-        return Release(noisy, _mechanisms.LAPLACE, self.epsilon, 0.0, 1.0 / n, n, "proportion", secure=bits.hardened,
-                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.CENTRAL_UNIT, ledger_digest=digest)
+        return Release(noisy, charge.mechanism, self.epsilon, 0.0, 1.0 / n, n, "proportion", secure=bits.hardened,
+                       **charge.fields)
 
     def count(self, x, n, *, rng=None, secure=None, budget=None, array=None):
         """Release ``x + Laplace(0, 1 / epsilon)`` for a count ``x`` out of ``n``.
@@ -158,8 +162,8 @@ class LaplaceReleaser:
         n = _check_int(n, "n", minimum=1)
         x = _check_counts(x, n)
         bits = _bit_source(secure, rng, self.epsilon)
-        digest = charge_release(budget, self, "count", shape=x.shape, array=array, n=n, rng=rng,
-                                secure=bits.hardened, sensitivity=1.0, grid=_grid_step(n, self.epsilon))
+        charge = charge_release(budget, self, "count", shape=x.shape, array=array, n=n, rng=rng,
+                                secure=bits.hardened, sensitivity=1.0, grid=grid_step(n, self.epsilon))
         noisy = _laplace_on_grid(bits, x, self.epsilon, bound=n, exact=True)
-        return Release(noisy, _mechanisms.LAPLACE, self.epsilon, 0.0, 1.0, n, "count", secure=bits.hardened,
-                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.CENTRAL_UNIT, ledger_digest=digest)
+        return Release(noisy, charge.mechanism, self.epsilon, 0.0, 1.0, n, "count", secure=bits.hardened,
+                       **charge.fields)

@@ -40,7 +40,8 @@ from .._validation import (
 )
 from .. import _mechanisms
 from ..budget._charging import charge_release
-from ._secure_path import _bit_source, _grid_step, _laplace_on_grid
+from ..distributions._laplace_grid import grid_step
+from ._secure_path import _bit_source, _laplace_on_grid
 from .release import Release
 
 __all__ = [
@@ -122,7 +123,9 @@ class UnaryEncodingReleaser:
     ((3, 4), 'unary_encoding', 3)
     """
 
-    _mechanism = _mechanisms.UNARY_ENCODING  # the registry code (see dpinfer._mechanisms)
+    def _semantics(self, method):
+        """The guarantee this releaser declares (its Release and its ledger entry both read it)."""
+        return _mechanisms.Semantics(_mechanisms.UNARY_ENCODING, _mechanisms.REPLACE_ONE, _mechanisms.LOCAL_UNIT)
 
     epsilon: float
     d: int
@@ -201,13 +204,13 @@ class UnaryEncodingReleaser:
         cats = _check_categories(categories, self.d)
         _check_report_size(cats.size, self.d, "d")
         bits = _bit_source(secure, rng)
-        digest = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=2.0)
+        charge = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=2.0)
         onehot = (cats[..., None] == np.arange(self.d)).astype(np.int8)
         flip = _bernoulli(bits, _digit_probability(self.epsilon / 2.0, 0), onehot.size).reshape(onehot.shape)
         reports = onehot ^ flip.astype(np.int8)
-        return Release(reports, _mechanisms.UNARY_ENCODING, self.epsilon, 0.0, 2.0, int(cats.size), "reports",
+        return Release(reports, charge.mechanism, self.epsilon, 0.0, 2.0, int(cats.size), "reports",
                        secure=bits.hardened,
-                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.LOCAL_UNIT, ledger_digest=digest)
+                       **charge.fields)
 
 
 @dataclass(frozen=True)
@@ -248,7 +251,9 @@ class KRRReleaser:
     ((4,), 'krr')
     """
 
-    _mechanism = _mechanisms.KRR  # the registry code (see dpinfer._mechanisms)
+    def _semantics(self, method):
+        """The guarantee this releaser declares (its Release and its ledger entry both read it)."""
+        return _mechanisms.Semantics(_mechanisms.KRR, _mechanisms.REPLACE_ONE, _mechanisms.LOCAL_UNIT)
 
     epsilon: float
     k: int
@@ -303,14 +308,14 @@ class KRRReleaser:
         """
         cats = _check_categories(categories, self.k)
         bits = _bit_source(secure, rng)
-        digest = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=1.0)
+        charge = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=1.0)
         lie = _bernoulli(bits, _krr_lie_probability(self.epsilon, self.k), cats.size).reshape(cats.shape)
         # a wrong label uniform on the k-1 others: shift by 1..k-1 modulo k
         shift = 1 + _uniform_below(bits, self.k - 1, cats.size).reshape(cats.shape)
         reports = np.where(lie, (cats + shift) % self.k, cats)
-        return Release(reports, _mechanisms.KRR, self.epsilon, 0.0, 1.0, int(cats.size), "reports",
+        return Release(reports, charge.mechanism, self.epsilon, 0.0, 1.0, int(cats.size), "reports",
                        secure=bits.hardened,
-                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.LOCAL_UNIT, ledger_digest=digest)
+                       **charge.fields)
 
 
 @dataclass(frozen=True)
@@ -346,7 +351,9 @@ class LocalLaplaceReleaser:
     ('local_laplace', 2.0)
     """
 
-    _mechanism = _mechanisms.LOCAL_LAPLACE  # the registry code (see dpinfer._mechanisms)
+    def _semantics(self, method):
+        """The guarantee this releaser declares (its Release and its ledger entry both read it)."""
+        return _mechanisms.Semantics(_mechanisms.LOCAL_LAPLACE, _mechanisms.REPLACE_ONE, _mechanisms.LOCAL_UNIT)
 
     epsilon: float
     bound: float
@@ -407,12 +414,12 @@ class LocalLaplaceReleaser:
             )
         bits = _bit_source(secure, rng, self.epsilon)
         sens = 2.0 * self.bound
-        digest = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=sens,
-                                grid=_grid_step(0.5, self.epsilon, sens))
+        charge = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=sens,
+                                grid=grid_step(0.5, self.epsilon, sens))
         z = _laplace_on_grid(bits, x / sens, self.epsilon, bound=0.5, exact=False) * sens
-        return Release(z, _mechanisms.LOCAL_LAPLACE, self.epsilon, 0.0, sens, int(x.size), "reports",
+        return Release(z, charge.mechanism, self.epsilon, 0.0, sens, int(x.size), "reports",
                        secure=bits.hardened,
-                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.LOCAL_UNIT, ledger_digest=digest)
+                       **charge.fields)
 
 
 @dataclass(frozen=True)
@@ -446,7 +453,9 @@ class LDPHistogramReleaser:
     ((3, 5), 'ldp_histogram')
     """
 
-    _mechanism = _mechanisms.LDP_HISTOGRAM  # the registry code (see dpinfer._mechanisms)
+    def _semantics(self, method):
+        """The guarantee this releaser declares (its Release and its ledger entry both read it)."""
+        return _mechanisms.Semantics(_mechanisms.LDP_HISTOGRAM, _mechanisms.REPLACE_ONE, _mechanisms.LOCAL_UNIT)
 
     epsilon: float
     bins: int
@@ -504,11 +513,11 @@ class LDPHistogramReleaser:
             raise ValueError(f"`x` must lie in [0, 1]; {_position(outside)} does not. Rescale the data first.")
         _check_report_size(x.size, self.bins, "bins")
         bits = _bit_source(secure, rng, self.epsilon)
-        digest = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=2.0,
-                                grid=_grid_step(0.5, self.epsilon, 2.0))
+        charge = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=2.0,
+                                grid=grid_step(0.5, self.epsilon, 2.0))
         halves = (self.bin_index(x)[..., None] == np.arange(self.bins)).astype(float) / 2.0
         # one-hot halves: neighbours are exactly one unit apart in L1 (exact grid)
         z = _laplace_on_grid(bits, halves, self.epsilon, bound=0.5, exact=True) * 2.0
-        return Release(z, _mechanisms.LDP_HISTOGRAM, self.epsilon, 0.0, 2.0, int(x.size), "reports",
+        return Release(z, charge.mechanism, self.epsilon, 0.0, 2.0, int(x.size), "reports",
                        secure=bits.hardened,
-                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.LOCAL_UNIT, ledger_digest=digest)
+                       **charge.fields)

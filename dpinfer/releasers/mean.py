@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
 from .. import _mechanisms
-from .._exact_noise import _clip_to_int64, _discrete_laplace
+from .._exact_noise import _discrete_laplace
 from .._validation import (
     DPInferValueError,
     _arg,
@@ -20,57 +19,11 @@ from .._validation import (
     _show,
 )
 from ..budget._charging import charge_release
-from ._secure_path import _INT_LIMIT, _bit_source, _check_output_range, _grid_bits, _per_step
+from ..distributions._mean_grid import release_grid, split_epsilons
+from ._secure_path import _bit_source, _check_output_range
 from .release import Release
 
 __all__ = ["MeanReleaser"]
-
-
-@dataclass(frozen=True)
-class ReleaseGrid:
-    """The integer grid and noise of a :class:`MeanReleaser` release at a public ``n``.
-
-    Package-internal interface: the releaser draws with it, and the repro-samples
-    simulator (:mod:`dpinfer.inference.means`) reproduces the released law with it, so
-    the two cannot drift apart.  Statistic ``k = 0`` is the clipped sum, ``k = 1`` the
-    centred sum of squares.
-    """
-
-    n: int
-    lower: float
-    upper: float
-    g: int
-    epsilons: tuple
-    lams: tuple
-
-    def units(self, clipped, k):
-        """Each clipped value's integer on the grid of statistic ``k`` (a function of that value alone)."""
-        width = self.upper - self.lower
-        if k == 0:
-            t = (clipped - self.lower) / width
-        else:
-            half = 0.5 * width
-            t = ((clipped - (self.lower + half)) / half) ** 2
-        return np.clip(np.rint(t * 2.0**self.g), 0, 2**self.g).astype(np.int64)
-
-    def values(self, noisy, k):
-        """The released value of statistic ``k`` from the noisy integer sum (clipped to 64 bits first)."""
-        noisy = _clip_to_int64(np.asarray(noisy), -_INT_LIMIT, _INT_LIMIT)
-        width = self.upper - self.lower
-        if k == 0:
-            return self.n * self.lower + width * (noisy / 2.0**self.g)
-        return (0.5 * width) ** 2 * (noisy / 2.0**self.g)
-
-
-def release_grid(epsilon, lower, upper, n, split=None):
-    """The :class:`ReleaseGrid` of ``MeanReleaser(epsilon, lower, upper)`` at ``n`` (``split``: with the spread).
-
-    Package-internal interface; the arguments are public numbers, assumed valid.
-    """
-    rel = MeanReleaser(epsilon, lower, upper, spread=split is not None, split=0.5 if split is None else split)
-    epsilons = rel._epsilons()
-    g = min(_grid_bits(n, e) for e in epsilons)
-    return ReleaseGrid(n, rel.lower, rel.upper, g, epsilons, tuple(_per_step(e, 2**g) for e in epsilons))
 
 
 @dataclass(frozen=True)
@@ -120,14 +73,14 @@ class MeanReleaser:
     h)**2 * 2**g)`` for the squares), so neighbouring data sets give integer
     sums at most ``2**g`` apart, exactly.  Discrete Laplace noise of ratio
     ``exp(-epsilon_k / 2**g)`` per step is added in 64-bit integers (``g`` as
-    for a count out of ``n``, :mod:`dpinfer.releasers._secure_path`), and the
+    for a count out of ``n``, :mod:`dpinfer.distributions._laplace_grid`), and the
     released sum is ``n lower + (upper - lower) T / 2**g`` (squares: ``h**2 T2
     / 2**g``), computed from the noisy integer ``T`` alone: the set of possible
     outputs does not depend on the data.  The grid moves each value by at most
     ``(upper - lower) 2**-(g+1)``, and the discrete noise's cdf is within
     ``epsilon / 2**(g+2)`` of the continuous Laplace cdf that DP-JIMI and the
     naive interval assume; the repro-samples method simulates this released law
-    itself (``ReleaseGrid``: the same grid, map and noise sampler).
+    itself (``distributions._mean_grid.ReleaseGrid``: the same grid, map and noise sampler).
     The budget is charged before anything is drawn.
 
     Examples
@@ -143,7 +96,9 @@ class MeanReleaser:
     ((2,), (0.5, 0.5))
     """
 
-    _mechanism = _mechanisms.LAPLACE  # the registry code (see dpinfer._mechanisms)
+    def _semantics(self, method):
+        """The guarantee this releaser declares (its Release and its ledger entry both read it)."""
+        return _mechanisms.Semantics(_mechanisms.LAPLACE, _mechanisms.REPLACE_ONE, _mechanisms.MEAN_UNIT)
 
     epsilon: float
     lower: float
@@ -176,13 +131,7 @@ class MeanReleaser:
 
     def _epsilons(self):
         """The epsilons of the sum and of the squares, rounded down so that they add to at most epsilon."""
-        if not self.spread:
-            return (self.epsilon,)
-        e1 = self.epsilon * self.split
-        e2 = self.epsilon - e1
-        while Fraction(e1) + Fraction(e2) > Fraction(self.epsilon):
-            e2 = math.nextafter(e2, 0.0)
-        return e1, e2
+        return split_epsilons(self.epsilon, self.split if self.spread else None)
 
     def release(self, x, *, rng=None, secure=None, budget=None, array=None):
         """Release the clipped sum of ``x`` (and its centred sum of squares with ``spread=True``).
@@ -232,7 +181,7 @@ class MeanReleaser:
         for e, scale in zip(epsilons, (self.sensitivity, 0.25 * self.sensitivity * self.sensitivity)):
             _check_output_range(n + abs(self.lower) / self.sensitivity * n, e, scale)
         what = "release" if not self.spread else f"release (sum and squares, epsilon split {self.split:g})"
-        digest = charge_release(budget, self, what, shape=rows, array=array, n=n, rng=rng,
+        charge = charge_release(budget, self, what, shape=rows, array=array, n=n, rng=rng,
                                 secure=bits.hardened, sensitivity=self.sensitivity,
                                 grid=self.sensitivity * 2.0**-grid.g)
         clipped = np.clip(data, self.lower, self.upper)
@@ -243,8 +192,7 @@ class MeanReleaser:
             noise = _discrete_laplace(bits, grid.lams[k], total.size)
             values.append(grid.values(total + noise, k).reshape(rows))
         value = values[0] if not self.spread else np.stack(values, axis=-1)
-        return Release(value, _mechanisms.LAPLACE, self.epsilon, 0.0, self.sensitivity, n, "clipped_sum",
-                       secure=bits.hardened, neighbours=_mechanisms.REPLACE_ONE,
-                       privacy_unit=_mechanisms.MEAN_UNIT, ledger_digest=digest,
+        return Release(value, charge.mechanism, self.epsilon, 0.0, self.sensitivity, n, "clipped_sum",
+                       secure=bits.hardened, **charge.fields,
                        bounds=(self.lower, self.upper),
                        split=(self.split, 1.0 - self.split) if self.spread else None)

@@ -73,7 +73,9 @@ class RandomizedResponseReleaser:
     ('randomized_response', 4, 'reports')
     """
 
-    _mechanism = _mechanisms.RANDOMIZED_RESPONSE  # the registry code (see dpinfer._mechanisms)
+    def _semantics(self, method):
+        """The guarantee this releaser declares (its Release and its ledger entry both read it)."""
+        return _mechanisms.Semantics(_mechanisms.RANDOMIZED_RESPONSE, _mechanisms.REPLACE_ONE, _mechanisms.LOCAL_UNIT)
 
     epsilon: float
 
@@ -123,12 +125,12 @@ class RandomizedResponseReleaser:
         """
         x = _check_binary(x)
         bits = _bit_source(secure, rng)
-        digest = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=1.0)
+        charge = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=1.0)
         lie = _bernoulli(bits, _digit_probability(self.epsilon, 0), x.size).reshape(x.shape)
         reports = x ^ lie.astype(np.int8)
-        return Release(reports, _mechanisms.RANDOMIZED_RESPONSE, self.epsilon, 0.0, 1.0, int(x.size), "reports",
+        return Release(reports, charge.mechanism, self.epsilon, 0.0, 1.0, int(x.size), "reports",
                        secure=bits.hardened,
-                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.LOCAL_UNIT, ledger_digest=digest)
+                       **charge.fields)
 
 
 @dataclass(frozen=True)
@@ -187,7 +189,9 @@ class TwoCoinRRReleaser:
     (0.659855, 1.0)
     """
 
-    _mechanism = _mechanisms.TWO_COIN_RR  # the registry code (see dpinfer._mechanisms)
+    def _semantics(self, method):
+        """The guarantee this releaser declares (its Release and its ledger entry both read it)."""
+        return _mechanisms.Semantics(_mechanisms.TWO_COIN_RR, _mechanisms.REPLACE_ONE, _mechanisms.LOCAL_UNIT)
 
     p1: float
     p2: float
@@ -270,10 +274,10 @@ class TwoCoinRRReleaser:
         """
         x = _check_binary(x)
         bits = _bit_source(secure, rng)
-        digest = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=1.0)
+        charge = charge_release(budget, self, "release", rng=rng, secure=bits.hardened, sensitivity=1.0)
         forced = _bernoulli(bits, _float_probability(self.p1), x.size).reshape(x.shape)
         forced_yes = _bernoulli(bits, _float_probability(self.p2), x.size).reshape(x.shape)
         reports = np.where(forced, forced_yes.astype(np.int8), x)
-        return Release(reports, _mechanisms.TWO_COIN_RR, self.epsilon, 0.0, 1.0, int(x.size), "reports",
+        return Release(reports, charge.mechanism, self.epsilon, 0.0, 1.0, int(x.size), "reports",
                        secure=bits.hardened,
-                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.LOCAL_UNIT, ledger_digest=digest)
+                       **charge.fields)

@@ -81,6 +81,16 @@ class Release:
         ``(s, 1 - s)`` when the centred sum of squares is released too, the shares
         of ``epsilon`` spent on the sum and on the squares (``value`` then holds
         the pair on its last axis).
+    disjoint : tuple of two str or None
+        ``(scope, group)`` when the release was charged to a group of a
+        :class:`~dpinfer.ParallelComposition` (``budget=b.parallel(label).group(name)``):
+        ``scope`` is that set's :attr:`~dpinfer.ParallelComposition.scope`
+        (``'<budget id>/<label>'``, unique to that set of that budget), ``group``
+        the group's name.  None for a release charged to no budget, to a budget
+        directly (sequential) or to an advanced-composition block.  Results of
+        several releases read it: they state parallel composition (the largest
+        epsilon) only when their releases record different groups of one scope
+        (see :func:`~dpinfer.prop_test`'s ``composition``).
 
     Notes
     -----
@@ -103,6 +113,7 @@ class Release:
     ledger_digest: str | None = None
     bounds: tuple | None = None
     split: tuple | None = None
+    disjoint: tuple | None = None
 
     def __post_init__(self):
         value = _as_real_array(self.value, "value")
@@ -135,6 +146,13 @@ class Release:
         if self.ledger_digest is not None and not isinstance(self.ledger_digest, str):
             raise TypeError(f"`ledger_digest` must be None or a string; got {_show(self.ledger_digest)}.")
         self._check_clipped(value)
+        if self.disjoint is not None:
+            pair = self.disjoint
+            if (not isinstance(pair, (tuple, list)) or len(pair) != 2
+                    or not all(isinstance(v, str) and v for v in pair)):
+                raise ValueError("`disjoint` must be None or a pair (scope, group) of non-empty strings, as a "
+                                 f"budget's parallel(...).group(...) records it; got {_show(pair)}.")
+            object.__setattr__(self, "disjoint", (pair[0], pair[1]))
         if value.ndim == 0:
             value = float(value)
         else:
@@ -199,6 +217,8 @@ class Release:
                if self.bounds else "")
             +
             f"  sampling:    {_SAMPLING[self.secure]}"
+            + (f"\n  charged to:  group {self.disjoint[1]!r} of parallel set {self.disjoint[0]!r}"
+               if self.disjoint else "")
             + (f"\n  ledger:      head digest after this release's charge:\n               {self.ledger_digest}"
                if self.ledger_digest else "")
         )
@@ -220,6 +240,7 @@ class Release:
             "ledger_digest": self.ledger_digest,
             "bounds": None if self.bounds is None else list(self.bounds),
             "split": None if self.split is None else list(self.split),
+            "disjoint": None if self.disjoint is None else list(self.disjoint),
         }
 
     def noise_law(self):

@@ -9,7 +9,8 @@ import numpy as np
 from .._validation import _check_epsilon, _data_array, _position, _show
 from .. import _mechanisms
 from ..budget._charging import charge_release
-from ._secure_path import _bit_source, _grid_step, _laplace_on_grid
+from ..distributions._laplace_grid import grid_step
+from ._secure_path import _bit_source, _laplace_on_grid
 from .release import Release
 
 __all__ = ["ContingencyTableReleaser"]
@@ -86,7 +87,10 @@ class ContingencyTableReleaser:
     ('table', (2, 2), 2.0, 40)
     """
 
-    _mechanism = _mechanisms.LAPLACE  # the registry code (see dpinfer._mechanisms)
+    def _semantics(self, method):
+        """The guarantee this releaser declares (its Release and its ledger entry both read it)."""
+        return _mechanisms.Semantics(_mechanisms.LAPLACE, self.neighbours,
+                                   _mechanisms.table_unit(self.neighbours, self.sensitivity))
 
     epsilon: float
     neighbours: str = "replace-one"
@@ -167,9 +171,9 @@ class ContingencyTableReleaser:
                 raise ValueError("`table` must hold at least one record when margins='total'; it holds none.")
         bits = _bit_source(secure, rng, self.epsilon)
         s = self.sensitivity
-        digest = charge_release(budget, self, "release", shape=arr.shape[:-2], array=array, rng=rng,
-                                secure=bits.hardened, sensitivity=s, grid=_grid_step(_CELL_BOUND / s, self.epsilon, s))
+        charge = charge_release(budget, self, "release", shape=arr.shape[:-2], array=array, rng=rng,
+                                secure=bits.hardened, sensitivity=s, grid=grid_step(_CELL_BOUND / s, self.epsilon, s))
         units = counts / s  # exact: multiples of 1/2 (replace-one) or integers (add/remove)
         noisy = _laplace_on_grid(bits, units, self.epsilon, bound=_CELL_BOUND / s, exact=True) * s
-        return Release(noisy, _mechanisms.LAPLACE, self.epsilon, 0.0, s, n, "table", secure=bits.hardened,
-                       neighbours=self.neighbours, privacy_unit=_mechanisms.table_unit(self.neighbours, s), ledger_digest=digest)
+        return Release(noisy, charge.mechanism, self.epsilon, 0.0, s, n, "table", secure=bits.hardened,
+                       **charge.fields)

@@ -113,7 +113,9 @@ class TulapReleaser:
     (1.0, 2.0)
     """
 
-    _mechanism = _mechanisms.TULAP  # the registry code (see dpinfer._mechanisms)
+    def _semantics(self, method):
+        """The guarantee this releaser declares (its Release and its ledger entry both read it)."""
+        return _mechanisms.Semantics(_mechanisms.TULAP, _mechanisms.REPLACE_ONE, _mechanisms.count_unit(self.sensitivity))
 
     epsilon: float
     delta: float = 0.0
@@ -190,12 +192,11 @@ class TulapReleaser:
         unit_epsilon, unit_delta = unit_privacy(self.epsilon, self.delta, self.sensitivity)
         bits = _bit_source(secure, rng, self.epsilon, self.sensitivity)
         grid = tulap_grid(n, unit_epsilon, unit_delta)  # refuses n, epsilon without a grid before the charge
-        digest = charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
+        charge = charge_release(budget, self, "release", shape=x.shape, array=array, n=n, rng=rng,
                                 secure=bits.hardened, sensitivity=float(self.sensitivity), grid=2.0**-grid.bits)
         value = _release_tulap(bits, np.asarray(x), n, unit_epsilon, unit_delta)
-        return Release(value, _mechanisms.TULAP, self.epsilon, self.delta, float(self.sensitivity), n, "count",
-                       neighbours=_mechanisms.REPLACE_ONE, privacy_unit=_mechanisms.count_unit(self.sensitivity),
-                       secure=bits.hardened, ledger_digest=digest)
+        return Release(value, charge.mechanism, self.epsilon, self.delta, float(self.sensitivity), n, "count",
+                       secure=bits.hardened, **charge.fields)
 
 
 def _release_tulap(bits_source, x, n, epsilon, delta):

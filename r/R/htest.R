@@ -19,8 +19,10 @@
               null.value = .named(h[["null.value"]]), alternative = alternative,
               method = h[["method"]], data.name = h[["data.name"]])
   out <- out[!vapply(out, is.null, logical(1))]
-  privacy <- h[c("epsilon", "delta", "mechanism", "secure", "privacy.unit", "n.sim", "estimate.raw", "note")]
-  names(privacy) <- c("epsilon", "delta", "mechanism", "secure", "privacy.unit", "n.sim", "estimate.raw", "note")
+  fields <- c("epsilon", "delta", "mechanism", "secure", "privacy.unit", "neighbours", "composition", "n.sim",
+              "estimate.raw", "note")
+  privacy <- h[fields]
+  names(privacy) <- fields
   privacy$lines <- unlist(h[["privacy.lines"]])
   attr(out, "privacy") <- privacy
   class(out) <- c("dp_htest", "htest")
@@ -39,6 +41,11 @@
 #' \code{"privacy"} with the release's \code{epsilon}, \code{delta},
 #' \code{mechanism}, \code{secure} (\code{TRUE} when the hardened path drew the
 #' noise, \code{FALSE} for a seeded research release), \code{privacy.unit},
+#' \code{neighbours} (the neighbouring relation, e.g. \code{"replace-one"};
+#' \code{NULL} for typed-in values), \code{composition} (two arms:
+#' \code{"parallel"}, the larger epsilon, when the releases were charged to two
+#' groups of one budget's parallel set, else \code{"sequential"}, the sum;
+#' \code{NULL} for one release),
 #' \code{n.sim} (Monte Carlo draws, \code{NULL} when exact), \code{estimate.raw}
 #' and \code{note}.  \code{print()} shows R's \code{print.htest} block, then the
 #' note and privacy lines that dpinfer prints in Python.

@@ -14,12 +14,20 @@
   structure(record, py = py_release, class = "dp_release")
 }
 
-.py_budget <- function(budget) {
-  if (is.null(budget)) return(NULL)
+.py_budget <- function(budget, group = NULL) {
+  if (is.null(budget)) {
+    if (!is.null(group)) stop("`group` needs a `budget` (its parallel set is the budget's).", call. = FALSE)
+    return(NULL)
+  }
   if (!inherits(budget, "dp_budget")) {
     stop("`budget` must be a dpinfer budget made by dp_budget().", call. = FALSE)
   }
-  attr(budget, "py")
+  if (is.null(group)) return(attr(budget, "py"))
+  if (!is.character(group) || length(group) != 2L || anyNA(group)) {
+    stop("`group` must be NULL or c(set, name): group `name` of the budget's parallel set `set`.",
+         call. = FALSE)
+  }
+  .call(.call(attr(budget, "py")$parallel, list(group[[1L]]))$group, list(group[[2L]]))
 }
 
 #' Privatize a count (or a contingency table)
@@ -47,10 +55,16 @@
 #' @param seed \code{NULL} (the hardened path) or a whole number (research
 #'   only: a reproducible, predictable release).
 #' @param budget \code{NULL} or a budget from \code{\link{dp_budget}} to charge.
+#' @param group \code{NULL}, or \code{c(set, name)}: charge group \code{name}
+#'   of the budget's parallel set \code{set} (disjoint groups of people, e.g.
+#'   the arms of a trial: parallel composition).  The release records the
+#'   group, and \code{\link{dp_prop_test}} then states parallel composition
+#'   for two releases of different groups of one set.
 #' @return An object of class \code{"dp_release"}: a list with \code{value},
 #'   \code{mechanism}, \code{epsilon}, \code{delta}, \code{sensitivity},
 #'   \code{n}, \code{kind}, \code{secure}, \code{neighbours},
-#'   \code{privacy_unit} and \code{ledger_digest}.  The tests of this package
+#'   \code{privacy_unit}, \code{ledger_digest} and \code{disjoint} (the
+#'   parallel set and group charged, or \code{NULL}).  The tests of this package
 #'   take it in place of a released value.
 #' @examples
 #' if (dp_available()) {
@@ -62,9 +76,9 @@
 #' }
 #' @export
 dp_release_count <- function(x, n, epsilon, delta = 0, mechanism = c("tulap", "laplace"),
-                             seed = NULL, budget = NULL) {
+                             seed = NULL, budget = NULL, group = NULL) {
   mechanism <- match.arg(mechanism)
-  kwargs <- list(rng = .seed(seed), budget = .py_budget(budget))
+  kwargs <- list(rng = .seed(seed), budget = .py_budget(budget, group))
   if (mechanism == "tulap") {
     releaser <- .call("TulapReleaser", list(epsilon, delta))
     rel <- .call(releaser$release, list(.whole(x, "x", confidential = TRUE), .whole(n, "n")), kwargs)
@@ -80,7 +94,7 @@ dp_release_count <- function(x, n, epsilon, delta = 0, mechanism = c("tulap", "l
 
 #' @rdname dp_release_count
 #' @export
-dp_release_table <- function(x, epsilon, seed = NULL, budget = NULL) {
+dp_release_table <- function(x, epsilon, seed = NULL, budget = NULL, group = NULL) {
   if (!is.matrix(x) || !is.numeric(x)) {
     stop("`x` must be a numeric matrix of counts (an r x c table).", call. = FALSE)
   }
@@ -94,7 +108,7 @@ dp_release_table <- function(x, epsilon, seed = NULL, budget = NULL) {
     as.list(as.integer(row))
   })
   releaser <- .call("ContingencyTableReleaser", list(epsilon))
-  rel <- .call(releaser$release, list(rows), list(rng = .seed(seed), budget = .py_budget(budget)))
+  rel <- .call(releaser$release, list(rows), list(rng = .seed(seed), budget = .py_budget(budget, group)))
   .new_release(rel)
 }
 

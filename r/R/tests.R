@@ -89,6 +89,12 @@ dp_binom_test <- function(z, n = NULL, p = 0.5, alternative = c("two.sided", "le
 #'   ratio) and the effect (\code{"difference"}, \code{"ratio"} or
 #'   \code{"odds-ratio"}, the last for Tulap arms).
 #' @param n.sim,seed DP-JIMI with draws: their number and the seed.
+#' @param composition Two arms: \code{NULL} (read the releases: \code{"parallel"},
+#'   the larger epsilon, only when they were charged to two groups of one
+#'   budget's parallel set, see \code{group} in \code{\link{dp_release_count}};
+#'   else \code{"sequential"}, the sum), \code{"sequential"}, or
+#'   \code{"parallel"} (disjoint arms, for typed-in values).  The rule of every
+#'   dpinfer method.
 #' @return An object of class \code{c("dp_htest", "htest")} (see \code{\link{dp_privacy}}).
 #' @examples
 #' if (dp_available()) {
@@ -105,9 +111,9 @@ dp_binom_test <- function(z, n = NULL, p = 0.5, alternative = c("two.sided", "le
 #' @export
 dp_prop_test <- function(x, n = NULL, p = NULL, alternative = c("two.sided", "less", "greater"),
                          conf.level = 0.95, epsilon = NULL, delta = NULL, method = NULL,
-                         margin = NULL, effect = NULL, n.sim = NULL, seed = NULL) {
+                         margin = NULL, effect = NULL, n.sim = NULL, seed = NULL, composition = NULL) {
   kwargs <- list(alternative = .alternative(alternative), confidence_level = .level(conf.level),
-                 method = method, margin = margin, effect = effect,
+                 method = method, margin = margin, effect = effect, composition = composition,
                  n_sim = if (is.null(n.sim)) NULL else .whole(n.sim, "n.sim"), rng = .seed(seed))
   if (.is_release(x)) x <- list(x)
   if (is.list(x)) {

@@ -141,10 +141,10 @@ def test_two_sample_functions_share_one_rule_per_relation():
         LaplaceReleaser(1.0).proportion(20, 40, rng=0, budget=target("A"))
         LaplaceReleaser(0.25).proportion(10, 50, rng=0, budget=target("B"))
         assert budget.spent_epsilon == expected
-    with pytest.raises(ValueError, match="`composition` must be 'sequential' or 'parallel'; got 'max'"):
+    with pytest.raises(ValueError, match="`composition` must be None, 'sequential' or 'parallel'; got 'max'"):
         binom2_normal_test(r1, pi_hat2=r2, composition="max")
-    with pytest.raises(TypeError, match="`composition`"):
-        rr_two_sample_test(rr1, rr2, composition=None)
+    with pytest.raises(TypeError, match="`composition` must be None, 'sequential' or 'parallel'; got 1"):
+        rr_two_sample_test(rr1, rr2, composition=1)
 
 # ------------------------------------------------------------------ audits spend 2 x n_samples releases
 def test_audit_charges_only_a_budget_it_is_given():

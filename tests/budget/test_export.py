@@ -49,7 +49,7 @@ def test_export_round_trips_and_its_charged_totals_are_the_ledgers():
 def test_events_carry_the_mechanism_facts_in_dp_event_shape():
     events = _mixed_budget().export_events()["events"]
     tulap = events[0]
-    assert (tulap["mechanism"], tulap["sensitivity"], tulap["neighbouring"]) == ("tulap", 1.0, "replace-one")
+    assert (tulap["mechanism"], tulap["sensitivity"], tulap["neighbours"]) == ("tulap", 1.0, "replace-one")
     assert tulap["grid"] == 2.0**-40  # n = 20, epsilon = 0.3: the grid of 2**-40 of a count
     assert tulap["dp_event"] == {"name": "EpsilonDeltaDpEvent", "epsilon": 0.3, "delta": 1e-6}
     assert events[1]["dp_event"] == {"name": "SelfComposedDpEvent", "count": 3,
@@ -57,11 +57,12 @@ def test_events_carry_the_mechanism_facts_in_dp_event_shape():
     reserve = next(e for e in events if e["composition"] == "advanced-reserve")
     assert reserve["dp_event"] == {"name": "NoOpDpEvent"} and reserve["sensitivity"] is None
     proportion = next(e for e in events if e["composition"] == "advanced")
-    assert proportion["sensitivity"] == 1 / 9 and proportion["neighbouring"] == "replace-one"
+    assert proportion["sensitivity"] == 1 / 9 and proportion["neighbours"] == "replace-one"
     unary = next(e for e in events if e["mechanism"] == "unary_encoding")
-    assert (unary["neighbouring"], unary["sensitivity"], unary["grid"]) == ("local", 2.0, None)
+    # a local-DP release's ledger entry says what its Release says (replace-one: one respondent's answer)
+    assert (unary["neighbours"], unary["sensitivity"], unary["grid"]) == ("replace-one", 2.0, None)
     manual = events[-1]
-    assert (manual["sensitivity"], manual["neighbouring"], manual["grid"]) == (None, "", None)
+    assert (manual["sensitivity"], manual["neighbours"], manual["grid"]) == (None, "", None)
 
 
 def test_composed_totals_against_exact_sums_and_mpmath():

@@ -56,7 +56,8 @@ def test_two_release_files_text_like_prop_test(arms, files, capsys):
     expected = binom2_ump_test(*arms)
     assert code == 0
     assert out.strip("\n") == str(expected).strip("\n")
-    assert "difference in proportions" in out and "parallel composition" in out
+    # releases charged to no budget: sequential composition, the two epsilons added (issue 35)
+    assert "difference in proportions" in out and "epsilon = 2, delta = 0, sequential composition" in out
 
 
 @pytest.mark.parametrize("fmt", ["json", "csv", "htest-json"])

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from dpinfer import MeanReleaser, PrivacyBudget, Release
+from dpinfer.distributions._laplace_grid import grid_bits
 from dpinfer.releasers import mean as mean_module
 
 
@@ -106,7 +107,7 @@ def test_exact_law_of_neighbouring_outputs(epsilon, spread, x, x_prime, monkeypa
 def test_the_split_spends_at_most_epsilon_in_all(monkeypatch):
     for epsilon, split in [(1.0, 0.5), (0.1, 0.3), (1 / 3, 0.7), (2.9, 0.01)]:
         _, lams = _noiseless(MeanReleaser(epsilon, 0.0, 1.0, spread=True, split=split), [0.2, 0.4], monkeypatch)
-        g = mean_module._grid_bits(2, min(epsilon * split, epsilon * (1 - split)))
+        g = grid_bits(2, min(epsilon * split, epsilon * (1 - split)))
         assert sum(Fraction(lam) * 2**g for lam in lams) <= Fraction(epsilon)
         assert float(Fraction(lams[0]) * 2**g) == pytest.approx(epsilon * split, rel=1e-12)
 

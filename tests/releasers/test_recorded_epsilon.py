@@ -17,7 +17,7 @@ import pytest
 
 from dpinfer import TwoCoinRRReleaser
 from dpinfer.distributions._tulap_law import unit_privacy
-from dpinfer.releasers._secure_path import _per_step
+from dpinfer.distributions._laplace_grid import per_step as _per_step
 
 
 def _two_coin_exact(p1, p2):

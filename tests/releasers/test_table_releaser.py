@@ -69,11 +69,11 @@ def test_neighbour_privacy_loss_is_epsilon():
     # A replace-one neighbour moves two cells by one count = 1/2 unit = 2**(g-1) steps each, so
     # the log ratio of output pmfs is at most lam * 2**g <= eps; we recompute it here from the
     # grid constants (not from the sampler) and check the sampler's empirical step law matches.
-    from dpinfer.releasers._secure_path import _grid_bits, _per_step
+    from dpinfer.distributions._laplace_grid import grid_bits, per_step
 
     eps = 1.0
-    g = _grid_bits(2**40 / 2, eps)
-    lam = _per_step(eps, 2**g)
+    g = grid_bits(2**40 / 2, eps)
+    lam = per_step(eps, 2**g)
     loss = lam * (2 * 2 ** (g - 1))
     assert loss <= eps and loss > eps * (1 - 1e-12)
     # empirical: P(noise > t) = exp(-t / b) / 2 for b = 2 / eps, at t = 2 (4 SE bound)

@@ -19,13 +19,11 @@ drawn from independent streams.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..._streams import _mc_note, _share_se, _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_probability
-from ..._warnings import ApproximationWarning
+from ..._warnings import ApproximationWarning, warn
 from ...results import ConfidenceInterval, HTestResult
 from ._common import (
     ACCEPTS,
@@ -38,7 +36,7 @@ from ._common import (
     _tails,
 )
 from ._exact import _coverage_message, _size_message
-from .._resolve import STACKLEVEL as _STACKLEVEL, provenance, release_first, resolve
+from .._resolve import provenance, release_first, resolve
 
 __all__ = ["binom_jimi_ci", "binom_jimi_test"]
 
@@ -226,7 +224,7 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     lo, hi, _ = _one_sample(pi_hat.ravel(), n, epsilon, tails, None, n_sim, gen)
     message = _coverage_message(lo, hi, n, epsilon, confidence_level, alternative)
     if message is not None:
-        warnings.warn(message, ApproximationWarning, stacklevel=_STACKLEVEL)
+        warn(message, ApproximationWarning)
     if scalar:
         return ConfidenceInterval(float(lo[0]), float(hi[0]), confidence_level)
     return _stack(lo, hi, pi_hat.shape)
@@ -371,7 +369,7 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
     gen, derived = _stream(rng, "binom_jimi", pi_hat, n, epsilon, n_sim)
     message = _size_message(n, epsilon, p0, 1.0 - confidence_level, alternative)
     if message is not None:
-        warnings.warn(message, ApproximationWarning, stacklevel=_STACKLEVEL)
+        warn(message, ApproximationWarning)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
     lo, hi, (le, ge) = _one_sample(pi_hat.ravel(), n, epsilon, tails, p0, n_sim, gen)
     pvalue = np.clip(_pvalue(le, ge, alternative), 0.0, 1.0)

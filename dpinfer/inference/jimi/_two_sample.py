@@ -8,9 +8,8 @@ from . import _kernels as _k
 from ..._progress import SILENT, _check_progress, start
 from ..._streams import _mc_note, _share_se, _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
-from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...results import ConfidenceInterval, HTestResult
-from .._resolve import arm_pair, provenance, release_first, resolve
+from .._resolve import arm_pair, composed, provenance, release_first, resolve
 from ._common import ACCEPTS, _check_jimi_n_sim, _data_name, _fill, _proportions, _pvalue, _stack, _tails
 
 __all__ = [
@@ -104,7 +103,7 @@ def _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim):
     """The generator of the draws: ``rng``, or the stream derived from both releases.
 
     The derived stream depends on the released proportions, n, epsilon and ``n_sim``
-    only (not on ``p0``, the level or the alternative), so the test's interval and
+    only (not on ``margin``, the level or the alternative), so the test's interval and
     :func:`binom2_jimi_ci` come from the same draws, as with an explicit seed.
     """
     return _stream(rng, "binom2_jimi", p1, n1, e1, p2, n2, e2, n_sim)
@@ -224,7 +223,7 @@ def binom2_jimi_ci(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
 @release_first(skip=("n1", "n2"))
 def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, epsilon=None,
                      kind1=None, kind2=None, alternative="two-sided",
-                     confidence_level=0.95, n_sim=10_000, rng=None, composition="sequential",
+                     confidence_level=0.95, n_sim=10_000, rng=None, composition=None,
                      progress=None):
     """DP-JIMI test of ``theta1 - theta2 = margin`` from two independent Laplace releases.
 
@@ -249,14 +248,11 @@ def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, eps
         same p-value on every call, as :func:`binom2_jimi_ci` does.  The result's
         ``note`` states the stream and the Monte Carlo standard error of the
         p-value.
-    composition : {'sequential', 'parallel'}, default 'sequential'
-        How the two releases' privacy adds up in the result's ``epsilon``, by
-        the rules of :class:`~dpinfer.PrivacyBudget`: ``'sequential'`` records
-        ``epsilon_1 + epsilon_2``, which holds under any neighbouring relation (a
-        person may be in both samples, or group membership is confidential);
-        ``'parallel'`` records ``max(epsilon_1, epsilon_2)``, which holds when the
-        groups are disjoint sets of people, membership and sizes are public, and
-        a neighbouring data set changes one person's record within their group.
+    composition : {None, 'sequential', 'parallel'}, default None
+        How the two groups' epsilons combine in the result.  None reads the
+        releases: ``'parallel'`` (the larger) only when they record different groups
+        of one budget's parallel set, else ``'sequential'`` (the sum, valid under any
+        neighbouring relation); the one rule of every method (see :func:`~dpinfer.prop_test`).
     progress : None, bool or callable, default None
         As in :func:`binom2_jimi_ci`.
 
@@ -267,7 +263,7 @@ def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, eps
         ``pi_hat1 - pi_hat2``, ``estimate`` that difference clipped to [-1, 1] and
         ``estimate_raw`` the unclipped difference, ``conf_int`` from the same
         draws, ``n_sim``, ``epsilon`` the two releases' together by
-        ``composition``: ``epsilon_1 + epsilon_2`` by default); otherwise an array
+        ``composition``); otherwise an array
         of p-values of the broadcast shape.
 
     Raises
@@ -282,11 +278,11 @@ def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, eps
     Notes
     -----
     The test spends nothing; the result records what the two releases spent
-    together: ``epsilon_1 + epsilon_2`` by default (sequential composition, valid
-    under any neighbouring relation, as :func:`binom2_normal_test` and
-    :func:`rr_two_sample_test` record) or, with ``composition='parallel'`` for
-    disjoint groups of people with public membership, the larger of the two
-    (each person's loss is their own group's epsilon).  The size is approximate
+    together by the one composition rule of every method: ``epsilon_1 + epsilon_2``
+    (sequential composition, valid under any neighbouring relation) unless the
+    releases record disjoint groups of one budget's parallel set, or
+    ``composition='parallel'`` states them: the larger of the two (each person's
+    loss is their own group's epsilon).  The size is approximate
     (fiducial matching), slightly liberal at small n.
 
     **Ties.**  ``theta1* - theta2*`` has atoms (at 0 when both groups draw the
@@ -323,7 +319,7 @@ def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, eps
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = _check_n_sim_two(n_sim)
-    composition = check_two_sample_composition(composition)
+    composition, epsilon, delta = composed(composition, (r1, r2))
     progress = _check_progress(progress)
     gen, derived = _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
@@ -352,14 +348,15 @@ def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, eps
         estimate=est,
         estimate_raw=v1 - v2,
         conf_int=ConfidenceInterval(float(lo[0]), float(hi[0]), confidence_level),
-        epsilon=two_sample_privacy(e1, 0.0, e2, 0.0, composition)[0],
-        delta=0.0,
+        epsilon=epsilon,
+        delta=delta,
         data_name=f"group 1: {name1}; group 2: {name2}",
         statistic_name="pi1 - pi2",
         estimate_name="difference in proportions",
         null_name="difference in proportions",
         mechanism=r1.mechanism,
         **provenance(r1, r2),
+        composition=composition,
         n_sim=n_sim,
         note=note,
     )

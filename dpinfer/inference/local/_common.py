@@ -10,8 +10,7 @@ from scipy import stats
 
 from ..._ldp_channels import _unary_keep_prob
 from ..._validation import _as_real_array, _check_choice, _show
-from ...point_estimate import PointEstimate
-from ...results import ConfidenceInterval
+from ...results import ConfidenceInterval, PointEstimate
 
 __all__ = [
     "project_to_simplex",

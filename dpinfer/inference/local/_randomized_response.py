@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy import special, stats
 
@@ -20,13 +18,12 @@ from ..._validation import (
     _check_probability,
     _show,
 )
-from ..._warnings import ApproximationWarning
+from ..._warnings import ApproximationWarning, warn
 from .._draw_summary import pvalue_from_shares
-from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
 from .._oc_warnings import coverage_message, worst_coverage
-from .._resolve import accepts, provenance, resolve
+from .._resolve import accepts, composed, provenance, resolve
 from ._common import (
     _MIN_SIGNAL,
     _check_estimand,
@@ -419,7 +416,7 @@ def rr_proportion_ci(reports=None, *, yes_count=None, n=None, epsilon=None, p1=N
         if estimand == "population":
             message = _rr_wald_message(low, high, n, a0, a1, b, level, alternative)
             if message is not None:
-                warnings.warn(message, ApproximationWarning, stacklevel=2)
+                warn(message, ApproximationWarning)
     return _ci_out(low, high, level, scalar)
 
 
@@ -505,7 +502,7 @@ def rr_proportion_test(reports=None, p0=0.5, *, yes_count=None, n=None, epsilon=
 
 def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None, yes_count2=None, n2=None,
                        epsilon=None, p1=None, p2=None, alternative="two-sided", confidence_level=0.95,
-                       composition="sequential"):
+                       composition=None):
     """Compare two groups' proportions from randomized-response reports (z test).
 
     Parameters
@@ -523,14 +520,11 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
         About ``d = p_group1 - p_group2`` versus 0.
     confidence_level : float, default 0.95
         Level of the Wald interval for ``d`` in ``conf_int``.
-    composition : {'sequential', 'parallel'}, default 'sequential'
-        How the two releases' privacy adds up in the result's ``epsilon``, by
-        the rules of :class:`~dpinfer.PrivacyBudget`: ``'sequential'`` records
-        the sum of the two groups' levels, which holds under any neighbouring relation (a
-        person may be in both samples, or group membership is confidential);
-        ``'parallel'`` records the larger level, which holds when the
-        groups are disjoint sets of people, membership and sizes are public, and
-        a neighbouring data set changes one person's record within their group.
+    composition : {None, 'sequential', 'parallel'}, default None
+        How the two groups' epsilons combine in the result.  None reads the
+        releases: ``'parallel'`` (the larger) only when they record different groups
+        of one budget's parallel set, else ``'sequential'`` (the sum, valid under any
+        neighbouring relation); the one rule of every method (see :func:`~dpinfer.prop_test`).
 
     Returns
     -------
@@ -559,7 +553,8 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
     The groups may use different channels (e.g. different epsilons; pass the
     groups as Releases then).  The result's ``epsilon`` is the sum of the two
     groups' levels (sequential composition, valid even if a person answered in
-    both groups), or with ``composition='parallel'`` the larger level: when every
+    both groups), or the larger level when the releases record disjoint groups of
+    one budget's parallel set (or ``composition='parallel'`` states it): when every
     person is in one group only and membership is public, each report depends on
     its own respondent only, so nobody loses more than their group's level.
     Normal approximation: its size is checked by simulation in the tests and in
@@ -574,7 +569,6 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
     """
     alternative = _check_alternative(alternative)
     level = _check_confidence_level(confidence_level)
-    composition = check_two_sample_composition(composition)
     # a Warner Release carries its own channel: the channel arguments then serve the other group
     own = [isinstance(r, Release) and r.mechanism == _mechanisms.RANDOMIZED_RESPONSE for r in (reports1, reports2)]
     if all(own) and not (epsilon is None and p1 is None and p2 is None):
@@ -585,6 +579,7 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
                                                          method="rr_two_sample_test")
     y2, m2, a02, a12, b2, eps2, _, sc2, rec2 = _rr_setup(reports2, yes_count2, n2, *ch2, suffix="2",
                                                      method="rr_two_sample_test")
+    composition, epsilon, _ = composed(composition, (rec1, rec2), (eps1, eps2), (0.0, 0.0))
     e1 = (y1 / m1 - a01) / b1
     e2 = (y2 / m2 - a02) / b2
     pooled = np.clip((m1 * e1 + m2 * e2) / (m1 + m2), 0.0, 1.0)
@@ -609,7 +604,7 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
         method="Two-sample z test on randomized-response reports",
         estimate=float(np.clip(diff, -1.0, 1.0)), estimate_raw=float(diff),
         conf_int=ConfidenceInterval(low, high, level),
-        epsilon=two_sample_privacy(eps1, 0.0, eps2, 0.0, composition)[0], delta=0.0,
+        epsilon=epsilon, delta=0.0, composition=composition,
         data_name=f"{int(y1)} of {m1} vs {int(y2)} of {m2} yes reports",
         statistic_name="z", estimate_name="difference in proportions",
         null_name="difference in proportions", mechanism=label, **provenance(rec1, rec2),

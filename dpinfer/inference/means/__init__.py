@@ -3,17 +3,14 @@
 Modules: ``_entry`` (:func:`mean_test`, R's ``t.test``), ``_jimi`` (:func:`mean_jimi_test`, :func:`mean2_jimi_test`: DP-JIMI for a
 clipped location-scale model), ``_kernels`` (the vectorised solves over draws),
 ``_naive`` (:func:`mean_naive_test`, :func:`mean2_naive_test`: the normal interval
-around the clipped mean, the comparator), ``_repro`` (:func:`mean_repro_test`: repro samples,
-valid in finite samples with the Monte Carlo error included; ``_repro_sim`` its simulator of the released law
-and the seeds' exact roots; ``_repro2`` (:func:`mean2_repro_test`: two groups, sigma known) with ``_repro_two`` its
-lattice and certified boxes; ``_repro_spread`` its projection over an unknown sigma, certified on boxes), ``_common`` (the releases taken, the model, the draws, percentiles).
+around the clipped mean, the comparator), ``repro/`` (:func:`mean_repro_test`,
+:func:`mean2_repro_test`: repro samples, valid in finite samples with the Monte Carlo error included), ``_common`` (the releases taken, the model, the draws, percentiles).
 """
 
 from ._entry import mean_test
 from ._jimi import mean2_jimi_test, mean_jimi_test
 from ._naive import mean2_naive_test, mean_naive_test
-from ._repro import mean_repro_test
-from ._repro2 import mean2_repro_test
+from .repro import mean2_repro_test, mean_repro_test
 
 __all__ = [
     "mean2_jimi_test",

@@ -13,7 +13,7 @@ import numpy as np
 from ... import _mechanisms
 from ..._printing import _r_format
 from ..._validation import DPInferValueError, _arg, _check_choice, _check_n_sim, _check_positive, _show
-from ...releasers.mean import release_grid
+from ...distributions._mean_grid import release_grid
 from ...releasers.release import Release
 from .._draw_summary import interval_tails, pvalue_from_shares
 from .._resolve import accepts, resolve
@@ -51,7 +51,7 @@ class Clipped:
         self.eps_sq = rel.epsilon * share[1]
 
     def grid(self):
-        """The release's grid and noise (:func:`dpinfer.releasers.mean.release_grid`, from public numbers)."""
+        """The release's grid and noise (:func:`dpinfer.distributions._mean_grid.release_grid`, from public numbers)."""
         return release_grid(self.release.epsilon, self.lower, self.upper, self.n,
                             self.release.split[0] if self.has_squares else None)
 

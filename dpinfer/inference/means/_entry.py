@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
-
 from ..._validation import DPInferTypeError, _arg, _check_choice, _show
-from ..._warnings import ApproximationWarning
 from ._common import clipped, is_release
 from ._jimi import mean2_jimi_test, mean_jimi_test
 from ._naive import mean2_naive_test, mean_naive_test
-from ._repro import mean_repro_test
-from ._repro2 import mean2_repro_test
+from .repro import mean2_repro_test, mean_repro_test
 
 __all__ = ["mean_test"]
 
@@ -18,7 +14,7 @@ _METHODS = ("jimi", "naive", "repro")
 
 
 def mean_test(release, release2=None, *, mu0=None, margin=None, method="jimi", sigma=None, model="normal",
-              alternative="two-sided", confidence_level=0.95, n_sim=None, rng=None, composition="sequential"):
+              alternative="two-sided", confidence_level=0.95, n_sim=None, rng=None, composition=None):
     """Test a mean from one private release, or compare two groups, like R's ``t.test``.
 
     Parameters
@@ -52,8 +48,11 @@ def mean_test(release, release2=None, *, mu0=None, margin=None, method="jimi", s
         (None: 1999 with ``sigma`` known, 399 with the spread released or two groups).
     rng : None, int, SeedSequence or numpy.random.Generator
         DP-JIMI's (or the repro seeds') stream (None: derived from the releases).
-    composition : {'sequential', 'parallel'}, default 'sequential'
-        Two groups: how the result records the two releases' privacy.
+    composition : {None, 'sequential', 'parallel'}, default None
+        How the two groups' epsilons combine in the result.  None reads the
+        releases: ``'parallel'`` (the larger) only when they record different groups
+        of one budget's parallel set, else ``'sequential'`` (the sum, valid under any
+        neighbouring relation); the one rule of every method (see :func:`~dpinfer.prop_test`).
 
     Returns
     -------
@@ -110,12 +109,7 @@ def mean_test(release, release2=None, *, mu0=None, margin=None, method="jimi", s
         return mean_repro_test(x, null, **common)
     common["n_sim"] = 2000 if n_sim is None else n_sim
     if y is None:
-        with warnings.catch_warnings(record=True) as caught:  # re-raised at the caller's line
-            warnings.simplefilter("always", ApproximationWarning)
-            result = mean_jimi_test(x, null, **common)
-        for w in caught:
-            warnings.warn(w.message, w.category, stacklevel=2)
-        return result
+        return mean_jimi_test(x, null, **common)
     return mean2_jimi_test(x, y, null, composition=composition, **common)
 
 

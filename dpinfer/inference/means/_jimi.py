@@ -9,16 +9,13 @@ sample; its percentiles are the interval and its share on the null side the p-va
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..._streams import _mc_note, _share_se, _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
-from ..._warnings import ApproximationWarning
-from ...budget._charging import check_two_sample_composition, two_sample_privacy
+from ..._warnings import ApproximationWarning, warn
 from ...results import ConfidenceInterval, HTestResult
-from .._resolve import provenance
+from .._resolve import composed, provenance
 from ._approx import spread_warning
 from ._common import (
     check_draws,
@@ -184,7 +181,7 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     n_sim = check_draws(n_sim, data.n)
     message = spread_warning(data.n, model, sigma, alternative)  # public numbers only, before any draw
     if message is not None:
-        warnings.warn(message, ApproximationWarning, stacklevel=2)
+        warn(message, ApproximationWarning)
     gen, derived = _stream(rng, "mean_jimi", data.release.value, data.n, data.release.epsilon, data.lower,
                            data.upper, list(data.release.split or ()), sigma, model, n_sim)
     draws = mean_draws(data, sigma, model, n_sim, gen)
@@ -196,7 +193,7 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
 
 
 def mean2_jimi_test(release1, release2, margin=0.0, *, sigma=None, model="normal", alternative="two-sided",
-                    confidence_level=0.95, n_sim=2000, rng=None, composition="sequential"):
+                    confidence_level=0.95, n_sim=2000, rng=None, composition=None):
     """DP-JIMI test of ``mean1 - mean2 = margin`` from two groups' releases: the private t-test.
 
     Parameters
@@ -214,10 +211,11 @@ def mean2_jimi_test(release1, release2, margin=0.0, *, sigma=None, model="normal
     rng : None, int, SeedSequence or numpy.random.Generator
         None: a stream derived from both releases; the two groups' draws come from
         independent child streams.
-    composition : {'sequential', 'parallel'}, default 'sequential'
-        How the result records the privacy of the two releases: the sum of their
-        epsilons, or (disjoint groups fixed in advance, see
-        :meth:`PrivacyBudget.parallel <dpinfer.PrivacyBudget.parallel>`) the larger.
+    composition : {None, 'sequential', 'parallel'}, default None
+        How the two groups' epsilons combine in the result.  None reads the
+        releases: ``'parallel'`` (the larger) only when they record different groups
+        of one budget's parallel set, else ``'sequential'`` (the sum, valid under any
+        neighbouring relation); the one rule of every method (see :func:`~dpinfer.prop_test`).
 
     Returns
     -------
@@ -268,18 +266,17 @@ def mean2_jimi_test(release1, release2, margin=0.0, *, sigma=None, model="normal
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = max(check_draws(n_sim, d1.n), check_draws(n_sim, d2.n))
-    composition = check_two_sample_composition(composition)
+    composition, epsilon, _ = composed(composition, (d1.rec, d2.rec))
     gen, derived = _stream(rng, "mean2_jimi", d1.release.value, d1.n, d1.release.epsilon, d1.lower, d1.upper,
                            list(d1.release.split or ()), d2.release.value, d2.n, d2.release.epsilon, d2.lower,
                            d2.upper, list(d2.release.split or ()), s1, s2, model, n_sim)
     g1, g2 = gen.spawn(2)
     with np.errstate(invalid="ignore"):  # inf - inf: an undefined draw (see Notes)
         draws = mean_draws(d1, s1, model, n_sim, g1) - mean_draws(d2, s2, model, n_sim, g2)
-    e1, e2 = d1.release.epsilon, d2.release.epsilon
     spread = "spread released" if s1 is None and s2 is None else "sigma known" if s1 and s2 else "mixed"
     return _result(draws, margin, alternative, confidence_level, n_sim, derived,
                    statistic=float(d1.sum) / d1.n - float(d2.sum) / d2.n, parameter=None, rec=(d1.rec, d2.rec),
-                   epsilon=two_sample_privacy(e1, 0.0, e2, 0.0, composition)[0],
+                   epsilon=epsilon, composition=composition,
                    data_name=d1.data_name("x") + "; " + d2.data_name("y"),
                    method=f"DP-JIMI test of two clipped means ({_MODEL_WORDS[model]} model, {spread})",
                    names=("difference of clipped means", "parameter", "difference in means",
@@ -287,7 +284,7 @@ def mean2_jimi_test(release1, release2, margin=0.0, *, sigma=None, model="normal
 
 
 def _result(draws, null, alternative, confidence_level, n_sim, derived, *, statistic, parameter, rec, epsilon,
-            data_name, method, names):
+            data_name, method, names, composition=None):
     le, ge = shares(draws, null)
     p = float(pvalue(le, ge, alternative))
     lo, hi = sample_bounds(draws, tails(confidence_level, alternative))
@@ -301,4 +298,4 @@ def _result(draws, null, alternative, confidence_level, n_sim, derived, *, stati
         estimate_name=estimate_name, null_name=null_name, mechanism=rec[0].mechanism, n_sim=n_sim,
         parameter=parameter, parameter_name=parameter_name,
         note=_mc_note(n_sim, se, derived) + "; the estimate is the draws' median",
-        **provenance(*rec))
+        composition=composition, **provenance(*rec))

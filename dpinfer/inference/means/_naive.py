@@ -15,9 +15,8 @@ import math
 import numpy as np
 
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
-from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...results import ConfidenceInterval, HTestResult
-from .._resolve import provenance
+from .._resolve import composed, provenance
 from ._common import check_sigma, check_sigmas, clipped
 
 __all__ = ["mean2_naive_test", "mean_naive_test"]
@@ -42,7 +41,8 @@ def naive_moments(data, sigma):
     return mean, s2 / n + noise
 
 
-def _normal_result(estimate, var, null, alternative, confidence_level, *, epsilon, rec, data_name, method, names):
+def _normal_result(estimate, var, null, alternative, confidence_level, *, epsilon, rec, data_name, method, names,
+                   composition=None):
     from scipy.stats import norm
 
     se = math.sqrt(var)
@@ -64,7 +64,7 @@ def _normal_result(estimate, var, null, alternative, confidence_level, *, epsilo
         epsilon=epsilon, delta=0.0, data_name=data_name, statistic_name="z", estimate_name=estimate_name,
         null_name=null_name, mechanism=rec[0].mechanism,
         note="normal interval around the clipped mean (noise variance added); it ignores the clipping bias",
-        **provenance(*rec))
+        composition=composition, **provenance(*rec))
 
 
 def mean_naive_test(release, mu0=0.0, *, sigma=None, alternative="two-sided", confidence_level=0.95):
@@ -125,7 +125,7 @@ def mean_naive_test(release, mu0=0.0, *, sigma=None, alternative="two-sided", co
 
 
 def mean2_naive_test(release1, release2, margin=0.0, *, sigma=None, alternative="two-sided",
-                     confidence_level=0.95, composition="sequential"):
+                     confidence_level=0.95, composition=None):
     """The naive z test of ``mean1 - mean2 = margin`` from two clipped sums.
 
     Parameters
@@ -137,8 +137,11 @@ def mean2_naive_test(release1, release2, margin=0.0, *, sigma=None, alternative=
         Known standard deviations; None plugs in each group's from its squares.
     alternative, confidence_level
         As in :func:`mean_naive_test`.
-    composition : {'sequential', 'parallel'}, default 'sequential'
-        As in :func:`mean2_jimi_test`.
+    composition : {None, 'sequential', 'parallel'}, default None
+        How the two groups' epsilons combine in the result.  None reads the
+        releases: ``'parallel'`` (the larger) only when they record different groups
+        of one budget's parallel set, else ``'sequential'`` (the sum, valid under any
+        neighbouring relation); the one rule of every method (see :func:`~dpinfer.prop_test`).
 
     Returns
     -------
@@ -165,11 +168,11 @@ def mean2_naive_test(release1, release2, margin=0.0, *, sigma=None, alternative=
     s1, s2 = check_sigmas(sigma, d1, d2)
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
-    composition = check_two_sample_composition(composition)
+    composition, eps, _ = composed(composition, (d1.rec, d2.rec))
     m1, v1 = naive_moments(d1, s1)
     m2, v2 = naive_moments(d2, s2)
-    eps = two_sample_privacy(d1.release.epsilon, 0.0, d2.release.epsilon, 0.0, composition)[0]
     return _normal_result(float(m1 - m2), float(v1 + v2), margin, alternative, confidence_level, epsilon=eps,
+                          composition=composition,
                           rec=(d1.rec, d2.rec), data_name=d1.data_name("x") + "; " + d2.data_name("y"),
                           method="Naive two-sample z test of clipped means (noise variance added)",
                           names=("difference in means", "difference in means"))

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 
 import numpy as np
 
@@ -33,7 +32,7 @@ from ..._validation import (
     _check_probability,
     _scalar_or_array,
 )
-from ..._warnings import ApproximationWarning
+from ..._warnings import ApproximationWarning, warn
 from ...results import ConfidenceInterval, HTestResult
 from ._kernels import (
     ACCEPTS,
@@ -52,7 +51,7 @@ from ._kernels import (
     _wald_ci,
 )
 from .._over_n import _power_over_n
-from .._resolve import STACKLEVEL as _STACKLEVEL, provenance, release_first, resolve
+from .._resolve import provenance, release_first, resolve
 
 __all__ = ["binom_normal_ci", "binom_normal_power", "binom_normal_test"]
 
@@ -183,7 +182,7 @@ def binom_normal_test(pi_hat, n=None, p0=0.5, *, epsilon=None, alternative="two-
 
     message = _size_warning(n, p0, epsilon, 1.0 - confidence_level, alternative)
     if message is not None:
-        warnings.warn(message, ApproximationWarning, stacklevel=_STACKLEVEL)
+        warn(message, ApproximationWarning)
 
     sd0 = math.sqrt(p0 * (1.0 - p0) / n + _noise_var(n, epsilon))
     z = (value - p0) / sd0
@@ -357,7 +356,7 @@ def binom_normal_ci(pi_hat, n=None, *, epsilon=None, confidence_level=0.95,
     low, high = kernel(value, n, epsilon, confidence_level, alternative)
     message = _ci_coverage_message(low, high, n, epsilon, confidence_level, alternative, method)
     if message is not None:
-        warnings.warn(message, ApproximationWarning, stacklevel=_STACKLEVEL)
+        warn(message, ApproximationWarning)
     if value.ndim == 0:
         return ConfidenceInterval(float(low), float(high), confidence_level)
     return np.stack([low, high], axis=-1)

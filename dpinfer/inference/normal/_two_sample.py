@@ -8,7 +8,6 @@ import numpy as np
 
 from ..._printing import _released
 from ..._validation import _check_alternative, _check_confidence_level
-from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...results import ConfidenceInterval, HTestResult
 from ._kernels import (
     ACCEPTS,
@@ -20,7 +19,7 @@ from ._kernels import (
     _pvalue_from_z,
     _two_sided_z,
 )
-from .._resolve import arm_pair, provenance, release_first, resolve
+from .._resolve import arm_pair, composed, provenance, release_first, resolve
 
 __all__ = [
     "binom2_normal_test",
@@ -29,7 +28,7 @@ __all__ = [
 
 @release_first(skip=("n1", "n2"))
 def binom2_normal_test(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
-                       alternative="two-sided", confidence_level=0.95, composition="sequential"):
+                       alternative="two-sided", confidence_level=0.95, composition=None):
     """Normal-approximation test of ``theta1 = theta2`` for two Laplace-noised proportions.
 
     Parameters
@@ -50,14 +49,11 @@ def binom2_normal_test(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
     confidence_level : float, default 0.95
         Level of the interval for ``theta1 - theta2`` in ``conf_int`` (at least
         0.5 for a one-sided alternative).
-    composition : {'sequential', 'parallel'}, default 'sequential'
-        How the two releases' privacy adds up in the result's ``epsilon``, by
-        the rules of :class:`~dpinfer.PrivacyBudget`: ``'sequential'`` records
-        ``epsilon_1 + epsilon_2``, which holds under any neighbouring relation (a
-        person may be in both samples, or group membership is confidential);
-        ``'parallel'`` records ``max(epsilon_1, epsilon_2)``, which holds when the
-        groups are disjoint sets of people, membership and sizes are public, and
-        a neighbouring data set changes one person's record within their group.
+    composition : {None, 'sequential', 'parallel'}, default None
+        How the two releases' epsilons combine in the result.  None reads the
+        releases: ``'parallel'`` (the larger) only when they record different groups
+        of one budget's parallel set, else ``'sequential'`` (the sum, valid under any
+        neighbouring relation).  The rule of every method (see :func:`~dpinfer.prop_test`).
 
     Returns
     -------
@@ -102,10 +98,10 @@ def binom2_normal_test(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
     so there is no one-dimensional exact sum; assess it by simulation.
 
     *Privacy.*  The test spends nothing; the result records what the two
-    releases spent together: ``epsilon_1 + epsilon_2`` by default (sequential
-    composition, valid under any neighbouring relation) or, with
-    ``composition='parallel'`` for disjoint groups of people with public
-    membership, ``max(epsilon_1, epsilon_2)``.
+    releases spent together: ``epsilon_1 + epsilon_2`` (sequential composition,
+    valid under any neighbouring relation) unless the releases record disjoint
+    groups of one budget, or ``composition='parallel'`` states them:
+    ``max(epsilon_1, epsilon_2)``.
 
     Checked against a hand derivation in the tests and, for large epsilon,
     against statsmodels' pooled two-proportion z test and Wald interval.
@@ -125,14 +121,14 @@ def binom2_normal_test(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
     names = {"epsilon": "epsilon"}  # one epsilon argument, a value or a pair
     r1 = resolve(pi_hat1, n1, epsilon=eps1, accepts=ACCEPTS, method="binom2_normal_test", name="pi_hat1", suffix="1",
                  names=names)
-    v1, n1, e1, d1, rel1 = _proportions(r1, "pi_hat1", "1"), r1.n, r1.epsilon, r1.delta, r1.from_release
-    r2 = resolve(pi_hat2, n2, epsilon=eps2, accepts=ACCEPTS, method="binom2_normal_test", name="pi_hat2", suffix="2",
-                 names=names)
-    v2, n2, e2, d2, rel2 = _proportions(r2, "pi_hat2", "2"), r2.n, r2.epsilon, r2.delta, r2.from_release
+    v1, n1, e1, rel1 = _proportions(r1, "pi_hat1", "1"), r1.n, r1.epsilon, r1.from_release
+    r2 = resolve(pi_hat2, n2, epsilon=eps2, accepts=ACCEPTS, method="binom2_normal_test", name="pi_hat2",
+                 suffix="2", names=names)
+    v2, n2, e2, rel2 = _proportions(r2, "pi_hat2", "2"), r2.n, r2.epsilon, r2.from_release
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     _check_one_sided_level(confidence_level, alternative)
-    composition = check_two_sample_composition(composition)
+    composition, epsilon, delta = composed(composition, (r1, r2))
     try:
         v1, v2 = np.broadcast_arrays(v1, v2)
     except ValueError as exc:
@@ -163,7 +159,6 @@ def binom2_normal_test(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
         data_name = f"Laplace releases: pi_hat1 = {_released(v1)}, n1 = {n1}; pi_hat2 = {_released(v2)}, n2 = {n2}"
     else:
         data_name = f"pi_hat1 = {_released(v1)}, n1 = {n1}; pi_hat2 = {_released(v2)}, n2 = {n2}"
-    epsilon, delta = two_sample_privacy(e1, d1, e2, d2, composition)
     return HTestResult(
         statistic=float(z),
         pvalue=float(pvalue),
@@ -181,4 +176,5 @@ def binom2_normal_test(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
         null_name="difference in proportions",
         mechanism=r1.mechanism,
         **provenance(r1, r2),
+        composition=composition,
     )

@@ -131,7 +131,7 @@ counts (the tail is ``b_1 F b_2`` with ``b_i`` the binomial pmfs), computed once
   limit (epsilon = 50, releases at ``x_i -+ (1/2 - 1e-6)`` so that every tie is in the tail)
   the p-value is ``scipy.stats.barnard_exact(pooled=True)``'s, checked to 1e-6.
 
-*The choice, by exact power* (``_score_power._exact_power``; alpha = 0.05, equal n and epsilon
+*The choice, by exact power* (``_critical._exact_power``; alpha = 0.05, equal n and epsilon
 per arm, null of no difference; difference/score; "2s" two-sided; one-sided "greater" at
 ``(theta1, theta2)``, the "less" test at the mirrored pair has the same power; the last column
 the exact size of the one-sided test at ``theta1 = theta2 = 0.1``):
@@ -193,7 +193,7 @@ at epsilon = 50, and by exact coverage (``tests/inference/two_arm/test_odds_rati
 releases ``Z = x + h D`` exactly: ``h = 2**-g`` with ``g = min(24, 61 - bit_length(n + C + 1))``,
 ``C = ceil(764 / epsilon) + 1``, and ``D`` discrete Laplace, ``P(D = d) = (1 - r)/(1 + r) r^|d|``
 with ``r = exp(-lam)``, ``lam`` the per-step epsilon ``epsilon h`` rounded down (all public:
-``dpinfer.releasers._secure_path.count_grid``); ``.proportion`` releases ``Z / n`` (one
+``dpinfer.distributions._laplace_grid.count_grid``); ``.proportion`` releases ``Z / n`` (one
 rounding, undone by ``z n`` to far below a grid step for ``n <= 2000``).  The release is on its
 grid, so, unlike a Tulap release, it stands for no cell; the statistic computed from the two
 doubles is moved towards the null by ``(n_i + C_i) 2**-50 / n_i`` per arm (``half_step``), more

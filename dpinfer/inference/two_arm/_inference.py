@@ -10,14 +10,13 @@ from ... import _mechanisms
 from ..._progress import _check_progress, start
 from ..._printing import _released
 from ..._validation import _check_alternative, _check_confidence_level
-from ...budget._charging import check_two_sample_composition, two_sample_privacy
 from ...results import ConfidenceInterval, HTestResult
-from .._resolve import provenance, release_first
+from .._resolve import composed, provenance, release_first
 from ._arguments import _check_effect, _check_laplace_ordering, _ordering, _proportions, _resolve_arms
 from ._interval import _interval, _interval_units
 from ._laplace_arms import _route_note
 from ._score import _Observed, _statistic
-from ._test import SUP_UNITS, _null, _pvalues
+from ._supremum import SUP_UNITS, _null, _pvalues
 
 __all__ = ["binom2_ump_ci", "binom2_ump_test"]
 
@@ -40,20 +39,18 @@ def _estimate(effect, props, raw):
     return (math.inf if num > 0.0 else math.nan), None
 
 
-def _privacy_note(arm1, arm2, composition):
+def _privacy_note(arm1, arm2):
     def arm(a):
         text = f"epsilon = {a.epsilon:g}, delta = {a.delta:g}"
         return text if a.sensitivity == 1 else f"{text}, sensitivity {a.sensitivity}"
 
-    rule = ("parallel composition (disjoint arms)" if composition == "parallel"
-            else "sequential composition")
-    return f"arm 1: {arm(arm1)}; arm 2: {arm(arm2)}; {rule}"
+    return f"arm 1: {arm(arm1)}; arm 2: {arm(arm2)}"
 
 
 @release_first(skip=("n1", "n2"))
 def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, sensitivity=None,
                     effect="difference", margin=None, alternative="two-sided", confidence_level=0.95,
-                    composition="parallel", statistic=None, mechanism=None, progress=None):
+                    composition=None, statistic=None, mechanism=None, progress=None):
     """Exact unconditional test comparing two proportions from two Tulap- or Laplace-noised counts.
 
     Two independent arms, ``X_i ~ Binomial(n_i, theta_i)``, each released as ``Z_i = X_i + N_i``
@@ -90,11 +87,13 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         ratio above ``psi0``).
     confidence_level : float, default 0.95
         Level of the interval in ``conf_int`` (:func:`binom2_ump_ci`, same alternative).
-    composition : {'parallel', 'sequential'}, default 'parallel'
-        How the two releases' privacy adds up in the result's ``epsilon`` and ``delta``:
-        ``'parallel'`` (the maxima) for arms that are disjoint sets of people, as in a trial
-        (membership and sizes public, a neighbour changes one person's record); use
-        ``'sequential'`` (the sums) when a person may be in both.
+    composition : {None, 'sequential', 'parallel'}, default None
+        How the two arms' epsilons and deltas combine in the result.  None reads the
+        releases: ``'parallel'`` (the larger of each) only when they record different groups
+        of one budget's parallel set (arms released with ``budget=b.parallel(label).group(arm)``),
+        else ``'sequential'`` (the sums, never understated).  One rule for every method
+        (:func:`~dpinfer.prop_test`, docs "Privacy budgets"); ``'parallel'`` states disjoint
+        arms for typed numbers.
     statistic : {None, 'difference', 'score'}, default None
         The ordering of the releases: ``'difference'``, the difference of the released
         proportions ``z1/n1 - c z2/n2``; ``'score'``, the score statistic of the null
@@ -187,8 +186,19 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     >>> res = binom2_ump_test(arm1, arm2)
     >>> round(res.pvalue, 4)
     0.0137
-    >>> res.epsilon, res.estimate_name
-    (1.0, 'difference in proportions')
+    >>> res.epsilon, res.composition, res.estimate_name
+    (2.0, 'sequential', 'difference in proportions')
+
+    Arms of one trial are disjoint people: charged to two groups of one budget's
+    parallel set, the releases record it and the result states parallel composition:
+
+    >>> from dpinfer import PrivacyBudget
+    >>> arms = PrivacyBudget(1.0).parallel("arms")
+    >>> arm1 = rel.release(41, 60, rng=1, budget=arms.group("treatment"))
+    >>> arm2 = rel.release(27, 60, rng=2, budget=arms.group("control"))
+    >>> res = binom2_ump_test(arm1, arm2)
+    >>> round(res.pvalue, 4), res.epsilon, res.composition
+    (0.0137, 1.0, 'parallel')
 
     Two Laplace releases (counts or proportions) get the same test for their law:
 
@@ -203,7 +213,7 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
     effect, margin = _check_effect(effect, margin)
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
-    composition = check_two_sample_composition(composition)
+    composition, eps, dlt = composed(composition, records, (arm1.epsilon, arm2.epsilon), (arm1.delta, arm2.delta))
     statistic = _ordering(statistic, effect, arm1.n, arm2.n, arm1.mechanism)
     _check_laplace_ordering(statistic, arm1.mechanism)
     progress = _check_progress(progress)
@@ -236,9 +246,7 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         low, high = _interval(arm1, arm2, z1f, z2f, effect, confidence_level, alternative, statistic, bar)
     raw, props = _proportions(z1f, arm1, z2f, arm2)
     estimate, estimate_raw = _estimate(effect, props, raw)
-    eps, dlt = two_sample_privacy(arm1.epsilon, arm1.delta, arm2.epsilon, arm2.delta, composition)
-    note = (f"prop 1 = {props[0]:.7g}, prop 2 = {props[1]:.7g}; "
-            + _privacy_note(arm1, arm2, composition))
+    note = f"prop 1 = {props[0]:.7g}, prop 2 = {props[1]:.7g}; {_privacy_note(arm1, arm2)}"
     if arm1.mechanism == _mechanisms.LAPLACE:
         note = f"{note}; {_route_note(arm1, arm2, effect)}"
     reported = _statistic(arm1, arm2, null, z1f, z2f) if statistic == "score" else float(stats)
@@ -259,6 +267,7 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         null_name=_NAME[effect],
         mechanism=arm1.mechanism,
         **provenance(*records),
+        composition=composition,
         note=note,
     )
 

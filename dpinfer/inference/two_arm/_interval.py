@@ -42,7 +42,7 @@ import numpy as np
 from ..._progress import SILENT
 from .._roots import find_root, last_rejected
 from ._score import _Observed
-from ._test import GRID, STEP_UNITS, SUP_UNITS, _effective, _null, _on_line, _plan, _pvalues
+from ._supremum import GRID, STEP_UNITS, SUP_UNITS, _effective, _null, _on_line, _plan, _pvalues
 
 __all__ = []  # private module
 

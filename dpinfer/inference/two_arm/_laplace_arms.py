@@ -5,7 +5,7 @@ package docstring (section *Laplace arms*) for the derivation; the names here fo
 
 A Laplace count (``LaplaceReleaser(epsilon).count(x, n)``) is released as
 ``Z = (x 2**g + D) 2**-g`` with ``g`` and the per-step ratio ``r = exp(-lam)`` fixed by the
-public ``(n, epsilon)`` (``dpinfer.releasers._secure_path.count_grid``) and ``D`` discrete
+public ``(n, epsilon)`` (``dpinfer.distributions._laplace_grid.count_grid``) and ``D`` discrete
 Laplace, ``P(D = d) = (1 - r)/(1 + r) r^|d|``; a proportion is the same value divided by
 ``n``.  The release is exactly on its grid: no cell of values stands behind it.
 
@@ -37,7 +37,7 @@ import numpy as np
 
 from ... import _mechanisms
 from ..._progress import SILENT
-from ...releasers._secure_path import count_grid
+from ...distributions._laplace_grid import count_grid
 from ._law import _binomial, _binomial_derivatives, _rows
 
 __all__ = []  # private module

@@ -25,8 +25,8 @@ from .._roots import integer_bracket, smallest_integer
 from ._arguments import MAX_N, _check_effect, _check_laplace_ordering, _check_mechanism, _checked_arm, _ordering
 from ._score import MAX_CELLS
 from ._laplace_arms import MAX_N as MAX_N_LAPLACE
-from ._score_power import _exact_power
-from ._test import _null
+from ._critical import _exact_power
+from ._supremum import _null
 
 __all__ = ["binom2_ump_power", "binom2_ump_sample_size"]
 

@@ -158,7 +158,8 @@ def _illinois(logp, z, inside, outside, g_in, g_out, log_alpha):
     jit = _loaded()
     gauge = _gauge if jit is None else (lambda lp, la: jit.gauge(np.asarray(lp, float), la))
     steps = None if jit is None else (
-        jit.illinois_propose, lambda *state: jit.illinois_update(*state, _FTOL))
+        # every argument given: a call that leaves numba a default to fill types its arrays in Python
+        jit.illinois_propose, lambda *state: jit.illinois_update(*state, _FTOL, 0.0, 4e-16))
     return find_roots(lambda x, rows: gauge(logp(z[rows], x), log_alpha), a, b,
                       gauge(g_in, log_alpha), gauge(g_out, log_alpha), ftol=_FTOL,
                       steps=steps)

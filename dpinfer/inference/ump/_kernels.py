@@ -11,7 +11,7 @@ is one or two such sums (see ``ump.py``).  The cost does not grow with n:
   or the truncation point when q > 0, beyond which F is exactly 1), so the region
   contributes P(X >= hi) (1 - theta), 0 <= theta <= 1e-17, taken from the regularised
   incomplete beta function (``scipy.special.betainc``, Boost) for n > 1000 and summed
-  term by term below (``_binom_upper_direct``, ``_jit._binom_upper_row``).
+  term by term below (``_binom_upper_direct``, ``_sums._binom_upper_row``).
 * Left region, x <= m = floor(z): here x - z <= 0 and, for q = 0, the Tulap cdf is exactly
   geometric along the integers, F(x - z) = F(m - z) b**(m - x) (the fractional offset of
   x - z is the same for every x).  Hence term ratios are
@@ -43,7 +43,7 @@ import os
 import numpy as np
 
 from ...distributions._tulap_law import log_cdf, log_tails, quantile
-from . import _twin
+from . import _sums
 from ._loader_parts import _log_pmf
 from .._roots import expand_bracket, expand_bracket_within, find_root
 
@@ -53,12 +53,12 @@ _CHUNK = 1 << 21  # elements per 2-D block
 _FULL_N = 256  # up to this n every sum runs over all of x = 0..n in one 2-D pass
 _FULL_BLOCK = 1 << 15  # terms per block of that pass (cache-sized; measured best of 2**12..2**18)
 _USE_JIT = os.environ.get("DPINFER_NO_NUMBA", "") in ("", "0")
-#: Terms one call may sum in the pure-Python twins (``_twin``) while the compiled kernels are
+#: Terms one call may sum in the Python run of ``_sums`` while its compiled kernels are
 #: not loaded (about 20 ms of Python), and in all calls of a process (about 0.3 s, as much as
 #: loading numba costs): past that, the compiled kernels are loaded (ski rental).
 _TWIN_MAX_TERMS = 1 << 14
 _TWIN_BUDGET = [1 << 18]
-#: Largest n whose binomial upper tails are summed term by term (``_jit.binom_upper``) instead of
+#: Largest n whose binomial upper tails are summed term by term (``_sums.binom_upper``) instead of
 #: taken from scipy's betainc, so a first answer at n <= 1000 imports no scipy.special.
 _DIRECT_TAIL_N = 1000
 
@@ -81,9 +81,9 @@ def _jit():
 
 def _compiled(terms=None):
     """The kernels for a sum: the compiled ones, None for the numpy path, or for sums of at
-    most ``_TWIN_MAX_TERMS`` ``terms`` in all the pure-Python ``_twin`` while the compiled
-    kernels are not loaded (its results are the same doubles, so a first small answer never
-    waits for numba; see ``_twin``)."""
+    most ``_TWIN_MAX_TERMS`` ``terms`` in all ``_sums`` run as Python while the compiled
+    kernels are not loaded (the same source and the same doubles, so a first small answer
+    never waits for numba; see ``_sums``)."""
     if not _USE_JIT or not _numba_installed():
         return None  # the numpy path, as before (the twins are only faster than it when small)
     if terms is not None and terms <= _TWIN_MAX_TERMS:
@@ -92,7 +92,7 @@ def _compiled(terms=None):
             return loaded
         if terms <= _TWIN_BUDGET[0] or _jit() is None:
             _TWIN_BUDGET[0] -= terms
-            return _twin
+            return _sums
     return _jit()
 
 
@@ -139,7 +139,7 @@ def _log_binom_upper(k, n, p):
 
 
 def _binom_upper_direct(k, n, p):
-    """P(X >= k) per row, 1 <= k <= n whole: ``_jit._binom_upper_row`` (its notes give the
+    """P(X >= k) per row, 1 <= k <= n whole: ``_sums._binom_upper_row`` (its notes give the
     algorithm and the bounds) vectorised over the rows, the same sums to rounding."""
     nf = float(n)
     odds = p / (1.0 - p)

@@ -1,10 +1,10 @@
-"""Loader's binomial pmf: the numpy version, and the pieces shared with the two twins.
+"""Loader's binomial pmf: the numpy version, and the pieces shared with the scalar kernels.
 
-One definition each, so the numpy kernels (``_kernels``), the compiled twin (``_jit``)
-and the Python twin (``_twin``) compute the same doubles: the ``stirlerr`` table and
-Dekker's exact two-product (``x - n p`` in Loader's ``bd0``; numba compiles this same
-function in ``_jit``).  ``_log_pmf`` (with ``_stirlerr`` and ``_bd0``) is the numpy
-path's log pmf, vectorised; the twins hold scalar versions of it.
+One definition each, so the numpy kernels (``_kernels``) and the scalar kernels
+(``_sums``, run as Python or compiled by ``_jit``) compute the same doubles: the
+``stirlerr`` table and Dekker's exact two-product (``x - n p`` in Loader's ``bd0``; numba
+compiles this same function in ``_jit``).  ``_log_pmf`` (with ``_stirlerr`` and ``_bd0``)
+is the numpy path's log pmf, vectorised over arrays; ``_sums`` holds the scalar one.
 """
 
 from __future__ import annotations

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import warnings
 
 import numpy as np
 
@@ -16,11 +15,11 @@ from ..._validation import (
     _check_probability,
     _looks_like_proportion,
 )
-from ..._warnings import InputWarning
+from ..._warnings import InputWarning, warn
 from ...distributions._tulap_law import unit_privacy
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
-from .._resolve import STACKLEVEL, accepts, provenance, release_first, resolve
+from .._resolve import accepts, provenance, release_first, resolve
 from ._intervals import _ci_array
 from ._kernels import _log_pvalue, _log_pvalue_greater, _log_pvalue_less
 from ._common import _released_law, _resolve_two_sided_method, _sensitivity_text
@@ -98,11 +97,11 @@ def _warn_on_scale(z, z_arr, n, law):
         return
     value = float(z_arr)
     if not isinstance(z, Release) and _looks_like_proportion(value, n):
-        warnings.warn(InputWarning(
+        warn(InputWarning(
             _arg("z"), f" = {value:g} is read as a noisy count (about {value:g} of ", _arg("n"),
             f" = {n}; DP-UMP takes the Tulap-noised count); if {value:g} is a proportion, give ",
             _arg("z"), f" = {value * n:.4g} (the proportion times ", _arg("n"), ")."),
-            stacklevel=STACKLEVEL + 1)
+            InputWarning)
         return
     beyond = value - n if value > n else -value
     if beyond <= 0.0:
@@ -114,12 +113,12 @@ def _warn_on_scale(z, z_arr, n, law):
                 else [f"{beyond:g} below 0"])
         reach = ("cannot reach that far (its support ends before)" if log_tail == -np.inf else
                  f"reaches that far with probability {np.exp(log_tail):.2g} (below {_IMPLAUSIBLE:g})")
-        warnings.warn(InputWarning(
+        warn(InputWarning(
             "the release ", _arg("z"), f" = {value:g} lies ", *side,
             f": under every theta the Tulap noise {reach}. Check that ", _arg("z"),
             " is this release's noisy count out of ", _arg("n"),
             " (not a count out of another total, nor another release's value)."),
-            stacklevel=STACKLEVEL + 1)
+            InputWarning)
 
 def _pvalue_at(z, n, law, alternative, method, p0):
     """The p-value of the release ``z`` at an array of null values ``p0`` in (0, 1)."""

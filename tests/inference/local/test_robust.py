@@ -1,4 +1,4 @@
-"""Tests of dpinfer.inference.robust: the spectral filter for contaminated LDP batches.
+"""Tests of dpinfer.inference.local._robust: the spectral filter for contaminated LDP batches.
 
 Data are drawn here independently of the package: per-batch sums of unary-encoding
 bits are exact draws ``Binomial(c_j, q) + Binomial(k - c_j, 1 - q)`` (``c_j`` answers

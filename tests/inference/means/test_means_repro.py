@@ -24,9 +24,9 @@ import pytest
 
 from dpinfer import MeanReleaser, Release, mean_jimi_test, mean_repro_test, mean_test
 from dpinfer.inference.means._common import clipped
-from dpinfer.inference.means._repro import repro_interval, repro_pvalues, seed_roots
-from dpinfer.inference.means._repro_sim import GridSeeds, draw_noise, from_key, to_key
-from dpinfer.releasers.mean import release_grid
+from dpinfer.inference.means.repro._one_group import repro_interval, repro_pvalues, seed_roots
+from dpinfer.inference.means.repro._simulator import GridSeeds, draw_noise, from_key, to_key
+from dpinfer.distributions._mean_grid import release_grid
 
 REF = json.loads((Path(__file__).parents[2] / "reference" / "repro_values.json").read_text())
 ALTERNATIVES = ("two-sided", "less", "greater")
@@ -191,7 +191,7 @@ def test_errors():
 # -- sigma unknown, spread released: the projection certified on boxes
 
 def _spread(case):
-    from dpinfer.inference.means._repro_spread import Spread
+    from dpinfer.inference.means.repro._unknown_spread import Spread
 
     grid = release_grid(case["epsilon"], case["lower"], case["upper"], case["n"], case["split"])
     return Spread(grid, case["sum"], case["squares"], np.array(case["normals"]),
@@ -218,7 +218,7 @@ def test_box_bounds_hold_every_point_of_the_box():
 
 
 def test_projected_set_and_pvalue_contain_the_definitions_projection():
-    from dpinfer.inference.means._repro_spread import acceptance_set, projected_pvalue
+    from dpinfer.inference.means.repro._unknown_spread import acceptance_set, projected_pvalue
 
     case = REF["spread"]
     sp = _spread(case)

@@ -16,9 +16,9 @@ import pytest
 
 from dpinfer import MeanReleaser, Release, mean2_repro_test, mean_test
 from dpinfer.inference.means._common import clipped
-from dpinfer.inference.means._repro2 import confidence_set
-from dpinfer.inference.means._repro_sim import GridSeeds
-from dpinfer.inference.means._repro_two import TwoGroups, draw_seeds
+from dpinfer.inference.means.repro._two_groups import confidence_set
+from dpinfer.inference.means.repro._simulator import GridSeeds
+from dpinfer.inference.means.repro._nuisance_lattice import TwoGroups, draw_seeds
 
 REF = json.loads((Path(__file__).parents[2] / "reference" / "repro2_values.json").read_text())
 ALTERNATIVES = ("two-sided", "less", "greater")

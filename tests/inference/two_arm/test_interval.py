@@ -15,7 +15,7 @@ import pytest
 
 from dpinfer import binom2_ump_ci, binom2_ump_test
 from dpinfer.inference.two_arm._law import _arm
-from dpinfer.inference.two_arm._test import _null, _power
+from dpinfer.inference.two_arm._supremum import _null, _power
 
 ARM = _arm(15, 1.0, 0.0, 1)
 

@@ -26,7 +26,7 @@ from dpinfer.inference.two_arm._laplace_arms import (
     _LaplaceTailPlan,
     _lattice_tail,
 )
-from dpinfer.inference.two_arm._test import _null, _power, _pvalues, _sup_tail
+from dpinfer.inference.two_arm._supremum import _null, _power, _pvalues, _sup_tail
 
 REF = json.loads((Path(__file__).parents[2] / "reference" / "two_arm_laplace_values.json").read_text())
 COARSE = REF["grid_bits"]

@@ -6,7 +6,7 @@ restricted MLE by bisection and its own supremum; made by
 tests/reference/make_two_arm_odds_ratio.py without importing dpinfer); the non-private limit
 against an unconditional exact Miettinen-Nurminen score test enumerated here (restricted MLE
 as the root of the likelihood's derivative, by scipy's brentq); coverage from the exact rejection
-probability of the test of the true odds ratio (two_arm._score_power).
+probability of the test of the true odds ratio (two_arm._critical).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from dpinfer import (LaplaceReleaser, TulapReleaser, binom2_ump_ci, binom2_ump_p
 from dpinfer.inference.two_arm._law import _arm
 from dpinfer.inference.two_arm._odds_ratio import _restricted_odds_ratio
 from dpinfer.inference.two_arm._score import _Observed, _pooled, _raw_score
-from dpinfer.inference.two_arm._score_power import _exact_power
-from dpinfer.inference.two_arm._test import _null, _pvalues
+from dpinfer.inference.two_arm._critical import _exact_power
+from dpinfer.inference.two_arm._supremum import _null, _pvalues
 
 REF = json.loads((Path(__file__).parents[2] / "reference" / "two_arm_odds_ratio_values.json").read_text())
 

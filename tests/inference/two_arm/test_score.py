@@ -19,8 +19,8 @@ from dpinfer import binom2_ump_ci, binom2_ump_power, binom2_ump_test
 from dpinfer.inference.two_arm._law import _arm
 from dpinfer.inference.two_arm._score import (
     _closure, _noise_variance, _Observed, _order, _raw_score, _restricted_difference)
-from dpinfer.inference.two_arm._score_power import _critical_score, _exact_power
-from dpinfer.inference.two_arm._test import _effective, _null, _on_line, _plan, _pvalues
+from dpinfer.inference.two_arm._critical import _critical_score, _exact_power
+from dpinfer.inference.two_arm._supremum import _effective, _null, _on_line, _plan, _pvalues
 
 REF = json.loads((Path(__file__).parents[2] / "reference" / "two_arm_score_values.json").read_text())
 

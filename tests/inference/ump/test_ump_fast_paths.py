@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from dpinfer.inference.ump import _kernels as kernels
-from dpinfer.inference.ump import _twin
+from dpinfer.inference.ump import _sums as _twin
 
 
 def _tail_cases():

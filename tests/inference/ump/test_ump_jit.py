@@ -115,7 +115,7 @@ def test_linear_window_sums_agree_on_adversarial_rows(n, epsilon):
 def test_twins_give_the_compiled_doubles():
     """The pure-Python twins (``_twin``, run for a first small sum before numba is loaded)
     return exactly the compiled kernels' doubles, truncated laws and lower limits included."""
-    from dpinfer.inference.ump import _jit, _twin
+    from dpinfer.inference.ump import _jit, _sums as _twin
 
     rng = np.random.default_rng(28)
     for _ in range(150):
@@ -167,7 +167,7 @@ def test_windowed_twins_give_the_compiled_doubles():
     truncated laws, the closed-form flag), the right tail's betainc given to both."""
     from scipy import special
 
-    from dpinfer.inference.ump import _jit, _twin
+    from dpinfer.inference.ump import _jit, _sums as _twin
 
     rng = np.random.default_rng(2028)
     for _ in range(120):

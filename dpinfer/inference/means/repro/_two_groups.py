@@ -6,16 +6,15 @@ import math
 
 import numpy as np
 
-from ..._progress import _check_progress, start
-from ..._streams import _stream
-from ..._validation import _check_alternative, _check_confidence_level, _check_real
-from ...results import ConfidenceInterval, HTestResult
-from .._resolve import provenance
-from ...budget._charging import check_two_sample_composition, two_sample_privacy
-from ._common import check_draws, check_model, check_sigmas, clipped
-from ._jimi import _scalar
-from ._repro import describe_pieces
-from ._repro_two import TwoGroups, draw_seeds
+from ...._progress import _check_progress, start
+from ...._streams import _stream
+from ...._validation import _check_alternative, _check_confidence_level, _check_real
+from ....results import ConfidenceInterval, HTestResult
+from ..._resolve import composed, provenance
+from .._common import check_draws, check_model, check_sigmas, clipped
+from .._jimi import _scalar
+from ._one_group import describe_pieces
+from ._nuisance_lattice import TwoGroups, draw_seeds
 
 __all__ = ["mean2_repro_test"]
 
@@ -70,7 +69,7 @@ def confidence_set(two, alpha, alternative, progress=None):
 
 
 def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="normal", alternative="two-sided",
-                     confidence_level=0.95, n_sim=None, rng=None, composition="sequential", progress=None):
+                     confidence_level=0.95, n_sim=None, rng=None, composition=None, progress=None):
     """Repro-samples test and interval for ``mean1 - mean2`` from two groups' clipped sums (sigma known).
 
     Parameters
@@ -97,9 +96,11 @@ def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="norma
         None: a stream derived from both releases and the settings (the same
         answer on every call); the groups' seeds come from independent child
         streams.
-    composition : {'sequential', 'parallel'}, default 'sequential'
-        How the result records the two releases' privacy (as in
-        :func:`mean2_jimi_test`).
+    composition : {None, 'sequential', 'parallel'}, default None
+        How the two groups' epsilons combine in the result.  None reads the
+        releases: ``'parallel'`` (the larger) only when they record different groups
+        of one budget's parallel set, else ``'sequential'`` (the sum, valid under any
+        neighbouring relation); the one rule of every method (see :func:`~dpinfer.prop_test`).
     progress : None, bool or callable, optional
         Progress of the sweep over the differences (:mod:`dpinfer._progress`:
         None shows a line on a terminal after 2 s).
@@ -208,7 +209,7 @@ def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="norma
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = 399 if n_sim is None else n_sim
     n_sim = max(check_draws(n_sim, d1.n), check_draws(n_sim, d2.n))
-    composition = check_two_sample_composition(composition)
+    composition, epsilon, _ = composed(composition, (d1.rec, d2.rec))
     progress = _check_progress(progress)
     gen, derived = _stream(rng, "mean2_repro", d1.release.value, d1.n, d1.release.epsilon, d1.lower, d1.upper,
                            list(d1.release.split or ()), d2.release.value, d2.n, d2.release.epsilon, d2.lower,
@@ -235,7 +236,7 @@ def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="norma
         statistic=float(d1.sum) / d1.n - float(d2.sum) / d2.n, pvalue=bound, null_value=margin,
         alternative=alternative, method="Repro-samples test of two clipped means (normal model, sigma known)",
         estimate=None, conf_int=ConfidenceInterval(float(low), float(high), confidence_level),
-        epsilon=two_sample_privacy(d1.release.epsilon, 0.0, d2.release.epsilon, 0.0, composition)[0], delta=0.0,
+        epsilon=epsilon, delta=0.0, composition=composition,
         data_name=d1.data_name("x") + "; " + d2.data_name("y"), statistic_name="difference of clipped means",
         estimate_name="difference in means", null_name="difference in means", mechanism=d1.rec.mechanism,
         n_sim=n_sim, pvalue_function=pvalue_function,

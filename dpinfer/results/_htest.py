@@ -1,11 +1,10 @@
-"""Result types: :class:`HTestResult` and :class:`ConfidenceInterval`.
+"""The result of a hypothesis test, in the shape of R's ``htest``: :class:`HTestResult`.
 
-They are modelled on R's ``htest`` objects so that a statistician coming from R
-reads them at a glance: ``str(result)`` prints the layout of R's ``print.htest``
-(same lines, same number formatting) followed by a ``privacy:`` line that says
-what the release spent.  ``to_dict()`` is flat and JSON-safe; ``to_frame()``
-returns a one-row tidy :class:`pandas.DataFrame` with broom-style column names,
-and :func:`results_to_frame` stacks many results into one frame.
+``str(result)`` prints the layout of R's ``print.htest`` (same lines, same number
+formatting) followed by the result's privacy lines (its :class:`PrivacyRecord`).
+``to_dict()`` is flat and JSON-safe; ``to_frame()`` returns a one-row tidy
+:class:`pandas.DataFrame` with broom-style column names, and
+:func:`results_to_frame` stacks many results into one frame.
 """
 
 from __future__ import annotations
@@ -16,19 +15,16 @@ from typing import Callable
 
 import numpy as np
 
-from ._printing import (
+from .._printing import (
     _MECHANISM_CODES,
     _csv_text,
     _format_htest,
-    _format_interval,
     _htest_notes,
-    _htest_privacy_lines,
     _json_float,
     _json_text,
     _write_or_return,
 )
-from ._validation import (
-    _as_real_array,
+from .._validation import (
     _check_alternative,
     _check_confidence_level,
     _check_delta,
@@ -36,93 +32,12 @@ from ._validation import (
     _check_int,
     _check_real,
 )
+from ._interval import ConfidenceInterval
+from ._privacy import PrivacyRecord, path_of
 
-__all__ = ["ConfidenceInterval", "HTestResult", "HTestResults", "map_results", "results_to_frame"]
+__all__ = ["HTestResult", "results_to_frame"]
 
 _R_ALTERNATIVE = {"two-sided": "two.sided", "less": "less", "greater": "greater"}
-
-
-@dataclass(frozen=True)
-class ConfidenceInterval:
-    """A confidence interval ``[low, high]`` with its confidence ``level``.
-
-    Parameters
-    ----------
-    low, high : float
-        Endpoints, ``low <= high``.  One-sided intervals put the parameter's own
-        bound on the open side (0 or 1 for a proportion).
-    level : float
-        Confidence level in (0, 1), e.g. 0.95.
-
-    Examples
-    --------
-    >>> ci = ConfidenceInterval(0.12, 0.51, 0.95)
-    >>> print(ci)
-    95 percent confidence interval: [0.12, 0.51]
-    >>> ci.length
-    0.39
-
-    It unpacks and indexes like scipy's ``ConfidenceInterval`` (a named pair ``low, high``)
-    and statsmodels' tuples:
-
-    >>> low, high = ci
-    >>> low, ci[1], len(ci), tuple(ci)
-    (0.12, 0.51, 2, (0.12, 0.51))
-    """
-
-    low: float
-    high: float
-    level: float
-
-    def __post_init__(self):
-        low = _check_real(self.low, "low", finite=False)
-        high = _check_real(self.high, "high", finite=False)
-        level = _check_confidence_level(self.level, "level")
-        if low > high:
-            raise ValueError(f"`low` must not exceed `high`; got low={low!r}, high={high!r}.")
-        object.__setattr__(self, "low", low)
-        object.__setattr__(self, "high", high)
-        object.__setattr__(self, "level", level)
-
-    @property
-    def length(self):
-        """``high - low``, rounded to 15 significant digits to hide representation noise."""
-        return float(f"{self.high - self.low:.15g}")
-
-    def contains(self, value):
-        """Whether ``low <= value <= high``; ``value`` a real number (not NaN)."""
-        value = _check_real(value, "value", finite=False)
-        return bool(self.low <= value <= self.high)
-
-    def __iter__(self):
-        """``low, high = ci``: the two ends, in order (the level stays an attribute)."""
-        return iter((self.low, self.high))
-
-    def __len__(self):
-        return 2
-
-    def __getitem__(self, index):
-        """``ci[0]`` is ``low``, ``ci[1]`` (or ``ci[-1]``) is ``high``; slices as a tuple's."""
-        return (self.low, self.high)[index]
-
-    def to_dict(self):
-        """``{'conf_low', 'conf_high', 'conf_level'}``, JSON-safe (non-finite -> None)."""
-        return {
-            "conf_low": _json_float(self.low),
-            "conf_high": _json_float(self.high),
-            "conf_level": self.level,
-        }
-
-    def to_json(self, path=None):
-        """:meth:`to_dict` as JSON text; written to ``path`` (and None returned) when given."""
-        return _write_or_return(_json_text(self.to_dict()) + "\n", path)
-
-    def to_csv(self, path=None):
-        """:meth:`to_dict` as CSV text (a header line and one row); written to ``path`` when given."""
-        return _write_or_return(_csv_text([self.to_dict()]), path)
-
-    def __str__(self):
-        return _format_interval(self)
 
 
 @dataclass(frozen=True)
@@ -180,6 +95,18 @@ class HTestResult:
     privacy_unit : str
         What the release's guarantee protects, e.g. ``'one record (replace-one,
         n public)'``; empty when the test was given bare numbers.
+    neighbours : str or None
+        The neighbouring relation the releases' guarantee holds under
+        (``'replace-one'`` or ``'add-remove'``, as the Release records it); None
+        for bare numbers.
+    composition : {'sequential', 'parallel'} or None
+        How the releases of a result of several (two arms, two groups) were
+        composed; None for a result of one release.  ``epsilon`` and ``delta``
+        are then the sums (sequential) or the largest (parallel: the releases
+        record disjoint groups of one budget's parallel set).
+    privacy : PrivacyRecord
+        The fields above gathered in one frozen record (read-only property):
+        what the result prints as its ``privacy:`` lines.
     note : str
         A one-line remark of the method printed under the result (e.g. why an
         interval is a hull).  A zero-width interval adds its own note.
@@ -216,8 +143,8 @@ class HTestResult:
     <BLANKLINE>
     privacy: epsilon = 1, delta = 0, Tulap mechanism
     <BLANKLINE>
-    >>> r.to_dict()['pvalue'], r.mechanism
-    (0.0412, 'tulap')
+    >>> r.to_dict()['pvalue'], r.mechanism, r.privacy.composition
+    (0.0412, 'tulap', None)
     """
 
     statistic: float
@@ -242,6 +169,8 @@ class HTestResult:
     privacy_unit: str = ""
     note: str = ""
     pvalue_function: Callable | None = field(default=None, compare=False, repr=False)
+    neighbours: str | None = None
+    composition: str | None = None
 
     def __post_init__(self):
         for name in ("statistic", "null_value"):
@@ -272,6 +201,7 @@ class HTestResult:
             object.__setattr__(self, "secure", bool(self.secure))
         if self.n_sim is not None:
             object.__setattr__(self, "n_sim", _check_int(self.n_sim, "n_sim", minimum=1))
+        self.privacy  # noqa: B018 -- the record checks neighbours and composition
         _check_alternative(self.alternative)
         if not (0.0 <= self.pvalue <= 1.0):
             raise ValueError(f"`pvalue` must lie in [0, 1]; got {self.pvalue!r}.")
@@ -295,9 +225,16 @@ class HTestResult:
         """One-line notes printed under the result: the method's own, then a zero-width interval."""
         return _htest_notes(self)
 
+    @property
+    def privacy(self):
+        """The :class:`PrivacyRecord` of the result (epsilon, delta, mechanism, neighbours, unit,
+        sampling path, composition)."""
+        return PrivacyRecord(self.epsilon, self.delta, self.mechanism, self.neighbours, self.privacy_unit,
+                             path_of(self.secure), self.composition)
+
     def _privacy_lines(self):
-        """``privacy:`` (budget, mechanism, sampling path, draws) and ``unit of privacy:``."""
-        return _htest_privacy_lines(self)
+        """``privacy:`` (budget, composition, mechanism, sampling path, draws) and ``unit of privacy:``."""
+        return self.privacy.lines(self.n_sim)
 
     def to_dict(self):
         """A flat, JSON-safe dict of every field, keyed as in the table of the user guide.
@@ -323,6 +260,8 @@ class HTestResult:
             "mechanism": self.mechanism,
             "secure": self.secure,
             "privacy_unit": self.privacy_unit,
+            "neighbours": self.neighbours,
+            "composition": self.composition,
             "n_sim": self.n_sim,
             "data_name": self.data_name,
             "statistic_name": self.statistic_name,
@@ -375,7 +314,7 @@ class HTestResult:
         See :func:`dpinfer.plot.confidence_curve` (matplotlib is imported here, not
         before).  Returns the matplotlib Axes.
         """
-        from .plot import confidence_curve
+        from ..plot import confidence_curve
 
         return confidence_curve(self, theta=theta, ax=ax)
 
@@ -398,7 +337,7 @@ class HTestResult:
         of ``conf.int``); ``alternative`` spelled as R does (``'two.sided'``,
         ``'less'``, ``'greater'``); ``method``; ``data.name``.  Privacy and
         provenance: ``epsilon``, ``delta``, ``mechanism``, ``secure``,
-        ``privacy.unit``, ``n.sim``, ``estimate.raw`` and ``note``.  JSON-safe (non-finite -> None).
+        ``privacy.unit``, ``neighbours``, ``composition``, ``n.sim``, ``estimate.raw`` and ``note``.  JSON-safe (non-finite -> None).
 
         ``docs/coming_from_r.rst`` gives the R function that turns this (read with
         ``jsonlite::fromJSON(simplifyVector = FALSE)``) into a real ``htest``.
@@ -431,6 +370,8 @@ class HTestResult:
             "mechanism": self.mechanism,
             "secure": self.secure,
             "privacy.unit": self.privacy_unit,
+            "neighbours": self.neighbours,
+            "composition": self.composition,
             "n.sim": self.n_sim,
             "estimate.raw": _json_float(self.estimate_raw),
             "note": " ".join(self._notes()),
@@ -480,12 +421,13 @@ def results_to_frame(results):
             "`results` must hold at least one HTestResult; got an empty iterable (a frame without rows "
             "would hide that nothing was computed)."
         )
-    return pd.DataFrame(rows, columns=_TIDY_COLUMNS)
+    return pd.DataFrame(rows, columns=TIDY_COLUMNS)
 
 
-_TIDY_COLUMNS = [
+TIDY_COLUMNS = [
     "estimate", "statistic", "pvalue", "parameter", "conf_low", "conf_high", "conf_level", "null_value",
-    "method", "alternative", "epsilon", "delta", "mechanism", "secure", "privacy_unit", "n_sim",
+    "method", "alternative", "epsilon", "delta", "mechanism", "secure", "privacy_unit", "neighbours",
+    "composition", "n_sim",
     "data_name", "statistic_name", "parameter_name", "estimate_name", "null_name", "estimate_raw",
     "note",
 ]
@@ -501,130 +443,5 @@ def _json_number(value):
     return value if _is_count(value) else _json_float(value)
 
 
-class HTestResults:
-    """Many test results, one per release, that tabulate and export together.
-
-    Returned by :func:`map_results`.  A sequence: ``len``, indexing (a slice gives
-    an ``HTestResults``), iteration over the :class:`HTestResult` objects.  The
-    vectorised calls of the tests (an array ``z``) keep returning a bare array of
-    p-values, the fast path for simulation; this collection is the opt-in for a
-    report: one full result per release, with its interval.
-
-    Attributes
-    ----------
-    pvalue : ndarray
-        The p-values, in order (what the array call returns).
-
-    Examples
-    --------
-    >>> from dpinfer import binom_ump_test, map_results
-    >>> res = map_results(binom_ump_test, [3.0, 11.2], 30, p0=0.2, epsilon=1.0)
-    >>> len(res), res.pvalue.round(4)
-    (2, array([0.2434, 0.0464]))
-    >>> print(res.to_csv().splitlines()[0][:40])
-    estimate,statistic,pvalue,parameter,conf
-    """
-
-    def __init__(self, results):
-        try:
-            results = tuple(results)
-        except TypeError as exc:
-            raise TypeError(f"`results` must be an iterable of HTestResult objects; got "
-                            f"{type(results).__name__}.") from exc
-        for i, r in enumerate(results):
-            if not isinstance(r, HTestResult):
-                raise TypeError(f"`results` must contain HTestResult objects; element {i} is "
-                                f"{type(r).__name__}.")
-        self._results = results
-
-    def __len__(self):
-        return len(self._results)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return HTestResults(self._results[index])
-        return self._results[index]
-
-    def __iter__(self):
-        return iter(self._results)
-
-    def __eq__(self, other):
-        return isinstance(other, HTestResults) and self._results == other._results
-
-    __hash__ = None
-
-    @property
-    def pvalue(self):
-        return np.array([r.pvalue for r in self._results], dtype=float)
-
-    def __repr__(self):
-        methods = sorted({r.method for r in self._results})
-        return (f"<HTestResults: {len(self)} results of {'; '.join(methods) or 'no test'}; "
-                "to_frame(), to_csv(), to_json(), or index one to print it>")
-
-    def to_dict(self):
-        """A list of :meth:`HTestResult.to_dict` records, one per result."""
-        return [r.to_dict() for r in self._results]
-
-    def to_frame(self):
-        """A tidy :class:`pandas.DataFrame`, one row per result (:func:`results_to_frame`)."""
-        return results_to_frame(self._results)
-
-    def to_json(self, path=None):
-        """A JSON list of the records; written to ``path`` (and None returned) when given."""
-        return _write_or_return(_json_text(self.to_dict()) + "\n", path)
-
-    def to_csv(self, path=None):
-        """CSV text, a header line and one row per result (the command's ``--format csv``);
-        written to ``path`` (and None returned) when given."""
-        if not self._results:
-            raise ValueError("an empty HTestResults has no CSV columns to write.")
-        return _write_or_return(_csv_text(self.to_dict()), path)
-
-
-def map_results(func, values, *args, **kwargs):
-    """Run a test on each of many released values and collect the full results.
-
-    ``func(value, *args, **kwargs)`` is called once per value and must return an
-    :class:`HTestResult`; ``values`` is a sequence or array of released values
-    (flattened), a sequence of :class:`~dpinfer.Release` objects, or one Release
-    holding an array (split into one Release per element, in C order).
-
-    Parameters
-    ----------
-    func : callable
-        A test, e.g. :func:`~dpinfer.binom_ump_test` or :func:`~dpinfer.prop_test`.
-    values : array_like, sequence of Release, or Release
-    *args, **kwargs
-        Passed on to ``func`` unchanged.
-
-    Returns
-    -------
-    HTestResults
-
-    Notes
-    -----
-    This runs the scalar path once per value, so each result carries its interval;
-    for p-values alone the array call (``binom_ump_test(z_array, ...)``) is much faster.
-    """
-    import dataclasses
-
-    from .releasers.release import Release
-
-    if not callable(func):
-        raise TypeError(f"`func` must be callable (a test function); got {type(func).__name__}.")
-    if isinstance(values, Release):
-        items = ([values] if np.ndim(values.value) == 0 else
-                 [dataclasses.replace(values, value=float(v)) for v in np.ravel(values.value)])
-    elif isinstance(values, (list, tuple)) and any(isinstance(v, Release) for v in values):
-        items = list(values)
-    else:
-        items = [float(v) for v in _as_real_array(values, "values", finite=False).ravel()]
-    out = []
-    for v in items:
-        result = func(v, *args, **kwargs)
-        if not isinstance(result, HTestResult):
-            raise TypeError(f"`func` must return an HTestResult for one value; "
-                            f"{getattr(func, '__name__', 'func')} returned {type(result).__name__}.")
-        out.append(result)
-    return HTestResults(out)
+for _cls in (HTestResult, results_to_frame):
+    _cls.__module__ = "dpinfer.results"  # pickles and docs name the public path

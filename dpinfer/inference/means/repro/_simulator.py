@@ -9,7 +9,7 @@ the seed's release is computed as :class:`~dpinfer.MeanReleaser` computes one: t
 ``x_j = mean + sigma e_j`` (log-normal: ``exp(log(mean) - sigma**2 / 2 + sigma e_j)``),
 clipped, each mapped to its integer on the release's grid, summed in integers, ``D``
 added, and the same affine map to the released value, all by the releaser's own grid
-object (:func:`dpinfer.releasers.mean.release_grid`).  So the simulated releases have
+object (:func:`dpinfer.distributions._mean_grid.release_grid`).  So the simulated releases have
 exactly the law of the observed one.
 
 Every step is a nondecreasing map of the mean (floating-point rounding included), so
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._exact_noise import _discrete_laplace, _GeneratorBits
+from ...._exact_noise import _discrete_laplace, _GeneratorBits
 
 __all__ = []  # package-internal
 

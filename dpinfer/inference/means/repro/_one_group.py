@@ -4,7 +4,7 @@ The repro-samples method fixes ``R`` seeds once (``n`` standard normal values an
 release's integer noise, each), and for a candidate mean simulates the release from every
 seed at that candidate (common random numbers: the same seeds for every candidate),
 exactly as :class:`~dpinfer.MeanReleaser` computes it (grid, integer sum, discrete
-noise, :mod:`._repro_sim`).  The observed release is ranked among the ``R`` simulated
+noise, :mod:`._simulator`).  The observed release is ranked among the ``R`` simulated
 ones; under the candidate the ``R + 1`` releases are exchangeable, so the rank's p-value
 ``(1 + #{at least as extreme}) / (R + 1)`` is valid in finite samples whatever ``R`` is.
 
@@ -14,7 +14,7 @@ candidate is at least ``m_r``" (and "at most" is "at most ``M_r``"), the first a
 doubles of the step, found exactly.  The p-value at every candidate is then a count of
 the sorted roots and the acceptance set is read off exactly from order statistics:
 nothing can be missed.  With the scale unknown (spread released) the p-value is
-maximised over it on certified boxes (:mod:`._repro_spread`).
+maximised over it on certified boxes (:mod:`._unknown_spread`).
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ import math
 
 import numpy as np
 
-from ..._streams import _stream
-from ..._validation import _check_alternative, _check_confidence_level, _check_real
-from ...results import ConfidenceInterval, HTestResult
-from .._draw_summary import pvalue_from_shares
-from .._resolve import provenance
-from ._common import check_draws, check_model, check_sigma, clipped
-from ._repro_sim import GridSeeds, draw_noise
-from ._repro_spread import acceptance_set, draw_spread, projected_pvalue
+from ...._streams import _stream
+from ...._validation import _check_alternative, _check_confidence_level, _check_real
+from ....results import ConfidenceInterval, HTestResult
+from ..._draw_summary import pvalue_from_shares
+from ..._resolve import provenance
+from .._common import check_draws, check_model, check_sigma, clipped
+from ._simulator import GridSeeds, draw_noise
+from ._unknown_spread import acceptance_set, draw_spread, projected_pvalue
 
 __all__ = ["mean_repro_test"]
 
@@ -48,7 +48,7 @@ def seed_roots(data, sigma, model, normals, noise, observed=None):
     ``normals`` has shape ``(R, n)`` (the data seeds) and ``noise`` shape ``(R,)`` (the
     integer discrete Laplace noise on the grid sum); ``observed`` the released sum each
     seed is compared with (default the release's).  The seed's release at a mean is the
-    released law's own computation (:mod:`._repro_sim`); it is ``>= S`` exactly at the
+    released law's own computation (:mod:`._simulator`); it is ``>= S`` exactly at the
     means ``>= m`` and ``<= S`` at those ``<= M`` (``M < m`` when it jumps over ``S``).
     Unsorted; ``-inf``/``+inf`` (log-normal: 0/``+inf``) at the ends.
     """
@@ -331,7 +331,7 @@ def describe_pieces(pieces, empty):
 
 
 def _spread_result(data, mu0, confidence_level, n_sim, gen, stream):
-    """The projection over an unknown sigma (:mod:`._repro_spread`): certified set and p-value bound."""
+    """The projection over an unknown sigma (:mod:`._unknown_spread`): certified set and p-value bound."""
     sp = draw_spread(data, n_sim, gen)
     pieces = acceptance_set(sp, 1.0 - confidence_level)
     p = projected_pvalue(sp, mu0)

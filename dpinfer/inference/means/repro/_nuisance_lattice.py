@@ -4,7 +4,7 @@ Private kernels of :mod:`dpinfer.inference.means` (:func:`mean2_repro_test`); th
 valid input.
 
 The parameter is ``delta = mu1 - mu2``, the nuisance ``mu2``.  Seed ``r`` (each group's
-normals and integer noise, :mod:`._repro_sim`) gives the simulated statistic
+normals and integer noise, :mod:`._simulator`) gives the simulated statistic
 ``T_r = V1_r(mu1) / n1 - V2_r(mu2) / n2`` (``V`` a simulated released clipped sum, a
 nondecreasing step function of its mean), ranked with the observed ``t = S1 / n1 - S2 /
 n2`` (ties count both ways).  The p-value for ``delta`` is ``sup_mu2 p(mu2 + delta, mu2)``.
@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._draw_summary import pvalue_from_shares
-from ._repro_sim import GridSeeds, draw_noise
+from ..._draw_summary import pvalue_from_shares
+from ._simulator import GridSeeds, draw_noise
 
 __all__ = []  # package-internal
 

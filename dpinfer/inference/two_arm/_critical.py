@@ -1,10 +1,10 @@
 """Critical values and exact power of the two-arm test under either ordering (kernels).
 
-The linear ordering's are :func:`._test._critical` and :func:`._test._power`; the score
+The linear ordering's are :func:`._supremum._critical` and :func:`._supremum._power`; the score
 ordering's critical value is a point ``(level, u)`` of the lexicographic order: the most
 extreme level of ``g`` whose supremum tail (ties included) exceeds alpha, then the cut-off
 ``u`` of the linear statistic among that level's ties (the same alternation of a root at
-the maximising nuisance and a supremum as :func:`._test._critical`).
+the maximising nuisance and a supremum as :func:`._supremum._critical`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from .._roots import find_root, first_index
 from ._score import _Cut, _order, _ScorePlan
-from ._test import _critical, _on_line, _power, _reach_scale, _sup_tail
+from ._supremum import _critical, _on_line, _power, _reach_scale, _sup_tail
 
 __all__ = []  # private module
 

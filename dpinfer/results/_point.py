@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import _check_epsilon, _check_int
-from ._printing import (
+from .._validation import _check_epsilon, _check_int
+from .._printing import (
     _MECHANISM_CODES,
     _csv_text,
     _format_point_estimate,
@@ -66,6 +66,8 @@ class PointEstimate:
         The mechanism code, as the Release records it ('krr', 'unary_encoding', ...).
     n : int or None
         Number of reports per data set (None when it varies across a batch).
+    privacy : PrivacyRecord
+        ``epsilon`` and ``mechanism`` as a :class:`PrivacyRecord` (read-only property).
 
     Examples
     --------
@@ -106,6 +108,16 @@ class PointEstimate:
         object.__setattr__(self, "mechanism", _MECHANISM_CODES.get(self.mechanism, self.mechanism))
         if self.n is not None:
             object.__setattr__(self, "n", _check_int(self.n, "n", minimum=1))
+
+    @property
+    def privacy(self):
+        """The :class:`PrivacyRecord` of the estimate (the local-DP level of one release of reports;
+        a local mechanism protects one respondent's answer, whoever typed the counts)."""
+        from .. import _mechanisms
+        from ._privacy import PrivacyRecord
+
+        unit = _mechanisms.LOCAL_UNIT if self.mechanism in _mechanisms.LOCAL else ""
+        return PrivacyRecord(self.epsilon, 0.0, self.mechanism, privacy_unit=unit)
 
     # -- the estimate as a number or an array -------------------------------------------
     def __array__(self, dtype=None, copy=None):
@@ -215,3 +227,6 @@ class PointEstimate:
         rows = [{name: (int(col[i]) if col.dtype.kind == "i" else _json_float(col[i]))
                  for name, col in columns.items()} for i in range(columns["estimate"].size)]
         return _write_or_return(_csv_text(rows), path)
+
+
+PointEstimate.__module__ = "dpinfer.results"  # pickles and docs name the public path

@@ -7,7 +7,7 @@ The joint null ``(mu, sigma)`` is tested on the released pair ``(S, Q)`` (clippe
 centred sum of squares) with ``R`` seeds ``(e_r, D_r, E_r)`` (normals, the integer noise
 on the sum and on the squares, drawn by the releaser's exact sampler) reused for every
 ``(mu, sigma)``; each seed's pair is simulated as the releaser computes one (grid
-integers, integer sums, the release's map; :mod:`._repro_sim`).  The statistic is the smallest of the four one-sided rank p-values
+integers, integer sums, the release's map; :mod:`._simulator`).  The statistic is the smallest of the four one-sided rank p-values
 (``S`` up and down, ``Q`` up and down), Bonferroni-combined:
 
     ``p(mu, sigma) = min(1, 4 min_k (1 + c_k) / (R + 1))``
@@ -37,8 +37,8 @@ import math
 
 import numpy as np
 
-from ._kernels import SIGMA_CAP
-from ._repro_sim import draw_noise
+from .._kernels import SIGMA_CAP
+from ._simulator import draw_noise
 
 __all__ = []  # package-internal
 

@@ -1,0 +1,28 @@
+"""The ``means`` study's truths, bounds and grid, shared by its parts.
+
+Read by the coverage part (``validation/means.py``), the two-group part
+(``validation/_means_two_group.py``) and the warnings' measurements
+(``validation/_means_tails.py``), so none of them imports another.  See
+``validation/means.py`` for how the bounds are set from the truths.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+NS = [30, 100, 500]
+EPSILONS = [0.5, 1.0, 3.0]
+CLIPS = [0.0, 0.05, 0.2]
+TRUTHS = {"normal": (100.0, 15.0), "lognormal": (0.0, 0.6)}
+
+
+def truth_of(truth, clip):
+    """``(true mean, lower, upper, sampler(gen, shape))`` of a truth with bounds clipping ``clip`` above."""
+    a, b = TRUTHS[truth]
+    q = 1.0 - (clip if clip > 0 else 1e-4)
+    if truth == "normal":
+        law = stats.norm(a, b)
+        return a, a - 4.0 * b, float(law.ppf(q)), lambda gen, shape: gen.normal(a, b, shape)
+    law = stats.lognorm(b, scale=np.exp(a))
+    return float(law.mean()), 0.0, float(law.ppf(q)), lambda gen, shape: np.exp(gen.normal(a, b, shape))
