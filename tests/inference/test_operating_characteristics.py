@@ -148,7 +148,7 @@ def test_normal_ci_warns_and_is_quiet():
     with pytest.warns(ApproximationWarning, match=r"\(wald\) interval covers too little .* is 0\.7"):
         dpinfer.binom_normal_ci(0.05, 30, epsilon=5.0, method="wald")
     _no_warning(lambda: dpinfer.binom_normal_ci(0.4213, 500, epsilon=1.0, method="wald"))
-    _no_warning(lambda: dpinfer.binom_normal_ci(0.42, 50, epsilon=1.0))
+    _no_warning(lambda: dpinfer.binom_normal_ci(0.4213, 50, epsilon=1.0))
 
 
 def test_rr_wald_coverage_by_direct_sum_and_warning():
