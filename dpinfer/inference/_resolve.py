@@ -251,7 +251,7 @@ def unreleased(arr, n, epsilon, mechanism, kind):
       (:mod:`dpinfer.distributions._tulap_grid`), for every sensitivity and delta.
     * **Laplace count**: a whole number only when the discrete Laplace draw is a multiple
       of ``2**g`` (probability 6.4e-8 at ``epsilon = 1``; see
-      ``releasers._secure_path.count_grid_resolves_whole``, which also bounds the sizes
+      ``distributions._laplace_grid.count_grid_resolves_whole``, which also bounds the sizes
       where doubles keep the grid exact: beyond them the rule says nothing).  Where that
       probability exceeds :data:`MAX_CHANCE` (a large epsilon, beyond about 30 at the full
       grid: the noise is then often a whole number of counts) the rule says nothing either.

@@ -18,7 +18,7 @@ import pytest
 import dpinfer
 from dpinfer import LaplaceReleaser, TulapReleaser
 from dpinfer.inference._resolve import refuse_unreleased, unreleased
-from dpinfer.releasers._secure_path import count_grid
+from dpinfer.distributions._laplace_grid import count_grid
 
 REFUSED = r"looks like the confidential count"
 LOOK = r"look like confidential counts"
