@@ -51,6 +51,11 @@ CENTRAL_UNIT = "one record (replace-one, n public)"
 LOCAL_UNIT = "one respondent's answer (local DP)"
 #: the unit of privacy of a clipped sum of values (MeanReleaser)
 MEAN_UNIT = "one person's value (replace-one; n and the clipping bounds public)"
+#: the unit of privacy of a life table (LifeTableReleaser)
+LIFE_TABLE_UNIT = ("one patient (replace-one within an arm: the arm sizes public; the patient's "
+                   "(time, event) moves between two cells)")
+#: the unit of privacy of a paired 2 x 2 table (:class:`~dpinfer.PairedTableReleaser`)
+PAIR_UNIT = "one pair (replace-one: its two outcomes; n pairs public)"
 #: the unit of privacy of a released value whose sensitivity the user declared
 VALUE_UNIT = "one record (the statistic moves by at most its sensitivity)"
 
@@ -124,4 +129,8 @@ def default_semantics(mechanism, kind, sensitivity):
         return REPLACE_ONE, CENTRAL_UNIT
     if kind == "clipped_sum":
         return REPLACE_ONE, MEAN_UNIT
+    if kind == "life_table":
+        return REPLACE_ONE, LIFE_TABLE_UNIT
+    if kind == "paired":
+        return REPLACE_ONE, PAIR_UNIT
     return REPLACE_ONE, VALUE_UNIT

@@ -13,6 +13,8 @@ or restyled afterwards (titles, limits, legends are plain matplotlib).
 * :func:`release_density` -- the density of a release's law ``X + N`` (or ``X / n + L``)
   under chosen true proportions, with the released value marked.
 * :func:`rejection_region` -- where a two-arm test rejects, on a grid of the two releases.
+* :func:`km_curves` -- Kaplan-Meier curves of a private life table per arm, with their
+  pointwise bands and the numbers at risk under the axis (also ``fit.plot()``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import numpy as np
 
 from ._validation import _as_real_array, _check_alpha
 
-__all__ = ["confidence_curve", "power_curve", "rejection_region", "release_density"]
+__all__ = ["confidence_curve", "km_curves", "power_curve", "rejection_region", "release_density"]
 
 #: axis labels of the usual arguments of the power functions
 _AXIS_LABELS = {
@@ -383,3 +385,80 @@ def rejection_region(test, z1, z2, *, alpha=0.05, labels=("release of arm 1", "r
     ax.set_title(f"rejection region at alpha = {alpha:g} (shaded: reject)", fontsize="medium")
     return ax
 
+
+
+def km_curves(fit, *, ax=None, bands=True, risk_table=True, colors=None):
+    """Plot Kaplan-Meier curves of a private life table, with bands and the numbers at risk.
+
+    Parameters
+    ----------
+    fit : KaplanMeierResult
+        From :func:`~dpinfer.kaplan_meier`.
+    ax : matplotlib Axes, optional
+        Where to draw (a new figure's Axes when None).
+    bands : bool, default True
+        Shade the pointwise confidence intervals (steps, like the curves).
+    risk_table : bool, default True
+        Write the numbers at risk of each arm under the axis, at time 0 and at each break
+        (the consistent table's, see :func:`~dpinfer.kaplan_meier`).
+    colors : sequence of colours, optional
+        One per arm (default: matplotlib's cycle).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Notes
+    -----
+    The curve is known at the breaks only (the release is a grouped life table): it is
+    drawn as a step function that drops at each break, from ``S(0) = 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpinfer import LifeTableReleaser, kaplan_meier
+    >>> from dpinfer.plot import km_curves
+    >>> gen = np.random.default_rng(1)
+    >>> time = np.concatenate([gen.exponential(8.0, 80), gen.exponential(5.0, 80)])
+    >>> rel = LifeTableReleaser(1.0, [2, 4, 6, 8]).release(time, np.ones(160), ["A"] * 80 + ["B"] * 80, rng=2)
+    >>> ax = km_curves(kaplan_meier(rel, n_sim=200))
+    >>> len(ax.lines), [t.get_text() for t in ax.texts][:3]
+    (2, ['number at risk', 'A', '80'])
+    """
+    from .inference.survival import KaplanMeierResult
+
+    if not isinstance(fit, KaplanMeierResult):
+        raise TypeError(f"`fit` must be a KaplanMeierResult (from dpinfer.kaplan_meier); got {type(fit).__name__}.")
+    import matplotlib.transforms as transforms
+
+    ax = _axes(ax)
+    times = np.concatenate([[0.0], np.asarray(fit.time, dtype=float)])
+    cycle = colors if colors is not None else [None] * len(fit.groups)
+    shown = []
+    for a, group in enumerate(fit.groups):
+        surv = np.concatenate([[1.0], fit.surv[a]])
+        (line,) = ax.step(times, surv, where="post", color=cycle[a % len(cycle)], label=str(group))
+        shown.append(line.get_color())
+        if bands:
+            low = np.concatenate([[1.0], fit.lower[a]])
+            high = np.concatenate([[1.0], fit.upper[a]])
+            ax.fill_between(times, low, high, step="post", color=line.get_color(), alpha=0.2, linewidth=0)
+    ax.set_ylim(0.0, 1.02)
+    ax.set_xlim(0.0, times[-1])
+    ax.set_xlabel("time")
+    ax.set_ylabel("survival probability")
+    level = f"{100 * fit.confidence_level:g}"
+    ax.set_title(f"Kaplan-Meier from a private life table (epsilon = {fit.epsilon:g}; bands: {level}% pointwise)",
+                 fontsize=9)
+    if len(fit.groups) > 1:
+        ax.legend(frameon=False)
+    if risk_table:
+        blend = transforms.blended_transform_factory(ax.transData, ax.transAxes)
+        ax.text(0.0, -0.18, "number at risk", transform=ax.transAxes, fontsize=8, ha="left", va="top")
+        for a, group in enumerate(fit.groups):
+            y = -0.26 - 0.07 * a
+            at_risk = np.concatenate([fit.n_risk[a], [fit.n_risk[a, -1] - fit.n_event[a, -1] - fit.n_censor[a, -1]]])
+            ax.text(-0.05, y, str(group), transform=ax.transAxes, fontsize=8, ha="right", va="top", color=shown[a])
+            for t, m in zip(times, at_risk):
+                ax.text(t, y, f"{int(m)}", transform=blend, fontsize=8, ha="center", va="top", color=shown[a])
+    return ax

@@ -11,9 +11,11 @@ from dpinfer import (
     ContingencyTableReleaser,
     KRRReleaser,
     LaplaceReleaser,
+    LifeTableReleaser,
     LDPHistogramReleaser,
     LocalLaplaceReleaser,
     MeanReleaser,
+    PairedTableReleaser,
     RandomizedResponseReleaser,
     TulapReleaser,
     TwoCoinRRReleaser,
@@ -27,6 +29,8 @@ CENTRAL = [
     ("laplace.count", LaplaceReleaser(1.0), "count", 11, (30,)),
     ("table", ContingencyTableReleaser(1.0), "release", [[3, 4], [5, 6]], ()),
     ("mean", MeanReleaser(1.0, 0.0, 10.0), "release", [1.0, 2.5, 9.0, 12.0], ()),
+    ("life_table", LifeTableReleaser(1.0, (5.0, 10.0)), "release", [3.0, 6.0, 12.0, 4.0], ([1, 0, 1, 1], [0, 0, 1, 1])),
+    ("paired", PairedTableReleaser(1.0), "release", [[30, 4], [11, 25]], ()),
 ]
 LOCAL = [
     ("rr", RandomizedResponseReleaser(1.0), "release", [1, 0, 1], ()),

@@ -40,9 +40,11 @@ from dpinfer import (
     ContingencyTableReleaser,
     KRRReleaser,
     LaplaceReleaser,
+    LifeTableReleaser,
     LDPHistogramReleaser,
     LocalLaplaceReleaser,
     MeanReleaser,
+    PairedTableReleaser,
     RandomizedResponseReleaser,
     TulapReleaser,
     TwoCoinRRReleaser,
@@ -112,6 +114,17 @@ RELEASERS = [
     # a 2 x 2 table; its neighbour moves one record from cell (0, 0) to cell (1, 1) (replace-one)
     ("ContingencyTableReleaser", lambda v, **kw: ContingencyTableReleaser(1.0).release(
         np.where(np.asarray(v)[:, None, None] == 0, [[5, 3], [2, 7]], [[4, 3], [2, 8]]), **kw), 0, 1),
+    # three patients, one arm, two intervals; the neighbour replaces the first patient's event at
+    # time 3 (cell (0, events)) by a censoring at time 7 (cell (1, censorings))
+    ("LifeTableReleaser", lambda v, **kw: LifeTableReleaser(1.0, (5.0, 10.0)).release(
+        np.where(np.asarray(v)[:, None] == 0, [3.0, 6.0, 12.0], [7.0, 6.0, 12.0]),
+        np.where(np.asarray(v)[:, None] == 0, [1, 1, 0], [0, 1, 0]), **kw), 0, 1),
+    # a paired table; the neighbour moves one pair between the discordant cells (D moves by 2, the
+    # widest shift) and one from a concordant to a discordant cell (both coordinates move by 1)
+    ("PairedTableReleaser", lambda v, **kw: PairedTableReleaser(1.0).release(
+        np.where(np.asarray(v)[:, None, None] == 0, [[5, 3], [2, 7]], [[5, 2], [3, 7]]), **kw), 0, 1),
+    ("PairedTableReleaser-concordant", lambda v, **kw: PairedTableReleaser(1.0).release(
+        np.where(np.asarray(v)[:, None, None] == 0, [[5, 3], [2, 7]], [[4, 3], [3, 7]]), **kw), 0, 1),
 ]
 CASES = [
     pytest.param(release, x, x_next, path, id=f"{name}-{path}")

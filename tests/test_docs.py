@@ -26,7 +26,8 @@ from dpinfer import load_example_trial
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 PAGES = sorted(DOCS.glob("*.rst"))
-PAGES_WITH_EXAMPLES = {"getting_started.rst", "tutorial.rst", "two_arm.rst", "coming_from_r.rst", "means.rst"}
+PAGES_WITH_EXAMPLES = {"getting_started.rst", "tutorial.rst", "two_arm.rst", "coming_from_r.rst", "means.rst",
+                       "designs.rst", "pairs.rst"}
 
 
 def test_the_guide_has_its_pages():

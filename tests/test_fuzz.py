@@ -25,6 +25,7 @@ Carlo draws is a request for memory, not an input error.
 from __future__ import annotations
 
 import math
+import functools
 import re
 import warnings
 
@@ -59,6 +60,18 @@ FUZZ = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
 )
+
+
+def _sequential_run():
+    design = dpinfer.sequential_design(0.9, 0.2, looks=2, epsilon=3.0)
+    run = design.staged_release()
+    run.release(1, [3, 1], rng=1)
+    if not run.stopped:
+        run.release(2, [4, 1], rng=2)
+    return design, run
+
+
+_SEQUENTIAL = _sequential_run()
 
 # -- adversarial values ----------------------------------------------------------
 
@@ -109,6 +122,11 @@ def _mean_release(seed=1):
     return dpinfer.MeanReleaser(1.0, 0.0, 10.0, spread=True).release([1.0, 2.5, 4.0, 12.0, 6.0, 3.5], rng=seed)
 
 
+@functools.lru_cache(maxsize=1)
+def _simon_design():
+    return dpinfer.simon_design(0.1, 0.3, epsilon=2.0, max_n=40)
+
+
 def _htest():
     return dpinfer.binom_ump_test(11.2, 30, p0=0.2, epsilon=1.0)
 
@@ -138,6 +156,22 @@ SPECS = {
             a["x"], rng=a["rng"], secure=a["secure"]),
         dict(epsilon=1.0, lower=0.0, upper=10.0, spread=True, split=0.5, x=[1.0, 2.5, 12.0], rng=1, secure=False),
         "release"),
+    "PairedTableReleaser": (
+        lambda a: dpinfer.PairedTableReleaser(a["epsilon"]).release(a["table"], rng=a["rng"], secure=a["secure"]),
+        dict(epsilon=1.0, table=[[3, 1], [2, 4]], rng=1, secure=False), "release"),
+    "mcnemar_test": (
+        lambda a: dpinfer.mcnemar_test(**a),
+        dict(release=[1.5, 3.25], n=8, epsilon=1.0, margin=0.0, alternative="two-sided", confidence_level=0.95),
+        "htest_diff"),
+    "mcnemar_power": (
+        lambda a: dpinfer.mcnemar_power(**a),
+        dict(p01=0.1, p10=0.3, n=8, epsilon=1.0, margin=0.0, alpha=0.05, alternative="greater"), "prob"),
+    "adjust_pvalues": (
+        lambda a: dpinfer.adjust_pvalues(**a), dict(p=[0.01, 0.2, 0.04], method="hochberg", n=None), "prob"),
+    "binom_many_to_one_test": (
+        lambda a: np.array(dpinfer.binom_many_to_one_test(**a).adjusted),
+        dict(control=_tulap_release(), arms=[TulapReleaser(1.0).release(18, 30, rng=2)], margin=0.0,
+             alternative="greater", adjust="dunnett", confidence_level=0.95, composition=None, names=None), "prob"),
     "mean_jimi_test": (
         lambda a: dpinfer.mean_jimi_test(**a),
         dict(release=_mean_release(), mu0=4.0, sigma=None, model="normal", alternative="two-sided",
@@ -412,6 +446,29 @@ SPECS = {
         lambda a: dpinfer.PrivacyBudget(2.0).advanced(10, 0.1, delta_slack=1e-6, label="b").charge(
             a["epsilon"], count=a["count"]),
         dict(epsilon=0.05, count=3), "ledger"),
+    "StagedRelease": (
+        lambda a: dpinfer.StagedRelease(a["stage_sizes"], epsilon=a["epsilon"], delta=a["delta"]).release(
+            a["stage"], a["x"], rng=a["rng"]),
+        dict(stage_sizes=[10, 19], epsilon=1.0, delta=0.0, stage=1, x=3, rng=1), "release"),
+    "sequential_design": (
+        lambda a: dpinfer.sequential_design(**a),
+        dict(theta1=0.9, theta2=0.2, looks=2, alpha=0.025, power=0.8, epsilon=3.0, delta=0.0,
+             spending="obrien-fleming", futility=None, ratio=1.0, information=None), "design"),
+    "sequential_design-characteristics": (
+        lambda a: _SEQUENTIAL[0].operating_characteristics(a["theta1"], a["theta2"]),
+        dict(theta1=0.6, theta2=0.3), "design"),
+    "sequential_test": (
+        lambda a: dpinfer.sequential_test(**a),
+        dict(design=_SEQUENTIAL[0], releases=_SEQUENTIAL[1], margin=0.0, confidence_level=0.95,
+             composition=None), "htest_diff"),
+    "simon_design": (
+        lambda a: dpinfer.simon_design(a["p0"], a["p1"], alpha=a["alpha"], power=a["power"], epsilon=a["epsilon"],
+                                       delta=a["delta"], design=a["design"], max_n=a["max_n"]),
+        dict(p0=0.1, p1=0.5, alpha=0.05, power=0.8, epsilon=3.0, delta=0.0, design="minimax", max_n=20), "any"),
+    "simon_test": (
+        lambda a: dpinfer.simon_test(_simon_design(), a["releases"], alternative=a["alternative"],
+                                     confidence_level=a["confidence_level"]),
+        dict(releases=[2.8125, 6.40625], alternative="greater", confidence_level=0.95), "htest"),
     "TulapReleaser-budget": (
         lambda a: TulapReleaser(1.0).release(a["x"], 30, rng=1, budget=dpinfer.PrivacyBudget(a["total"]),
                                              array=a["array"]),
@@ -426,13 +483,19 @@ SPECS = {
 # dpinfer itself (fuzzing their constructors tests nothing a user calls) and
 # warning classes.
 NOT_FUZZED = {
+    "SequentialDesign": "record returned by sequential_design",
+    "SequentialCharacteristics": "record returned by SequentialDesign.operating_characteristics",
     "AuditResult": "record returned by audit_releaser",
     "LedgerEntry": "record returned by PrivacyBudget.charge and the releasers",
     "BudgetExceededError": "exception class",
     "RobustEstimate": "record returned by robust_frequency_estimate",
     "ExampleTrial": "record returned by load_example_trial",
+    "SimonDesign": "record returned by simon_design",
     "LogisticJimiResult": "record returned by logistic_jimi",
     "PointEstimate": "record returned by the local-DP estimators",
+    "ManyToOneResult": "record returned by binom_many_to_one_test",
+    "mcnemar_sample_size": "a search over n calling mcnemar_power (fuzzed) until the target power: extreme "
+                           "targets take minutes; its own argument checks are tested in tests/inference/pairs",
     "ApproximationWarning": "warning class",
     "DPInferWarning": "warning class",
     "PrivacyWarning": "warning class",
@@ -563,6 +626,12 @@ def _check_answer(kind, out):
         assert np.all(np.isfinite(np.asarray(out, dtype=float))), f"non-finite answer {out}"
     elif kind == "finite_or_inf":
         assert not np.isnan(np.asarray(out, dtype=float)).any()
+    elif kind == "design":
+        if isinstance(out, dpinfer.SequentialDesign):
+            assert all(a <= s for a, s in zip(out.cumulative_alpha, out.spent))
+            assert _in_range(out.exact_power, 0.0, 1.0) and math.isfinite(out.expected_n0)
+        else:
+            assert _in_range(out.reject, 0.0, 1.0) and math.isfinite(out.expected_n)
     elif kind == "ledger":
         assert isinstance(out, dpinfer.LedgerEntry), f"not a ledger entry: {out!r}"
         assert 0.0 <= out.charged_epsilon < math.inf and 0.0 <= out.charged_delta <= 1.0

@@ -278,3 +278,24 @@ def test_docs_script_draws_the_committed_figures(tmp_path):
         assert new.shape == old.shape == (420, 640, 4)
         # the committed figure is the script's (mean pixel difference, in [0, 1])
         assert float(np.abs(new - old).mean()) < 0.01, name
+
+
+def test_km_curves_draw_each_arm_with_its_band_and_numbers_at_risk():
+    from dpinfer import LifeTableReleaser, kaplan_meier
+    from dpinfer.plot import km_curves
+
+    gen = np.random.default_rng(1)
+    time = np.concatenate([gen.exponential(8.0, 80), gen.exponential(5.0, 80)])
+    rel = LifeTableReleaser(2.0, [2, 4, 6, 8]).release(time, np.ones(160), ["A"] * 80 + ["B"] * 80, rng=2)
+    fit = kaplan_meier(rel, n_sim=200)
+    ax = km_curves(fit)
+    assert len(ax.lines) == 2 and len(ax.collections) == 2
+    # the step curve starts at S(0) = 1 and takes the estimate at each break
+    x, y = ax.lines[1].get_data()
+    assert list(x) == [0, 2, 4, 6, 8] and y[0] == 1.0 and np.array_equal(y[1:], fit.surv[1])
+    texts = [t.get_text() for t in ax.texts]
+    # one row per arm: its label, then n at time 0 and the numbers at risk after each break
+    assert texts[:2] == ["number at risk", "A"] and texts[2] == "80" and len(texts) == 1 + 2 * 6
+    assert fit.plot().get_ylabel() == "survival probability"
+    with pytest.raises(TypeError, match="`fit` must be a KaplanMeierResult"):
+        km_curves(rel)

@@ -20,6 +20,7 @@ from ._input import (
     _releases_from_file,
     _table_from_csv,
 )
+from ._strata import cmd_test_many, sites_or_strata
 from ._two_arm import cmd_ci_two, cmd_power_two, cmd_sample_size_two, cmd_test_two, two_arms
 
 
@@ -64,21 +65,14 @@ def _cmd_release(args):
     for flag, value in (("--neighbours", args.neighbours), ("--margins", args.margins)):
         if value is not None:
             raise _UsageError(f"{flag} applies to --table only (a contingency table release).")
+    if args.epsilon is None:
+        raise _UsageError("the following arguments are required: --epsilon")
     args.mechanism = args.mechanism or "tulap"
     if args.mechanism == "tulap" and args.kind == "proportion":
         raise _UsageError("--kind proportion applies to --mechanism laplace only: a Tulap release is a "
                           "noisy count (for the DP-UMP test); give --mechanism laplace to release x/n.")
     args.kind = args.kind or ("count" if args.mechanism == "tulap" else "proportion")
-    if args.csv is not None:
-        if args.x is not None or args.n is not None:
-            raise _UsageError("give either --csv/--column or --x/--n, not both.")
-        if args.column is None:
-            raise _UsageError("--csv needs --column NAME (the 0/1 column to count).")
-        x, n = _counts_from_csv(args.csv, args.column)
-    else:
-        if args.x is None or args.n is None:
-            raise _UsageError("give the confidential count as --x X --n N, or --csv FILE --column NAME.")
-        x, n = args.x, args.n
+    x, n = _count_input(args)
     secure = args.seed is None
     rng = None if secure else args.seed
     with _budget_session(args) as ledger:
@@ -99,6 +93,19 @@ def _cmd_release(args):
     _emit(args.format, str(release), [release.to_dict()])
     _print_budget_status(args, ledger)
     return EXIT_OK
+
+
+def _count_input(args):
+    """``(x, n)`` of ``release``: ``--csv FILE --column NAME`` or ``--x X --n N`` (the count is confidential)."""
+    if args.csv is not None:
+        if args.x is not None or args.n is not None:
+            raise _UsageError("give either --csv/--column or --x/--n, not both.")
+        if args.column is None:
+            raise _UsageError("--csv needs --column NAME (the 0/1 column to count).")
+        return _counts_from_csv(args.csv, args.column)
+    if args.x is None or args.n is None:
+        raise _UsageError("give the confidential count as --x X --n N, or --csv FILE --column NAME.")
+    return args.x, args.n
 
 
 def _release_table(args):
@@ -219,6 +226,9 @@ def _cmd_test(args):
     from ..inference.prop import prop_test
 
     loaded = None
+    many = sites_or_strata(args)
+    if many is not None:
+        return cmd_test_many(args, many, _emit)
     arms = two_arms(args)
     if arms is not None:
         return cmd_test_two(args, arms, _emit)

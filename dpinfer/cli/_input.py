@@ -350,6 +350,8 @@ def _check_producible(release, path):
         rule = "a Laplace count has sensitivity 1"
     elif pair == ("laplace", "proportion") and k != 1.0 / release.n:
         rule = f"a Laplace proportion of n = {release.n} records has sensitivity 1 / n = {1.0 / release.n!r}"
+    elif pair[1] == "life_table" and (pair[0] != "tulap" or k != 2.0 or delta != 0.0):
+        rule = "a life table is a Tulap release of sensitivity 2 and delta 0, as 'dpinfer survival-release' writes"
     elif pair == ("laplace", "table") and k not in (1.0, 2.0):
         rule = ("a table has sensitivity 2 (neighbours replace-one) or 1 (add-remove), as "
                 "'dpinfer release --table' writes")
@@ -402,6 +404,10 @@ def _release_from_record(data, path):
         return _table_release_from_record(data, path)
     if isinstance(data, dict) and data.get("kind") == "clipped_sum":
         return _clipped_release_from_record(data, path, _semantics(data, path))
+    if isinstance(data, dict) and data.get("kind") == "life_table":
+        return _life_table_release_from_record(data, path, _semantics(data, path))
+    if isinstance(data, dict) and data.get("kind") == "paired":
+        return _paired_release_from_record(data, path)
     if not isinstance(data["value"], (int, float)) or isinstance(data["value"], bool):
         raise _UsageError(f"release file {path!r} must hold one numeric value per release; got {data['value']!r}.")
     if not isinstance(data["mechanism"], str) or not isinstance(data["kind"], str):
@@ -453,6 +459,35 @@ def _clipped_release_from_record(data, path, semantics):
         return Release(value, data["mechanism"], data["epsilon"], data["delta"], data["sensitivity"], data["n"],
                        "clipped_sum", secure=bool(data.get("secure", False)), bounds=_pair(data.get("bounds")),
                        split=_pair(data.get("split")), **semantics)
+    except (TypeError, ValueError) as exc:
+        raise _UsageError(f"release file {path!r}: {exc}") from exc
+
+
+def _life_table_release_from_record(data, path, semantics):
+    """A Release of kind 'life_table' from the JSON 'dpinfer survival-release' writes."""
+    from ..releasers.release import Release
+
+    try:
+        return Release(data["value"], data["mechanism"], data["epsilon"], data["delta"], data["sensitivity"],
+                       data["n"], "life_table", secure=bool(data.get("secure", False)),
+                       breaks=_pair(data.get("breaks")), groups=_pair(data.get("groups")),
+                       group_sizes=_pair(data.get("group_sizes")), **semantics)
+    except (TypeError, ValueError) as exc:
+        raise _UsageError(f"release file {path!r}: {exc}") from exc
+
+
+def _paired_release_from_record(data, path):
+    """A Release of kind 'paired' from the JSON 'dpinfer paired-release' writes (two numbers)."""
+    from ..releasers.release import Release
+
+    value = data["value"]
+    if not (isinstance(value, list) and len(value) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+        raise _UsageError(f"release file {path!r}: a paired release holds two numbers (the released "
+                          "n10 - n01 and n01 + n10).")
+    try:
+        return Release(value, data["mechanism"], data["epsilon"], data["delta"], data["sensitivity"], data["n"],
+                       "paired", secure=bool(data.get("secure", False)), **_semantics(data, path))
     except (TypeError, ValueError) as exc:
         raise _UsageError(f"release file {path!r}: {exc}") from exc
 

@@ -73,6 +73,18 @@ def cmd_mean_test(args):
     return EXIT_OK
 
 
+def add_ledger_options(parser, real):
+    """The ledger options of a release subcommand (``--budget FILE`` and what creates it)."""
+    led = parser.add_argument_group("privacy budget (a ledger file kept across invocations)")
+    led.add_argument("--budget", metavar="FILE", help="charge the ledger FILE before drawing")
+    led.add_argument("--total-epsilon", type=real, metavar="E", help="total epsilon, when FILE is created")
+    led.add_argument("--total-delta", type=real, metavar="D", help="total delta, when FILE is created")
+    led.add_argument("--label", metavar="TEXT", help="what the release is, for the ledger")
+    led.add_argument("--plan", metavar="PLAN", help="allocation plan (JSON) fixed when FILE is created")
+    led.add_argument("--parallel", metavar="LABEL", help="with --group: charge a group of the ledger's parallel set")
+    led.add_argument("--group", metavar="NAME", help="the group (disjoint people, e.g. an arm) of --parallel LABEL")
+
+
 def add_mean_parsers(sub, subcommand, real, whole, add_format):
     """The parsers of ``mean-release`` and ``mean-test`` (called from the parser builders)."""
     rel = subcommand(sub, "mean-release", "privatize the mean of a numeric CSV column (clipped sum)",
@@ -91,14 +103,7 @@ def add_mean_parsers(sub, subcommand, real, whole, add_format):
     rel.add_argument("--split", type=real, default=0.5,
                      help="with --spread: share of epsilon for the sum (default 0.5; the rest for the squares)")
     rel.add_argument("--seed", type=whole, help="seed of numpy's generator: NOT PRIVATE, research only")
-    led = rel.add_argument_group("privacy budget (a ledger file kept across invocations)")
-    led.add_argument("--budget", metavar="FILE", help="charge the ledger FILE before drawing")
-    led.add_argument("--total-epsilon", type=real, metavar="E", help="total epsilon, when FILE is created")
-    led.add_argument("--total-delta", type=real, metavar="D", help="total delta, when FILE is created")
-    led.add_argument("--label", metavar="TEXT", help="what the release is, for the ledger")
-    led.add_argument("--plan", metavar="PLAN", help="allocation plan (JSON) fixed when FILE is created")
-    led.add_argument("--parallel", metavar="LABEL", help="with --group: charge a group of the ledger's parallel set")
-    led.add_argument("--group", metavar="NAME", help="the group (disjoint people, e.g. an arm) of --parallel LABEL")
+    add_ledger_options(rel, real)
     rel.set_defaults(func=cmd_mean_release)
 
     test = subcommand(sub, "mean-test", "test a mean, or compare two groups' means, like R's t.test",

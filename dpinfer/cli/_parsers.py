@@ -19,12 +19,12 @@ from ._commands import (
     _cmd_ci,
     _cmd_demo,
     _cmd_power,
-    _cmd_release,
     _cmd_sample_size,
-    _cmd_test,
     _cmd_validate,
 )
+from ._designs import cmd_release, cmd_test
 from ._input import EXIT_USAGE
+from ._strata import add_strata_options
 from ._two_arm import add_arm_options, add_planning_options
 
 __all__ = []  # package-internal: dpinfer.cli imports build_parser explicitly
@@ -290,8 +290,14 @@ def _add_release(sub):
     src.add_argument("--table", metavar="FILE",
                      help="CSV file ('-' for stdin) of an r x c table of counts (optional header row and "
                           "row-name column): released with Laplace noise on every cell")
-    rel.add_argument("--epsilon", type=_REAL, required=True, help="privacy-loss parameter (> 0)")
+    rel.add_argument("--epsilon", type=_REAL, help="privacy-loss parameter (> 0; required unless --design)")
     rel.add_argument("--delta", type=_REAL, default=0.0, help="approximate-DP slack, Tulap only (default 0)")
+    stage = rel.add_argument_group("a stage of a design (instead of --epsilon)")
+    stage.add_argument("--design", metavar="FILE", help="JSON of 'dpinfer design simon --format json': release "
+                       "one stage's new patients at the design's epsilon (charged once for the whole design)")
+    stage.add_argument("--stage", type=_WHOLE, help="with --design: the stage to release (1 or 2)")
+    stage.add_argument("--earlier", metavar="FILE", action="append",
+                       help="with --stage 2: the release file of stage 1 (the run is continued from it)")
     rel.add_argument("--sensitivity", type=_WHOLE, default=1,
                      help="Tulap only: the most one person moves the count (default 1)")
     rel.add_argument("--mechanism", choices=("tulap", "laplace"),
@@ -319,7 +325,7 @@ def _add_release(sub):
     led.add_argument("--parallel", metavar="LABEL", help="with --group: charge a group of the ledger's parallel "
                      "set LABEL (parallel composition); the release records the group")
     led.add_argument("--group", metavar="NAME", help="the group (disjoint people, e.g. an arm) of --parallel LABEL")
-    rel.set_defaults(func=_cmd_release)
+    rel.set_defaults(func=cmd_release)
 
 
 def _add_budget(sub):
@@ -340,6 +346,9 @@ def _add_test(sub):
     test = _subcommand(sub, "test", "test a proportion from a released value, or a table's independence",
                        "Test H0 about the proportion theta from a released value; prints R's htest layout.\n"
                        "Two releases (--release twice, or --z1 --n1 --z2 --n2) compare two arms exactly.\n"
+                       "Three or more (--release each time, or two with --pooled) pool sites sharing one\n"
+                       "proportion; --stratum NAME ARM1 ARM2 once per stratum compares two arms within\n"
+                       "strata (the exact private counterpart of R's mantelhaen.test).\n"
                        "--alternative greater tests H0: theta <= p0 against theta > p0 (default: two-sided).\n"
                        "Defaults are those of the Python functions: DP-JIMI uses its exact limit unless\n"
                        "--n-sim is given.\n\n"
@@ -351,6 +360,10 @@ def _add_test(sub):
     _add_progress(test)
     _add_released_input(test, methods=("ump", "normal", "jimi", "mc"))
     test.add_argument("--p0", type=_REAL, default=0.5, help="null proportion (default 0.5)")
+    test.add_argument("--design", metavar="FILE",
+                      help="JSON of 'dpinfer design simon --format json': the exact test at the end of the design "
+                           "from its stage releases (--release once per stage; the null is the design's p0)")
+    add_strata_options(test, _REAL)
     tab = test.add_argument_group("released table (instead of --release/--z)")
     tab.add_argument("--table", metavar="FILE",
                      help="CSV file of a released noisy r x c table (optional header row and row-name "
@@ -358,7 +371,7 @@ def _add_test(sub):
     tab.add_argument("--neighbours", choices=("replace-one", "add-remove"),
                      help="how the table was released: replace-one (default, sensitivity 2) or add-remove "
                           "(sensitivity 1, no --n)")
-    test.set_defaults(func=_cmd_test)
+    test.set_defaults(func=cmd_test)
 
 
 def _add_ci(sub):
@@ -447,8 +460,25 @@ def _add_means(sub):
     add_mean_parsers(sub, _subcommand, _REAL, _WHOLE, _add_format)
 
 
+def _add_designs(sub):
+    from ._designs import add_design_parsers
+
+    add_design_parsers(sub, _subcommand, _REAL, _WHOLE, _add_format)
+
+def _add_survival(sub):
+    from ._survival import add_survival_parsers
+
+    add_survival_parsers(sub, _subcommand, _REAL, _WHOLE, _add_format)
+
+
+def _add_pairs(sub):
+    from ._pairs import add_pairs_parsers
+
+    add_pairs_parsers(sub, _subcommand, _REAL, _WHOLE, _add_format)
+
+
 _BUILDERS = (_add_release, _add_budget, _add_test, _add_ci, _add_power, _add_sample_size,
-             _add_means, _add_validate, _add_demo)
+             _add_means, _add_designs, _add_survival, _add_pairs, _add_validate, _add_demo)
 
 
 def build_parser():

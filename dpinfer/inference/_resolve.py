@@ -81,6 +81,10 @@ DECLARING_MODULES = (
     "dpinfer.inference.local._robust",
     "dpinfer.inference.two_arm._arguments",
     "dpinfer.inference.means._common",
+    "dpinfer.inference.strata._arguments",
+    "dpinfer.inference.survival._table",
+    "dpinfer.inference.pairs._mcnemar",
+    "dpinfer.inference.pairs._many_to_one",
 )
 
 

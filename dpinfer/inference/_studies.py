@@ -25,6 +25,11 @@ from .two_arm._law import _arm, _clear_caches
 from .two_arm._critical import _exact_power
 from .two_arm._supremum import _critical, _null, _power, _sup_tail
 from .ump._kernels import _compiled
+from .strata._arguments import stratum_list as _stratum_list
+from .strata._noise_sum import noise_law as _noise_law, upper_tails as _upper_tails
+from .strata._nuisance import bound as _strata_bound, walk_tails as _walk_tails
+from .strata._stratified import strata_pvalue as _strata_pvalue
+from .strata._convolved_arms import pooled2_pvalue as _pooled2_pvalue
 
 __all__ = []  # package-internal: the names below are imported explicitly
 
@@ -94,3 +99,46 @@ means_naive = _naive_moments
 means_repro_roots = _draw_roots
 #: ``means_repro_bounds(low_sorted, high_sorted, level, alternative)``: the repro-samples interval from them
 means_repro_bounds = _repro_interval
+
+
+# -- two-arm group-sequential designs (designs/)
+from .designs._walk_law import (efficacy_boundaries as _gs_boundaries,  # noqa: E402
+                                        interval_membership as _gs_membership, lattice as _gs_lattice,
+                                        outcome_law as _gs_outcomes)
+from .designs._two_arm_analysis import _observed as _gs_observed  # noqa: E402
+from .designs._spending import spending_values as _gs_spending  # noqa: E402
+
+#: ``sequential_lattice(n1_max, fractions, a, b, sign, epsilon, delta)``: a design's public structure
+sequential_lattice = _gs_lattice
+#: ``sequential_boundaries(lattice, spent)`` -> (boundaries, certified cumulative alphas)
+sequential_boundaries = _gs_boundaries
+#: ``sequential_spending(spending, fractions, alpha)``: the cumulative spending values
+sequential_spending = _gs_spending
+#: ``sequential_membership(lattice, efficacy, delta, level, naive)``: per look, whether each outcome's
+#: interval holds ``delta``
+sequential_membership = _gs_membership
+#: ``sequential_outcomes(lattice, efficacy, theta1, theta2)``: per look, the law of the stopping outcome
+sequential_outcomes = _gs_outcomes
+#: ``sequential_observed(design, releases)`` -> (look - 1, statistic W, lattice) of a run that stopped
+sequential_observed = _gs_observed
+
+
+def sequential_design_lattice(design):
+    """The lattice (public structure) of a :class:`~dpinfer.SequentialDesign`."""
+    return design._lattice
+# -- several strata (strata/)
+def strata_noise_law(pairs):
+    """The law of the noise sum of arm pairs of Tulap releases (``_noise_sum.noise_law``; public numbers only)."""
+    return _noise_law([s for pair in _stratum_list(pairs, "validation") for s in pair])
+
+
+#: ``strata_upper_tails(law, t, y)``: ``P(E >= t - y)`` at integers ``y`` (``t`` a Fraction)
+strata_upper_tails = _upper_tails
+#: ``strata_walk(h, N)``: the fair-walk table ``g(a, m)`` from the noise tails ``h``
+strata_walk = _walk_tails
+#: ``strata_bound(walk, ns, margin, boxes)``: (certified bound, value at the maximiser) of the supremum
+strata_bound = _strata_bound
+#: ``strata_pvalue(pairs, margin, alternative, gamma)``: binom_strata_test's p-value alone
+strata_pvalue = _strata_pvalue
+#: ``strata_pooled2_pvalue(releases1, releases2, margin, alternative, gamma)``: binom2_pooled_test's p-value alone
+strata_pooled2_pvalue = _pooled2_pvalue

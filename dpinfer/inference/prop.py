@@ -29,6 +29,7 @@ from .._validation import (
 )
 from ..releasers.release import Release
 from ._resolve import mismatch_message, refuse_unreleased
+from ._many_releases import _many_release_test
 from ._two_releases import _two_release_test
 
 __all__ = ["prop_test"]
@@ -124,9 +125,26 @@ def _check_release_for_method(release, method):
                      + why + hint)
 
 
+def _paired_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng, effect,
+                 margin, statistic):
+    """A paired table (kind 'paired'): the exact McNemar test, as R users reach ``mcnemar.test``."""
+    given = {"p0": p0, "two_sided_method": two_sided_method, "n_sim": n_sim, "rng": rng, "effect": effect,
+             "statistic": statistic}
+    extra = [name for name, value in given.items() if value is not None]
+    if extra or method not in (None, "ump"):
+        what = f"method={method!r}" if method not in (None, "ump") else ", ".join(f"`{e}`" for e in extra)
+        raise ValueError(f"a paired release (PairedTableReleaser) is tested by mcnemar_test, which takes "
+                         f"`margin`, `alternative` and `confidence_level` only; got {what}.")
+    from .pairs import mcnemar_test
+
+    return mcnemar_test(release, margin=0.0 if margin is None else margin, alternative=alternative,
+                        confidence_level=confidence_level)
+
+
 def prop_test(release, p0=None, *, method=None, alternative="two-sided",
               confidence_level=0.95, two_sided_method=None, n_sim=None, rng=None,
-              epsilon=None, delta=None, effect=None, margin=None, composition=None, statistic=None):
+              epsilon=None, delta=None, effect=None, margin=None, composition=None, statistic=None,
+              pooled=None):
     """Test a proportion from one private release, or compare two, like R's ``prop.test``.
 
     Dispatches to the test of ``method`` after checking that the release's
@@ -204,6 +222,10 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
         Two Tulap arms: the exact test's ordering (None: its default, the
         difference, or the score for the odds ratio; see
         :func:`~dpinfer.binom2_ump_test`).
+    pooled : bool or None, optional
+        Several sites (see **Sites and strata**): None pools a list of three or
+        more releases and compares a list of two; True pools two; False refuses
+        three or more.
 
     Returns
     -------
@@ -258,6 +280,18 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     Laplace) is refused.  The answer is the answer of that
     function called with the same arguments.
 
+    **Sites and strata.**  A list of three or more Tulap releases
+    (``prop_test([r1, r2, r3])``, or two with ``pooled=True``) is a set of sites
+    sharing one proportion: :func:`~dpinfer.binom_pooled_test` against ``p0``.
+    A list of pairs of releases (``prop_test([(a1, b1), (a2, b2), ...])``) is
+    one stratum per pair, arm 1 first: :func:`~dpinfer.binom_strata_test`, the
+    exact stratified test of a common risk difference ``margin`` (default 0),
+    the private counterpart of R's ``mantelhaen.test``.  A list of two
+    releases stays the two-arm comparison.
+    **Paired tables.**  A :class:`~dpinfer.PairedTableReleaser` release (kind ``'paired'``)
+    gets :func:`~dpinfer.mcnemar_test` (``margin``, ``alternative``, ``confidence_level``
+    passed on), the exact private McNemar test.
+
     **Tables.**  In R, ``prop.test(m)`` with a k x 2 matrix of successes and
     failures tests that the k proportions are equal, and ``chisq.test(m)``
     tests independence of rows and columns in an r x c table: for a k x 2
@@ -301,12 +335,21 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     >>> res.method, res.pvalue < 0.01
     ('DP-JIMI fiducial test of independence (2000 draws)', True)
     """
+    many = _many_release_test(release, p0, pooled=pooled, method=method, alternative=alternative,
+                              confidence_level=confidence_level, margin=margin, effect=effect,
+                              composition=composition, epsilon=epsilon, delta=delta, n_sim=n_sim, rng=rng,
+                              two_sided_method=two_sided_method, statistic=statistic)
+    if many is not None:
+        return many
     two_arm = _two_release_test(release, p0, method=method, alternative=alternative,
                                 confidence_level=confidence_level, two_sided_method=two_sided_method,
                                 n_sim=n_sim, rng=rng, epsilon=epsilon, delta=delta, effect=effect,
                                 margin=margin, composition=composition, statistic=statistic)
     if two_arm is not None:
         return two_arm
+    if isinstance(release, Release) and release.kind == "paired":
+        return _paired_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng,
+                            effect, margin, statistic)
     if isinstance(release, Release) and release.kind == "table":
         return _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng)
     if isinstance(method, str) and method == "mc":

@@ -50,7 +50,12 @@ class Release:
         ``'table'`` (an r x c table of noisy counts, see
         :class:`~dpinfer.ContingencyTableReleaser`), or ``'clipped_sum'`` (the
         noisy sum of values clipped to ``bounds``, and with ``split`` also the
-        centred sum of squares on the last axis; see :class:`~dpinfer.MeanReleaser`).
+        centred sum of squares on the last axis; see :class:`~dpinfer.MeanReleaser`),
+        or ``'life_table'`` (noisy numbers of events and of censorings per time
+        interval and arm, ``value`` of shape ``(arms, intervals, 2)``; see
+        :class:`~dpinfer.LifeTableReleaser`).
+        or ``'paired'`` (the noisy ``(n10 - n01, n01 + n10)`` of a paired 2 x 2 table on
+        the last axis; see :class:`~dpinfer.PairedTableReleaser`).
     secure : bool
         True when the hardened path drew the noise (random bits from the operating
         system's cryptographic source); False for the seeded research path (bits
@@ -81,6 +86,15 @@ class Release:
         ``(s, 1 - s)`` when the centred sum of squares is released too, the shares
         of ``epsilon`` spent on the sum and on the squares (``value`` then holds
         the pair on its last axis).
+    breaks : tuple of floats or None
+        Kind ``'life_table'`` only (required there): the public interval ends
+        ``t_1 < ... < t_J`` (``t_0 = 0``; see :class:`~dpinfer.LifeTableReleaser`
+        for where a time at a break counts).
+    groups : tuple of str or None
+        Kind ``'life_table'`` only: the public arm labels, one per row of ``value``.
+    group_sizes : tuple of int or None
+        Kind ``'life_table'`` only: the public number of patients per arm (the
+        numbers randomised); ``n`` is their sum.
     disjoint : tuple of two str or None
         ``(scope, group)`` when the release was charged to a group of a
         :class:`~dpinfer.ParallelComposition` (``budget=b.parallel(label).group(name)``):
@@ -113,6 +127,9 @@ class Release:
     ledger_digest: str | None = None
     bounds: tuple | None = None
     split: tuple | None = None
+    breaks: tuple | None = None
+    groups: tuple | None = None
+    group_sizes: tuple | None = None
     disjoint: tuple | None = None
 
     def __post_init__(self):
@@ -146,6 +163,7 @@ class Release:
         if self.ledger_digest is not None and not isinstance(self.ledger_digest, str):
             raise TypeError(f"`ledger_digest` must be None or a string; got {_show(self.ledger_digest)}.")
         self._check_clipped(value)
+        self._check_life_table(value)
         if self.disjoint is not None:
             pair = self.disjoint
             if (not isinstance(pair, (tuple, list)) or len(pair) != 2
@@ -191,6 +209,28 @@ class Release:
             raise ValueError("`value` of a 'clipped_sum' release with a `split` must hold the pair (sum, "
                              f"centred sum of squares) on its last axis; got shape {value.shape}.")
 
+    def _check_life_table(self, value):
+        """``breaks``, ``groups``, ``group_sizes``: required / allowed only for kind 'life_table' (public)."""
+        names = ("breaks", "groups", "group_sizes")
+        if self.kind != "life_table":
+            for name in names:
+                if getattr(self, name) is not None:
+                    raise ValueError(f"`{name}` is only for a release of kind 'life_table'; got "
+                                     f"{name}={_show(getattr(self, name))} with kind {self.kind!r}.")
+            return
+        from ._life_table_layout import check_layout
+
+        breaks, groups, sizes = check_layout(self.breaks, self.groups, self.group_sizes)
+        if value.shape[-3:] != (len(groups), len(breaks), 2):
+            raise ValueError("`value` of a 'life_table' release must have shape (arms, intervals, 2) = "
+                             f"({len(groups)}, {len(breaks)}, 2) (or a stack of them); got {value.shape}.")
+        if self.n is None or self.n != sum(sizes):
+            raise ValueError(f"`n` of a 'life_table' release must be the sum of `group_sizes` ({sum(sizes)}); "
+                             f"got {self.n!r}.")
+        object.__setattr__(self, "breaks", breaks)
+        object.__setattr__(self, "groups", groups)
+        object.__setattr__(self, "group_sizes", sizes)
+
     def __str__(self):
         value = self.value
         if isinstance(value, float):
@@ -200,6 +240,8 @@ class Release:
         what = {"count": "noisy count", "proportion": "noisy proportion",
                 "reports": "privatized reports",
                 "table": "noisy contingency table",
+                "life_table": "noisy life table: events and censorings per interval and arm",
+                "paired": "noisy n10 - n01, n01 + n10",
                 "clipped_sum": "noisy clipped sum" + (", centred sum of squares" if self.split else "")
                 }.get(self.kind, "noisy value")
         n_part = f" out of n = {self.n}" if self.n is not None else ""
@@ -221,6 +263,9 @@ class Release:
                if self.disjoint else "")
             + (f"\n  ledger:      head digest after this release's charge:\n               {self.ledger_digest}"
                if self.ledger_digest else "")
+            + (f"\n  breaks:      {', '.join(v.strip() for v in _r_format(list(self.breaks), 7))}"
+               f"\n  arms:        {', '.join(f'{g} (n = {m})' for g, m in zip(self.groups, self.group_sizes))}"
+               if self.kind == "life_table" else "")
         )
 
     def to_dict(self):
@@ -240,6 +285,9 @@ class Release:
             "ledger_digest": self.ledger_digest,
             "bounds": None if self.bounds is None else list(self.bounds),
             "split": None if self.split is None else list(self.split),
+            "breaks": None if self.breaks is None else list(self.breaks),
+            "groups": None if self.groups is None else list(self.groups),
+            "group_sizes": None if self.group_sizes is None else list(self.group_sizes),
             "disjoint": None if self.disjoint is None else list(self.disjoint),
         }
 
@@ -275,11 +323,21 @@ class Release:
         >>> law
         Tulap(median=0.0, b=0.36787944117144233, q=0.0)
         """
+        if self.mechanism == "tulap" and self.kind == "life_table":
+            from ..distributions._tulap_law import unit_privacy
+            from ..distributions.tulap import Tulap
+
+            return Tulap.from_privacy(*unit_privacy(self.epsilon, 0.0, int(self.sensitivity)))
         if self.mechanism == "tulap" and self.kind == "count":
             from ..distributions._tulap_law import unit_privacy
             from ..distributions.tulap import Tulap
 
             return Tulap.from_privacy(*unit_privacy(self.epsilon, self.delta, int(self.sensitivity)))
+        if self.mechanism == "tulap" and self.kind == "paired":
+            from ..distributions._tulap_law import unit_privacy
+            from ..distributions.tulap import Tulap
+
+            return Tulap.from_privacy(unit_privacy(self.epsilon, 0.0, 2)[0])  # each coordinate's noise
         if self.mechanism == "laplace" and self.kind == "clipped_sum":
             from scipy.stats import laplace
 
@@ -293,7 +351,7 @@ class Release:
                          "(local-DP reports pass each answer through a channel).")
 
 
-_KINDS = ("count", "proportion", "value", "reports", "table", "clipped_sum")
+_KINDS = ("count", "proportion", "value", "reports", "table", "clipped_sum", "life_table", "paired")
 
 _SAMPLING = {
     True: "hardened (OS cryptographic source, exact integer noise)",

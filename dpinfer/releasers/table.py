@@ -22,6 +22,16 @@ _MARGINS = ("total", "private")
 _CELL_BOUND = 2**40
 
 
+def check_count_cells(arr):
+    """Every cell of the array ``table`` a whole number >= 0; errors name a position, never a count."""
+    bad = arr != np.floor(arr)
+    if bad.any():
+        raise ValueError(f"`table` must contain whole numbers (counts); {_position(bad)} is not.")
+    bad = arr < 0
+    if bad.any():
+        raise ValueError(f"`table` must contain counts >= 0; {_position(bad)} is not.")
+
+
 @dataclass(frozen=True)
 class ContingencyTableReleaser:
     """Laplace noise on every cell of an r x c table of counts.
@@ -157,12 +167,7 @@ class ContingencyTableReleaser:
             raise ValueError(
                 "`table` must have at least 2 rows and 2 columns (shape (r, c) or (..., r, c)); "
                 f"got shape {arr.shape}.")
-        bad = arr != np.floor(arr)
-        if bad.any():
-            raise ValueError(f"`table` must contain whole numbers (counts); {_position(bad)} is not.")
-        bad = arr < 0
-        if bad.any():
-            raise ValueError(f"`table` must contain counts >= 0; {_position(bad)} is not.")
+        check_count_cells(arr)
         counts = np.minimum(arr, float(_CELL_BOUND)).astype(np.int64)
         n = None
         if self.margins == "total" and arr.ndim == 2:

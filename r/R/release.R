@@ -8,7 +8,14 @@
 .new_release <- function(py_release) {
   record <- reticulate::py_to_r(.bridge()$release(py_release))
   value <- record$value
-  if (is.list(value)) value <- do.call(rbind, lapply(value, as.numeric))
+  if (identical(record$kind, "life_table")) {
+    # arms x intervals x (events, censorings), from Python's nested lists (arm, interval, pair)
+    value <- aperm(array(as.numeric(unlist(value)), dim = c(2L, length(record$breaks), length(record$groups))),
+                   c(3L, 2L, 1L))
+    dimnames(value) <- list(unlist(record$groups), NULL, c("events", "censored"))
+  } else if (identical(record$kind, "paired")) {
+    value <- as.numeric(unlist(value))  # (difference, discordant)
+  } else if (is.list(value)) value <- do.call(rbind, lapply(value, as.numeric))
   record$value <- value
   record$printed <- NULL
   structure(record, py = py_release, class = "dp_release")

@@ -193,7 +193,7 @@ def test_two_arm_sample_size(capsys, fmt):
     (["test", "--z1", 40, "--n1", 60, "--z2", 27, "--n2", 60, "--epsilon", 1, "--p0", 0.3], "--p0 is the null"),
     (["test", "--z", 12, "--n", 30, "--epsilon", 1, "--margin", 0.1], "--margin apply to two arms"),
     (["test", "--z", 12, "--n", 30, "--epsilon", 1, "--statistic", "score"], "--statistic apply to two arms"),
-    (["test", "--release", "a", "--release", "b", "--release", "c"], "given 3 times"),
+    (["ci", "--release", "a", "--release", "b", "--release", "c"], "given 3 times"),
     (["test", "--release", "a", "--release", "b", "--delta", 0.001], "must not be given with two release files"),
     (["power", "--theta", 0.3, "--n", 30, "--epsilon", 1], "required: --p0"),
     (["power", "--theta1", 0.5, "--theta2", 0.4, "--n1", 30, "--epsilon", 1], "missing --n2"),

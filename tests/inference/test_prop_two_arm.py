@@ -106,7 +106,7 @@ def test_laplace_numbers_with_method_jimi_match_the_function():
     (lambda t, l: prop_test(t[0], 0.2, epsilon=1.0), ValueError, r"`epsilon` applies to two arms"),
     (lambda t, l: prop_test([40.1, 27.3]), TypeError, r"`p0` must be the two arms' sizes"),
     (lambda t, l: prop_test([t[0], 27.3], [60, 60]), TypeError, "two Releases or two numbers"),
-    (lambda t, l: prop_test([t[0], t[1], t[0]]), ValueError, "must hold two releases"),
+    (lambda t, l: prop_test([40.1, 27.3, 11.2], [60, 60, 60]), ValueError, "must hold two releases"),
     (lambda t, l: prop_test(t[0], t[1], two_sided_method="equal-tailed"), ValueError, "two_sided_method"),
     (lambda t, l: prop_test(t[0], t[1], n_sim=100), ValueError, r"`n_sim` and `rng` apply to method='jimi'"),
     (lambda t, l: prop_test(l[0], l[1], method="jimi", effect="ratio"), ValueError, "effect='ratio'"),

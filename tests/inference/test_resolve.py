@@ -17,14 +17,22 @@ _FIRST_ARG = {"ldp_histogram_density": "reports", "robust_frequency_estimate": "
               "binom_jimi_sample": "pi_hat", "mean_jimi_test": "release", "mean_naive_test": "release",
               "mean_repro_test": "release",
               "mean2_jimi_test": "release1", "mean2_naive_test": "release1", "mean2_repro_test": "release1",
-              "mean_test": "release"}
+              "mean_test": "release", "binom_pooled_test": "releases[0]", "binom_homogeneity_test": "releases[0]",
+              "binom_strata_test": "releases[0][0]", "binom2_pooled_test": "releases1[0]",
+              "kaplan_meier": "release", "logrank_test": "release",
+              "mcnemar_test": "release", "binom_many_to_one_test": "control"}
 
 
 #: arguments a function checks before its release (the null value of a goodness-of-fit test)
 _REQUIRED = {"krr_gof_test": {"p0": [0.3, 0.3, 0.4]}, "unary_gof_test": {"p0": [0.25] * 4},
              "robust_frequency_estimate": {"contamination": 0.1},
              "mean2_jimi_test": {"release2": None}, "mean2_naive_test": {"release2": None},
-             "mean2_repro_test": {"release2": None}}
+             "mean2_repro_test": {"release2": None}, "binom_many_to_one_test": {"arms": None}}
+
+
+#: functions that take a list of releases, and the list a single release goes into
+_LISTS = {"binom_pooled_test": lambda r: ([r, r],), "binom_homogeneity_test": lambda r: ([r, r],),
+          "binom_strata_test": lambda r: ([(r, r)],), "binom2_pooled_test": lambda r: ([r], [r])}
 
 
 def _first_arg(name):
@@ -64,7 +72,11 @@ def test_every_entry_point_refuses_a_release_it_does_not_take_with_one_wording(f
     if (rel.mechanism, rel.kind) in accepts.pairs:
         return
     args = (rel, rel) if func == "rr_two_sample_test" else (rel,)
+    if func in _LISTS:  # several sites (a list) or strata (a list of pairs): the first release is refused
+        args = _LISTS[func](rel)
     kwargs = ({"z2": rel} if func.startswith("binom2_ump") else {"pi_hat2": rel}) if func.startswith("binom2") else {}
+    if func in _LISTS:
+        kwargs = {}
     kwargs.update(_REQUIRED.get(func, {}))
     fits = fitting(rel.mechanism, rel.kind)
     where = f"use {', '.join(fits)}" if fits else "no dpinfer inference function takes it"
@@ -75,15 +87,16 @@ def test_every_entry_point_refuses_a_release_it_does_not_take_with_one_wording(f
 
 
 def test_the_wording_names_the_method_that_fits():
-    with pytest.raises(ValueError, match=r"For this release use binom2_ump_test, binom_ump_test\.$"):
+    with pytest.raises(ValueError, match=r"For this release use binom2_ump_test, binom_many_to_one_test, binom_pooled_test, binom_ump_test\.$"):
         dpinfer.binom_jimi_test(release("tulap"))
-    with pytest.raises(ValueError, match=r"For this release use binom2_ump_test, binom_jimi_test, binom_normal_test\.$"):
+    with pytest.raises(ValueError, match=r"For this release use binom2_ump_test, binom_jimi_test, binom_many_to_one_test, binom_normal_test\.$"):
         dpinfer.binom_ump_test(release("laplace.count"))
     with pytest.raises(ValueError, match=r"For this release use independence_jimi_test, logistic_jimi\.$"):
         dpinfer.binom_normal_test(release("table"))
 
 
 _T = dict(rng=1)
+_PURE = dpinfer.TulapReleaser(epsilon=1.0).release(11, 30, rng=1)
 # every result-returning entry point, called on a release it takes
 _RESULTS = {
     "binom_ump_test": lambda r: dpinfer.binom_ump_test(r["tulap"]),
@@ -107,6 +120,14 @@ _RESULTS = {
     "mean2_naive_test": lambda r: dpinfer.mean2_naive_test(r["mean"], r["mean"], sigma=2.0),
     "mean2_repro_test": lambda r: dpinfer.mean2_repro_test(r["mean"], r["mean"], sigma=2.0, n_sim=19, rng=1),
     "mean_test": lambda r: dpinfer.mean_test(r["mean"], sigma=2.0, n_sim=100, rng=1),
+    # the sums of releases take delta = 0 (the catalogue's Tulap release has delta > 0)
+    "binom_pooled_test": lambda r: dpinfer.binom_pooled_test([_PURE, _PURE]),
+    "binom_homogeneity_test": lambda r: dpinfer.binom_homogeneity_test([r["tulap"], _PURE]),
+    "binom_strata_test": lambda r: dpinfer.binom_strata_test([(_PURE, _PURE)]),
+    "binom2_pooled_test": lambda r: dpinfer.binom2_pooled_test([_PURE], [_PURE]),
+    "logrank_test": lambda r: dpinfer.logrank_test(r["life_table"], n_sim=100, rng=1),
+    "mcnemar_test": lambda r: dpinfer.mcnemar_test(r["paired"]),
+    "binom_many_to_one_test": lambda r: dpinfer.binom_many_to_one_test(r["tulap"], [r["tulap"]], adjust="holm"),
 }
 
 

@@ -37,7 +37,9 @@ EXPECTED = {"tulap": ("tulap", "replace-one"), "laplace.release": ("laplace", "r
             "table": ("laplace", "replace-one"), "mean": ("laplace", "replace-one"),
             "rr": ("randomized_response", "replace-one"), "two_coin": ("two_coin_rr", "replace-one"),
             "krr": ("krr", "replace-one"), "unary": ("unary_encoding", "replace-one"),
-            "local_laplace": ("local_laplace", "replace-one"), "ldp_histogram": ("ldp_histogram", "replace-one")}
+            "local_laplace": ("local_laplace", "replace-one"), "ldp_histogram": ("ldp_histogram", "replace-one"),
+            "life_table": ("tulap", "replace-one"),
+            "paired": ("tulap", "replace-one")}
 
 
 @pytest.mark.parametrize("name", [c[0] for c in RELEASE_METHODS])

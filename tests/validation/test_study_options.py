@@ -29,9 +29,11 @@ STUDIES = {
     "logistic_coverage": (400, 200, "data sets simulated per point", True),
     "two_arm": (2000, 200, "release pairs simulated per point", True),
     "means": (100, 60, "data sets simulated per point", True),
+    "survival": (100, 40, "data sets per point", True),
+    "pairs_arms": (20_000, 2000, "global-null trials simulated per family-wise error setting", False),
 }
 #: studies whose default run uses fewer replicates than --full (issue 28)
-FULL = {"table_size": 2000, "logistic_coverage": 2000, "means": 1000}
+FULL = {"table_size": 2000, "logistic_coverage": 2000, "means": 1000, "survival": 1000}
 
 
 class _Stop(Exception):

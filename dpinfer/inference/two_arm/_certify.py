@@ -91,7 +91,14 @@ def _spread(floor, cap):
 
 
 def _weights(null, a, b):
-    """``(inside, 1/v1, 1/v2)``: the largest ``1 / v`` of each arm over each cell."""
+    """``(inside, 1/v1, 1/v2)``: the largest ``1 / v`` of each arm over each cell.
+
+    A null object with its own ``weights(a, b)`` gives them instead (the paired multinomial
+    of :mod:`dpinfer.inference.pairs._law`, whose second "arm" has the Fisher information
+    along its line in place of ``1 / v``).
+    """
+    if hasattr(null, "weights"):
+        return null.weights(a, b)
     theta1 = (null.theta1(a), null.theta1(b))
     v1 = np.minimum(theta1[0] * (1.0 - theta1[0]), theta1[1] * (1.0 - theta1[1]))
     a, b = np.asarray(a, float), np.asarray(b, float)

@@ -108,6 +108,13 @@ def release(rel):
     return record
 
 
+def design(d):
+    """A SequentialDesign as its plain record (``to_dict``) plus its printed form."""
+    record = _plain(d.to_dict())
+    record["printed"] = str(d)
+    return record
+
+
 def budget(b):
     """A PrivacyBudget's totals and spending, plus its printed form."""
     remaining = b.remaining
@@ -115,3 +122,17 @@ def budget(b):
             "spent.epsilon": float(b.spent_epsilon), "spent.delta": float(b.spent_delta),
             "remaining.epsilon": float(remaining.epsilon), "remaining.delta": float(remaining.delta),
             "entries": len(b.ledger), "printed": str(b)}
+
+
+def logrank(result):
+    """A LogRankResult as :func:`htest` gives it, plus survdiff's table as text lines."""
+    record = htest(result)
+    record["survdiff.table"] = result.survdiff_table().splitlines()
+    return record
+
+
+def survfit(fit):
+    """A KaplanMeierResult as a plain record (curves as lists per arm) plus its printed form."""
+    record = _plain(fit.to_dict())
+    record["printed"] = str(fit)
+    return record

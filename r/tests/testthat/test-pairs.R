@@ -1,0 +1,16 @@
+test_that("dp_mcnemar_test equals Python's mcnemar_test for the same seeded paired release", {
+  skip_without_dpinfer()
+  py <- py_dpinfer()
+  rel <- dp_release_paired(matrix(c(12, 9, 2, 10), 2), epsilon = 2, seed = 7)
+  ref <- py$PairedTableReleaser(2)$release(list(list(12L, 2L), list(9L, 10L)), rng = 7L)
+  expect_identical(rel$value, as.numeric(unlist(ref$value$tolist())))
+  res <- dp_mcnemar_test(rel)
+  expect_s3_class(res, "htest")
+  expect_identical(res$p.value, py$mcnemar_test(ref)$pvalue)
+  typed <- dp_mcnemar_test(rel$value, n = 33, epsilon = 2, alternative = "greater")
+  expect_identical(typed$p.value, py$mcnemar_test(ref, alternative = "greater")$pvalue)
+  # p.adjust works on our p-values as they are
+  expect_identical(p.adjust(c(res$p.value, 0.01), "bonferroni"), pmin(1, 2 * c(res$p.value, 0.01)))
+  expect_error(dp_mcnemar_test(rel, epsilon = 1), "come from the release")
+  expect_error(dp_release_paired(matrix(1:6, 2), epsilon = 1), "2 x 2")
+})
