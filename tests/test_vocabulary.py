@@ -43,15 +43,22 @@ ONE_AND_TWO = {"prop_test": {"p0", "margin"}, "mean_test": {"mu0", "margin"}}
 #: counts, bit_counts, yes_count), logistic_jimi a released table (or its cells) as `table`, and
 #: robust_frequency_estimate its reports matrix as `data`; these name local or table data, not a
 #: second spelling of a central release.
-RELEASE_ARGS = {"release", "release1", "release2", "releases", "z", "z1", "z2", "pi_hat", "pi_hat1", "pi_hat2"}
+RELEASE_ARGS = {"release", "release1", "release2", "releases", "releases1", "releases2", "z", "z1", "z2", "pi_hat",
+                "pi_hat1", "pi_hat2"}
+#: arms named by their role in a many-to-one comparison (R's multcomp: Dunnett's "control" against
+#: the treatment arms): the release argument of that design, not a second spelling of `release`
+ROLE_ARGS = {"control"}
+#: comparisons of groups other than the binom2_/mean2_ families: their null is `margin` too
+COMPARISONS = {"binom_strata_test", "binom_many_to_one_test"}
 LOCAL_DATA_ARGS = {"reports", "reports1", "reports2", "counts", "bit_counts", "yes_count", "yes_count1",
                    "yes_count2", "table", "data"}
 
 #: functions that test or estimate from releases: their first argument must be a release argument
 INFERENCE_PREFIXES = ("binom_", "binom2_", "mean_", "mean2_", "prop_test", "independence_", "krr_", "unary_",
                       "rr_", "local_laplace_", "ldp_histogram_density", "logistic_jimi", "robust_")
-#: planning functions (no release yet): their first arguments are parameters, not releases
-PLANNING = re.compile(r"_(power|sample_size|phi)$")
+#: planning functions (no release yet): their first arguments are parameters, not releases; designs
+#: (Simon's two-stage, group-sequential) are planned at a significance level alpha too
+PLANNING = re.compile(r"_(power|sample_size|phi|design)$|Design$")
 
 
 def _public_callables():
@@ -102,7 +109,7 @@ def test_the_null_of_two_groups_is_margin_and_of_one_group_p0_or_mu0():
         if name in ONE_AND_TWO:
             if nulls != ONE_AND_TWO[name]:
                 bad.append(f"{name}: {sorted(nulls)}")
-        elif name.startswith(("binom2_", "mean2_", "rr_two_sample")):
+        elif name.startswith(("binom2_", "mean2_", "rr_two_sample")) or name in COMPARISONS:
             if nulls - {"margin"}:
                 bad.append(f"{name}: {sorted(nulls)} (two groups: margin)")
         elif name.startswith(("binom_", "rr_proportion", "krr_gof", "unary_gof")) and nulls - {"p0"}:
@@ -119,10 +126,11 @@ def test_the_release_argument_has_one_vocabulary():
             continue
         params = list(_params(obj))
         first = params[0]
-        if first not in RELEASE_ARGS | LOCAL_DATA_ARGS:
+        if first not in RELEASE_ARGS | LOCAL_DATA_ARGS | ROLE_ARGS:
             bad.append(f"{name}({first}, ...)")
         # the second arm is spelt as the first one's partner
-        partner = {"z1": "z2", "pi_hat1": "pi_hat2", "release1": "release2", "reports1": "reports2"}.get(first)
+        partner = {"z1": "z2", "pi_hat1": "pi_hat2", "release1": "release2", "reports1": "reports2",
+                   "releases1": "releases2"}.get(first)
         if partner is not None and partner not in params:
             bad.append(f"{name}: {first} without {partner}")
         # a Release-only function names its argument `release`; numbers-or-Release ones z / pi_hat
