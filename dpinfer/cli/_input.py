@@ -7,6 +7,7 @@ confidential value.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -629,3 +630,15 @@ def _check_cli_release(release, method):
         f"{release.kind}: each method inverts one noise law, any other gives p-values of the "
         f"wrong size.{hint}"
     )
+
+
+class _Renamed(argparse.Action):
+    """An old spelling of an option: refused with a one-line hint naming the new one."""
+
+    def __init__(self, option_strings, dest, *, new, **kwargs):
+        super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        raise argparse.ArgumentError(self, f"released values are given as {self.new} (--x means a confidential "
+                                           "count, in 'dpinfer release' only); the values you gave are not shown")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from ._commands import EXIT_OK, _emit, _seeded_warning
-from ._input import _UsageError, _releases_from_file
+from ._input import _Renamed, _UsageError, _releases_from_file
 
 __all__ = []  # package-internal
 
@@ -73,8 +73,6 @@ def add_pairs_parsers(sub, subcommand, real, whole, add_format):
     test.add_argument("--release", metavar="FILE", help="JSON from 'dpinfer paired-release --format json'")
     test.add_argument("--z", dest="value", type=real, nargs=2, metavar=("ZD", "ZS"),
                       help="the released pair typed in, with all its printed digits (with --n and --epsilon)")
-    from ._parsers import _Renamed  # the old spelling refused with a hint (imported here: _parsers imports us)
-
     test.add_argument("--value", nargs="*", action=_Renamed, new="--z", help=argparse.SUPPRESS)
     test.add_argument("--n", type=whole, help="number of pairs (with --z)")
     test.add_argument("--epsilon", type=real, help="the release's epsilon (with --z)")

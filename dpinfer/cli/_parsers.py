@@ -23,7 +23,7 @@ from ._commands import (
     _cmd_validate,
 )
 from ._designs import cmd_release, cmd_test
-from ._input import EXIT_USAGE
+from ._input import EXIT_USAGE, _Renamed
 from ._strata import add_strata_options
 from ._two_arm import add_arm_options, add_planning_options
 
@@ -181,18 +181,6 @@ def _finite(kind):
 
 
 _REAL, _WHOLE = _finite(float), _finite(int)
-
-
-class _Renamed(argparse.Action):
-    """An old spelling of an option: refused with a one-line hint naming the new one."""
-
-    def __init__(self, option_strings, dest, *, new, **kwargs):
-        super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
-        self.new = new
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        raise argparse.ArgumentError(self, f"released values are given as {self.new} (--x means a confidential "
-                                           "count, in 'dpinfer release' only); the values you gave are not shown")
 
 
 def _confidential_count(text):
