@@ -220,7 +220,7 @@ def test_intervals_contain_the_estimate_and_widen_with_the_noise():
     (lambda: logrank_test(LifeTableReleaser(1.0, (1, 2)).release([0.5, 1.5], [1, 1], rng=1)), ValueError,
      "a life table of two arms for a log-rank test; it has 1 \\(all\\)"),
     (lambda: logrank_test(Release(3.5, "tulap", 1.0, 0.0, 1.0, 10, "count")), ValueError,
-     "which logrank_test does not take.*For this release use binom2_ump_test, binom_pooled_test, binom_ump_test"),
+     "which logrank_test does not take.*For this release use binom2_ump_test, binom_many_to_one_test, binom_pooled_test, binom_ump_test"),
     (lambda: kaplan_meier(LifeTableReleaser(1.0, (1, 2)).release(np.ones((2, 3)), np.ones((2, 3)), rng=1)),
      ValueError, "must hold one life table; got a stack"),
     (lambda: logrank_test(Release(np.full((2, 2, 2), 0.25), "tulap", 1.0, 0.01, 2.0, 6, "life_table", breaks=[1, 2],
