@@ -65,15 +65,15 @@ FIRST_P_1000 = ("import dpinfer; dpinfer.binom_ump_test(312.4, 1000, 0.3, epsilo
                 "alternative='greater')")
 FIRST_CI = "import dpinfer; dpinfer.binom_ump_ci(23.4, 60, epsilon=1)"
 FIRST_CI_1000 = "import dpinfer; dpinfer.binom_ump_ci(312.4, 1000, epsilon=1)"
-CLI_TEST = ("from dpinfer.cli import main; main(['test', '--value', '23.4', '--n', '60', "
+CLI_TEST = ("from dpinfer.cli import main; main(['test', '--z', '23.4', '--n', '60', "
             "'--p0', '0.25', '--epsilon', '1'])")
-CLI_CI = "from dpinfer.cli import main; main(['ci', '--value', '23.4', '--n', '60', '--epsilon', '1'])"
+CLI_CI = "from dpinfer.cli import main; main(['ci', '--z', '23.4', '--n', '60', '--epsilon', '1'])"
 
 CASES = [
     ("first one-sided p-value, n = 60 (python -c)", FIRST_P),
     ("first two-sided interval, n = 60 (python -c)", FIRST_CI),
-    ("dpinfer test --value 23.4 --n 60 --p0 0.25 --epsilon 1", CLI_TEST),
-    ("dpinfer ci --value 23.4 --n 60 --epsilon 1", CLI_CI),
+    ("dpinfer test --z 23.4 --n 60 --p0 0.25 --epsilon 1", CLI_TEST),
+    ("dpinfer ci --z 23.4 --n 60 --epsilon 1", CLI_CI),
     ("first one-sided p-value, n = 1000 (python -c)", FIRST_P_1000),
     ("first two-sided interval, n = 1000 (python -c)", FIRST_CI_1000),
 ]

@@ -100,8 +100,8 @@ def startup(code):
 def main(quick=False):
     from dpinfer.inference._studies import ump_compiled
 
-    binom_ump_test(np.array([1.0, 500.0]), 1000, P0, epsilon=EPSILON)  # compile or load once
-    binom_ump_ci(np.array([10.3, 60.0]), 50, epsilon=EPSILON)
+    binom_ump_test(np.array([1.5, 500.5]), 1000, P0, epsilon=EPSILON)  # compile or load once
+    binom_ump_ci(np.array([10.3, 40.5]), 50, epsilon=EPSILON)
     print("kernels: " + ("compiled (numba)" if ump_compiled() is not None
                          else "numpy (numba not importable or DPINFER_NO_NUMBA=1)"))
     base50 = baseline(50)

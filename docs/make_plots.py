@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from dpinfer import (  # noqa: E402
+    Release,
     TulapReleaser,
     binom2_normal_test,
     binom_normal_power,
@@ -71,8 +72,10 @@ def law_of_a_release(ax):
 def two_arm_rejection_region(ax):
     grid = np.linspace(0.0, 1.0, 81)
 
-    def test(pi1, pi2):
-        return binom2_normal_test(pi1, 50, pi2, 50, epsilon=1.0)
+    def test(pi1, pi2):  # grid points stand for releases (k / 50 among them): Release records
+        arm1, arm2 = (Release(np.asarray(v, float), "laplace", 1.0, 0.0, 1 / 50, 50, "proportion")
+                      for v in (pi1, pi2))
+        return binom2_normal_test(arm1, pi_hat2=arm2)
 
     rejection_region(test, grid, grid, labels=("released proportion, arm 1",
                                               "released proportion, arm 2"), ax=ax)

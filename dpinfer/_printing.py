@@ -104,6 +104,17 @@ def _r_format(values, digits=7):
     return [s.rjust(width) for s in out]
 
 
+def _released(value):
+    """A released value in full: the shortest digits that read back as the same double.
+
+    Fewer digits could round a release to a whole number (a noisy count near
+    10**6 shown to 7 digits), which, typed back, is refused as a confidential count
+    (:func:`dpinfer.inference._resolve.unreleased`); all the digits read back as the
+    release itself, so a value copied from a printout is the value released.
+    """
+    return repr(float(value))
+
+
 def _r_format_pval(pvalue, digits=4):
     """R's ``format.pval(pv, digits = 4)`` as used by ``print.htest``."""
     if pvalue < _DOUBLE_EPS:

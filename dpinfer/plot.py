@@ -345,7 +345,7 @@ def rejection_region(test, z1, z2, *, alpha=0.05, labels=("release of arm 1", "r
     >>> import numpy as np
     >>> from dpinfer import binom2_normal_test
     >>> from dpinfer.plot import rejection_region
-    >>> grid = np.linspace(0.0, 1.0, 21)
+    >>> grid = np.linspace(0.0013, 0.9981, 21)  # released values: never k / 50 exactly
     >>> def test(a, b):
     ...     return binom2_normal_test(a, 50, b, 50, epsilon=1.0)
     >>> ax = rejection_region(test, grid, grid)

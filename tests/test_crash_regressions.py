@@ -53,8 +53,8 @@ def test_ump_phi_subnormal_alpha():
 @pytest.mark.filterwarnings("ignore::dpinfer.InputWarning")
 def test_ump_test_subnormal_release_no_runtime_warning():
     # filterwarnings = error: a RuntimeWarning would fail this test.  A release of
-    # 1e-320 is 0 up to far below double resolution of the p-value.
-    assert d.binom_ump_test(1e-320, 30, 0.1, epsilon=1).pvalue == d.binom_ump_test(0.0, 30, 0.1, epsilon=1).pvalue
+    # 1e-320 is 1e-300 (and 0, which is no release) up to far below double resolution of the p-value.
+    assert d.binom_ump_test(1e-320, 30, 0.1, epsilon=1).pvalue == d.binom_ump_test(1e-300, 30, 0.1, epsilon=1).pvalue
 
 
 def test_contains_none_and_nan():
@@ -67,9 +67,9 @@ def test_contains_none_and_nan():
 
 def test_jimi_n_sim_limit_before_allocation():
     with pytest.raises(ValueError, match=r"`n_sim` must be at most 10_000_000 .*n_sim=None"):
-        d.binom_jimi_ci(.3, 100, epsilon=1, n_sim=10**9, rng=1)
+        d.binom_jimi_ci(.3013, 100, epsilon=1, n_sim=10**9, rng=1)
     with pytest.raises(ValueError, match=r"`n_sim` must be at most 10_000_000"):
-        d.binom2_jimi_test(.3, 100, .2, 100, epsilon=1, n_sim=10**8, rng=1)
+        d.binom2_jimi_test(.3013, 100, .2017, 100, epsilon=1, n_sim=10**8, rng=1)
 
 
 def test_unary_encoding_width_limit_before_allocation():
@@ -93,7 +93,7 @@ def test_audit_names_x_prime():
 
 def test_jimi_exact_limit_still_checks_rng():
     with pytest.raises(TypeError, match="`rng` must be None, an integer seed"):
-        d.binom_jimi_test(.3, 100, epsilon=1, n_sim=None, rng='0.5')
+        d.binom_jimi_test(.3013, 100, epsilon=1, n_sim=None, rng='0.5')
 
 
 def test_decimal_accepted_like_fraction():

@@ -21,7 +21,7 @@ from dpinfer import binom_ump_test
 from dpinfer.cli import main
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "coming_from_r.rst"
-ARGS = ["test", "--value", "12.7", "--n", "30", "--epsilon", "1", "--p0", "0.2",
+ARGS = ["test", "--z", "12.7", "--n", "30", "--epsilon", "1", "--p0", "0.2",
         "--alternative", "greater", "--format", "htest-json"]
 
 

@@ -191,7 +191,7 @@ SPECS = {
              confidence_level=0.95, n_sim=100, rng=1), "htest"),
     "mean2_jimi_test": (
         lambda a: dpinfer.mean2_jimi_test(**a),
-        dict(release1=_mean_release(), release2=_mean_release(2), delta0=0.0, sigma=None, model="normal",
+        dict(release1=_mean_release(), release2=_mean_release(2), margin=0.0, sigma=None, model="normal",
              alternative="two-sided", confidence_level=0.95, n_sim=100, rng=1, composition="sequential"), "htest"),
     "mean_naive_test": (
         lambda a: dpinfer.mean_naive_test(**a),
@@ -202,16 +202,16 @@ SPECS = {
              confidence_level=0.95, n_sim=99, rng=1), "htest"),
     "mean2_repro_test": (
         lambda a: dpinfer.mean2_repro_test(**a),
-        dict(release1=_mean_release(), release2=_mean_release(2), delta0=0.0, sigma=2.0, model="normal",
+        dict(release1=_mean_release(), release2=_mean_release(2), margin=0.0, sigma=2.0, model="normal",
              alternative="two-sided", confidence_level=0.95, n_sim=39, rng=1, composition="sequential",
              progress=False), "htest"),
     "mean2_naive_test": (
         lambda a: dpinfer.mean2_naive_test(**a),
-        dict(release1=_mean_release(), release2=_mean_release(2), delta0=0.0, sigma=2.0, alternative="less",
+        dict(release1=_mean_release(), release2=_mean_release(2), margin=0.0, sigma=2.0, alternative="less",
              confidence_level=0.9, composition="parallel"), "htest"),
     "mean_test": (
         lambda a: dpinfer.mean_test(**a),
-        dict(x=_mean_release(), y=None, mu0=4.0, method="jimi", sigma=None, model="lognormal",
+        dict(release=_mean_release(), release2=None, mu0=4.0, method="jimi", sigma=None, model="lognormal",
              alternative="greater", confidence_level=0.95, n_sim=100, rng=1, composition="sequential"), "htest"),
     "independence_jimi_test": (
         lambda a: dpinfer.independence_jimi_test(**a), dict(release=_table_release(), n_sim=200, rng=1), "htest"),
@@ -277,7 +277,7 @@ SPECS = {
     "HTestResults": (lambda a: dpinfer.HTestResults(a["results"]), dict(results=[_htest()]), "any"),
     "map_results": (
         lambda a: dpinfer.map_results(dpinfer.binom_ump_test, a["values"], a["n"], epsilon=a["epsilon"]),
-        dict(values=[3.0, 11.2], n=30, epsilon=1.0), "any"),
+        dict(values=[3.25, 11.2], n=30, epsilon=1.0), "any"),
     "load_example_trial": (lambda a: dpinfer.load_example_trial(), dict(), "any"),
     # DP-UMP
     "binom_ump_test": (
@@ -309,7 +309,7 @@ SPECS = {
         dict(theta=0.4, n=30, p0=0.2, epsilon=1.0, alpha=0.05, alternative="greater"), "prob"),
     "binom2_normal_test": (
         lambda a: dpinfer.binom2_normal_test(**a),
-        dict(pi1=0.4, n1=30, pi2=0.3, n2=40, epsilon=1.0, alternative="two-sided",
+        dict(pi_hat1=0.4013, n1=30, pi_hat2=0.3013, n2=40, epsilon=1.0, alternative="two-sided",
              confidence_level=0.95), "htest_diff"),
     # exact two-arm (small n and a large epsilon keep each call short)
     "binom2_ump_test": (
@@ -339,18 +339,18 @@ SPECS = {
              rng=1), "htest_prop"),
     "binom2_jimi_ci": (
         lambda a: dpinfer.binom2_jimi_ci(**a),
-        dict(pi1=0.4, n1=30, pi2=0.3, n2=40, epsilon=1.0, confidence_level=0.95,
+        dict(pi_hat1=0.4013, n1=30, pi_hat2=0.3013, n2=40, epsilon=1.0, confidence_level=0.95,
              alternative="two-sided", n_sim=500, rng=1), "ci_diff"),
     "binom2_jimi_test": (
         lambda a: dpinfer.binom2_jimi_test(**a),
-        dict(pi1=0.4, n1=30, pi2=0.3, n2=40, p0=0.0, epsilon=1.0, alternative="two-sided",
+        dict(pi_hat1=0.4013, n1=30, pi_hat2=0.3013, n2=40, margin=0.0, epsilon=1.0, alternative="two-sided",
              confidence_level=0.95, n_sim=500, rng=1), "htest_diff"),
     "binom_jimi_sample": (
         lambda a: dpinfer.binom_jimi_sample(**a),
-        dict(release_or_value=0.37, n=30, epsilon=1.0, n_sim=500, rng=1), "prob"),
+        dict(pi_hat=0.37, n=30, epsilon=1.0, n_sim=500, rng=1), "prob"),
     "binom2_jimi_sample": (
         lambda a: dpinfer.binom2_jimi_sample(**a),
-        dict(pi1=0.4, n1=30, pi2=0.3, n2=40, epsilon=1.0, n_sim=500, rng=1), "prob"),
+        dict(pi_hat1=0.4013, n1=30, pi_hat2=0.3013, n2=40, epsilon=1.0, n_sim=500, rng=1), "prob"),
     "prop_test": (
         lambda a: dpinfer.prop_test(**a),
         dict(release=_tulap_release(), p0=0.2, method="ump", alternative="two-sided", confidence_level=0.95),

@@ -68,9 +68,9 @@ def test_release_then_p0_matches_the_defining_sum():
 
 def test_two_sample_releases_then_null_by_position():
     a = binom2_jimi_test(LAPLACE, LAPLACE2, 0.1, n_sim=2000, rng=3)
-    b = binom2_jimi_test(LAPLACE, pi2=LAPLACE2, p0=0.1, n_sim=2000, rng=3)
+    b = binom2_jimi_test(LAPLACE, pi_hat2=LAPLACE2, margin=0.1, n_sim=2000, rng=3)
     assert a == b and a.null_value == 0.1
-    assert binom2_normal_test(LAPLACE, LAPLACE2) == binom2_normal_test(LAPLACE, pi2=LAPLACE2)
+    assert binom2_normal_test(LAPLACE, LAPLACE2) == binom2_normal_test(LAPLACE, pi_hat2=LAPLACE2)
 
 
 def test_positional_and_keyword_for_the_same_argument_is_an_error():
@@ -89,7 +89,7 @@ def test_bare_numbers_keep_r_order():
 def test_jimi_default_is_the_exact_limit_in_every_door(capsys):
     py = binom_jimi_test(LAPLACE, 0.2)
     assert py.n_sim is None and py == prop_test(LAPLACE, 0.2, method="jimi")
-    code, out, _ = call(capsys, "test", "--value", LAPLACE.value, "--n", 30, "--epsilon", 1,
+    code, out, _ = call(capsys, "test", "--z", LAPLACE.value, "--n", 30, "--epsilon", 1,
                         "--p0", 0.2, "--method", "jimi", "--format", "json")
     assert code == 0
     data = json.loads(out)
@@ -100,7 +100,7 @@ def test_normal_interval_default_is_the_score_interval_in_every_door(capsys):
     ci = binom_normal_ci(LAPLACE)
     assert binom_normal_test(LAPLACE, 0.2).conf_int == ci
     assert ci == binom_normal_ci(LAPLACE, method="score")
-    code, out, _ = call(capsys, "ci", "--value", LAPLACE.value, "--n", 30, "--epsilon", 1,
+    code, out, _ = call(capsys, "ci", "--z", LAPLACE.value, "--n", 30, "--epsilon", 1,
                         "--method", "normal", "--format", "json")
     assert code == 0
     data = json.loads(out)
@@ -155,12 +155,12 @@ def test_privacy_lines_carry_path_and_unit_from_the_release():
 
 def test_zero_width_interval_prints_a_note():
     # Z = 33 > n = 30 (issue 17): the two-sided interval is the point 1
-    res = binom_ump_test(33, 30, epsilon=1.0)
+    res = binom_ump_test(33.25, 30, epsilon=1.0)
     assert res.conf_int.low == res.conf_int.high == 1.0
     text = str(res)
     assert "note: the interval [1, 1] has zero width" in text
     assert "zero width" in res.to_dict()["note"] and "zero width" in res.to_htest()["note"]
-    inside = binom_ump_test(12.0, 30, epsilon=1.0)
+    inside = binom_ump_test(12.25, 30, epsilon=1.0)
     assert "note:" not in str(inside) and inside.to_dict()["note"] == ""
 
 
@@ -177,7 +177,7 @@ def test_one_key_vocabulary_across_dict_frame_json_csv(capsys):
     keys = list(res.to_dict())
     assert keys == list(res.to_frame().columns) == list(results_to_frame([res, res]).columns)
     assert "pvalue" in keys and "p_value" not in keys
-    args = ("test", "--value", 12.7, "--n", 30, "--epsilon", 1, "--p0", 0.2)
+    args = ("test", "--z", 12.7, "--n", 30, "--epsilon", 1, "--p0", 0.2)
     _, out, _ = call(capsys, *args, "--format", "json")
     assert list(json.loads(out)) == keys
     _, out, _ = call(capsys, *args, "--format", "csv")
@@ -216,29 +216,33 @@ def test_to_htest_has_r_field_names_and_privacy_fields():
 def test_command_htest_json_one_value_and_several(capsys):
     args = ("test", "--n", 30, "--epsilon", 1, "--p0", 0.2, "--alternative", "greater",
             "--format", "htest-json")
-    code, out, _ = call(capsys, *args[:1], "--value", 12.7, *args[1:])
+    code, out, _ = call(capsys, *args[:1], "--z", 12.7, *args[1:])
     one = json.loads(out)
     assert code == 0 and isinstance(one, dict)
     assert one["p.value"] == pytest.approx(_ump_pvalue_greater(12.7, 30, 0.2, 1.0), rel=1e-12)
-    code, out, _ = call(capsys, *args[:1], "--value", 12.7, 3.2, 20, *args[1:])
+    code, out, _ = call(capsys, *args[:1], "--z", 12.7, 3.2, 20.25, *args[1:])
     many = json.loads(out)
-    assert code == 0 and [m["statistic"]["Z"] for m in many] == [12.7, 3.2, 20.0]
-    for m, z in zip(many, (12.7, 3.2, 20.0)):
+    assert code == 0 and [m["statistic"]["Z"] for m in many] == [12.7, 3.2, 20.25]
+    for m, z in zip(many, (12.7, 3.2, 20.25)):
         assert m["p.value"] == pytest.approx(_ump_pvalue_greater(z, 30, 0.2, 1.0), rel=1e-12)
-    code, _, err = call(capsys, "ci", "--value", 12.7, "--n", 30, "--epsilon", 1, "--format", "htest-json")
+    code, _, err = call(capsys, "ci", "--z", 12.7, "--n", 30, "--epsilon", 1, "--format", "htest-json")
     assert code == 2 and "invalid choice: 'htest-json'" in err
 
 
 # ----------------------------------------------------------------- scale guards
 @pytest.mark.parametrize("func", [binom_normal_test, binom_jimi_test])
 def test_count_given_as_a_proportion_is_refused_with_the_fix(func):
-    with pytest.raises(ValueError, match=r"`pi_hat` = 11 cannot be a Laplace-noised proportion.*"
-                                         r"give the proportion \(11 / 30 = 0.3667\)"):
+    with pytest.raises(ValueError, match=r"`pi_hat` = 11.31 cannot be a Laplace-noised proportion.*"
+                                         r"give the proportion \(11.31 / 30 = 0.377\)"):
+        func(11.31, 30, 0.2, epsilon=1.0)
+    # a whole count is refused first, as the confidential count it looks like, and not shown
+    with pytest.raises(ValueError, match="looks like the confidential count") as info:
         func(11, 30, 0.2, epsilon=1.0)
-    # 50 noise scales (1/(epsilon n)) is the line: 1 + 49/30 passes
-    assert isinstance(func(1 + 49 / 30, 30, 0.2, epsilon=1.0), HTestResult)
+    assert "11" not in str(info.value)
+    # 50 noise scales (1/(epsilon n)) is the line: 1 + 49.3/30 passes
+    assert isinstance(func(1 + 49.3 / 30, 30, 0.2, epsilon=1.0), HTestResult)
     with pytest.raises(ValueError, match="cannot be a Laplace-noised proportion"):
-        func(1 + 51 / 30, 30, 0.2, epsilon=1.0)
+        func(1 + 51.3 / 30, 30, 0.2, epsilon=1.0)
 
 
 def test_jimi_count_kind_is_not_refused():
@@ -247,13 +251,13 @@ def test_jimi_count_kind_is_not_refused():
 
 
 def test_command_scale_guards_name_flags(capsys):
-    code, out, err = call(capsys, "test", "--value", 11, "--n", 30, "--epsilon", 1, "--method", "normal")
+    code, out, err = call(capsys, "test", "--z", 11, "--n", 30, "--epsilon", 1, "--method", "normal")
     assert code == 2 and out == ""
-    assert "--value 11 cannot be a Laplace-noised proportion with --n 30" in err
-    assert "give --value 0.3667" in err and "binom_" not in err and "Releaser" not in err
-    code, out, err = call(capsys, "test", "--value", 0.37, "--n", 30, "--epsilon", 1)
+    assert "--z 11 cannot be a Laplace-noised proportion with --n 30" in err
+    assert "give --z 0.3667" in err and "binom_" not in err and "Releaser" not in err
+    code, out, err = call(capsys, "test", "--z", 0.37, "--n", 30, "--epsilon", 1)
     assert code == 0 and "p-value" in out
-    assert "warning: --value 0.37 is read as a noisy count" in err and "give --value 11.1" in err
+    assert "warning: --z 0.37 is read as a noisy count" in err and "give --z 11.1" in err
 
 
 def test_command_mechanism_mismatch_names_command_flags(capsys, tmp_path):
@@ -312,15 +316,15 @@ def test_public_api_still_exports_the_release_first_functions():
 def test_normal_one_sided_hull_prints_why():
     # beyond 1 + 2 n c (c = 2/(epsilon n)^2; 1.133 at n = 30, epsilon = 1) the one-sided
     # score acceptance set need not reach 1: the reported interval is a hull
-    far = binom_normal_test(1.2, 30, 0.5, epsilon=1.0, alternative="greater")
+    far = binom_normal_test(1.2013, 30, 0.5, epsilon=1.0, alternative="greater")
     assert "note: the release lies so far outside [0, 1]" in str(far)
-    near = binom_normal_test(1.1, 30, 0.5, epsilon=1.0, alternative="greater")
-    assert near.note == "" and binom_normal_test(1.2, 30, 0.5, epsilon=1.0).note == ""
+    near = binom_normal_test(1.1013, 30, 0.5, epsilon=1.0, alternative="greater")
+    assert near.note == "" and binom_normal_test(1.2013, 30, 0.5, epsilon=1.0).note == ""
 
 
 def test_command_messages_translate_python_names(capsys, tmp_path):
     # the library's size warning names Python functions; the command names its own flags
-    code, _, err = call(capsys, "test", "--value", 0.1, "--n", 10, "--epsilon", 0.5, "--p0", 0.05,
+    code, _, err = call(capsys, "test", "--z", 0.1013, "--n", 10, "--epsilon", 0.5, "--p0", 0.05,
                         "--method", "normal")
     assert code == 0 and "warning: The normal approximation is poor here" in err
     assert "binom_" not in err and "'dpinfer power --method normal' with --theta equal to --p0" in err
@@ -340,7 +344,7 @@ def test_warning_points_at_the_callers_line_for_release_and_numbers():
     from dpinfer import ApproximationWarning
 
     small = LaplaceReleaser(0.5).proportion(1, 10, rng=1)
-    for args, kwargs in (((small, 0.05), {}), ((0.1, 10, 0.05), dict(epsilon=0.5))):
+    for args, kwargs in (((small, 0.05), {}), ((0.1013, 10, 0.05), dict(epsilon=0.5))):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             binom_normal_test(*args, **kwargs)

@@ -68,19 +68,19 @@ def test_two_arm_laplace_and_score_paths_report_too():
                           progress=rec)
     rec.check("binom2_ump_ci")
     rec = _Recorder()
-    dpinfer.binom2_ump_ci(41.0, 60, 27.0, 60, epsilon=1.0, mechanism="laplace", progress=rec)
+    dpinfer.binom2_ump_ci(41.25, 60, 27.25, 60, epsilon=1.0, mechanism="laplace", progress=rec)
     rec.check("binom2_ump_ci")
 
 
 def test_exact_two_sample_jimi_reports_quadratures():
     rec = _Recorder()
-    dpinfer.binom2_jimi_ci(0.6, 40, 0.4, 40, epsilon=(1.0, 1.0), n_sim=None, alternative="greater",
+    dpinfer.binom2_jimi_ci(0.6013, 40, 0.4013, 40, epsilon=(1.0, 1.0), n_sim=None, alternative="greater",
                            progress=rec)
     total = rec.check("binom2_jimi_ci")
     assert "quadratures" in rec.calls[-1][2] and total == 9  # one quantile's root search
     assert len(rec.calls) > 3  # each quadrature reported, not only the start and the end
     rec = _Recorder()  # with draws: one unit per release
-    dpinfer.binom2_jimi_test([0.6, 0.5], 40, [0.4, 0.4], 40, epsilon=(1.0, 1.0), n_sim=200,
+    dpinfer.binom2_jimi_test([0.6013, 0.5013], 40, [0.4013, 0.4013], 40, epsilon=(1.0, 1.0), n_sim=200,
                              rng=1, progress=rec)
     assert rec.check("binom2_jimi_test") == 2
 
@@ -135,8 +135,8 @@ def test_the_default_shows_on_a_terminal_after_the_delay(monkeypatch):
 @pytest.mark.parametrize("func, args, kwargs", [
     (dpinfer.binom2_ump_test, _Z, {"epsilon": 1.0}),
     (dpinfer.binom2_ump_ci, _Z, {"epsilon": 1.0}),
-    (dpinfer.binom2_jimi_test, (0.6, 40, 0.4, 40), {"epsilon": (1.0, 1.0)}),
-    (dpinfer.binom2_jimi_ci, (0.6, 40, 0.4, 40), {"epsilon": (1.0, 1.0)}),
+    (dpinfer.binom2_jimi_test, (0.6013, 40, 0.4013, 40), {"epsilon": (1.0, 1.0)}),
+    (dpinfer.binom2_jimi_ci, (0.6013, 40, 0.4013, 40), {"epsilon": (1.0, 1.0)}),
 ])
 @pytest.mark.parametrize("bad", ["yes", 1, 0.5, [True]])
 def test_bad_progress_values_raise_a_type_error_naming_the_argument(func, args, kwargs, bad):
@@ -201,7 +201,7 @@ def _cli(capsys, monkeypatch, *args):
 
 def test_the_command_shows_progress_on_a_terminal_and_no_progress_turns_it_off(capsys, monkeypatch):
     monkeypatch.setattr(_progress, "DELAY", 0.0)
-    argv = ("ci", "--x1", "41.3", "--n1", "60", "--x2", "27.9", "--n2", "60", "--epsilon", "1",
+    argv = ("ci", "--z1", "41.3", "--n1", "60", "--z2", "27.9", "--n2", "60", "--epsilon", "1",
             "--format", "json")
     code, out, err = _cli(capsys, monkeypatch, *argv)
     assert code == 0 and err.startswith("\rbinom2_ump_test: ") and err.endswith("\n")  # ci runs the test

@@ -87,7 +87,7 @@ def test_binom2_jimi_default_is_the_same_on_every_door(laplace_pair, tmp_path, c
     out = _cli_json(capsys, "test", "--release", _save(tmp_path, "a.json", a), "--release",
                     _save(tmp_path, "b.json", b), "--method", "jimi", "--format", "json")
     assert out["pvalue"] == first.pvalue
-    typed = _cli_json(capsys, "test", "--x1", repr(a.value), "--n1", 40, "--x2", repr(b.value), "--n2", 40,
+    typed = _cli_json(capsys, "test", "--z1", repr(a.value), "--n1", 40, "--z2", repr(b.value), "--n2", 40,
                       "--epsilon", 1, "--method", "jimi", "--format", "json")
     assert typed["pvalue"] == first.pvalue
 
@@ -176,7 +176,7 @@ def test_exact_two_arm_default_for_laplace_releases_is_the_same_on_every_door(la
     rel = LaplaceReleaser(epsilon=1.0)
     c, d = rel.count(30, 40, rng=1), rel.count(22, 40, rng=2)  # the same draws, as counts
     assert binom2_ump_test(c, d).pvalue == first.pvalue
-    typed = _cli_json(capsys, "test", "--x1", repr(c.value), "--n1", 40, "--x2", repr(d.value), "--n2", 40,
+    typed = _cli_json(capsys, "test", "--z1", repr(c.value), "--n1", 40, "--z2", repr(d.value), "--n2", 40,
                       "--epsilon", 1, "--mechanism", "laplace", "--format", "json")
     assert typed["pvalue"] == first.pvalue
 
@@ -193,7 +193,7 @@ def test_one_sample_jimi_draws_without_rng_are_reproducible_and_shared():
     ci = binom_jimi_ci(rel, n_sim=4000)  # the same stream: order statistics k and n_sim + 1 - k, k = 100
     assert (ci.low, ci.high) == (draws[99], draws[4000 - 100])
     a, b = LaplaceReleaser(epsilon=1.0).proportion(30, 40, rng=1), LaplaceReleaser(epsilon=1.0).proportion(22, 40, rng=2)
-    pairs = binom2_jimi_sample(a, pi2=b, n_sim=4000)
+    pairs = binom2_jimi_sample(a, pi_hat2=b, n_sim=4000)
     diff = np.sort(pairs[:, 0] - pairs[:, 1])
     ci2 = binom2_jimi_ci(a, b, n_sim=4000)
     assert (ci2.low, ci2.high) == (diff[99], diff[4000 - 100])

@@ -77,14 +77,14 @@ def test_parameter_of_a_count_is_an_integer():
 
 
 def test_vectorised_calls_keep_returning_arrays_and_map_results_collects():
-    z = np.array([3.0, 11.2, 17.5])
+    z = np.array([3.25, 11.2, 17.5])
     pvalues = binom_ump_test(z, 30, 0.2, epsilon=1.0)
     assert type(pvalues) is np.ndarray
     res = map_results(binom_ump_test, z, 30, 0.2, epsilon=1.0)
     assert isinstance(res, HTestResults) and len(res) == 3
     np.testing.assert_array_equal(res.pvalue, pvalues)
     assert [r.statistic for r in res] == list(z)
-    assert isinstance(res[1:], HTestResults) and res[0] == binom_ump_test(3.0, 30, 0.2, epsilon=1.0)
+    assert isinstance(res[1:], HTestResults) and res[0] == binom_ump_test(3.25, 30, 0.2, epsilon=1.0)
     rows = json.loads(res.to_json())
     assert [r["pvalue"] for r in rows] == list(pvalues)
     assert len(res.to_csv().splitlines()) == 4
@@ -103,7 +103,7 @@ def test_map_results_splits_an_array_release_and_frames():
 
 def test_map_results_refuses_a_function_without_a_result():
     with pytest.raises(TypeError, match="must return an HTestResult"):
-        map_results(dpinfer.binom_ump_ci, [3.0], 30, epsilon=1.0)
+        map_results(dpinfer.binom_ump_ci, [3.25], 30, epsilon=1.0)
     with pytest.raises(TypeError, match="`func` must be callable"):
         map_results(3, [1.0])
     with pytest.raises(TypeError, match="element 0 is float"):
@@ -124,7 +124,7 @@ def test_pvalue_function_reproduces_the_test_and_survives_pickling():
     np.testing.assert_allclose(res.pvalue_function(grid), want, rtol=1e-14)
     again = pickle.loads(pickle.dumps(res))
     assert again == res and "pvalue_function" not in res.to_dict()
-    norm = binom_normal_test(0.4, 30, 0.2, epsilon=1.0)
+    norm = binom_normal_test(0.4013, 30, 0.2, epsilon=1.0)
     assert norm.pvalue_function(np.array([0.2]))[0] == pytest.approx(norm.pvalue, rel=1e-14)
 
 
@@ -140,12 +140,12 @@ def test_to_csv_and_to_json_are_the_commands_formats(capsys):
     from dpinfer.cli import main
 
     res = binom_ump_test(11.2, 30, 0.2, epsilon=1.0)
-    assert main(["test", "--value", "11.2", "--n", "30", "--epsilon", "1", "--p0", "0.2",
+    assert main(["test", "--z", "11.2", "--n", "30", "--epsilon", "1", "--p0", "0.2",
                  "--format", "csv"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0] == res.to_csv().splitlines()[0]
     row = next(csv.DictReader(io.StringIO(out)))
     assert float(row["pvalue"]) == res.pvalue and row["parameter"] == "30"
-    assert main(["test", "--value", "11.2", "--n", "30", "--epsilon", "1", "--p0", "0.2",
+    assert main(["test", "--z", "11.2", "--n", "30", "--epsilon", "1", "--p0", "0.2",
                  "--format", "json"]) == 0
     assert list(json.loads(capsys.readouterr().out)) == list(json.loads(res.to_json()))

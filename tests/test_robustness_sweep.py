@@ -30,7 +30,7 @@ import itertools
 import numpy as np
 import pytest
 
-from dpinfer import Tulap, binom_ump_ci, binom_ump_test
+from dpinfer import Release, Tulap, binom_ump_ci, binom_ump_test
 
 EPSILONS = [1e-3, 0.05, 1.0, 20.0]
 NS = [1, 30, 10**4, 10**6, 10**9]
@@ -55,6 +55,13 @@ def _monotone(values, increasing, tol=TOL):
     return bool(np.all(d >= -tol)) if increasing else bool(np.all(d <= tol))
 
 
+
+def _at(z, n, epsilon, delta):
+    """The grid of z as Tulap release records: the sweep evaluates the functions of z at
+    whole numbers too, which typed as numbers are refused as confidential counts."""
+    return Release(np.asarray(z, float), "tulap", epsilon, delta, 1.0, n, "count")
+
+
 CELLS = list(itertools.product(EPSILONS, NS, DELTAS))
 # intervals cost a bisection each: a coarser grid, epsilon = 1e-3 in a slow test
 CI_CELLS = list(itertools.product([0.05, 1.0, 20.0], NS, [0.0, 1e-6, 0.5]))
@@ -70,9 +77,9 @@ def test_pvalues_finite_in_range_and_monotone(epsilon, n, delta):
     # the window of the exact sums spans about 40 / epsilon counts: fewer z at 1e-3
     z = _z_grid(n, epsilon, delta, size=25 if epsilon >= 0.01 else 6)
     for p0 in P0S:
-        greater = binom_ump_test(z, n, p0, epsilon=epsilon, delta=delta, alternative="greater")
-        less = binom_ump_test(z, n, p0, epsilon=epsilon, delta=delta, alternative="less")
-        two = binom_ump_test(z, n, p0, epsilon=epsilon, delta=delta, alternative="two-sided")
+        greater = binom_ump_test(_at(z, n, epsilon, delta), p0, alternative="greater")
+        less = binom_ump_test(_at(z, n, epsilon, delta), p0, alternative="less")
+        two = binom_ump_test(_at(z, n, epsilon, delta), p0, alternative="two-sided")
         for name, p in (("greater", greater), ("less", less), ("two-sided", two)):
             assert p.shape == z.shape, name
             assert np.all(np.isfinite(p)) and np.all((p >= 0) & (p <= 1)), (name, p0, p)
@@ -83,12 +90,12 @@ def test_pvalues_finite_in_range_and_monotone(epsilon, n, delta):
         # p-values at the reflected points; non-increasing in |z - n p0|
         centre = n * p0
         t = np.abs(z - centre)
-        g_hi = binom_ump_test(centre + t, n, p0, epsilon=epsilon, delta=delta, alternative="greater")
-        l_lo = binom_ump_test(centre - t, n, p0, epsilon=epsilon, delta=delta, alternative="less")
+        g_hi = binom_ump_test(_at(centre + t, n, epsilon, delta), p0, alternative="greater")
+        l_lo = binom_ump_test(_at(centre - t, n, epsilon, delta), p0, alternative="less")
         assert np.allclose(two, np.minimum(g_hi + l_lo, 1.0), rtol=1e-9, atol=1e-300), p0
         order = np.argsort(t, kind="stable")
         assert _monotone(two[order], increasing=False), (p0, two[order])
-        equal = binom_ump_test(z, n, p0, epsilon=epsilon, delta=delta, alternative="two-sided",
+        equal = binom_ump_test(_at(z, n, epsilon, delta), p0, alternative="two-sided",
                                two_sided_method="equal-tailed")
         assert np.allclose(equal, np.minimum(2 * np.minimum(greater, less), 1.0), rtol=1e-9, atol=1e-300), p0
 
@@ -107,7 +114,7 @@ def test_intervals_at_epsilon_1e3(epsilon, n, delta):
 def _check_intervals(epsilon, n, delta, size):
     z = _z_grid(n, epsilon, delta, size=size)
     for alternative in ("two-sided", "greater", "less"):
-        ci = binom_ump_ci(z, n, epsilon=epsilon, delta=delta, alternative=alternative, confidence_level=0.95)
+        ci = binom_ump_ci(_at(z, n, epsilon, delta), alternative=alternative, confidence_level=0.95)
         assert ci.shape == z.shape + (2,)
         assert np.all(np.isfinite(ci)) and np.all((ci >= 0) & (ci <= 1)), (alternative, ci)
         assert np.all(ci[:, 0] <= ci[:, 1]), (alternative, ci)
@@ -128,8 +135,8 @@ def _check_endpoint_inverts_the_test(z, n, epsilon, delta, alternative, ci):
     inside = (end > 1e-6) & (end < 1 - 1e-6)
     for zz, theta in zip(z[inside], end[inside]):
         step = 1e-6 * min(theta, 1 - theta)
-        below = binom_ump_test(zz, n, theta - step, epsilon=epsilon, delta=delta, alternative=alternative).pvalue
-        above = binom_ump_test(zz, n, theta + step, epsilon=epsilon, delta=delta, alternative=alternative).pvalue
+        below = binom_ump_test(_at(zz, n, epsilon, delta), theta - step, alternative=alternative).pvalue
+        above = binom_ump_test(_at(zz, n, epsilon, delta), theta + step, alternative=alternative).pvalue
         if alternative == "greater":
             assert below <= 0.05 <= above, (zz, theta, below, above)
         else:

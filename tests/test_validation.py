@@ -136,7 +136,7 @@ def test_good_edge_inputs_accepted():
 @pytest.mark.parametrize("call,match", [
     (lambda: TulapReleaser(1.0).release(3, 2**60), r"`n` must be an integer <= 9007199254740992"),
     (lambda: LaplaceReleaser(1.0).proportion(3, 10**30), r"`n` must be an integer <= 9007199254740992"),
-    (lambda: __import__("dpinfer").binom_jimi_ci(0.3, 30, epsilon=1.0, n_sim=10**12),
+    (lambda: __import__("dpinfer").binom_jimi_ci(0.3013, 30, epsilon=1.0, n_sim=10**12),
      r"`n_sim` must be an integer <= 1000000000"),
 ])
 def test_integers_beyond_exact_doubles_are_refused(call, match):

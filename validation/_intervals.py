@@ -15,6 +15,7 @@ from ._methods import (
     clopper_pearson,
     law_for,
     nonprivate_ci_coverage,
+    release_at,
     solve_increasing,
     wald,
 )
@@ -63,11 +64,11 @@ def _ci_function(method, n, epsilon, level, *, n_sim=None, rng=None):
 
     if method == "dp_ump":
         def ci(t):
-            return np.asarray(dpinfer.binom_ump_ci(np.asarray(t, float), n, epsilon=epsilon,
+            return np.asarray(dpinfer.binom_ump_ci(release_at(t, n, epsilon, method),
                                                    confidence_level=level)).reshape(-1, 2)
     elif method == "dp_jimi":
         def ci(t):
-            return np.asarray(dpinfer.binom_jimi_ci(np.asarray(t, float), n, epsilon=epsilon,
+            return np.asarray(dpinfer.binom_jimi_ci(release_at(t, n, epsilon, method),
                                                     confidence_level=level, n_sim=n_sim,
                                                     rng=rng)).reshape(-1, 2)
     else:
@@ -89,12 +90,12 @@ def _endpoint_functions(method, n, epsilon, level):
         one_sided = 1.0 - 0.5 * (1.0 - level)
 
         def low(t):
-            return np.asarray(dpinfer.binom_jimi_ci(np.asarray(t, float), n, epsilon=epsilon,
+            return np.asarray(dpinfer.binom_jimi_ci(release_at(t, n, epsilon, method),
                                                     confidence_level=one_sided,
                                                     alternative="greater", n_sim=None))[..., 0]
 
         def high(t):
-            return np.asarray(dpinfer.binom_jimi_ci(np.asarray(t, float), n, epsilon=epsilon,
+            return np.asarray(dpinfer.binom_jimi_ci(release_at(t, n, epsilon, method),
                                                     confidence_level=one_sided,
                                                     alternative="less", n_sim=None))[..., 1]
 

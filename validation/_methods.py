@@ -446,6 +446,22 @@ def law_for(method, n, epsilon):
     return CountLaw(n, epsilon) if method == "dp_ump" else ProportionLaw(n, epsilon)
 
 
+def release_at(t, n, epsilon, method):
+    """The release records that values ``t`` of a p-value or interval function stand for.
+
+    The studies evaluate these functions of the release at every ``t`` their root
+    searches and quadratures visit, whole counts (and ``k / n``) included, which typed
+    as numbers are refused as confidential counts; a Release record is never judged by
+    its digits.  ``dp_ump``: a Tulap count; the other methods: a Laplace proportion.
+    """
+    import dpinfer
+
+    t = np.asarray(t, float)
+    if method == "dp_ump":
+        return dpinfer.Release(t, "tulap", epsilon, 0.0, 1.0, n, "count")
+    return dpinfer.Release(t, "laplace", epsilon, 0.0, 1.0 / n, n, "proportion")
+
+
 def pvalue_function(method, n, p0, epsilon, alternative, *, n_sim=None, rng=None):
     """``t_array -> p-values`` through dpinfer's public test functions.
 
@@ -459,20 +475,18 @@ def pvalue_function(method, n, p0, epsilon, alternative, *, n_sim=None, rng=None
 
     if method == "dp_ump":
         def pvalue(t):
-            return np.asarray(dpinfer.binom_ump_test(np.asarray(t, float), n, p0, epsilon=epsilon,
+            return np.asarray(dpinfer.binom_ump_test(release_at(t, n, epsilon, method), p0,
                                                      alternative=alternative))
     elif method == "normal":
         def pvalue(t):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", dpinfer.ApproximationWarning)
-                return np.asarray(dpinfer.binom_normal_test(np.asarray(t, float), n, p0,
-                                                            epsilon=epsilon,
+                return np.asarray(dpinfer.binom_normal_test(release_at(t, n, epsilon, method), p0,
                                                             alternative=alternative))
     elif method == "dp_jimi":
         def pvalue(t):
-            return np.asarray(dpinfer.binom_jimi_test(np.asarray(t, float), n, p0, epsilon=epsilon,
-                                                      alternative=alternative, n_sim=n_sim,
-                                                      rng=rng))
+            return np.asarray(dpinfer.binom_jimi_test(release_at(t, n, epsilon, method), p0,
+                                                      alternative=alternative, n_sim=n_sim, rng=rng))
     else:
         raise ValueError(f"unknown private test {method!r}")
     return pvalue

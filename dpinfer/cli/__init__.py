@@ -87,12 +87,21 @@ _OPTIONS = {name: "--" + name.replace("_", "-") for name in (
 _CALLS = {
     "binom_normal_power": "'dpinfer power --method normal' with --theta equal to --p0",
     "binom_ump_power": "'dpinfer power' with --theta equal to --p0",
+    # the release step named when a typed value looks like a confidential count
+    "TulapReleaser.release": "'dpinfer release --x X --n N --epsilon E --format json > arm.json', and pass "
+                             "--release arm.json",
+    "LaplaceReleaser.count": "'dpinfer release --mechanism laplace --kind count --x X --n N --epsilon E "
+                             "--format json > arm.json', and pass --release arm.json",
+    "LaplaceReleaser.proportion": "'dpinfer release --mechanism laplace --x X --n N --epsilon E --format json "
+                                  "> arm.json', and pass --release arm.json",
 }
 
 #: the two-arm options, spelled as their Python arguments (n1 -> --n1)
 _OPTIONS.update({name: f"--{name}" for name in ("n1", "n2", "theta2", "ratio", "margin", "effect")})
 #: the means options (mean-test)
-_OPTIONS["sigma"] = "--sigma"
+_OPTIONS.update(sigma="--sigma", mu0="--mu0")
+#: the released values typed on the command: --z (one arm), --z1/--z2 (two arms), counts or proportions
+_OPTIONS.update(z="--z", pi_hat="--z", z1="--z1", z2="--z2", pi_hat1="--z1", pi_hat2="--z2")
 
 
 def _spell(name):

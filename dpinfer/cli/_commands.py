@@ -273,7 +273,7 @@ def _typed_table_release(args):
     """A Release of kind 'table' from --table NOISY.csv and the public facts typed with it."""
     from ..releasers.release import Release
 
-    given = [flag for flag, value in (("--release", args.release), ("--value", args.value),
+    given = [flag for flag, value in (("--release", args.release), ("--z", args.value),
                                       ("--delta", args.delta), ("--sensitivity", args.sensitivity))
              if value is not None]
     if given:

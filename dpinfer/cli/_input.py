@@ -7,6 +7,7 @@ confidential value.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -524,13 +525,13 @@ def _table_release_from_record(data, path):
 
 
 def _releases_from_args(args, loaded=None):
-    """The releases a test/ci command is about: --release FILE, or --value V [V ...] --n --epsilon.
+    """The releases a test/ci command is about: --release FILE, or --z V [V ...] --n --epsilon.
 
     ``loaded``: the releases of --release FILE when the caller has read it already.
     """
     from ..inference._command import release_from_numbers as _release_from_numbers
 
-    typed = {"--value": args.value, "--n": args.n, "--epsilon": args.epsilon}
+    typed = {"--z": args.value, "--n": args.n, "--epsilon": args.epsilon}
     if args.release is not None:
         repeated = [k for k, v in typed.items() if v is not None]
         if args.delta is not None:
@@ -550,7 +551,7 @@ def _releases_from_args(args, loaded=None):
         missing = [k for k, v in typed.items() if v is None]
         if missing:
             raise _UsageError(
-                f"give --release FILE, or all of --value, --n and --epsilon (missing {', '.join(missing)})."
+                f"give --release FILE, or all of --z, --n and --epsilon (missing {', '.join(missing)})."
             )
         for value in args.value:
             _check_typed_scale(value, args.n, args.epsilon, args.method)
@@ -577,16 +578,16 @@ def _check_typed_scale(value, n, epsilon, method):
         margin = _SCALE_GUARD / (epsilon * n)
         if value < -margin or value > 1.0 + margin:
             raise _UsageError(
-                f"--value {value:g} cannot be a Laplace-noised proportion with --n {n} and "
+                f"--z {value:g} cannot be a Laplace-noised proportion with --n {n} and "
                 f"--epsilon {epsilon:g} (it lies more than {_SCALE_GUARD:g} noise scales outside "
-                f"[0, 1]); --method {method} reads --value as a proportion: for a count of about "
-                f"{value:g}, give --value {value / n:.4g} (the count divided by --n)."
+                f"[0, 1]); --method {method} reads --z as a proportion: for a count of about "
+                f"{value:g}, give --z {value / n:.4g} (the count divided by --n)."
             )
     elif _looks_like_proportion(value, n):
         warn(
-            f"--value {value:g} is read as a noisy count (--method ump takes the Tulap-noised "
+            f"--z {value:g} is read as a noisy count (--method ump takes the Tulap-noised "
             f"count, about {value:g} of {n} records); if {value:g} is a proportion, give "
-            f"--value {value * n:.4g} (the proportion times --n).", InputWarning)
+            f"--z {value * n:.4g} (the proportion times --n).", InputWarning)
 
 
 def _check_file_scale(release, path, method):
@@ -629,3 +630,15 @@ def _check_cli_release(release, method):
         f"{release.kind}: each method inverts one noise law, any other gives p-values of the "
         f"wrong size.{hint}"
     )
+
+
+class _Renamed(argparse.Action):
+    """An old spelling of an option: refused with a one-line hint naming the new one."""
+
+    def __init__(self, option_strings, dest, *, new, **kwargs):
+        super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        raise argparse.ArgumentError(self, f"released values are given as {self.new} (--x means a confidential "
+                                           "count, in 'dpinfer release' only); the values you gave are not shown")

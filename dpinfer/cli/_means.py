@@ -65,7 +65,7 @@ def cmd_mean_test(args):
         if len(args.sigma) > len(releases):
             raise _UsageError(f"--sigma takes one value per group; got {len(args.sigma)} for {len(releases)}.")
         sigma = args.sigma[0] if len(args.sigma) == 1 else tuple(args.sigma)
-    result = mean_test(*releases, mu0=args.mu0, method=args.method, sigma=sigma, model=args.model,
+    result = mean_test(*releases, mu0=args.mu0, margin=args.margin, method=args.method, sigma=sigma, model=args.model,
                        alternative=args.alternative, confidence_level=args.confidence_level,
                        n_sim=args.n_sim, rng=args.seed, composition=args.composition)
     record = result.to_htest() if args.format == "htest-json" else result.to_dict()
@@ -108,7 +108,7 @@ def add_mean_parsers(sub, subcommand, real, whole, add_format):
 
     test = subcommand(sub, "mean-test", "test a mean, or compare two groups' means, like R's t.test",
                       "Test H0: mean = mu0 from a clipped-sum release (dpinfer mean-release), or\n"
-                      "mean_x - mean_y = mu0 from two (--release twice); prints R's htest layout.\n"
+                      "mean_1 - mean_2 = margin from two (--release twice); prints R's htest layout.\n"
                       "DP-JIMI models the clipping (default); --method naive is the normal interval\n"
                       "around the clipped mean, which ignores it; --method repro (repro samples; two\n"
                       "groups: --sigma known, normal model) is valid in finite samples, Monte Carlo\n"
@@ -116,7 +116,8 @@ def add_mean_parsers(sub, subcommand, real, whole, add_format):
     add_format(test, extra=("htest-json",))
     test.add_argument("--release", metavar="FILE", action="append", required=True,
                       help="JSON from 'dpinfer mean-release --format json'; given twice: two groups")
-    test.add_argument("--mu0", type=real, default=0.0, help="null mean, or null difference (default 0)")
+    test.add_argument("--mu0", type=real, help="one group: the null mean (default 0)")
+    test.add_argument("--margin", type=real, help="two groups: the null difference mean_1 - mean_2 (default 0)")
     test.add_argument("--method", choices=("jimi", "naive", "repro"), default="jimi",
                       help="jimi (default), naive, or repro (repro samples; two groups need --sigma)")
     test.add_argument("--sigma", type=real, nargs="+", metavar="SD",

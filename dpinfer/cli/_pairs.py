@@ -7,8 +7,10 @@ released pair typed in) and runs :func:`~dpinfer.mcnemar_test`, like R's ``mcnem
 
 from __future__ import annotations
 
+import argparse
+
 from ._commands import EXIT_OK, _emit, _seeded_warning
-from ._input import _UsageError, _releases_from_file
+from ._input import _Renamed, _UsageError, _releases_from_file
 
 __all__ = []  # package-internal
 
@@ -30,7 +32,7 @@ def cmd_mcnemar(args):
     from ..inference.pairs import mcnemar_test
 
     if (args.release is None) == (args.value is None):
-        raise _UsageError("give the paired release as --release FILE, or the released pair as --value ZD ZS "
+        raise _UsageError("give the paired release as --release FILE, or the released pair as --z ZD ZS "
                           "with --n and --epsilon.")
     if args.release is not None:
         found = _releases_from_file(args.release)
@@ -43,7 +45,7 @@ def cmd_mcnemar(args):
                               confidence_level=args.confidence_level)
     else:
         if args.n is None or args.epsilon is None:
-            raise _UsageError("--value ZD ZS needs --n (pairs) and --epsilon.")
+            raise _UsageError("--z ZD ZS needs --n (pairs) and --epsilon.")
         result = mcnemar_test(args.value, args.n, epsilon=args.epsilon, margin=args.margin,
                               alternative=args.alternative, confidence_level=args.confidence_level)
     record = result.to_htest() if args.format == "htest-json" else result.to_dict()
@@ -69,10 +71,11 @@ def add_pairs_parsers(sub, subcommand, real, whole, add_format):
                       "interval for p10 - p01; exact unconditional, prints R's htest layout.")
     add_format(test, extra=("htest-json",))
     test.add_argument("--release", metavar="FILE", help="JSON from 'dpinfer paired-release --format json'")
-    test.add_argument("--value", type=real, nargs=2, metavar=("ZD", "ZS"),
-                      help="the released pair typed in (with --n and --epsilon)")
-    test.add_argument("--n", type=whole, help="number of pairs (with --value)")
-    test.add_argument("--epsilon", type=real, help="the release's epsilon (with --value)")
+    test.add_argument("--z", dest="value", type=real, nargs=2, metavar=("ZD", "ZS"),
+                      help="the released pair typed in, with all its printed digits (with --n and --epsilon)")
+    test.add_argument("--value", nargs="*", action=_Renamed, new="--z", help=argparse.SUPPRESS)
+    test.add_argument("--n", type=whole, help="number of pairs (with --z)")
+    test.add_argument("--epsilon", type=real, help="the release's epsilon (with --z)")
     test.add_argument("--margin", type=real, default=0.0, help="null difference p10 - p01 (default 0)")
     test.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
                       help="alternative hypothesis (default two-sided)")

@@ -23,7 +23,7 @@ from ._commands import (
     _cmd_validate,
 )
 from ._designs import cmd_release, cmd_test
-from ._input import EXIT_USAGE
+from ._input import EXIT_USAGE, _Renamed
 from ._strata import add_strata_options
 from ._two_arm import add_arm_options, add_planning_options
 
@@ -44,7 +44,7 @@ confidential count.  Methods:
   jimi    DP-JIMI fiducial matching for a Laplace-noised proportion or count
           (exact infinite-draw limit by default, or --n-sim draws)
 
-Two arms (two releases, --release twice or --x1/--n1/--x2/--n2; power and
+Two arms (two releases, --release twice or --z1/--n1/--z2/--n2; power and
 sample-size with --theta2) get the exact two-arm test, as R's
 prop.test(c(x1, x2), c(n1, n2)) and power.prop.test.
 
@@ -67,9 +67,9 @@ examples:
       Tulap noise from the operating system's cryptographic source
   dpinfer test --release rel.json --p0 0.2 --alternative greater
       exact DP-UMP test of H0: theta <= 0.2 from the saved release
-  dpinfer test --value 12.7 --n 30 --epsilon 1 --p0 0.2 --format csv
+  dpinfer test --z 12.7 --n 30 --epsilon 1 --p0 0.2 --format csv
       the same from numbers typed in, one tidy CSV row
-  dpinfer ci --value 0.41 --n 30 --epsilon 1 --method jimi
+  dpinfer ci --z 0.41 --n 30 --epsilon 1 --method jimi
       DP-JIMI 95% interval for a Laplace-noised proportion
   dpinfer test --release arm1.json --release arm2.json --margin -0.1 --alternative greater
       exact non-inferiority test of two arms' released counts (margin 10 points)
@@ -225,9 +225,11 @@ def _add_released_input(parser, *, methods):
     g.add_argument("--release", metavar="FILE", action="append",
                    help="JSON or CSV from 'dpinfer release --format json|csv' ('-' for stdin); "
                         "one result per release in the file; given twice: two arms compared")
-    g.add_argument("--value", type=_REAL, nargs="+", metavar="VALUE",
-                   help="released value(s): a noisy count (ump) or proportion (normal, jimi); "
-                        "several values give one result each")
+    g.add_argument("--z", dest="value", type=_REAL, nargs="+", metavar="Z",
+                   help="released value(s), with all their printed digits: a noisy count (ump) or "
+                        "proportion (normal, jimi); several values give one result each")
+    for old, new in (("--value", "--z"), ("--x", "--z")):
+        g.add_argument(old, nargs="*", action=_Renamed, new=new, help=argparse.SUPPRESS)
     g.add_argument("--n", type=_WHOLE, help="number of records")
     g.add_argument("--epsilon", type=_REAL, help="epsilon of the release")
     g.add_argument("--delta", type=_REAL, help="delta of a Tulap release (default 0)")
@@ -247,7 +249,7 @@ def _add_released_input(parser, *, methods):
     parser.add_argument("--seed", type=_WHOLE,
                         help=f"jimi with --n-sim{', or a table test' if 'mc' in methods else ''}: "
                              "seed of the draws (default: a stream derived from the release)")
-    add_arm_options(parser, _REAL, _WHOLE)
+    add_arm_options(parser, _REAL, _WHOLE, _Renamed)
 
 
 def _add_planned_release(parser, *, ump_only):
@@ -335,7 +337,7 @@ def _add_budget(sub):
 def _add_test(sub):
     test = _subcommand(sub, "test", "test a proportion from a released value, or a table's independence",
                        "Test H0 about the proportion theta from a released value; prints R's htest layout.\n"
-                       "Two releases (--release twice, or --x1 --n1 --x2 --n2) compare two arms exactly.\n"
+                       "Two releases (--release twice, or --z1 --n1 --z2 --n2) compare two arms exactly.\n"
                        "Three or more (--release each time, or two with --pooled) pool sites sharing one\n"
                        "proportion; --stratum NAME ARM1 ARM2 once per stratum compares two arms within\n"
                        "strata (the exact private counterpart of R's mantelhaen.test).\n"
@@ -355,7 +357,7 @@ def _add_test(sub):
                            "the design from its stage releases (--release once per stage, a two-arm stage's file "
                            "holding both arms; the null is the design's p0, or --margin for two arms)")
     add_strata_options(test, _REAL)
-    tab = test.add_argument_group("released table (instead of --release/--value)")
+    tab = test.add_argument_group("released table (instead of --release/--z)")
     tab.add_argument("--table", metavar="FILE",
                      help="CSV file of a released noisy r x c table (optional header row and row-name "
                           "column); give --epsilon, and --n if the total is public; tests independence")

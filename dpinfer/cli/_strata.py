@@ -17,8 +17,8 @@ from ._input import EXIT_OK, _UsageError, _releases_from_file
 __all__ = []  # private module
 
 #: options of the one-release and two-arm paths that several sites or strata do not take
-_NOT_HERE = (("--value", "value"), ("--n", "n"), ("--epsilon", "epsilon"), ("--delta", "delta"),
-             ("--sensitivity", "sensitivity"), ("--x1", "x1"), ("--n1", "n1"), ("--x2", "x2"), ("--n2", "n2"),
+_NOT_HERE = (("--z", "value"), ("--n", "n"), ("--epsilon", "epsilon"), ("--delta", "delta"),
+             ("--sensitivity", "sensitivity"), ("--z1", "z1"), ("--n1", "n1"), ("--z2", "z2"), ("--n2", "n2"),
              ("--epsilon2", "epsilon2"), ("--mechanism", "mechanism"), ("--effect", "effect"),
              ("--statistic", "statistic"), ("--two-sided-method", "two_sided_method"), ("--n-sim", "n_sim"),
              ("--seed", "seed"), ("--table", "table"))

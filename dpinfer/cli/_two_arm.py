@@ -1,6 +1,6 @@
 """Two arms on the command: ``test``, ``ci``, ``power`` and ``sample-size`` of a two-arm trial.
 
-``dpinfer test --release arm1.json --release arm2.json`` (or ``--x1 Z1 --n1 N1 --x2 Z2
+``dpinfer test --release arm1.json --release arm2.json`` (or ``--z1 Z1 --n1 N1 --z2 Z2
 --n2 N2 --epsilon E``) answers as :func:`~dpinfer.prop_test` does for two releases: the
 exact test (:func:`~dpinfer.binom2_ump_test`) for two Tulap counts or two Laplace counts or
 proportions (``--method jimi`` or ``normal`` for the approximate tests of Laplace releases).
@@ -13,23 +13,26 @@ The parser's options are added by :func:`add_arm_options` and :func:`add_plannin
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 
 from ._input import EXIT_OK, _UsageError, _releases_from_file
 
 __all__ = []  # package-internal
 
-_TYPED = ("--x1", "--n1", "--x2", "--n2")
+_TYPED = ("--z1", "--n1", "--z2", "--n2")
 
 
 # --------------------------------------------------------------------------- parser pieces
-def add_arm_options(parser, real, whole):
+def add_arm_options(parser, real, whole, renamed):
     """The two-arm input of ``test`` and ``ci`` and the hypothesis of two arms."""
-    g = parser.add_argument_group("two arms (--release FILE twice, or --x1 --n1 --x2 --n2 with --epsilon)")
-    g.add_argument("--x1", type=real, metavar="Z1", help="arm 1's released value (a noisy count for ump, "
+    g = parser.add_argument_group("two arms (--release FILE twice, or --z1 --n1 --z2 --n2 with --epsilon)")
+    g.add_argument("--z1", type=real, metavar="Z1", help="arm 1's released value (a noisy count for ump, "
                    "a noisy proportion for normal, jimi)")
     g.add_argument("--n1", type=whole, help="arm 1's number of records")
-    g.add_argument("--x2", type=real, metavar="Z2", help="arm 2's released value")
+    g.add_argument("--z2", type=real, metavar="Z2", help="arm 2's released value")
+    for old, new in (("--x1", "--z1"), ("--x2", "--z2")):
+        g.add_argument(old, nargs="*", action=renamed, new=new, help=argparse.SUPPRESS)
     g.add_argument("--n2", type=whole, help="arm 2's number of records")
     g.add_argument("--epsilon2", type=real, help="arm 2's epsilon when it differs from --epsilon")
     _add_mechanism(g)
@@ -79,7 +82,7 @@ def two_arms(args):
     ``--release`` may be given twice; a single one is left as the one path it was.
     """
     files = args.release if isinstance(args.release, list) else ([args.release] if args.release else [])
-    typed = [flag for flag, v in zip(_TYPED, (args.x1, args.n1, args.x2, args.n2)) if v is not None]
+    typed = [flag for flag, v in zip(_TYPED, (args.z1, args.n1, args.z2, args.n2)) if v is not None]
     extras = [flag for flag, v in (("--epsilon2", args.epsilon2), ("--mechanism", args.mechanism),
                                    ("--effect", args.effect),
                                    ("--margin", args.margin), ("--composition", args.composition),
@@ -91,12 +94,12 @@ def two_arms(args):
     if len(files) <= 1 and not typed:
         args.release = files[0] if files else None
         if extras:
-            raise _UsageError(f"{', '.join(extras)} apply to two arms (--release twice, or --x1 --n1 --x2 --n2).")
+            raise _UsageError(f"{', '.join(extras)} apply to two arms (--release twice, or --z1 --n1 --z2 --n2).")
         return None
     if len(files) == 2:
         if typed or any(v is not None for v in (args.value, args.n, args.epsilon, args.epsilon2, args.delta,
                                                  args.sensitivity, args.mechanism)):
-            raise _UsageError("--x1/--n1/--x2/--n2, --value, --n, --epsilon, --epsilon2, --delta, "
+            raise _UsageError("--z1/--n1/--z2/--n2, --z, --n, --epsilon, --epsilon2, --delta, "
                               "--sensitivity and --mechanism must not be given with two release files: each "
                               "file records its value, n, epsilon, delta, sensitivity and mechanism.")
         arms = []
@@ -107,14 +110,14 @@ def two_arms(args):
                                   "for a two-arm test.")
             arms.append(loaded[0])
         return arms[0], arms[1], None
-    missing = [flag for flag, v in zip(_TYPED, (args.x1, args.n1, args.x2, args.n2)) if v is None]
+    missing = [flag for flag, v in zip(_TYPED, (args.z1, args.n1, args.z2, args.n2)) if v is None]
     if files or args.value is not None or args.n is not None:
-        raise _UsageError("give two arms either as --release FILE twice or as --x1 --n1 --x2 --n2 with "
-                          "--epsilon, not with --release once, --value or --n.")
+        raise _UsageError("give two arms either as --release FILE twice or as --z1 --n1 --z2 --n2 with "
+                          "--epsilon, not with --release once, --z or --n.")
     if missing or args.epsilon is None:
-        raise _UsageError(f"two typed arms need --x1, --n1, --x2, --n2 and --epsilon (missing "
+        raise _UsageError(f"two typed arms need --z1, --n1, --z2, --n2 and --epsilon (missing "
                           f"{', '.join(missing + ([] if args.epsilon is not None else ['--epsilon']))}).")
-    return args.x1, args.x2, (args.n1, args.n2)
+    return args.z1, args.z2, (args.n1, args.n2)
 
 
 def _epsilon(args):

@@ -68,3 +68,24 @@ def count_grid(n, epsilon):
     """
     g = grid_bits(n, epsilon)
     return g, per_step(epsilon, 2**g)
+
+
+def count_grid_resolves_whole(n, epsilon):
+    """Whether a whole count (or a proportion ``k / n``) is told apart from Laplace releases out of ``n``.
+
+    The resolver's rule for typed values (:func:`dpinfer.inference._resolve.unreleased`).
+    True when ``n + C < 2**(52 - g)`` (``g`` of :func:`count_grid`, ``C`` of
+    :func:`noise_reach`; ``n <= 2**28 - C`` at the full grid ``g = 24``, e.g. every ``n``
+    below 2.6e8 at ``epsilon >= 0.1``).  Then a released count ``c = T / 2**g``
+    (``|T| < 2**53``, except with probability below ``2**-1100``) is exact in a double,
+    and is whole only when the discrete Laplace draw is a multiple of ``2**g``:
+    probability ``tanh(lam / 2) / tanh(2**g lam / 2)`` (``lam`` of :func:`count_grid`;
+    6.4e-8 at ``epsilon = 1``, about ``2**-g`` for small epsilon, ``epsilon 2**-(g+1)``
+    for large).  A released proportion ``fl(c / n)`` that is not a whole count over ``n``
+    equals no ``fl(k / n)``: ``c`` and ``k`` differ by at least ``2**-g``, so ``c / n`` and
+    ``k / n`` by ``2**-g / n``, more than one unit in the last place of ``(n + C) / n``
+    (at most ``2**-52 (n + C) / n``).  Beyond that size the doubles round the grid and
+    the rule says nothing (False).
+    """
+    g, _ = count_grid(n, epsilon)
+    return n + noise_reach(epsilon) < 2 ** (52 - g)

@@ -37,8 +37,9 @@ import numpy as np
 
 from .. import _mechanisms
 from .._composition_rule import combined_privacy, composition_rule
-from .._validation import _as_real_array, _check_delta, _check_epsilon, _check_int, _check_sensitivity, _show
-from .._warnings import warn
+from .._validation import (DPInferValueError, _arg, _as_real_array, _call, _check_delta, _check_epsilon, _check_int,
+                           _check_sensitivity, _show)
+from ..distributions._laplace_grid import count_grid, count_grid_resolves_whole
 from ..releasers.release import Release
 
 __all__ = []  # package-internal: the names below are imported explicitly
@@ -191,7 +192,7 @@ def resolve(value, n=None, *, epsilon=None, delta=None, sensitivity=None, kind=N
             method, name="value", suffix="", names=None, numbers=True):
     """Validate "a Release or numbers" against ``accepts``; return a :class:`Resolved` record.
 
-    ``name`` is the argument holding the release (``'z'``, ``'pi1'``); the number
+    ``name`` is the argument holding the release (``'z'``, ``'pi_hat1'``); the number
     arguments are named ``n``, ``epsilon``, ``delta``, ``kind`` plus ``suffix``
     (``'n1'``), except those ``names`` maps to other names.  ``delta``/``sensitivity``/``kind`` None: the function has no such
     argument or the user left it out.  With ``numbers=False`` a value that is
@@ -220,8 +221,92 @@ def resolve(value, n=None, *, epsilon=None, delta=None, sensitivity=None, kind=N
     n = _check_int(n, names["n"], minimum=1)
     epsilon = _check_epsilon(epsilon, names["epsilon"])
     delta = _check_delta(0.0 if delta is None else delta, names["delta"])
+    kind = default_kind if kind is None else kind
+    refuse_unreleased(arr, n, epsilon, mechanism, kind, name, names["n"])
     return Resolved(arr, n, epsilon, delta, 1.0 if sensitivity is None else float(sensitivity), mechanism,
-                    default_kind if kind is None else kind, None, "", None, False)
+                    kind, None, "", None, False)
+
+
+#: the line that releases a confidential count, per (mechanism, kind) typed as numbers: the
+#: name a front end spells (the command: 'dpinfer release ...'; R: dp_release_count(...)) and
+#: the Python call
+RELEASE_CALLS = {
+    (_mechanisms.TULAP, "count"): ("TulapReleaser.release", "TulapReleaser(epsilon).release(x, n)"),
+    (_mechanisms.LAPLACE, "count"): ("LaplaceReleaser.count", "LaplaceReleaser(epsilon).count(x, n)"),
+    (_mechanisms.LAPLACE, "proportion"): ("LaplaceReleaser.proportion",
+                                          "LaplaceReleaser(epsilon).proportion(x, n)"),
+}
+
+
+#: the largest chance that a genuine Laplace release is refused (a whole count or k / n):
+#: above it (epsilon beyond about 30 at the full grid) the rule refuses nothing
+MAX_CHANCE = 1e-6
+
+
+def unreleased(arr, n, epsilon, mechanism, kind):
+    """Where ``arr`` holds values that the releaser of (mechanism, kind) out of ``n`` does not output.
+
+    Returns ``(mask, chance)``: ``mask`` True at a value no release of ours takes except
+    with probability ``chance`` (0.0 for the Tulap law), or ``(None, None)`` when the rule
+    says nothing for this (mechanism, kind, n, epsilon).  The rule, from the output grids:
+
+    * **Tulap count**: never a whole number.  :class:`~dpinfer.TulapReleaser` outputs
+      ``x + D + U`` with ``U`` a midpoint of the grid of step ``2**-k`` (``k >= 1``) in
+      ``(-1/2, 1/2)``: an odd multiple of ``2**-(k+1)``, exact in a double
+      (:mod:`dpinfer.distributions._tulap_grid`), for every sensitivity and delta.
+    * **Laplace count**: a whole number only when the discrete Laplace draw is a multiple
+      of ``2**g`` (probability 6.4e-8 at ``epsilon = 1``; see
+      ``distributions._laplace_grid.count_grid_resolves_whole``, which also bounds the sizes
+      where doubles keep the grid exact: beyond them the rule says nothing).  Where that
+      probability exceeds :data:`MAX_CHANCE` (a large epsilon, beyond about 30 at the full
+      grid: the noise is then often a whole number of counts) the rule says nothing either.
+    * **Laplace proportion**: equal to the double nearest some ``k / n`` only under the
+      same event (same function: the proof that doubles keep the two apart).
+    """
+    if mechanism == _mechanisms.TULAP and kind == "count":
+        return arr == np.floor(arr), 0.0
+    if mechanism != _mechanisms.LAPLACE or kind not in ("count", "proportion"):
+        return None, None
+    if not count_grid_resolves_whole(n, epsilon):
+        return None, None
+    g, lam = count_grid(n, epsilon)
+    chance = math.tanh(lam / 2.0) / math.tanh(2**g * lam / 2.0)
+    if chance > MAX_CHANCE:  # a large epsilon: the noise is often a whole number of counts
+        return None, None
+    if kind == "count":
+        return arr == np.floor(arr), chance
+    with np.errstate(over="ignore"):  # a value near the largest double: times n it is inf, never k / n
+        return arr == np.rint(arr * n) / n, chance  # k = rint(value n) is exact below 2**28 (the proof)
+
+
+def refuse_unreleased(arr, n, epsilon, mechanism, kind, name, n_name="n"):
+    """Refuse typed values that no release of (mechanism, kind) is: they look like the confidential count.
+
+    The message names the argument and, for an array (a vector of releases, e.g. a
+    simulation), how many positions and the first: never the value, which may be the
+    confidential count itself.  It shows the line that releases the count.
+    """
+    mask, chance = unreleased(arr, n, epsilon, mechanism, kind)
+    if mask is None or not mask.any():
+        return
+    what = "a whole number" if kind == "count" else f"k / {n_name} for a whole k"
+    if arr.ndim == 0:
+        where, looks = f" is {what}", "it looks like the confidential count, not a released value"
+    else:
+        first = tuple(int(i) for i in np.argwhere(mask)[0])
+        where = (f" holds {int(mask.sum())} of {arr.size} values that are each {what} (the first at position "
+                 f"{first[0] if len(first) == 1 else first})")
+        looks = "they look like confidential counts, not released values"
+    if chance == 0.0:
+        never = f"no {_mechanisms.printed(mechanism)} release is one (its outputs lie on an offset grid)"
+    else:
+        never = (f"a {_mechanisms.printed(mechanism)} {kind} release is one only with probability {chance:.2g} "
+                 "at this n and epsilon")
+    call_name, python = RELEASE_CALLS[(mechanism, kind)]
+    raise DPInferValueError(
+        _arg(name), f"{where}, and {never}: {looks}. Release the count first, ",
+        _call(call_name, python + ", and pass the Release"), " (or type all the digits it prints).",
+        argument=name)
 
 
 def _from_release(rel, n, epsilon, delta, sensitivity, kind, accepted, method, name, names):
@@ -304,23 +389,3 @@ def arm_pair(value, name):
         return value[0], value[1]
     return value, value
 
-
-def epsilon_pair(epsilon, epsilon1, epsilon2, method):
-    """Both arms' epsilon from ``epsilon`` (one value or a pair) or the deprecated pair of names.
-
-    ``epsilon1``/``epsilon2`` were the two-sample approximate methods' spelling while the
-    exact two-arm functions take ``epsilon=(e1, e2)``: one question, one spelling.  The
-    old names still work, with a FutureWarning, until version 0.3.
-
-    Returns ``(epsilon_1, epsilon_2, names)`` with ``names`` the resolver's spelling of
-    the argument in messages (``epsilon``, or ``epsilon1``/``epsilon2`` for the old names).
-    """
-    if epsilon1 is None and epsilon2 is None:
-        return (*arm_pair(epsilon, "epsilon"), {"epsilon": "epsilon"})
-    if epsilon is not None:
-        raise TypeError(f"{method}() takes `epsilon` (one value or a pair) or the deprecated "
-                        "`epsilon1`/`epsilon2`, not both.")
-    warn(f"{method}(): `epsilon1`/`epsilon2` are deprecated and will be removed in version 0.3; "
-         "pass `epsilon=(epsilon1, epsilon2)`, or one value for both groups, as "
-         "binom2_ump_test takes it.", FutureWarning)
-    return epsilon1, epsilon2, {}

@@ -146,5 +146,5 @@ def _two_release_test(release, p0, *, method, alternative, confidence_level, two
         return binom2_normal_test(*arms, **eps, **common)
     from .jimi import binom2_jimi_test
 
-    return binom2_jimi_test(*arms, p0=0.0 if margin is None else margin, **eps,
+    return binom2_jimi_test(*arms, margin=0.0 if margin is None else margin, **eps,
                             n_sim=10_000 if n_sim is None else n_sim, rng=rng, **common)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import importlib
 
+import numpy as np
+
 from .. import _mechanisms
 from .._validation import (
     _check_alternative,
@@ -26,7 +28,7 @@ from .._validation import (
     _show,
 )
 from ..releasers.release import Release
-from ._resolve import mismatch_message
+from ._resolve import mismatch_message, refuse_unreleased
 from ._many_releases import _many_release_test
 from ._two_releases import _two_release_test
 
@@ -399,17 +401,20 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
 
 
 def _release_from_numbers(value, n, *, method, epsilon, delta=0.0, sensitivity=1):
-    """A Release describing numbers typed by a user (the CLI's ``--value``).
+    """A Release describing numbers typed by a user (the CLI's ``--z``).
 
     ``method='ump'`` reads ``value`` as a Tulap-noised count; the other methods as
-    a Laplace-noised proportion.
+    a Laplace-noised proportion.  A value no such release is (a whole count, a
+    proportion ``k / n``) is refused as the resolver refuses it (named ``z``).
     """
-    value = _check_real(value, "value")
+    value = _check_real(value, "z")
     n = _check_int(n, "n", minimum=1)
     epsilon = _check_epsilon(epsilon)
     delta = _check_delta(delta)
     if method != "ump" and delta != 0.0:
         raise ValueError(f"`delta` must be 0 for a Laplace release (method={method!r}); got {delta!r}.")
+    mechanism, kind = (_mechanisms.TULAP, "count") if method == "ump" else (_mechanisms.LAPLACE, "proportion")
+    refuse_unreleased(np.asarray(value), n, epsilon, mechanism, kind, "z")
     if method == "ump":
-        return Release(value, _mechanisms.TULAP, epsilon, delta, float(sensitivity), n, "count")
-    return Release(value, _mechanisms.LAPLACE, epsilon, 0.0, 1.0 / n, n, "proportion")
+        return Release(value, mechanism, epsilon, delta, float(sensitivity), n, kind)
+    return Release(value, mechanism, epsilon, 0.0, 1.0 / n, n, kind)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _mechanisms
-from .._printing import _r_format
+from .._printing import _r_format, _released
 from .._validation import (
     _as_real_array,
     _check_delta,
@@ -234,7 +234,7 @@ class Release:
     def __str__(self):
         value = self.value
         if isinstance(value, float):
-            shown = _r_format([value], 7)[0]
+            shown = _released(value)
         else:
             shown = f"array of {value.size} values, shape {value.shape}"
         what = {"count": "noisy count", "proportion": "noisy proportion",

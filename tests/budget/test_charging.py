@@ -123,8 +123,8 @@ def test_two_sample_functions_share_one_rule_per_relation():
     rr1 = RandomizedResponseReleaser(1.0).release(np.ones(60, dtype=int), rng=1)
     rr2 = RandomizedResponseReleaser(0.25).release(np.zeros(80, dtype=int), rng=2)
     results = {
-        comp: [binom2_normal_test(r1, pi2=r2, composition=comp),
-               binom2_jimi_test(r1, pi2=r2, n_sim=200, rng=1, composition=comp),
+        comp: [binom2_normal_test(r1, pi_hat2=r2, composition=comp),
+               binom2_jimi_test(r1, pi_hat2=r2, n_sim=200, rng=1, composition=comp),
                rr_two_sample_test(rr1, rr2, composition=comp)]
         for comp in ("sequential", "parallel")
     }
@@ -142,7 +142,7 @@ def test_two_sample_functions_share_one_rule_per_relation():
         LaplaceReleaser(0.25).proportion(10, 50, rng=0, budget=target("B"))
         assert budget.spent_epsilon == expected
     with pytest.raises(ValueError, match="`composition` must be None, 'sequential' or 'parallel'; got 'max'"):
-        binom2_normal_test(r1, pi2=r2, composition="max")
+        binom2_normal_test(r1, pi_hat2=r2, composition="max")
     with pytest.raises(TypeError, match="`composition` must be None, 'sequential' or 'parallel'; got 1"):
         rr_two_sample_test(rr1, rr2, composition=1)
 

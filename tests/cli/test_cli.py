@@ -78,7 +78,7 @@ def test_version():
 
 @pytest.mark.slow
 def test_test_text_prints_r_layout():
-    out = run("test", "--value", 12.7, "--n", 30, "--epsilon", 1, "--p0", 0.2, "--alternative", "greater")
+    out = run("test", "--z", 12.7, "--n", 30, "--epsilon", 1, "--p0", 0.2, "--alternative", "greater")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].startswith("\t")  # strwrap(method, prefix = "\t")
@@ -92,7 +92,7 @@ def test_test_text_prints_r_layout():
 
 @pytest.mark.slow
 def test_test_json_matches_the_direct_sum():
-    out = run("test", "--value", 12.7, "--n", 30, "--epsilon", 1, "--p0", 0.2, "--alternative", "less",
+    out = run("test", "--z", 12.7, "--n", 30, "--epsilon", 1, "--p0", 0.2, "--alternative", "less",
               "--format", "json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
@@ -103,7 +103,7 @@ def test_test_json_matches_the_direct_sum():
 
 @pytest.mark.slow
 def test_test_csv_is_one_tidy_row():
-    out = run("test", "--value", 0.41, "--n", 30, "--epsilon", 1, "--p0", 0.2, "--method", "normal",
+    out = run("test", "--z", 0.41, "--n", 30, "--epsilon", 1, "--p0", 0.2, "--method", "normal",
               "--format", "csv")
     assert out.returncode == 0, out.stderr
     rows = list(csv.DictReader(io.StringIO(out.stdout)))
@@ -203,14 +203,14 @@ def test_demo_shows_three_methods_side_by_side():
          "dpinfer release: error: --x must lie between 0 and --n = 30; the value does not."),
         (("release", "--x", 3, "--n", 30),
          "dpinfer release: error: the following arguments are required: --epsilon"),
-        (("test", "--value", 12.7, "--n", 30, "--epsilon", 1, "--alternative", "two.sided"),
+        (("test", "--z", 12.7, "--n", 30, "--epsilon", 1, "--alternative", "two.sided"),
          "dpinfer test: error: argument --alternative: invalid choice: 'two.sided'"),
-        (("test", "--value", 12.7, "--n", 30), "give --release FILE, or all of --value, --n and --epsilon"),
-        (("test", "--value", 12.7, "--n", 30, "--epsilon", 1, "--confidence-level", 95),
+        (("test", "--z", 12.7, "--n", 30), "give --release FILE, or all of --z, --n and --epsilon"),
+        (("test", "--z", 12.7, "--n", 30, "--epsilon", 1, "--confidence-level", 95),
          "--confidence-level must lie in the open interval (0, 1) (give 0.95, not 95)"),
-        (("test", "--value", 12.7, "--n", 30, "--epsilon", 1, "--n-sim", 100),
+        (("test", "--z", 12.7, "--n", 30, "--epsilon", 1, "--n-sim", 100),
          "--n-sim and --seed apply to --method jimi only"),
-        (("ci", "--value", 0.4, "--n", 30, "--epsilon", 1, "--interval", "score"),
+        (("ci", "--z", 0.4, "--n", 30, "--epsilon", 1, "--interval", "score"),
          "--interval applies to --method normal only"),
         (("validate", "no_such_study"), "dpinfer validate: error: unknown study 'no_such_study'"),
         ((), "dpinfer: error: give a command"),
@@ -230,7 +230,7 @@ def test_bad_input_exits_2_with_one_line(capsys, args, message):
     [
         (("release", "--x", 3, "--n", 30, "--epsilon", -1),
          "dpinfer release: error: --epsilon must be a positive finite number; got -1.0.\n"),
-        (("test", "--value", 12.7, "--n", 30, "--epsilon", 1, "--alternative", "two.sided"),
+        (("test", "--z", 12.7, "--n", 30, "--epsilon", 1, "--alternative", "two.sided"),
          "dpinfer test: error: argument --alternative: invalid choice: 'two.sided'"),
     ],
 )
@@ -386,7 +386,7 @@ def test_warnings_go_to_stderr_on_one_line(capsys):
     # n = 10, p0 = 0.05, epsilon = 0.5: the normal approximation's exact size is far
     # from alpha, so binom_normal_test raises an ApproximationWarning; the command
     # still answers (status 0) and forwards the warning.
-    code, out, err = call(capsys, "test", "--value", 0.1, "--n", 10, "--epsilon", 0.5, "--p0", 0.05,
+    code, out, err = call(capsys, "test", "--z", 0.1013, "--n", 10, "--epsilon", 0.5, "--p0", 0.05,
                           "--method", "normal", "--format", "json")
     assert code == 0 and json.loads(out)["pvalue"] > 0
     assert err.startswith("dpinfer test: warning: The normal approximation is poor here")
@@ -407,8 +407,8 @@ def test_a_reader_that_stops_early_gets_no_traceback():
     assert b"Traceback" not in err and b"BrokenPipe" not in err, err.decode()
 
 
-@pytest.mark.parametrize("args", [("test", "--value", "23.4", "--n", "60", "--p0", "0.25", "--epsilon", "1"),
-                                  ("ci", "--value", "23.4", "--n", "60", "--epsilon", "1")])
+@pytest.mark.parametrize("args", [("test", "--z", "23.4", "--n", "60", "--p0", "0.25", "--epsilon", "1"),
+                                  ("ci", "--z", "23.4", "--n", "60", "--epsilon", "1")])
 def test_a_first_dp_ump_answer_at_the_command_loads_neither_numba_nor_scipy(args):
     # the command's start-up (issue 28): a DP-UMP answer must not import the other methods'
     # packages (scipy.stats), as prop_test's method table once did at import, nor statsmodels

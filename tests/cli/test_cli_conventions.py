@@ -30,7 +30,7 @@ def _rows(text):
 
 # --------------------------------------------------------------------------- output keys
 def test_ci_csv_uses_the_keys_of_test(capsys):
-    common = ("--value", 12.7, "--n", 30, "--epsilon", 1, "--format", "csv")
+    common = ("--z", 12.7, "--n", 30, "--epsilon", 1, "--format", "csv")
     code, ci_out, _ = call(capsys, "ci", *common)
     assert code == 0
     code, test_out, _ = call(capsys, "test", *common)
@@ -102,7 +102,7 @@ def test_ci_does_not_offer_the_table_test(capsys):
     code, out, _ = call(capsys, "ci", "--help")
     assert code == 0
     assert "{ump,normal,jimi}" in out and "mc" not in out.split("--method", 1)[1].split("\n", 1)[0]
-    code, _, err = call(capsys, "ci", "--value", 0.4, "--n", 30, "--epsilon", 1, "--method", "mc")
+    code, _, err = call(capsys, "ci", "--z", 0.4, "--n", 30, "--epsilon", 1, "--method", "mc")
     assert code == 2 and "invalid choice: 'mc'" in err and "dpinfer test --table FILE --method mc" in err
 
 
@@ -158,12 +158,12 @@ def test_kind_proportion_with_tulap_is_refused(capsys):
 
 @pytest.mark.parametrize("p0", [25, 0, 1, -1])
 def test_one_p0_rule_per_method(capsys, p0):
-    code, _, err = call(capsys, "test", "--value", 12.7, "--n", 30, "--epsilon", 1, "--p0", p0)
+    code, _, err = call(capsys, "test", "--z", 12.7, "--n", 30, "--epsilon", 1, "--p0", p0)
     assert code == 2 and f"--p0 must lie in (0, 1); got {float(p0)!r}." in err
 
 
 def test_jimi_p0_rule_is_the_closed_interval(capsys):
-    code, _, err = call(capsys, "test", "--value", 0.4, "--n", 30, "--epsilon", 1, "--method", "jimi", "--p0", 25)
+    code, _, err = call(capsys, "test", "--z", 0.4013, "--n", 30, "--epsilon", 1, "--method", "jimi", "--p0", 25)
     assert code == 2 and "--p0 must lie in [0, 1]; got 25.0." in err
 
 
@@ -172,7 +172,7 @@ def test_jimi_p0_rule_is_the_closed_interval(capsys):
                                               ("--confidence_level", "--confidence-level"),
                                               ("--alterative", "--alternative")])
 def test_an_unknown_option_gets_a_suggestion(capsys, typed, meant):
-    code, out, err = call(capsys, "test", "--value", 12.7, "--n", 30, "--epsilon", 1, typed, 0.9)
+    code, out, err = call(capsys, "test", "--z", 12.7, "--n", 30, "--epsilon", 1, typed, 0.9)
     assert code == 2 and out == ""
     assert f"unrecognized arguments: {typed} 0.9; did you mean {meant}?" in err
     assert len(err.strip().splitlines()) == 1
@@ -183,7 +183,7 @@ def test_an_unknown_option_gets_a_suggestion(capsys, typed, meant):
     ("larger", "statsmodels' 'larger' is 'greater' here"),
     ("smaller", "statsmodels' 'smaller' is 'less' here"),
 ])
-@pytest.mark.parametrize("verb", [("test", "--value", 12.7, "--n", 30, "--epsilon", 1),
+@pytest.mark.parametrize("verb", [("test", "--z", 12.7, "--n", 30, "--epsilon", 1),
                                   ("power", "--theta", 0.4, "--n", 30, "--p0", 0.2, "--epsilon", 1)])
 def test_other_tools_spellings_of_the_alternative_get_a_hint(capsys, verb, spelling, hint):
     code, _, err = call(capsys, *verb, "--alternative", spelling)
@@ -226,7 +226,7 @@ def test_library_errors_carry_the_argument_name():
 def test_warnings_carry_their_names():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        binom_normal_test(0.1, 10, 0.05, epsilon=0.5)
+        binom_normal_test(0.1013, 10, 0.05, epsilon=0.5)
     (w,) = caught
     assert isinstance(w.message, ApproximationWarning)
     assert "alternative = 'two-sided'" in str(w.message) and "binom_normal_power(p0, n, p0, ...)" in str(w.message)
@@ -236,7 +236,7 @@ def test_warnings_carry_their_names():
 
 
 def test_the_command_spells_names_as_options(capsys):
-    code, _, err = call(capsys, "test", "--value", 0.1, "--n", 10, "--p0", 0.05, "--epsilon", 0.5,
+    code, _, err = call(capsys, "test", "--z", 0.1013, "--n", 10, "--p0", 0.05, "--epsilon", 0.5,
                         "--method", "normal")
     assert code == 0
     assert "--alternative two-sided the exact size" in err

@@ -27,14 +27,14 @@ def test_release_then_test_matches_python(capsys, tmp_path):
     code, out, _ = call(capsys, "mcnemar", "--release", file, "--alternative", "greater", "--format", "json")
     assert code == 0
     assert json.loads(out)["pvalue"] == mcnemar_test(expected, alternative="greater").pvalue
-    code, out, _ = call(capsys, "mcnemar", "--value", *record["value"], "--n", 33, "--epsilon", 2)
+    code, out, _ = call(capsys, "mcnemar", "--z", *record["value"], "--n", 33, "--epsilon", 2)
     assert code == 0 and "McNemar" in out and "privacy: epsilon = 2" in out
 
 
 def test_errors_name_the_options(capsys, tmp_path):
-    code, _, err = call(capsys, "mcnemar", "--value", 6.6, 21.3, "--epsilon", 2)
-    assert code == 2 and "--value ZD ZS needs --n" in err
+    code, _, err = call(capsys, "mcnemar", "--z", 6.6, 21.3, "--epsilon", 2)
+    assert code == 2 and "--z ZD ZS needs --n" in err
     code, _, err = call(capsys, "mcnemar")
     assert code == 2 and "give the paired release" in err
-    code, _, err = call(capsys, "mcnemar", "--value", 6.0, 21.5, "--n", 33, "--epsilon", 2)
+    code, _, err = call(capsys, "mcnemar", "--z", 6.0, 21.5, "--n", 33, "--epsilon", 2)
     assert code != 0 and "confidential count" in err

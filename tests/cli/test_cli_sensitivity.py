@@ -46,13 +46,13 @@ def test_release_file_carries_k_to_test_and_ci(capsys, tmp_path):
 
 
 def test_typed_value_with_sensitivity(capsys):
-    code, out, _ = call(capsys, "ci", "--value", 12.3, "--n", 30, "--epsilon", 1, "--sensitivity", 2,
+    code, out, _ = call(capsys, "ci", "--z", 12.3, "--n", 30, "--epsilon", 1, "--sensitivity", 2,
                         "--format", "json")
     assert code == 0
     ci = json.loads(out)
     want = binom_ump_ci(12.3, 30, epsilon=1.0, sensitivity=2)
     assert (ci["conf_low"], ci["conf_high"]) == (want.low, want.high)
-    code, _, err = call(capsys, "test", "--value", 0.3, "--n", 30, "--epsilon", 1, "--sensitivity", 2,
+    code, _, err = call(capsys, "test", "--z", 0.3, "--n", 30, "--epsilon", 1, "--sensitivity", 2,
                         "--method", "normal")
     assert code == 2 and "--sensitivity applies to --method ump" in err
 

@@ -48,7 +48,7 @@ def files(arms, tmp_path):
 
 def _typed(arms):
     a, b = arms
-    return ["--x1", repr(a.value), "--n1", 60, "--x2", repr(b.value), "--n2", 60, "--epsilon", 1]
+    return ["--z1", repr(a.value), "--n1", 60, "--z2", repr(b.value), "--n2", 60, "--epsilon", 1]
 
 
 def test_two_release_files_text_like_prop_test(arms, files, capsys):
@@ -129,7 +129,7 @@ def test_laplace_arms_default_to_the_exact_test(tmp_path, capsys):
 def test_typed_laplace_counts_and_planning(capsys):
     rel = LaplaceReleaser(epsilon=1.0)
     a, b = rel.count(41, 60, rng=1), rel.count(27, 60, rng=2)
-    code, out, _ = call(capsys, "test", "--x1", repr(a.value), "--n1", 60, "--x2", repr(b.value), "--n2", 60,
+    code, out, _ = call(capsys, "test", "--z1", repr(a.value), "--n1", 60, "--z2", repr(b.value), "--n2", 60,
                         "--epsilon", 1, "--mechanism", "laplace", "--alternative", "greater", "--format", "json")
     assert code == 0 and json.loads(out)["pvalue"] == binom2_ump_test(a, b, alternative="greater").pvalue
     code, out, _ = call(capsys, "power", "--theta1", 0.6, "--theta2", 0.4, "--n1", 50, "--n2", 50, "--epsilon", 1,
@@ -146,7 +146,7 @@ def test_typed_laplace_counts_and_planning(capsys):
     (("--mechanism", "laplace", "--seed", 1), "--n-sim and --seed"),
 ])
 def test_typed_laplace_refusals(capsys, args, match):
-    code, _, err = call(capsys, "test", "--x1", 40.2, "--n1", 60, "--x2", 27.1, "--n2", 60, "--epsilon", 1, *args)
+    code, _, err = call(capsys, "test", "--z1", 40.2, "--n1", 60, "--z2", 27.1, "--n2", 60, "--epsilon", 1, *args)
     assert code != 0 and match in err
 
 
@@ -189,10 +189,10 @@ def test_two_arm_sample_size(capsys, fmt):
 
 
 @pytest.mark.parametrize("args, match", [
-    (["test", "--x1", 40, "--n1", 60, "--x2", 27], "missing --n2, --epsilon"),
-    (["test", "--x1", 40, "--n1", 60, "--x2", 27, "--n2", 60, "--epsilon", 1, "--p0", 0.3], "--p0 is the null"),
-    (["test", "--value", 12, "--n", 30, "--epsilon", 1, "--margin", 0.1], "--margin apply to two arms"),
-    (["test", "--value", 12, "--n", 30, "--epsilon", 1, "--statistic", "score"], "--statistic apply to two arms"),
+    (["test", "--z1", 40, "--n1", 60, "--z2", 27], "missing --n2, --epsilon"),
+    (["test", "--z1", 40, "--n1", 60, "--z2", 27, "--n2", 60, "--epsilon", 1, "--p0", 0.3], "--p0 is the null"),
+    (["test", "--z", 12, "--n", 30, "--epsilon", 1, "--margin", 0.1], "--margin apply to two arms"),
+    (["test", "--z", 12, "--n", 30, "--epsilon", 1, "--statistic", "score"], "--statistic apply to two arms"),
     (["ci", "--release", "a", "--release", "b", "--release", "c"], "given 3 times"),
     (["test", "--release", "a", "--release", "b", "--delta", 0.001], "must not be given with two release files"),
     (["power", "--theta", 0.3, "--n", 30, "--epsilon", 1], "required: --p0"),
@@ -226,7 +226,7 @@ def test_two_arm_statistic_option(arms, capsys):
 
 def test_odds_ratio_effect(capsys):
     # --effect odds-ratio reaches the exact test (score ordering), its interval and the power unchanged
-    typed = ["--x1", 14.3, "--n1", 20, "--x2", 8.2, "--n2", 20, "--epsilon", 1, "--effect", "odds-ratio"]
+    typed = ["--z1", 14.3, "--n1", 20, "--z2", 8.2, "--n2", 20, "--epsilon", 1, "--effect", "odds-ratio"]
     code, out, _ = call(capsys, "test", *typed, "--margin", 1.5)
     expected = binom2_ump_test(14.3, 20, 8.2, 20, epsilon=1.0, effect="odds-ratio", margin=1.5)
     assert code == 0 and out.strip("\n") == str(expected).strip("\n")

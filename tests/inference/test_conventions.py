@@ -92,7 +92,7 @@ def test_a_proportion_given_as_a_count_warns_as_the_command_does():
         warnings.simplefilter("error")
         binom_ump_test(0.3833, 4, 0.25, epsilon=1.0)  # n < 5: the command's rule is silent too
         binom_ump_test([0.3833, 0.5], 60, 0.25, epsilon=1.0)  # arrays: simulation grids
-        binom_ump_test(23.0, 60, 0.25, epsilon=1.0)
+        binom_ump_test(23.25, 60, 0.25, epsilon=1.0)
 
 
 def test_the_command_and_the_api_share_one_rule():
@@ -104,7 +104,7 @@ def test_the_command_and_the_api_share_one_rule():
     assert not _looks_like_proportion(1.0, 60) and not _looks_like_proportion(0.0, 60)
 
 
-@pytest.mark.parametrize("z", [80.0, -50.0])
+@pytest.mark.parametrize("z", [80.5, -50.5])
 def test_a_release_no_theta_makes_plausible_warns(z):
     # P(N >= 20) for Tulap(0, e^-1, 0): b^20 (b + (1 - b) / 2) / (1 + b) = e^-20 / 2 (the
     # closed-form cdf of Awan & Slavkovic 2018), about 1e-9 < 1e-6
@@ -120,15 +120,15 @@ def test_a_plausible_release_outside_the_range_is_quiet():
     # 5 counts above n: P(N >= 5) = e^-5 / 2 = 3.4e-3 at epsilon = 1, a routine release
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        binom_ump_test(65.0, 60, 0.25, epsilon=1.0)
-        binom_ump_test(-5.0, 60, 0.25, epsilon=1.0)
+        binom_ump_test(64.5, 60, 0.25, epsilon=1.0)
+        binom_ump_test(-4.5, 60, 0.25, epsilon=1.0)
         rel = TulapReleaser(1.0).release(60, 60, rng=1)
         binom_ump_test(rel, 0.25)
 
 
 def test_a_release_beyond_a_truncated_support_warns():
     with pytest.warns(InputWarning, match="cannot reach that far"):
-        binom_ump_test(-50.0, 60, 0.25, epsilon=1.0, delta=0.01)
+        binom_ump_test(-50.5, 60, 0.25, epsilon=1.0, delta=0.01)
 
 
 @pytest.mark.parametrize("call", [

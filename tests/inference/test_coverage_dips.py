@@ -16,6 +16,12 @@ import dpinfer
 from dpinfer import ApproximationWarning
 
 
+
+def _lap(pi_hat, n, epsilon):
+    """The issue's released proportion as a Release record: 0.3 of 30 is k / n, which typed
+    as a number is refused as a confidential count (a Release is never judged by its digits)."""
+    return dpinfer.Release(pi_hat, "laplace", epsilon, 0.0, 1.0 / n, n, "proportion")
+
 def _caught(call):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -52,7 +58,7 @@ def test_normal_score_interval_warns_at_its_dip():
 
 def test_jimi_interval_warns_at_its_dip():
     # the issue: silent at exact-limit coverage 0.936 (theta = 0.203)
-    ci, messages = _caught(lambda: dpinfer.binom_jimi_ci(0.3, 30, epsilon=10, kind="proportion", n_sim=None))
+    ci, messages = _caught(lambda: dpinfer.binom_jimi_ci(_lap(0.3, 30, 10.0), n_sim=None))
     assert len(messages) == 1, "binom_jimi_ci(0.3, 30, epsilon=10) must warn (coverage 0.936 at 0.203)"
     theta, coverage = _named(messages[0])
     assert ci.low <= theta <= ci.high
@@ -61,7 +67,7 @@ def test_jimi_interval_warns_at_its_dip():
 
 def test_a_collapsed_interval_names_no_theta_outside_it():
     # the issue: [0, 0] named theta = 0.001
-    ci, messages = _caught(lambda: dpinfer.binom_jimi_ci(-0.05, 100, epsilon=10, kind="proportion", n_sim=None))
+    ci, messages = _caught(lambda: dpinfer.binom_jimi_ci(_lap(-0.05, 100, 10.0), n_sim=None))
     assert (ci.low, ci.high) == (0.0, 0.0)
     for message in messages:
         assert _named(message)[0] == 0.0
@@ -74,7 +80,7 @@ def test_jimi_named_coverage_by_direct_sum():
     from reference.jimi_fiducial import release_cut
 
     n, eps = 30, 10.0
-    _, messages = _caught(lambda: dpinfer.binom_jimi_ci(0.3, n, epsilon=eps, kind="proportion", n_sim=None))
+    _, messages = _caught(lambda: dpinfer.binom_jimi_ci(_lap(0.3, n, eps), n_sim=None))
     theta, coverage = _named(messages[0])
     x = np.arange(n + 1)
     lap = stats.laplace(scale=1 / (eps * n))

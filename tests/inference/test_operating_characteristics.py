@@ -33,7 +33,7 @@ def _no_warning(call):
 def test_jimi_issue_reproducer_warns_with_the_figure():
     # n = 100, epsilon = 5, p0 = 0.02, 'less': exact-limit size 0.084 (the issue's figure).
     with pytest.warns(ApproximationWarning, match=r"exact \(infinite-draw\) size .* is 0\.084"):
-        dpinfer.binom_jimi_test(0.01, 100, p0=0.02, epsilon=5.0, alternative="less", n_sim=None)
+        dpinfer.binom_jimi_test(0.0113, 100, p0=0.02, epsilon=5.0, alternative="less", n_sim=None)
 
 
 def test_jimi_exact_size_against_simulated_releases():
@@ -79,12 +79,12 @@ def test_jimi_quiet_where_honest():
     _no_warning(lambda: dpinfer.binom_jimi_test(0.37, 30, p0=0.2, epsilon=1.0, n_sim=None))
     _no_warning(lambda: dpinfer.binom_jimi_ci(0.37, 30, epsilon=1.0, n_sim=None))
     # p0 on the boundary: one alternative is empty, no size check
-    _no_warning(lambda: dpinfer.binom_jimi_test(0.1, 30, p0=0.0, epsilon=1.0, n_sim=None, alternative="less"))
+    _no_warning(lambda: dpinfer.binom_jimi_test(0.1013, 30, p0=0.0, epsilon=1.0, n_sim=None, alternative="less"))
 
 
 def test_jimi_simulated_path_warns_with_the_exact_figure():
     with pytest.warns(ApproximationWarning, match="size"):
-        dpinfer.binom_jimi_test(0.9, 30, p0=0.94, epsilon=10.0, alternative="greater", rng=1, n_sim=2000)
+        dpinfer.binom_jimi_test(0.9013, 30, p0=0.94, epsilon=10.0, alternative="greater", rng=1, n_sim=2000)
 
 
 def test_jimi_ci_coverage_warning_matches_simulation():
@@ -147,8 +147,8 @@ def test_score_region_coverage_equals_one_minus_size_two_sided():
 def test_normal_ci_warns_and_is_quiet():
     with pytest.warns(ApproximationWarning, match=r"\(wald\) interval covers too little .* is 0\.7"):
         dpinfer.binom_normal_ci(0.05, 30, epsilon=5.0, method="wald")
-    _no_warning(lambda: dpinfer.binom_normal_ci(0.42, 500, epsilon=1.0, method="wald"))
-    _no_warning(lambda: dpinfer.binom_normal_ci(0.42, 50, epsilon=1.0))
+    _no_warning(lambda: dpinfer.binom_normal_ci(0.4213, 500, epsilon=1.0, method="wald"))
+    _no_warning(lambda: dpinfer.binom_normal_ci(0.4213, 50, epsilon=1.0))
 
 
 def test_rr_wald_coverage_by_direct_sum_and_warning():
@@ -194,7 +194,7 @@ def test_estimates_in_the_parameter_space_with_the_raw_value():
     assert a.estimate_raw == b.estimate_raw == pytest.approx(1.03, abs=1e-15)
     one = dpinfer.binom_jimi_test(-0.05, 30, p0=0.2, epsilon=1.0, n_sim=None)
     assert (one.estimate, one.estimate_raw) == (0.0, -0.05)
-    assert "unbiased estimate" not in str(dpinfer.binom_jimi_test(0.4, 30, p0=0.2, epsilon=1.0, n_sim=None))
+    assert "unbiased estimate" not in str(dpinfer.binom_jimi_test(0.4013, 30, p0=0.2, epsilon=1.0, n_sim=None))
 
 
 def test_local_laplace_mean_projection():
@@ -209,10 +209,10 @@ def test_local_laplace_mean_projection():
 def test_two_sample_ties_count_half_on_each_side():
     # Both releases far below 0: theta1* = theta2* = 0 in (almost) every draw, so almost all
     # differences tie at p0 = 0 and mid-p gives 1/2 on each side (was 1 on both).
-    res = dpinfer.binom2_jimi_test(-0.5, 30, -0.5, 30, epsilon=1.0,
+    res = dpinfer.binom2_jimi_test(-0.5013, 30, -0.5013, 30, epsilon=1.0,
                                    alternative="greater", rng=3, n_sim=4000)
     assert res.pvalue == pytest.approx(0.5, abs=1e-3)
-    two = dpinfer.binom2_jimi_test(-0.5, 30, -0.5, 30, epsilon=1.0, rng=3, n_sim=4000)
+    two = dpinfer.binom2_jimi_test(-0.5013, 30, -0.5013, 30, epsilon=1.0, rng=3, n_sim=4000)
     assert two.pvalue == pytest.approx(1.0, abs=2e-3)
 
 

@@ -142,7 +142,7 @@ def test_release_from_numbers_validates():
         _release_from_numbers(1.0, 0, method="ump", epsilon=1.0)
     with pytest.raises(ValueError, match=r"`delta` must be 0 for a Laplace release"):
         _release_from_numbers(0.4, 30, method="normal", epsilon=1.0, delta=0.01)
-    with pytest.raises(ValueError, match=r"`value` must be a finite real number; got nan"):
+    with pytest.raises(ValueError, match=r"`z` must be a finite real number; got nan"):
         _release_from_numbers(float("nan"), 30, method="ump", epsilon=1.0)
 
 

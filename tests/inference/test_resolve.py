@@ -14,10 +14,10 @@ from _releaser_catalogue import RELEASE_METHODS, release
 _TWO = ("binom2_normal_test", "binom2_jimi_ci", "binom2_jimi_test", "binom2_jimi_sample", "rr_two_sample_test")
 _FIRST_ARG = {"ldp_histogram_density": "reports", "robust_frequency_estimate": "data", "logistic_jimi": "table",
               "independence_jimi_test": "release", "independence_mc_test": "release",
-              "binom_jimi_sample": "release_or_value", "mean_jimi_test": "release", "mean_naive_test": "release",
+              "binom_jimi_sample": "pi_hat", "mean_jimi_test": "release", "mean_naive_test": "release",
               "mean_repro_test": "release",
               "mean2_jimi_test": "release1", "mean2_naive_test": "release1", "mean2_repro_test": "release1",
-              "mean_test": "x", "binom_pooled_test": "releases[0]", "binom_homogeneity_test": "releases[0]",
+              "mean_test": "release", "binom_pooled_test": "releases[0]", "binom_homogeneity_test": "releases[0]",
               "binom_strata_test": "releases[0][0]", "binom2_pooled_test": "releases1[0]",
               "kaplan_meier": "release", "logrank_test": "release",
               "mcnemar_test": "release", "binom_many_to_one_test": "control",
@@ -42,7 +42,7 @@ def _first_arg(name):
     if name.startswith("binom2_ump"):
         return "z1"
     if name in _TWO:
-        return "reports1" if name.startswith("rr") else "pi1"
+        return "reports1" if name.startswith("rr") else "pi_hat1"
     if name.startswith("binom_ump"):
         return "z"
     return "pi_hat" if name.startswith("binom") else "reports"
@@ -87,7 +87,7 @@ def test_every_entry_point_refuses_a_release_it_does_not_take_with_one_wording(f
     args = (rel, rel) if func == "rr_two_sample_test" else (rel,)
     if func in _LISTS:  # several sites (a list) or strata (a list of pairs): the first release is refused
         args = _LISTS[func](rel)
-    kwargs = ({"z2": rel} if func.startswith("binom2_ump") else {"pi2": rel}) if func.startswith("binom2") else {}
+    kwargs = ({"z2": rel} if func.startswith("binom2_ump") else {"pi_hat2": rel}) if func.startswith("binom2") else {}
     if func in _LISTS:
         kwargs = {}
     if func in _DESIGNS:
@@ -176,7 +176,7 @@ def test_a_table_release_prints_one_unit_in_every_method():
 def test_numbers_claim_no_path_and_no_unit():
     res = dpinfer.binom_ump_test(11.2, 30, epsilon=1.0)
     assert res.secure is None and res.privacy_unit == ""
-    mixed = dpinfer.binom2_normal_test(release("laplace.proportion"), pi2=0.4, n2=30, epsilon=(None, 1.0))
+    mixed = dpinfer.binom2_normal_test(release("laplace.proportion"), pi_hat2=0.4013, n2=30, epsilon=(None, 1.0))
     assert mixed.secure is None and mixed.privacy_unit == ""
 
 

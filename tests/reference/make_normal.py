@@ -162,16 +162,16 @@ def two_sample(x1, n1, x2, n2, e1, e2, alternative, level):
 
 def main():
     one = [
-        one_sample(0.42, 50, 0.3, 1.0, alt, lvl)
+        one_sample(0.4213, 50, 0.3, 1.0, alt, lvl)
         for alt in ("two-sided", "greater", "less") for lvl in (0.95, 0.9)
     ] + [
         one_sample(0.05, 30, 0.2, 1.0, "two-sided", 0.95),
         one_sample(0.97, 30, 0.8, 2.0, "two-sided", 0.99),
-        one_sample(-0.02, 50, 0.1, 1.0, "two-sided", 0.95),
-        one_sample(-0.02, 50, 0.1, 1.0, "less", 0.95),
+        one_sample(-0.0213, 50, 0.1, 1.0, "two-sided", 0.95),
+        one_sample(-0.0213, 50, 0.1, 1.0, "less", 0.95),
         one_sample(1.03, 40, 0.9, 0.5, "greater", 0.95),
-        one_sample(0.8, 200, 0.5, 0.1, "greater", 0.999),
-        one_sample(0.123, 1000, 0.1, 5.0, "two-sided", 0.95),
+        one_sample(0.8013, 200, 0.5, 0.1, "greater", 0.999),
+        one_sample(0.1237, 1000, 0.1, 5.0, "two-sided", 0.95),
     ]
     pw = []
     for theta, n, p0, eps, alpha, alt in [
@@ -199,8 +199,8 @@ def main():
                                    "size": mp.nstr(power(p0, 30, p0, 1.0, alpha, alt), 20)})
     two = [
         two_sample(0.62, 80, 0.45, 75, 1.0, 1.0, "two-sided", 0.95),
-        two_sample(0.30, 40, 0.42, 60, 0.5, 2.0, "less", 0.9),
-        two_sample(0.30, 40, 0.22, 60, 0.5, 2.0, "greater", 0.95),
+        two_sample(0.3013, 40, 0.42, 60, 0.5, 2.0, "less", 0.9),
+        two_sample(0.3013, 40, 0.22, 60, 0.5, 2.0, "greater", 0.95),
         two_sample(-0.01, 30, 0.03, 30, 1.0, 1.0, "two-sided", 0.95),
     ]
     OUT.write_text(json.dumps({

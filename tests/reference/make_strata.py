@@ -38,10 +38,16 @@ HALF_STEP = mp.mpf(2) ** -41
 
 def gauss_nodes(k=6):
     xs, ws = [], []
-    # Legendre nodes by mpmath's polyroots of P_k, weights 2 / ((1 - x^2) P_k'(x)^2)
-    coeffs = mp.taylor(lambda x: mp.legendre(k, x), 0, k)[::-1]
-    for root in mp.polyroots(coeffs, maxsteps=200, extraprec=200):
-        root = mp.re(root)
+    # Legendre nodes by Newton's method on P_k from the classical starting points
+    # cos(pi (i - 1/4) / (k + 1/2)) (no polynomial root finder: its coefficient order changed across
+    # mpmath versions), weights 2 / ((1 - x^2) P_k'(x)^2)
+    for i in range(1, k + 1):
+        root = mp.cos(mp.pi * (i - mp.mpf(1) / 4) / (k + mp.mpf(1) / 2))
+        for _ in range(100):
+            step = mp.legendre(k, root) / mp.diff(lambda x: mp.legendre(k, x), root)
+            root -= step
+            if abs(step) < mp.mpf(10) ** (-mp.mp.dps + 3):
+                break
         derivative = mp.diff(lambda x: mp.legendre(k, x), root)
         xs.append(root)
         ws.append(2 / ((1 - root ** 2) * derivative ** 2))

@@ -27,7 +27,7 @@ def test_str_scalar_and_array():
     rel = Release(11.2345678, "tulap", 1.0, 0.01, 1.0, 30, "count")
     assert str(rel).splitlines()[:4] == [
         "dpinfer release (tulap mechanism)",
-        "  value:       11.23457 (noisy count out of n = 30)",
+        "  value:       11.2345678 (noisy count out of n = 30)",  # every digit: typed back, the release
         "  privacy:     epsilon = 1, delta = 0.01",
         "  sensitivity: 1",
     ]

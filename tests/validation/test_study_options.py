@@ -62,10 +62,22 @@ def _help(module, capsys):
     return capsys.readouterr().out
 
 
+#: studies that compute without the harness's cells (exact sums, or a few seeded whole-trial runs
+#: of their own): they take ``--quick`` and ``--out`` but no harness options
+STANDALONE = {"designs", "strata"}
+
+
 def test_the_table_lists_every_study():
     from dpinfer.cli import _commands as cli_commands
 
-    assert sorted(STUDIES) == cli_commands._studies(cli_commands._validation_dir())
+    assert sorted(STUDIES.keys() | STANDALONE) == cli_commands._studies(cli_commands._validation_dir())
+    assert not STUDIES.keys() & STANDALONE
+
+
+@pytest.mark.parametrize("study", sorted(STANDALONE))
+def test_standalone_studies_take_quick_and_out(study, capsys):
+    text = " ".join(_help(importlib.import_module(f"validation.{study}"), capsys).split())
+    assert "--quick" in text and "--out" in text
 
 
 @pytest.mark.parametrize("study", sorted(STUDIES))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kernels as _k
-from ..._printing import _r_format
+from ..._printing import _r_format, _released
 from ... import _mechanisms
 from ..._validation import DPInferValueError, _arg, _check_n_sim, _check_proportion_scale
 from .._draw_summary import interval_tails, pvalue_from_shares
@@ -60,7 +60,7 @@ def _proportions(rec, name, suffix=""):
 
 
 def _data_name(value, n, epsilon, kind):
-    shown = _r_format([value], 4)[0].strip()
+    shown = _released(value)
     what = "noisy count" if kind == "count" else "pi_hat"
     return f"{what} = {shown}, n = {n}, epsilon = {_r_format([epsilon], 7)[0].strip()}"
 

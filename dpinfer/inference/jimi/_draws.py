@@ -22,12 +22,12 @@ from ._two_sample import _pair, _pair_stream, _spawn_pair
 __all__ = ["binom2_jimi_sample", "binom_jimi_sample"]
 
 
-def binom_jimi_sample(release_or_value, n=None, *, epsilon=None, kind=None, n_sim=10_000, rng=None):
+def binom_jimi_sample(pi_hat, n=None, *, epsilon=None, kind=None, n_sim=10_000, rng=None):
     """Fiducial (DP-JIMI) draws of a proportion from one Laplace release.
 
     Parameters
     ----------
-    release_or_value : float or Release
+    pi_hat : float or Release
         One released proportion ``X / n + Laplace(0, 1 / (epsilon n))`` (not
         clamped), or with ``kind='count'`` one released count; or a
         :class:`~dpinfer.Release` from :meth:`LaplaceReleaser.proportion
@@ -109,12 +109,12 @@ def binom_jimi_sample(release_or_value, n=None, *, epsilon=None, kind=None, n_si
     >>> bool(np.median(odds) > 0)
     True
     """
-    rec = resolve(release_or_value, n, epsilon=epsilon, kind=kind, accepts=ACCEPTS, method="binom_jimi_sample",
-                  name="release_or_value")
-    pi_hat, n, epsilon, scalar = _proportions(rec, "release_or_value"), rec.n, rec.epsilon, rec.scalar
+    rec = resolve(pi_hat, n, epsilon=epsilon, kind=kind, accepts=ACCEPTS, method="binom_jimi_sample",
+                  name="pi_hat")
+    pi_hat, n, epsilon, scalar = _proportions(rec, "pi_hat"), rec.n, rec.epsilon, rec.scalar
     if not scalar:
         raise ValueError(
-            f"`release_or_value` must be one released value; got an array of shape {pi_hat.shape}. "
+            f"`pi_hat` must be one released value; got an array of shape {pi_hat.shape}. "
             "Draw for the releases one at a time (each call returns n_sim draws).")
     n_sim = _draws_n_sim(n_sim, "binom_jimi_ci")
     gen, _ = _stream(rng, "binom_jimi", pi_hat, n, epsilon, n_sim)
@@ -122,16 +122,15 @@ def binom_jimi_sample(release_or_value, n=None, *, epsilon=None, kind=None, n_si
     return _k._draw_theta(gen, pi_hat.reshape(1), n, epsilon, n_sim)[0]
 
 
-def binom2_jimi_sample(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon1=None, epsilon2=None,
+def binom2_jimi_sample(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
                        kind1=None, kind2=None, n_sim=10_000, rng=None):
     """Fiducial (DP-JIMI) draws of two proportions from two independent Laplace releases.
 
     Parameters
     ----------
-    pi1, n1, pi2, n2, epsilon, kind1, kind2
+    pi_hat1, n1, pi_hat2, n2, epsilon, kind1, kind2
         The two releases, as in :func:`~dpinfer.binom2_jimi_ci` (one value
-        each; ``epsilon1``/``epsilon2``: deprecated spelling of
-        ``epsilon=(epsilon1, epsilon2)``).
+        each).
     n_sim : int, default 10_000
         Number of draws per group, at most 10 000 000 (checked before
         allocation).
@@ -176,18 +175,18 @@ def binom2_jimi_sample(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon
     >>> from dpinfer import LaplaceReleaser, binom2_jimi_sample
     >>> r1 = LaplaceReleaser(epsilon=1.0).proportion(30, 40, rng=1)
     >>> r2 = LaplaceReleaser(epsilon=1.0).proportion(10, 40, rng=2)
-    >>> d = binom2_jimi_sample(r1, pi2=r2, rng=3)
+    >>> d = binom2_jimi_sample(r1, pi_hat2=r2, rng=3)
     >>> d.shape
     (10000, 2)
     >>> odds_ratio = (d[:, 0] / (1 - d[:, 0])) / (d[:, 1] / (1 - d[:, 1]))
     >>> bool(np.median(odds_ratio) > 1)
     True
     """
-    r1, r2, p1, p2, scalar = _pair(pi1, pi2, n1, n2, epsilon, epsilon1, epsilon2, kind1, kind2, "binom2_jimi_sample")
+    r1, r2, p1, p2, scalar = _pair(pi_hat1, pi_hat2, n1, n2, epsilon, kind1, kind2, "binom2_jimi_sample")
     n1, e1, n2, e2 = r1.n, r1.epsilon, r2.n, r2.epsilon
     if not scalar:
         raise ValueError(
-            f"`pi1` and `pi2` must be one released value each; got shapes {np.shape(p1)} and "
+            f"`pi_hat1` and `pi_hat2` must be one released value each; got shapes {np.shape(p1)} and "
             f"{np.shape(p2)}. Draw for the pairs one at a time.")
     n_sim = _draws_n_sim(n_sim, "binom2_jimi_ci")
     g1, g2 = _spawn_pair(_pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)[0])  # binom2_jimi_ci's streams

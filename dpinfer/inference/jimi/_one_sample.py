@@ -208,9 +208,9 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
 
     An array of releases gives an array of intervals:
 
-    >>> binom_jimi_ci([-0.1, 0.5, 1.2], 30, epsilon=1.0, n_sim=None).round(4)
+    >>> binom_jimi_ci([-0.1125, 0.5125, 1.2125], 30, epsilon=1.0, n_sim=None).round(4)
     array([[0.    , 0.    ],
-           [0.3067, 0.6933],
+           [0.318 , 0.7046],
            [1.    , 1.    ]])
     """
     rec = resolve(pi_hat, n, epsilon=epsilon, kind=kind, accepts=ACCEPTS, method="binom_jimi_ci", name="pi_hat")

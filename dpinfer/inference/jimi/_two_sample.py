@@ -9,7 +9,7 @@ from ..._progress import SILENT, _check_progress, start
 from ..._streams import _mc_note, _share_se, _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ...results import ConfidenceInterval, HTestResult
-from .._resolve import composed, epsilon_pair, provenance, release_first, resolve
+from .._resolve import arm_pair, composed, provenance, release_first, resolve
 from ._common import ACCEPTS, _check_jimi_n_sim, _data_name, _fill, _proportions, _pvalue, _stack, _tails
 
 __all__ = [
@@ -23,14 +23,14 @@ def _spawn_pair(gen):
     return tuple(gen.spawn(2))
 
 
-def _two_sample(pi1, n1, eps1, pi2, n2, eps2, tails, d0, n_sim, gen, progress=SILENT):
+def _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, progress=SILENT):
     """Simulated bounds of theta1 - theta2 and (share <= d0, share >= d0).
 
-    ``pi1``, ``pi2`` flat arrays of equal length m; group 1 draws only from its own
+    ``pi_hat1``, ``pi_hat2`` flat arrays of equal length m; group 1 draws only from its own
     spawned stream and group 2 from its own, block by block.  ``progress``: the
     :func:`_two_sample_units` of the same arguments.
     """
-    m = pi1.size
+    m = pi_hat1.size
     lo = np.full(m, -1.0)
     hi = np.ones(m)
     le = np.empty(m)
@@ -38,7 +38,7 @@ def _two_sample(pi1, n1, eps1, pi2, n2, eps2, tails, d0, n_sim, gen, progress=SI
     if n_sim is None:  # exact limit: one deterministic integral per release (and bound)
         lo_tail, hi_tail = tails
         for i in range(m):
-            args = (float(pi1[i]), n1, eps1, float(pi2[i]), n2, eps2)
+            args = (float(pi_hat1[i]), n1, eps1, float(pi_hat2[i]), n2, eps2)
             for tail in (lo_tail, None if hi_tail is None else 1.0 - hi_tail):
                 if tail is not None:  # a quantile: a root search over quadratures
                     part = progress.part(_QUANTILE_UNITS)
@@ -55,8 +55,8 @@ def _two_sample(pi1, n1, eps1, pi2, n2, eps2, tails, d0, n_sim, gen, progress=SI
         return lo, hi, ((le, ge) if d0 is not None else None)
     g1, g2 = _spawn_pair(gen)
     for sl in _k._chunks(m, n_sim):
-        diff = _k._draw_theta(g1, pi1[sl], n1, eps1, n_sim)
-        diff -= _k._draw_theta(g2, pi2[sl], n2, eps2, n_sim)
+        diff = _k._draw_theta(g1, pi_hat1[sl], n1, eps1, n_sim)
+        diff -= _k._draw_theta(g2, pi_hat2[sl], n2, eps2, n_sim)
         _fill(sl, diff, tails, d0, lo, hi, le, ge, mid_ties=True)
         progress.advance(sl.stop - sl.start)
     return lo, hi, ((le, ge) if d0 is not None else None)
@@ -74,21 +74,22 @@ def _two_sample_units(m, tails, d0, n_sim):
     return m * per
 
 
-def _pair(pi1, pi2, n1, n2, epsilon, epsilon1, epsilon2, kind1, kind2, method):
+def _pair(pi_hat1, pi_hat2, n1, n2, epsilon, kind1, kind2, method):
     """The two groups' records and their proportions, broadcast together."""
-    if pi2 is None:
-        raise TypeError("`pi2` (group 2's release) is required.")
-    eps1, eps2, names = epsilon_pair(epsilon, epsilon1, epsilon2, method)
-    r1 = resolve(pi1, n1, epsilon=eps1, kind=kind1, accepts=ACCEPTS, method=method, name="pi1", suffix="1",
+    if pi_hat2 is None:
+        raise TypeError("`pi_hat2` (group 2's release) is required.")
+    eps1, eps2 = arm_pair(epsilon, "epsilon")
+    names = {"epsilon": "epsilon"}  # one epsilon argument, a value or a pair
+    r1 = resolve(pi_hat1, n1, epsilon=eps1, kind=kind1, accepts=ACCEPTS, method=method, name="pi_hat1", suffix="1",
                  names=names)
-    r2 = resolve(pi2, n2, epsilon=eps2, kind=kind2, accepts=ACCEPTS, method=method, name="pi2", suffix="2",
+    r2 = resolve(pi_hat2, n2, epsilon=eps2, kind=kind2, accepts=ACCEPTS, method=method, name="pi_hat2", suffix="2",
                  names=names)
-    p1, p2 = _proportions(r1, "pi1", "1"), _proportions(r2, "pi2", "2")
+    p1, p2 = _proportions(r1, "pi_hat1", "1"), _proportions(r2, "pi_hat2", "2")
     try:
         a, b = np.broadcast_arrays(p1, p2)
     except ValueError as exc:
         raise ValueError(
-            f"`pi1` and `pi2` must have broadcastable shapes; got {p1.shape} and {p2.shape}."
+            f"`pi_hat1` and `pi_hat2` must have broadcastable shapes; got {p1.shape} and {p2.shape}."
         ) from exc
     return r1, r2, a, b, r1.scalar and r2.scalar
 
@@ -102,26 +103,26 @@ def _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim):
     """The generator of the draws: ``rng``, or the stream derived from both releases.
 
     The derived stream depends on the released proportions, n, epsilon and ``n_sim``
-    only (not on ``p0``, the level or the alternative), so the test's interval and
+    only (not on ``margin``, the level or the alternative), so the test's interval and
     :func:`binom2_jimi_ci` come from the same draws, as with an explicit seed.
     """
     return _stream(rng, "binom2_jimi", p1, n1, e1, p2, n2, e2, n_sim)
 
 
 @release_first(skip=("n1", "n2"))
-def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon1=None, epsilon2=None,
+def binom2_jimi_ci(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
                    kind1=None, kind2=None, confidence_level=0.95, alternative="two-sided",
                    n_sim=10_000, rng=None, progress=None):
     """DP-JIMI interval for the difference ``theta1 - theta2`` of two proportions.
 
     Parameters
     ----------
-    pi1 : float, array_like or Release
+    pi_hat1 : float, array_like or Release
         Group 1's Laplace release (a proportion, or a count with
         ``kind1='count'``), as in :func:`binom_jimi_ci`.
     n1 : int, optional
         Group 1's size (required for a plain number).
-    pi2 : float, array_like or Release
+    pi_hat2 : float, array_like or Release
         Group 2's release, independent of group 1's (required; keyword or third
         positional argument, the order of :func:`binom2_normal_test`).  Arrays
         broadcast together.
@@ -131,9 +132,6 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon1=No
         The releases' privacy-loss parameters (required for plain numbers): one
         value for both groups or a pair ``(epsilon_1, epsilon_2)``, as
         :func:`~dpinfer.binom2_ump_test` takes it.
-    epsilon1, epsilon2 : float, optional
-        Deprecated spelling of ``epsilon=(epsilon1, epsilon2)`` (FutureWarning;
-        removed in version 0.3).
     kind1, kind2 : {None, 'proportion', 'count'}
         As ``kind`` in :func:`binom_jimi_ci`.
     confidence_level : float, default 0.95
@@ -202,11 +200,11 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon1=No
     >>> from dpinfer import LaplaceReleaser, binom2_jimi_ci
     >>> r1 = LaplaceReleaser(epsilon=1.0).proportion(20, 40, rng=1)
     >>> r2 = LaplaceReleaser(epsilon=0.5).proportion(10, 50, rng=2)
-    >>> ci = binom2_jimi_ci(r1, pi2=r2, rng=3)
+    >>> ci = binom2_jimi_ci(r1, pi_hat2=r2, rng=3)
     >>> -1.0 <= ci.low < ci.high <= 1.0
     True
     """
-    r1, r2, p1, p2, scalar = _pair(pi1, pi2, n1, n2, epsilon, epsilon1, epsilon2, kind1, kind2, "binom2_jimi_ci")
+    r1, r2, p1, p2, scalar = _pair(pi_hat1, pi_hat2, n1, n2, epsilon, kind1, kind2, "binom2_jimi_ci")
     n1, e1, n2, e2 = r1.n, r1.epsilon, r2.n, r2.epsilon
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
@@ -223,22 +221,21 @@ def binom2_jimi_ci(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon1=No
 
 
 @release_first(skip=("n1", "n2"))
-def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon=None, epsilon1=None,
-                     epsilon2=None, kind1=None, kind2=None, alternative="two-sided",
+def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, epsilon=None,
+                     kind1=None, kind2=None, alternative="two-sided",
                      confidence_level=0.95, n_sim=10_000, rng=None, composition=None,
                      progress=None):
-    """DP-JIMI test of ``theta1 - theta2 = p0`` from two independent Laplace releases.
+    """DP-JIMI test of ``theta1 - theta2 = margin`` from two independent Laplace releases.
 
     Parameters
     ----------
-    pi1, n1, pi2, n2, epsilon, kind1, kind2
-        The two releases, as in :func:`binom2_jimi_ci` (``epsilon1``/``epsilon2``:
-        deprecated spelling of ``epsilon=(epsilon1, epsilon2)``).
-    p0 : float, default 0.0
+    pi_hat1, n1, pi_hat2, n2, epsilon, kind1, kind2
+        The two releases, as in :func:`binom2_jimi_ci`.
+    margin : float, default 0.0
         Null value of the difference ``theta1 - theta2``, in [-1, 1].
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
-        ``'greater'``: H1 theta1 - theta2 > p0, p-value = share of
-        ``theta1* - theta2* <= p0``; ``'less'``: share ``>= p0``;
+        ``'greater'``: H1 theta1 - theta2 > margin, p-value = share of
+        ``theta1* - theta2* <= margin``; ``'less'``: share ``>= margin``;
         ``'two-sided'``: twice the smaller, capped at 1.
     confidence_level : float, default 0.95
         Level of the reported interval.
@@ -263,7 +260,7 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon=None, e
     -------
     HTestResult or ndarray
         For scalar releases an :class:`~dpinfer.HTestResult` (``statistic`` is
-        ``pi1 - pi2``, ``estimate`` that difference clipped to [-1, 1] and
+        ``pi_hat1 - pi_hat2``, ``estimate`` that difference clipped to [-1, 1] and
         ``estimate_raw`` the unclipped difference, ``conf_int`` from the same
         draws, ``n_sim``, ``epsilon`` the two releases' together by
         ``composition``); otherwise an array
@@ -272,7 +269,7 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon=None, e
     Raises
     ------
     TypeError, ValueError
-        As :func:`binom2_jimi_ci`; also a ``p0`` outside [-1, 1].
+        As :func:`binom2_jimi_ci`; also a ``margin`` outside [-1, 1].
 
     See Also
     --------
@@ -281,7 +278,7 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon=None, e
     Notes
     -----
     The test spends nothing; the result records what the two releases spent
-    together by the one composition rule of every method: ``epsilon1 + epsilon2``
+    together by the one composition rule of every method: ``epsilon_1 + epsilon_2``
     (sequential composition, valid under any neighbouring relation) unless the
     releases record disjoint groups of one budget's parallel set, or
     ``composition='parallel'`` states them: the larger of the two (each person's
@@ -289,8 +286,8 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon=None, e
     (fiducial matching), slightly liberal at small n.
 
     **Ties.**  ``theta1* - theta2*`` has atoms (at 0 when both groups draw the
-    point mass 0, or both 1), so draws can equal ``p0``.  They count one half on
-    each side (mid-p): the p-value for 'greater' is ``share(< p0) + share(= p0) /
+    point mass 0, or both 1), so draws can equal ``margin``.  They count one half on
+    each side (mid-p): the p-value for 'greater' is ``share(< margin) + share(= margin) /
     2``.  Counting them wholly on the null side (the rule before this release) made
     the test conservative where ties are common (small common proportions):
     size 0.012 to 0.032 at theta1 = theta2 in {0.02, 0.05, 0.1}, n = 30 per group,
@@ -310,15 +307,15 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon=None, e
     >>> from dpinfer import LaplaceReleaser, binom2_jimi_test
     >>> r1 = LaplaceReleaser(epsilon=1.0).proportion(30, 40, rng=1)
     >>> r2 = LaplaceReleaser(epsilon=1.0).proportion(10, 40, rng=2)
-    >>> res = binom2_jimi_test(r1, pi2=r2, alternative='greater', rng=3)
+    >>> res = binom2_jimi_test(r1, pi_hat2=r2, alternative='greater', rng=3)
     >>> res.pvalue < 0.01, res.n_sim
     (True, 10000)
     """
-    r1, r2, p1, p2, scalar = _pair(pi1, pi2, n1, n2, epsilon, epsilon1, epsilon2, kind1, kind2, "binom2_jimi_test")
+    r1, r2, p1, p2, scalar = _pair(pi_hat1, pi_hat2, n1, n2, epsilon, kind1, kind2, "binom2_jimi_test")
     n1, e1, n2, e2 = r1.n, r1.epsilon, r2.n, r2.epsilon
-    p0 = _check_real(p0, "p0")
-    if not -1.0 <= p0 <= 1.0:
-        raise ValueError(f"`p0` (the null difference theta1 - theta2) must lie in [-1, 1]; got {p0!r}.")
+    margin = _check_real(margin, "margin")
+    if not -1.0 <= margin <= 1.0:
+        raise ValueError(f"`margin` (the null difference theta1 - theta2) must lie in [-1, 1]; got {margin!r}.")
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = _check_n_sim_two(n_sim)
@@ -326,9 +323,9 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon=None, e
     progress = _check_progress(progress)
     gen, derived = _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
-    with start(progress, _two_sample_units(p1.size, tails, p0, n_sim), "binom2_jimi_test",
+    with start(progress, _two_sample_units(p1.size, tails, margin, n_sim), "binom2_jimi_test",
                "quadratures" if n_sim is None else "releases") as bar:
-        lo, hi, (le, ge) = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, p0, n_sim, gen, bar)
+        lo, hi, (le, ge) = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, margin, n_sim, gen, bar)
     pvalue = np.clip(_pvalue(le, ge, alternative), 0.0, 1.0)
     if not scalar:
         return pvalue.reshape(p1.shape)
@@ -344,7 +341,7 @@ def binom2_jimi_test(pi1, n1=None, pi2=None, n2=None, p0=0.0, *, epsilon=None, e
     return HTestResult(
         statistic=v1 - v2,
         pvalue=float(pvalue[0]),
-        null_value=p0,
+        null_value=margin,
         alternative=alternative,
         method="DP-JIMI fiducial test for two proportions ("
                + ("exact limit" if n_sim is None else f"{n_sim} draws per group") + ")",

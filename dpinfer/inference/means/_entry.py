@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..._validation import _check_choice, _show
+from ..._validation import DPInferTypeError, _arg, _check_choice, _show
 from ._common import clipped, is_release
 from ._jimi import mean2_jimi_test, mean_jimi_test
 from ._naive import mean2_naive_test, mean_naive_test
@@ -13,19 +13,22 @@ __all__ = ["mean_test"]
 _METHODS = ("jimi", "naive", "repro")
 
 
-def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", alternative="two-sided",
-              confidence_level=0.95, n_sim=None, rng=None, composition=None):
+def mean_test(release, release2=None, *, mu0=None, margin=None, method="jimi", sigma=None, model="normal",
+              alternative="two-sided", confidence_level=0.95, n_sim=None, rng=None, composition=None):
     """Test a mean from one private release, or compare two groups, like R's ``t.test``.
 
     Parameters
     ----------
-    x : Release, or a pair of Releases
-        A clipped sum from :class:`~dpinfer.MeanReleaser`; a pair (``mean_test([x,
-        y])``) is the same as ``mean_test(x, y)``.
-    y : Release, optional
-        The second group's clipped sum: the test is then of ``mean_x - mean_y = mu0``.
-    mu0 : float, default 0.0
-        The null mean (one group) or null difference of means (two groups), R's ``mu``.
+    release : Release, or a pair of Releases
+        A clipped sum from :class:`~dpinfer.MeanReleaser`; a pair
+        (``mean_test([release, release2])``) is the same as ``mean_test(release, release2)``.
+    release2 : Release, optional
+        The second group's clipped sum: the test is then of ``mean_1 - mean_2 = margin``.
+    mu0 : float, optional
+        One group only: the null mean (None: 0), R's ``mu``.
+    margin : float, optional
+        Two groups only: the null difference of means ``mean_1 - mean_2`` (None: 0),
+        R's ``mu`` in ``t.test(x, y)``; the name every two-group function uses.
     method : {'jimi', 'naive', 'repro'}, default 'jimi'
         ``'jimi'``: DP-JIMI with the clipping modelled, :func:`~dpinfer.mean_jimi_test`
         / :func:`~dpinfer.mean2_jimi_test`.  ``'naive'``: the normal interval around
@@ -59,7 +62,8 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
     Raises
     ------
     TypeError, ValueError
-        As the function called; an unknown ``method``; settings that do not apply.
+        As the function called; an unknown ``method``; settings that do not apply
+        (``margin`` with one release, ``mu0`` with two: the message says which to use).
 
     See Also
     --------
@@ -78,29 +82,44 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
     'DP-JIMI test of two clipped means (normal model, spread released)'
     """
     method = _check_choice(method, "method", _METHODS)
-    if isinstance(x, (list, tuple)):
-        if y is not None or len(x) != 2 or not all(is_release(r) for r in x):
-            raise ValueError("`x` given as a list must hold two Releases (mean_test([x, y])), with `y` left "
-                             f"out; got {_show(x)}.")
-        x, y = x
-    if y is not None and not is_release(y):
-        raise TypeError(f"`y` must be None or a Release (the second group's clipped sum); got {_show(y)}.")
-    clipped(x, "x", "mean_test")  # refused here with this function's argument names
-    if y is not None:
-        clipped(y, "y", "mean_test")
+    if isinstance(release, (list, tuple)):
+        if release2 is not None or len(release) != 2 or not all(is_release(r) for r in release):
+            raise ValueError("`release` given as a list must hold two Releases (mean_test([release1, release2])), "
+                             f"with `release2` left out; got {_show(release)}.")
+        release, release2 = release
+    if release2 is not None and not is_release(release2):
+        raise TypeError("`release2` must be None or a Release (the second group's clipped sum); "
+                        f"got {_show(release2)}.")
+    clipped(release, "release", "mean_test")  # refused here with this function's argument names
+    if release2 is not None:
+        clipped(release2, "release2", "mean_test")
+    null = _null(mu0, margin, two=release2 is not None)
+    x, y = release, release2
     common = {"sigma": sigma, "alternative": alternative, "confidence_level": confidence_level}
     if method == "naive":
         if model != "normal":
             raise ValueError(f"`model` does not apply to method='naive' (a normal interval); got {model!r}.")
         if y is None:
-            return mean_naive_test(x, mu0, **common)
-        return mean2_naive_test(x, y, mu0, composition=composition, **common)
+            return mean_naive_test(x, null, **common)
+        return mean2_naive_test(x, y, null, composition=composition, **common)
     common.update(model=model, n_sim=n_sim, rng=rng)
     if method == "repro":
         if y is not None:
-            return mean2_repro_test(x, y, mu0, composition=composition, **common)
-        return mean_repro_test(x, mu0, **common)
+            return mean2_repro_test(x, y, null, composition=composition, **common)
+        return mean_repro_test(x, null, **common)
     common["n_sim"] = 2000 if n_sim is None else n_sim
     if y is None:
-        return mean_jimi_test(x, mu0, **common)
-    return mean2_jimi_test(x, y, mu0, composition=composition, **common)
+        return mean_jimi_test(x, null, **common)
+    return mean2_jimi_test(x, y, null, composition=composition, **common)
+
+
+def _null(mu0, margin, *, two):
+    """The null value: ``margin`` for two groups, ``mu0`` for one; the other one refused with a hint."""
+    if two and mu0 is not None:
+        raise DPInferTypeError(_arg("mu0"), " is the null mean of one group; with two releases give ",
+                               _arg("margin"), f" (the null difference mean_1 - mean_2); got mu0 = {_show(mu0)}.")
+    if not two and margin is not None:
+        raise DPInferTypeError(_arg("margin"), " is the null difference of two groups; with one release give ",
+                               _arg("mu0"), f" (the null mean); got margin = {_show(margin)}.")
+    given = margin if two else mu0
+    return 0.0 if given is None else given

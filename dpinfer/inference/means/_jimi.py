@@ -192,16 +192,16 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
                    names=("clipped mean", "n", "mean of x", "mean"))
 
 
-def mean2_jimi_test(release1, release2, delta0=0.0, *, sigma=None, model="normal", alternative="two-sided",
+def mean2_jimi_test(release1, release2, margin=0.0, *, sigma=None, model="normal", alternative="two-sided",
                     confidence_level=0.95, n_sim=2000, rng=None, composition=None):
-    """DP-JIMI test of ``mean1 - mean2 = delta0`` from two groups' releases: the private t-test.
+    """DP-JIMI test of ``mean1 - mean2 = margin`` from two groups' releases: the private t-test.
 
     Parameters
     ----------
     release1, release2 : Release
         Clipped sums of two independent groups (:class:`~dpinfer.MeanReleaser`,
         each with its own n, epsilon and bounds).
-    delta0 : float, default 0.0
+    margin : float, default 0.0
         The null difference of the population means.
     sigma : float or pair of floats, optional
         Known standard deviations (one for both groups, or one each); None (the
@@ -260,7 +260,7 @@ def mean2_jimi_test(release1, release2, delta0=0.0, *, sigma=None, model="normal
     d2 = clipped(release2, "release2", "mean2_jimi_test")
     _scalar(d1, "release1")
     _scalar(d2, "release2")
-    delta0 = _check_real(delta0, "delta0")
+    margin = _check_real(margin, "margin")
     model = check_model(model)
     s1, s2 = check_sigmas(sigma, d1, d2, model)
     alternative = _check_alternative(alternative)
@@ -274,7 +274,7 @@ def mean2_jimi_test(release1, release2, delta0=0.0, *, sigma=None, model="normal
     with np.errstate(invalid="ignore"):  # inf - inf: an undefined draw (see Notes)
         draws = mean_draws(d1, s1, model, n_sim, g1) - mean_draws(d2, s2, model, n_sim, g2)
     spread = "spread released" if s1 is None and s2 is None else "sigma known" if s1 and s2 else "mixed"
-    return _result(draws, delta0, alternative, confidence_level, n_sim, derived,
+    return _result(draws, margin, alternative, confidence_level, n_sim, derived,
                    statistic=float(d1.sum) / d1.n - float(d2.sum) / d2.n, parameter=None, rec=(d1.rec, d2.rec),
                    epsilon=epsilon, composition=composition,
                    data_name=d1.data_name("x") + "; " + d2.data_name("y"),

@@ -124,15 +124,15 @@ def mean_naive_test(release, mu0=0.0, *, sigma=None, alternative="two-sided", co
                           method="Naive z test of a clipped mean (noise variance added)", names=("mean of x", "mean"))
 
 
-def mean2_naive_test(release1, release2, delta0=0.0, *, sigma=None, alternative="two-sided",
+def mean2_naive_test(release1, release2, margin=0.0, *, sigma=None, alternative="two-sided",
                      confidence_level=0.95, composition=None):
-    """The naive z test of ``mean1 - mean2 = delta0`` from two clipped sums.
+    """The naive z test of ``mean1 - mean2 = margin`` from two clipped sums.
 
     Parameters
     ----------
     release1, release2 : Release
         Clipped sums of two independent groups.
-    delta0 : float, default 0.0
+    margin : float, default 0.0
     sigma : float or pair of floats, optional
         Known standard deviations; None plugs in each group's from its squares.
     alternative, confidence_level
@@ -164,14 +164,14 @@ def mean2_naive_test(release1, release2, delta0=0.0, *, sigma=None, alternative=
     for d, name in ((d1, "release1"), (d2, "release2")):
         if not d.scalar:
             raise ValueError(f"`{name}` must be one release (a scalar clipped sum); got {np.size(d.sum)} values.")
-    delta0 = _check_real(delta0, "delta0")
+    margin = _check_real(margin, "margin")
     s1, s2 = check_sigmas(sigma, d1, d2)
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     composition, eps, _ = composed(composition, (d1.rec, d2.rec))
     m1, v1 = naive_moments(d1, s1)
     m2, v2 = naive_moments(d2, s2)
-    return _normal_result(float(m1 - m2), float(v1 + v2), delta0, alternative, confidence_level, epsilon=eps,
+    return _normal_result(float(m1 - m2), float(v1 + v2), margin, alternative, confidence_level, epsilon=eps,
                           composition=composition,
                           rec=(d1.rec, d2.rec), data_name=d1.data_name("x") + "; " + d2.data_name("y"),
                           method="Naive two-sample z test of clipped means (noise variance added)",

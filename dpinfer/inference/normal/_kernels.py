@@ -13,6 +13,7 @@ import numpy as np
 from scipy.stats import norm
 
 from ... import _mechanisms
+from ..._printing import _released
 from ..._validation import (
     DPInferValueError,
     _arg,
@@ -319,7 +320,7 @@ def _ci_coverage_message(lows, highs, n, epsilon, confidence_level, alternative,
 
 def _data_name(value, n, from_release, what="pi_hat"):
     if value.ndim == 0:
-        shown = f"{what} = {float(value):.4g}, n = {n}"
+        shown = f"{what} = {_released(value)}, n = {n}"
     else:
         shown = f"{value.size} values of {what}, n = {n}"
     return ("Laplace release: " + shown) if from_release else shown

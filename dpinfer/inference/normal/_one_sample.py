@@ -329,22 +329,22 @@ def binom_normal_ci(pi_hat, n=None, *, epsilon=None, confidence_level=0.95,
     Examples
     --------
     >>> from dpinfer import binom_normal_ci
-    >>> print(binom_normal_ci(0.42, 50, epsilon=1.0))
-    95 percent confidence interval: [0.2833464, 0.5680692]
-    >>> print(binom_normal_ci(0.42, 500, epsilon=1.0, method='wald'))
-    95 percent confidence interval: [0.3763847, 0.4636153]
+    >>> print(binom_normal_ci(0.4213, 50, epsilon=1.0))
+    95 percent confidence interval: [0.2845057, 0.5693244]
+    >>> print(binom_normal_ci(0.4213, 500, epsilon=1.0, method='wald'))
+    95 percent confidence interval: [0.3776666, 0.4649334]
 
     Where the exact coverage falls short the interval warns (see Notes):
 
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     ci = binom_normal_ci(0.42, 50, epsilon=1.0, method='wald')
+    ...     ci = binom_normal_ci(0.4213, 50, epsilon=1.0, method='wald')
     >>> print(caught[0].message)  # doctest: +ELLIPSIS
     The normal-approximation (wald) interval covers too little here: ... is 0.937...
-    >>> binom_normal_ci([-0.02, 0.5], 50, epsilon=1.0, alternative='less').round(4)
-    array([[0.    , 0.0481],
-           [0.    , 0.622 ]])
+    >>> binom_normal_ci([-0.0213, 0.5013], 50, epsilon=1.0, alternative='less').round(4)
+    array([[0.    , 0.0461],
+           [0.    , 0.6232]])
     """
     rec = resolve(pi_hat, n, epsilon=epsilon, accepts=ACCEPTS, method="binom_normal_ci", name="pi_hat")
     value, n, epsilon = _proportions(rec), rec.n, rec.epsilon

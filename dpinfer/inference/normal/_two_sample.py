@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..._printing import _released
 from ..._validation import _check_alternative, _check_confidence_level
 from ...results import ConfidenceInterval, HTestResult
 from ._kernels import (
@@ -18,7 +19,7 @@ from ._kernels import (
     _pvalue_from_z,
     _two_sided_z,
 )
-from .._resolve import composed, epsilon_pair, provenance, release_first, resolve
+from .._resolve import arm_pair, composed, provenance, release_first, resolve
 
 __all__ = [
     "binom2_normal_test",
@@ -26,26 +27,23 @@ __all__ = [
 
 
 @release_first(skip=("n1", "n2"))
-def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon1=None, epsilon2=None,
+def binom2_normal_test(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
                        alternative="two-sided", confidence_level=0.95, composition=None):
     """Normal-approximation test of ``theta1 = theta2`` for two Laplace-noised proportions.
 
     Parameters
     ----------
-    pi1, pi2 : float, array_like or Release
+    pi_hat1, pi_hat2 : float, array_like or Release
         The two released (noisy, unclamped) proportions, independent samples.
         Arrays are broadcast against each other.  Either may be a Laplace
         proportion/count Release (then its ``n`` and ``epsilon`` come from it and
-        must not be given: ``binom2_normal_test(rel1, pi2=rel2)``).
+        must not be given: ``binom2_normal_test(rel1, pi_hat2=rel2)``).
     n1, n2 : int
         Sample sizes (>= 1, public).
     epsilon : float or (float, float)
         Privacy-loss parameters of the two releases, > 0: one value for both or a
         pair ``(epsilon_1, epsilon_2)``, as :func:`~dpinfer.binom2_ump_test` takes
         it (each release has its own noise variance ``2/(epsilon_i n_i)^2``).
-    epsilon1, epsilon2 : float
-        Deprecated spelling of ``epsilon=(epsilon1, epsilon2)`` (FutureWarning;
-        removed in version 0.3).
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         About ``theta1 - theta2`` relative to 0.
     confidence_level : float, default 0.95
@@ -61,7 +59,7 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon
     -------
     HTestResult or ndarray
         For scalar inputs an :class:`~dpinfer.HTestResult`: ``statistic`` (z),
-        ``pvalue``, ``null_value`` (0), ``estimate`` (``pi1 - pi2`` clipped to
+        ``pvalue``, ``null_value`` (0), ``estimate`` (``pi_hat1 - pi_hat2`` clipped to
         [-1, 1], the centre of the interval, so the estimate always lies inside
         it), ``conf_int`` (unpooled Wald interval for
         ``theta1 - theta2``), ``epsilon`` and ``delta`` (the two releases'
@@ -83,14 +81,14 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon
 
     Notes
     -----
-    With ``pbar = (n1 pi1 + n2 pi2)/(n1 + n2)`` clipped to [0, 1] (the pooled
+    With ``pbar = (n1 pi_hat1 + n2 pi_hat2)/(n1 + n2)`` clipped to [0, 1] (the pooled
     estimate under ``H0: theta1 = theta2``),
-    ``sd0 = sqrt(pbar (1 - pbar)(1/n1 + 1/n2) + 2/(epsilon1 n1)^2 + 2/(epsilon2 n2)^2)``
-    and ``z = (pi1 - pi2)/sd0``, referred to the standard normal.
+    ``sd0 = sqrt(pbar (1 - pbar)(1/n1 + 1/n2) + 2/(epsilon_1 n1)^2 + 2/(epsilon_2 n2)^2)``
+    and ``z = (pi_hat1 - pi_hat2)/sd0``, referred to the standard normal.
 
     The interval is the unpooled Wald interval
-    ``pi1 - pi2 +- z sqrt(pc1 (1 - pc1)/n1 + pc2 (1 - pc2)/n2 + 2/(epsilon1 n1)^2
-    + 2/(epsilon2 n2)^2)`` with ``pci`` the clipped proportions, clipped to
+    ``pi_hat1 - pi_hat2 +- z sqrt(pc1 (1 - pc1)/n1 + pc2 (1 - pc2)/n2 + 2/(epsilon_1 n1)^2
+    + 2/(epsilon_2 n2)^2)`` with ``pci`` the clipped proportions, clipped to
     [-1, 1] (collapsing to -1 or 1 when entirely outside).  It is not the exact
     inversion of the pooled test, so near the boundary the two can disagree (as in
     R's ``prop.test``, whose interval is not the inversion of its test either).
@@ -100,10 +98,10 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon
     so there is no one-dimensional exact sum; assess it by simulation.
 
     *Privacy.*  The test spends nothing; the result records what the two
-    releases spent together: ``epsilon1 + epsilon2`` (sequential composition,
+    releases spent together: ``epsilon_1 + epsilon_2`` (sequential composition,
     valid under any neighbouring relation) unless the releases record disjoint
     groups of one budget, or ``composition='parallel'`` states them:
-    ``max(epsilon1, epsilon2)``.
+    ``max(epsilon_1, epsilon_2)``.
 
     Checked against a hand derivation in the tests and, for large epsilon,
     against statsmodels' pooled two-proportion z test and Wald interval.
@@ -117,15 +115,16 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon
     >>> print(res.conf_int)
     95 percent confidence interval: [0.007039213, 0.332960787]
     """
-    if pi2 is None:
-        raise TypeError("`pi2` is required (the second released proportion or its Release); got None.")
-    eps1, eps2, names = epsilon_pair(epsilon, epsilon1, epsilon2, "binom2_normal_test")
-    r1 = resolve(pi1, n1, epsilon=eps1, accepts=ACCEPTS, method="binom2_normal_test", name="pi1", suffix="1",
+    if pi_hat2 is None:
+        raise TypeError("`pi_hat2` is required (the second released proportion or its Release); got None.")
+    eps1, eps2 = arm_pair(epsilon, "epsilon")
+    names = {"epsilon": "epsilon"}  # one epsilon argument, a value or a pair
+    r1 = resolve(pi_hat1, n1, epsilon=eps1, accepts=ACCEPTS, method="binom2_normal_test", name="pi_hat1", suffix="1",
                  names=names)
-    v1, n1, e1, rel1 = _proportions(r1, "pi1", "1"), r1.n, r1.epsilon, r1.from_release
-    r2 = resolve(pi2, n2, epsilon=eps2, accepts=ACCEPTS, method="binom2_normal_test", name="pi2", suffix="2",
-                 names=names)
-    v2, n2, e2, rel2 = _proportions(r2, "pi2", "2"), r2.n, r2.epsilon, r2.from_release
+    v1, n1, e1, rel1 = _proportions(r1, "pi_hat1", "1"), r1.n, r1.epsilon, r1.from_release
+    r2 = resolve(pi_hat2, n2, epsilon=eps2, accepts=ACCEPTS, method="binom2_normal_test", name="pi_hat2",
+                 suffix="2", names=names)
+    v2, n2, e2, rel2 = _proportions(r2, "pi_hat2", "2"), r2.n, r2.epsilon, r2.from_release
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     _check_one_sided_level(confidence_level, alternative)
@@ -134,7 +133,7 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon
         v1, v2 = np.broadcast_arrays(v1, v2)
     except ValueError as exc:
         raise ValueError(
-            f"`pi1` and `pi2` must have broadcastable shapes; got {v1.shape} and {v2.shape}."
+            f"`pi_hat1` and `pi_hat2` must have broadcastable shapes; got {v1.shape} and {v2.shape}."
         ) from exc
 
     noise = _noise_var(n1, e1) + _noise_var(n2, e2)
@@ -157,9 +156,9 @@ def binom2_normal_test(pi1, n1=None, pi2=None, n2=None, *, epsilon=None, epsilon
         low, high = -1.0, diff + _one_sided_z(confidence_level) * se
     low, high = float(np.clip(low, -1.0, 1.0)), float(np.clip(high, -1.0, 1.0))
     if rel1 or rel2:
-        data_name = f"Laplace releases: pi1 = {float(v1):.4g}, n1 = {n1}; pi2 = {float(v2):.4g}, n2 = {n2}"
+        data_name = f"Laplace releases: pi_hat1 = {_released(v1)}, n1 = {n1}; pi_hat2 = {_released(v2)}, n2 = {n2}"
     else:
-        data_name = f"pi1 = {float(v1):.4g}, n1 = {n1}; pi2 = {float(v2):.4g}, n2 = {n2}"
+        data_name = f"pi_hat1 = {_released(v1)}, n1 = {n1}; pi_hat2 = {_released(v2)}, n2 = {n2}"
     return HTestResult(
         statistic=float(z),
         pvalue=float(pvalue),

@@ -8,6 +8,7 @@ import numpy as np
 
 from ... import _mechanisms
 from ..._progress import _check_progress, start
+from ..._printing import _released
 from ..._validation import _check_alternative, _check_confidence_level
 from ...results import ConfidenceInterval, HTestResult
 from .._resolve import composed, provenance, release_first
@@ -260,7 +261,7 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         conf_int=ConfidenceInterval(float(low), float(high), confidence_level),
         epsilon=eps,
         delta=dlt,
-        data_name=f"c({z1f:.7g}, {z2f:.7g}) out of c({arm1.n}, {arm2.n})",
+        data_name=f"c({_released(z1f)}, {_released(z2f)}) out of c({arm1.n}, {arm2.n})",
         statistic_name="z" if statistic == "score" else "T",
         estimate_name=_NAME[effect],
         null_name=_NAME[effect],

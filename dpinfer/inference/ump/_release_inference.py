@@ -7,6 +7,7 @@ import functools
 import numpy as np
 
 from ... import _mechanisms
+from ..._printing import _released
 from ..._validation import (
     _arg,
     _check_alternative,
@@ -241,8 +242,8 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     0.0276
     >>> round(res.conf_int.low, 4)
     0.2229
-    >>> binom_ump_test([3.0, 11.2], 30, p0=0.2, epsilon=1.0).round(4)
-    array([0.2434, 0.0464])
+    >>> binom_ump_test([3.2, 11.2], 30, p0=0.2, epsilon=1.0).round(4)
+    array([0.2744, 0.0464])
 
     A count one person can move by up to 2 (``TulapReleaser(1.0, sensitivity=2)``) carries
     the noise of epsilon / 2, and the same value is weaker evidence:
@@ -283,7 +284,7 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
         conf_int=ConfidenceInterval(float(ci[0]), float(ci[1]), confidence_level),
         epsilon=epsilon,
         delta=delta,
-        data_name=f"Z = {z_val:.7g}, n = {n}",
+        data_name=f"Z = {_released(z_val)}, n = {n}",
         statistic_name="Z",
         parameter=n,
         parameter_name="number of trials",
@@ -394,7 +395,7 @@ def binom_ump_ci(z, n=None, *, epsilon=None, delta=None, confidence_level=0.95,
     >>> ci = binom_ump_ci(11.2, 30, epsilon=1.0)
     >>> round(ci.low, 4), round(ci.high, 4)
     (0.2023, 0.5729)
-    >>> binom_ump_ci([-40.0, 70.0], 30, epsilon=1.0, alternative='greater').round(4)
+    >>> binom_ump_ci([-40.5, 70.5], 30, epsilon=1.0, alternative='greater').round(4)
     array([[0., 1.],
            [1., 1.]])
     """

@@ -51,6 +51,27 @@ def _plain(value):
     return value
 
 
+#: public calls named in dpinfer's messages -> what an R user runs instead (the release step
+#: named when a typed value looks like a confidential count)
+_R_CALLS = {
+    "TulapReleaser.release": "dp_release_count(x, n, epsilon = ...), and pass the release",
+    "LaplaceReleaser.count": 'dp_release_count(x, n, epsilon = ..., mechanism = "laplace"), and pass the release',
+    "LaplaceReleaser.proportion": 'dp_release_count(x, n, epsilon = ..., mechanism = "laplace"), and pass the '
+                                  "release",
+}
+
+
+def _spell_r(name):
+    """How R spells one name of a dpinfer message (argument names stay Python's)."""
+    return _R_CALLS.get(name.name, name.python) if name.kind == "call" else name.python
+
+
+def _message(exc):
+    """The message of ``exc`` in R's terms where it names its parts (``spelled``), else as it is."""
+    spelled = getattr(exc, "spelled", None)
+    return spelled(_spell_r) if callable(spelled) else str(exc)
+
+
 def call(what, args, kwargs):
     """Run one dpinfer call; {'value', 'warnings', 'error'} with plain values only.
 
@@ -64,7 +85,7 @@ def call(what, args, kwargs):
         try:
             out["value"] = func(*args, **kwargs)
         except Exception as exc:  # every Python error becomes an R error with its message
-            out["error"] = f"{type(exc).__name__}: {exc}"
+            out["error"] = f"{type(exc).__name__}: {_message(exc)}"
     out["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]
     return out
 

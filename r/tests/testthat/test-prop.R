@@ -53,3 +53,21 @@ test_that("a Tulap release given to the normal approximation is refused with Pyt
   rel <- dp_release_count(11, 30, epsilon = 1, seed = 1)
   expect_error(dp_prop_test(rel, p = 0.2, method = "normal"), "ValueError: `release` is a Tulap release")
 })
+
+test_that("whole numbers typed as releases are refused as confidential counts, naming the release step", {
+  skip_without_dpinfer()
+  # R's habit prop.test(c(23, 12), c(60, 58)): the confidential counts, not releases
+  err <- tryCatch(dp_prop_test(c(23, 12), c(60, 58), epsilon = 1), error = conditionMessage)
+  expect_match(err, "looks like the confidential count", fixed = TRUE)
+  expect_match(err, "dp_release_count(x, n, epsilon = ...), and pass the release", fixed = TRUE)
+  expect_false(grepl("23", err, fixed = TRUE))
+  expect_error(dp_binom_test(11, 30, epsilon = 1), "dp_release_count(x, n, epsilon = ...)", fixed = TRUE)
+  expect_error(dp_prop_test(0.5, 30, method = "normal", epsilon = 1),
+               'dp_release_count(x, n, epsilon = ..., mechanism = "laplace")', fixed = TRUE)
+  # a real release's printed digits pass: the value printed by print(rel), typed back
+  rel <- dp_release_count(11, 30, epsilon = 1, seed = 1)
+  printed <- paste(capture.output(print(rel)), collapse = "\n")
+  typed <- as.numeric(sub("value: +", "", regmatches(printed, regexpr("value: +[-0-9.e+]+", printed))))
+  expect_equal(typed, rel$value, tolerance = 1e-15)  # R's reader may differ in the last bit
+  expect_equal(dp_binom_test(typed, 30, epsilon = 1)$p.value, dp_binom_test(rel)$p.value, tolerance = 1e-12)
+})

@@ -11,6 +11,7 @@ from scipy.optimize import brentq
 from dpinfer import (
     HTestResult,
     LaplaceReleaser,
+    Release,
     TulapReleaser,
     binom_jimi_ci,
     binom_jimi_test,
@@ -40,6 +41,15 @@ def _reference_cases():
     return [pytest.param(c, id=f"n{c['n']}-eps{c['epsilon']}-pi{c['pi_hat']:.3g}") for c in data["cases"]]
 
 
+def _as_release(pi_hat, n, epsilon):
+    """A released proportion as the Release it stands for (never judged by its digits).
+
+    For values a test chooses as a function's argument (reference inputs, root searches)
+    that may be ``k / n``, which typed as a number is refused as a confidential count.
+    """
+    return Release(float(pi_hat), "laplace", epsilon, 0.0, 1.0 / n, n, "proportion")
+
+
 @pytest.mark.parametrize("case", _reference_cases())
 def test_exact_cdf_and_quantiles_match_mpmath(case):
     # Expected values: tests/reference/make_jimi.py (mpmath, 30 digits, tanh-sinh).
@@ -56,9 +66,10 @@ def test_exact_cdf_and_quantiles_match_mpmath(case):
 def test_public_exact_interval_matches_mpmath(case):
     n, eps, pi_hat = case["n"], case["epsilon"], case["pi_hat"]
     q = {float(k): v for k, v in case["quantile"].items()}
-    ci = binom_jimi_ci(pi_hat, n, epsilon=eps, n_sim=None)
+    rel = _as_release(pi_hat, n, eps)  # reference inputs such as 0.3 of 30 are k / n: a Release record
+    ci = binom_jimi_ci(rel, n_sim=None)
     assert (ci.low, ci.high) == pytest.approx((q[0.025], q[0.975]), abs=1e-8)
-    one = binom_jimi_ci(pi_hat, n, epsilon=eps, n_sim=None, alternative="greater")
+    one = binom_jimi_ci(rel, n_sim=None, alternative="greater")
     assert (one.low, one.high) == pytest.approx((q[0.05], 1.0), abs=1e-8)
 
 
@@ -74,7 +85,7 @@ def test_exact_limit_without_noise_is_the_jeffreys_type_beta(x):
     assert res.pvalue == pytest.approx(law.cdf(0.4), abs=1e-9)
 
 
-@pytest.mark.parametrize("pi_hat", [-0.3, -0.02, 0.0, 0.05, 0.37, 0.9, 1.0, 1.2])
+@pytest.mark.parametrize("pi_hat", [-0.3013, -0.02, 1e-9, 0.05, 0.37, 0.9013, 1.0 - 1e-9, 1.2013])
 def test_exact_point_masses(pi_hat):
     n, eps = 30, 1.0
     b = 1 / (eps * n)
@@ -105,10 +116,10 @@ def test_exact_quantile_point_mass_rule():
     assert ci.low == 0.0 and 0.0 < ci.high < 1.0
     ci = binom_jimi_ci(high_release, n, epsilon=eps, n_sim=None)
     assert ci.high == 1.0 and 0.0 < ci.low < 1.0
-    assert binom_jimi_ci(-0.5, n, epsilon=eps, n_sim=None).high == 0.0
+    assert binom_jimi_ci(-0.5013, n, epsilon=eps, n_sim=None).high == 0.0
 
 
-@pytest.mark.parametrize("pi_hat", [-0.04, 0.1, 0.37, 0.62])
+@pytest.mark.parametrize("pi_hat", [-0.04, 0.1013, 0.37, 0.62])
 def test_exact_symmetry(pi_hat):
     # theta <-> 1 - theta: the law of theta* for 1 - pi_hat mirrors that for pi_hat.
     n, eps = 40, 0.7
@@ -120,7 +131,7 @@ def test_exact_symmetry(pi_hat):
     assert pa.pvalue == pytest.approx(pb.pvalue, abs=1e-11)
 
 
-@pytest.mark.parametrize("n,pi_hat,p0", [(30, 0.3, 0.9), (500, 0.2, 0.35), (5000, 0.5, 0.56)])
+@pytest.mark.parametrize("n,pi_hat,p0", [(30, 0.3013, 0.9), (500, 0.2013, 0.35), (5000, 0.50013, 0.56)])
 def test_exact_tiny_pvalues_keep_relative_accuracy(n, pi_hat, p0):
     # The 'less' p-value P(theta* >= p0) is integrated directly (no 1 - G
     # cancellation): it must equal the mirrored 'greater' p-value G(1 - p0) for
@@ -144,7 +155,7 @@ def test_exact_test_interval_duality():
 
 def test_exact_vectorised_equals_scalar():
     n, eps = 25, 0.8
-    pis = np.array([[-0.2, 0.0, 0.13], [0.5, 0.97, 1.3]])
+    pis = np.array([[-0.2013, 1e-9, 0.13], [0.5013, 0.97, 1.3013]])
     arr = binom_jimi_ci(pis, n, epsilon=eps, n_sim=None)
     pv = binom_jimi_test(pis, n, p0=0.4, epsilon=eps, n_sim=None)
     assert arr.shape == (2, 3, 2) and pv.shape == (2, 3)
@@ -158,8 +169,8 @@ def test_exact_vectorised_equals_scalar():
 # --------------------------------------------------------------------------- simulated vs exact
 SIM_CASES = [  # (n, epsilon, pi_hat values): includes pi_hat < 0 and > 1
     (30, 1.0, [-0.05, 0.08, 0.37, 0.81, 1.04]),
-    (10, 0.3, [-0.4, 0.5, 1.6]),
-    (400, 0.5, [0.01, 0.3, 0.995]),
+    (10, 0.3, [-0.4013, 0.5013, 1.6013]),
+    (400, 0.5, [0.01013, 0.3013, 0.99513]),
 ]
 
 
@@ -185,7 +196,7 @@ def test_simulated_endpoints_within_4_se_of_exact(n, eps, pis):
 
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
 @pytest.mark.parametrize("n,eps,pi_hat,p0", [(30, 1.0, 0.37, 0.2), (30, 1.0, -0.03, 0.1),
-                                             (30, 1.0, 1.03, 0.9), (12, 0.5, 0.6, 0.5)])
+                                             (30, 1.0, 1.03, 0.9), (12, 0.5, 0.6013, 0.5)])
 def test_simulated_pvalues_within_4_se_of_exact(alternative, n, eps, pi_hat, p0):
     # Binomial SE of a share: sqrt(p (1 - p) / H) (twice that for the two-sided
     # p-value); floored at 1/H, the resolution of a share of H draws.
@@ -200,7 +211,7 @@ def test_simulated_pvalues_within_4_se_of_exact(alternative, n, eps, pi_hat, p0)
 def test_simulation_in_several_chunks_matches_exact():
     # 2**19 draws per row: blocks of 2 rows, so 5 releases use 3 blocks.
     H = 2**19
-    pis = np.array([0.2, 0.35, 0.5, 0.65, 0.8])
+    pis = np.array([0.2013, 0.3513, 0.5013, 0.6513, 0.8013])
     sim = binom_jimi_ci(pis, 30, epsilon=1.0, n_sim=H, rng=5)
     exact = binom_jimi_ci(pis, 30, epsilon=1.0, n_sim=None)
     for i in range(pis.size):
@@ -245,8 +256,9 @@ def _coverage(theta, n, eps, alternative, level=0.95):
     X = x its probability is F_L(B - x/n) - F_L(A - x/n), F_L the Laplace(0,
     1/(epsilon n)) cdf.
     """
-    def ci(p):
-        return binom_jimi_ci(p, n, epsilon=eps, n_sim=None, alternative=alternative, confidence_level=level)
+    def ci(p):  # p: a hypothetical released value (a root search visits k / n too), as a Release record
+        return binom_jimi_ci(_as_release(p, n, eps), n_sim=None, alternative=alternative,
+                             confidence_level=level)
 
     a = brentq(lambda p: ci(p).high - theta, -1.0, 2.0, xtol=1e-12) if alternative != "greater" else -np.inf
     b = brentq(lambda p: ci(p).low - theta, -1.0, 2.0, xtol=1e-12) if alternative != "less" else np.inf
@@ -307,8 +319,8 @@ def test_result_fields():
     assert res.conf_int.high == 1.0 and res.conf_int.level == 0.95
     assert res.estimate == 0.37 and res.null_value == 0.2
     assert "1000 Monte Carlo draws" in str(res)
-    exact = binom_jimi_test(1.1, 30, p0=0.2, epsilon=1.0, n_sim=None)
-    assert exact.n_sim is None and exact.estimate == 1.0 and exact.statistic == 1.1
+    exact = binom_jimi_test(1.1013, 30, p0=0.2, epsilon=1.0, n_sim=None)
+    assert exact.n_sim is None and exact.estimate == 1.0 and exact.statistic == 1.1013
     assert "exact limit" in exact.method
     less = binom_jimi_ci(0.37, 30, epsilon=1.0, alternative="less", n_sim=None)
     assert less.low == 0.0 and less.high < 1.0
@@ -316,41 +328,41 @@ def test_result_fields():
 
 def test_same_seed_same_output_and_generator_accepted():
     sim = dict(epsilon=1.0, n_sim=10_000)
-    a = binom_jimi_ci(np.array([0.1, 0.5]), 30, **sim, rng=42)
-    b = binom_jimi_ci(np.array([0.1, 0.5]), 30, **sim, rng=42)
-    c = binom_jimi_ci(np.array([0.1, 0.5]), 30, **sim, rng=43)
+    a = binom_jimi_ci(np.array([0.1013, 0.5013]), 30, **sim, rng=42)
+    b = binom_jimi_ci(np.array([0.1013, 0.5013]), 30, **sim, rng=42)
+    c = binom_jimi_ci(np.array([0.1013, 0.5013]), 30, **sim, rng=43)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
-    p1 = binom_jimi_test(0.3, 30, **sim, rng=np.random.default_rng(9)).pvalue
-    p2 = binom_jimi_test(0.3, 30, **sim, rng=np.random.default_rng(9)).pvalue
+    p1 = binom_jimi_test(0.3013, 30, **sim, rng=np.random.default_rng(9)).pvalue
+    p2 = binom_jimi_test(0.3013, 30, **sim, rng=np.random.default_rng(9)).pvalue
     assert p1 == p2
     ss = np.random.SeedSequence(5)
-    assert binom_jimi_ci(0.3, 30, **sim, rng=ss) == binom_jimi_ci(0.3, 30, **sim, rng=5)
+    assert binom_jimi_ci(0.3013, 30, **sim, rng=ss) == binom_jimi_ci(0.3013, 30, **sim, rng=5)
 
 
 def test_default_is_the_exact_limit_whatever_the_seed():
     # One default for every door: n_sim=None (exact, deterministic) unless n_sim is given.
-    a = binom_jimi_test(0.3, 30, 0.2, epsilon=1.0, rng=1)
-    b = binom_jimi_test(0.3, 30, 0.2, epsilon=1.0, rng=2)
+    a = binom_jimi_test(0.3013, 30, 0.2, epsilon=1.0, rng=1)
+    b = binom_jimi_test(0.3013, 30, 0.2, epsilon=1.0, rng=2)
     assert a.n_sim is None and a.pvalue == b.pvalue and "exact limit" in a.method
-    assert binom_jimi_ci(0.3, 30, epsilon=1.0) == binom_jimi_ci(0.3, 30, epsilon=1.0, n_sim=None)
+    assert binom_jimi_ci(0.3013, 30, epsilon=1.0) == binom_jimi_ci(0.3013, 30, epsilon=1.0, n_sim=None)
 
 
 ERRORS = [
-    (dict(pi_hat=0.3, n=None, epsilon=1.0), TypeError, "`n` is required"),
-    (dict(pi_hat=0.3, n=30, epsilon=None), TypeError, "`epsilon` is required"),
-    (dict(pi_hat=0.3, n=0, epsilon=1.0), ValueError, "`n` must be an integer >= 1"),
-    (dict(pi_hat=0.3, n=30.5, epsilon=1.0), ValueError, "`n` must be a whole number"),
-    (dict(pi_hat=0.3, n=30, epsilon=-1.0), ValueError, "`epsilon` must be a positive finite"),
+    (dict(pi_hat=0.3013, n=None, epsilon=1.0), TypeError, "`n` is required"),
+    (dict(pi_hat=0.3013, n=30, epsilon=None), TypeError, "`epsilon` is required"),
+    (dict(pi_hat=0.3013, n=0, epsilon=1.0), ValueError, "`n` must be an integer >= 1"),
+    (dict(pi_hat=0.3013, n=30.5, epsilon=1.0), ValueError, "`n` must be a whole number"),
+    (dict(pi_hat=0.3013, n=30, epsilon=-1.0), ValueError, "`epsilon` must be a positive finite"),
     (dict(pi_hat=float("nan"), n=30, epsilon=1.0), ValueError, "`pi_hat` must contain only finite"),
     (dict(pi_hat="0.3", n=30, epsilon=1.0), TypeError, "`pi_hat` must be a real number"),
-    (dict(pi_hat=0.3, n=30, epsilon=1.0, kind="rate"), ValueError, "`kind` must be None, 'proportion'"),
-    (dict(pi_hat=0.3, n=30, epsilon=1.0, kind=1), TypeError, "`kind` must be None"),
-    (dict(pi_hat=0.3, n=30, epsilon=1.0, kind=np.array(["count"])), TypeError, "`kind` must be None"),
-    (dict(pi_hat=0.3, n=30, epsilon=1.0, kind=np.array(["count", "count"])), TypeError, "`kind` must be None"),
-    (dict(pi_hat=0.3, n=30, epsilon=1.0, confidence_level=95), ValueError, "give 0.95, not 95"),
-    (dict(pi_hat=0.3, n=30, epsilon=1.0, alternative="two.sided"), ValueError, "`alternative`"),
-    (dict(pi_hat=0.3, n=30, epsilon=1.0, n_sim=0), ValueError, "`n_sim` must be an integer >= 1"),
-    (dict(pi_hat=0.3, n=30, epsilon=1.0, rng="seed"), TypeError, "`rng` must be None"),
+    (dict(pi_hat=0.3013, n=30, epsilon=1.0, kind="rate"), ValueError, "`kind` must be None, 'proportion'"),
+    (dict(pi_hat=0.3013, n=30, epsilon=1.0, kind=1), TypeError, "`kind` must be None"),
+    (dict(pi_hat=0.3013, n=30, epsilon=1.0, kind=np.array(["count"])), TypeError, "`kind` must be None"),
+    (dict(pi_hat=0.3013, n=30, epsilon=1.0, kind=np.array(["count", "count"])), TypeError, "`kind` must be None"),
+    (dict(pi_hat=0.3013, n=30, epsilon=1.0, confidence_level=95), ValueError, "give 0.95, not 95"),
+    (dict(pi_hat=0.3013, n=30, epsilon=1.0, alternative="two.sided"), ValueError, "`alternative`"),
+    (dict(pi_hat=0.3013, n=30, epsilon=1.0, n_sim=0), ValueError, "`n_sim` must be an integer >= 1"),
+    (dict(pi_hat=0.3013, n=30, epsilon=1.0, rng="seed"), TypeError, "`rng` must be None"),
 ]
 
 
@@ -364,7 +376,7 @@ def test_bad_arguments(func, kwargs, exc, match):
 @pytest.mark.parametrize("p0", [-0.1, 1.5, float("nan")])
 def test_bad_p0(p0):
     with pytest.raises(ValueError, match="`p0` must"):
-        binom_jimi_test(0.3, 30, p0=p0, epsilon=1.0)
+        binom_jimi_test(0.3013, 30, p0=p0, epsilon=1.0)
 
 
 def test_release_errors():
@@ -389,7 +401,7 @@ def test_noise_scale_outside_doubles_is_refused():
     # At epsilon n = 6e-199 the noise swamps any data (numpy warned before); epsilon n
     # cannot be too large any more: epsilon <= 1e12 and n <= 2**53 for every function.
     with pytest.raises(ValueError, match=r"epsilon.*\* n must be at least 1e-150"):
-        binom_jimi_test(0.3, 30, epsilon=2e-200, n_sim=None)
+        binom_jimi_test(0.3013, 30, epsilon=2e-200, n_sim=None)
 
 
 def test_release_far_outside_the_unit_interval_gives_the_point_masses():
@@ -409,7 +421,7 @@ def test_exact_path_in_blocks_equals_one_block(monkeypatch):
     # The exact path processes releases in blocks; block size must not change answers.
     from dpinfer.inference.jimi import _common as _jimi_common
 
-    pi = np.linspace(-0.2, 1.2, 23)
+    pi = np.linspace(-0.2013, 1.1987, 23)
     whole = binom_jimi_test(pi, 30, p0=0.3, epsilon=1.0, n_sim=None)
     ci_whole = binom_jimi_ci(pi, 30, epsilon=1.0, n_sim=None)
     monkeypatch.setattr(_jimi_common, "_EXACT_BLOCK", 5)

@@ -60,7 +60,7 @@ def _exact_mean(pi_hat, n, epsilon):
     return upper + inner
 
 
-@pytest.mark.parametrize("pi_hat, n, epsilon", [(0.3667, 30, 1.0), (0.03, 30, 1.0), (0.9, 200, 0.5)])
+@pytest.mark.parametrize("pi_hat, n, epsilon", [(0.3667, 30, 1.0), (0.03, 30, 1.0), (0.9013, 200, 0.5)])
 def test_moments_against_exact_values(pi_hat, n, epsilon):
     h = 200_000
     draws = binom_jimi_sample(pi_hat, n, epsilon=epsilon, n_sim=h, rng=123)
@@ -86,22 +86,22 @@ def test_two_sample_draws_reproduce_interval_and_test():
     r1 = LaplaceReleaser(epsilon=1.0).proportion(20, 40, rng=1)
     r2 = LaplaceReleaser(epsilon=0.5).proportion(10, 50, rng=2)
     h = 6000
-    d = binom2_jimi_sample(r1, pi2=r2, n_sim=h, rng=3)
+    d = binom2_jimi_sample(r1, pi_hat2=r2, n_sim=h, rng=3)
     assert d.shape == (h, 2)
     diff = d[:, 0] - d[:, 1]
     s = np.sort(diff)
     lo_i, hi_i = _ranks(h, 0.025, 0.025)
-    ci = binom2_jimi_ci(r1, pi2=r2, n_sim=h, rng=3)
+    ci = binom2_jimi_ci(r1, pi_hat2=r2, n_sim=h, rng=3)
     assert (ci.low, ci.high) == (s[lo_i], s[hi_i])
     d0 = 0.1
     below, tied = np.mean(diff < d0), np.mean(diff == d0)  # mid-p ties, as documented
-    assert binom2_jimi_test(r1, pi2=r2, p0=d0, alternative="greater", n_sim=h, rng=3).pvalue == below + 0.5 * tied
+    assert binom2_jimi_test(r1, pi_hat2=r2, margin=d0, alternative="greater", n_sim=h, rng=3).pvalue == below + 0.5 * tied
 
 
 def test_two_sample_columns_have_each_groups_law():
     h = 100_000
-    d = binom2_jimi_sample(0.45, 40, 0.2, 50, epsilon=(1.0, 0.5), n_sim=h, rng=8)
-    for col, (pi_hat, n, eps) in enumerate([(0.45, 40, 1.0), (0.2, 50, 0.5)]):
+    d = binom2_jimi_sample(0.4513, 40, 0.2013, 50, epsilon=(1.0, 0.5), n_sim=h, rng=8)
+    for col, (pi_hat, n, eps) in enumerate([(0.4513, 40, 1.0), (0.2013, 50, 0.5)]):
         x = d[:, col]
         assert abs(x.mean() - _exact_mean(pi_hat, n, eps)) < 4 * x.std() / math.sqrt(h)
     # independent groups: sample correlation within 4 SE (1 / sqrt(h)) of 0
@@ -114,11 +114,11 @@ def test_bad_arguments_are_refused_before_drawing():
     with pytest.raises(ValueError, match=r"`n_sim` must be at most 10_000_000"):
         binom_jimi_sample(REL, n_sim=50_000_000)  # refused before allocating 2 GB
     with pytest.raises(ValueError, match=r"`n_sim` must be at most 10_000_000"):
-        binom2_jimi_sample(REL, pi2=REL, n_sim=50_000_000)
+        binom2_jimi_sample(REL, pi_hat2=REL, n_sim=50_000_000)
     with pytest.raises(ValueError, match=r"must be one released value; got an array of shape \(2,\)"):
-        binom_jimi_sample([0.2, 0.3], 30, epsilon=1.0)
+        binom_jimi_sample([0.2013, 0.3013], 30, epsilon=1.0)
     with pytest.raises(ValueError, match=r"must be one released value each"):
-        binom2_jimi_sample([0.2, 0.3], 30, 0.1, 30, epsilon=1.0)
+        binom2_jimi_sample([0.2013, 0.3013], 30, 0.1013, 30, epsilon=1.0)
     with pytest.raises(ValueError, match=r"is a Tulap release"):
         binom_jimi_sample(TulapReleaser(epsilon=1.0).release(11, 30, rng=1))
     with pytest.raises(TypeError, match=r"`n` is required"):

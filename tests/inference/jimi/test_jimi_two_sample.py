@@ -31,9 +31,9 @@ def _difference_cdf(d, pi1, n1, eps1, pi2, n2, eps2, cells=800):
 
 
 CASES = [  # (pi1, n1, eps1, pi2, n2, eps2, p0)
-    (0.55, 40, 1.0, 0.30, 60, 0.5, 0.1),
-    (0.40, 30, 1.0, 0.40, 30, 1.0, 0.0),
-    (-0.03, 30, 1.0, 0.2, 25, 2.0, -0.1),
+    (0.5513, 40, 1.0, 0.3013, 60, 0.5, 0.1),
+    (0.4013, 30, 1.0, 0.4013, 30, 1.0, 0.0),
+    (-0.0313, 30, 1.0, 0.2013, 25, 2.0, -0.1),
 ]
 
 
@@ -52,7 +52,7 @@ def test_simulated_difference_matches_exact_convolution(case):
         strictly = _difference_cdf(q - 1e-12, pi1, n1, e1, pi2, n2, e2)
         se = np.sqrt(level * (1 - level) / H)
         assert strictly - 4 * se - 1e-5 <= level <= at_or_below + 4 * se + 1e-5
-    res = binom2_jimi_test(pi1, n1, pi2, n2, p0=p0, epsilon=(e1, e2), alternative="greater",
+    res = binom2_jimi_test(pi1, n1, pi2, n2, margin=p0, epsilon=(e1, e2), alternative="greater",
                            n_sim=H, rng=17)
     expected = _difference_cdf(p0, pi1, n1, e1, pi2, n2, e2)
     assert abs(res.pvalue - expected) <= 4 * np.sqrt(expected * (1 - expected) / H) + 1e-5
@@ -68,30 +68,30 @@ def test_group_streams_are_independent():
     d2 = _draw_theta(g2, np.array([0.4]), 30, 1.0, H)[0]
     assert not np.array_equal(d1, d2)
     assert abs(np.corrcoef(d1, d2)[0, 1]) <= 4 / np.sqrt(H)
-    ci = binom2_jimi_ci(0.4, 30, 0.4, 30, epsilon=1.0, rng=2025)
+    ci = binom2_jimi_ci(0.4013, 30, 0.4013, 30, epsilon=1.0, rng=2025)
     assert ci.low < -0.1 and ci.high > 0.1
 
 
 def test_same_seed_same_output():
     kw = dict(epsilon=(1.0, 0.5), rng=99)
-    a = binom2_jimi_test(np.array([0.3, 0.6]), 30, np.array([0.2, 0.1]), 40, **kw)
-    b = binom2_jimi_test(np.array([0.3, 0.6]), 30, np.array([0.2, 0.1]), 40, **kw)
+    a = binom2_jimi_test(np.array([0.3013, 0.6013]), 30, np.array([0.2013, 0.1013]), 40, **kw)
+    b = binom2_jimi_test(np.array([0.3013, 0.6013]), 30, np.array([0.2013, 0.1013]), 40, **kw)
     assert np.array_equal(a, b)
-    c1 = binom2_jimi_ci(0.3, 30, 0.2, 40, epsilon=(1.0, 0.5), rng=np.random.SeedSequence(4))
-    c2 = binom2_jimi_ci(0.3, 30, 0.2, 40, epsilon=(1.0, 0.5), rng=4)
+    c1 = binom2_jimi_ci(0.3013, 30, 0.2013, 40, epsilon=(1.0, 0.5), rng=np.random.SeedSequence(4))
+    c2 = binom2_jimi_ci(0.3013, 30, 0.2013, 40, epsilon=(1.0, 0.5), rng=4)
     assert c1 == c2
 
 
 def test_shapes_releases_and_result():
     r1 = LaplaceReleaser(epsilon=1.0).proportion(np.array([[10, 20, 25]]), 30, rng=1)
     r2 = LaplaceReleaser(epsilon=0.5).count(np.array([[5], [30]]), 40, rng=2)
-    out = binom2_jimi_ci(r1, pi2=r2, n_sim=2000, rng=3)
+    out = binom2_jimi_ci(r1, pi_hat2=r2, n_sim=2000, rng=3)
     assert out.shape == (2, 3, 2) and np.all(out[..., 0] <= out[..., 1])
-    pv = binom2_jimi_test(r1, pi2=r2, n_sim=2000, rng=3)
+    pv = binom2_jimi_test(r1, pi_hat2=r2, n_sim=2000, rng=3)
     assert pv.shape == (2, 3) and np.all((pv >= 0) & (pv <= 1))
     one = LaplaceReleaser(epsilon=1.0).proportion(20, 30, rng=1)
     two = LaplaceReleaser(epsilon=0.5).count(8, 40, rng=2)
-    res = binom2_jimi_test(one, pi2=two, alternative="less", n_sim=3000, rng=5)
+    res = binom2_jimi_test(one, pi_hat2=two, alternative="less", n_sim=3000, rng=5)
     assert isinstance(res, HTestResult)
     assert res.statistic == pytest.approx(one.value - two.value / 40)
     # Sequential composition of the two releases: 1.0 + 0.5.
@@ -103,13 +103,13 @@ def test_shapes_releases_and_result():
 
 
 ERRORS = [
-    (dict(pi1=0.3, n1=30, pi2=None, n2=30, epsilon=1.0), TypeError, "`pi2`.*required"),
-    (dict(pi1=0.3, n1=30, pi2=0.2, n2=30, epsilon=(1.0, None)), TypeError, "`epsilon` is required when `pi2`"),
-    (dict(pi1=0.3, n1=None, pi2=0.2, n2=30, epsilon=1.0), TypeError, "`n1` is required"),
-    (dict(pi1=0.3, n1=30, pi2=0.2, n2=30, epsilon=(1.0, 0.0)), ValueError, "`epsilon` must be"),
-    (dict(pi1=[0.3, 0.2], n1=30, pi2=[0.2, 0.1, 0.4], n2=30, epsilon=1.0),
+    (dict(pi_hat1=0.3013, n1=30, pi_hat2=None, n2=30, epsilon=1.0), TypeError, "`pi_hat2`.*required"),
+    (dict(pi_hat1=0.3013, n1=30, pi_hat2=0.2013, n2=30, epsilon=(1.0, None)), TypeError, "`epsilon` is required when `pi_hat2`"),
+    (dict(pi_hat1=0.3013, n1=None, pi_hat2=0.2013, n2=30, epsilon=1.0), TypeError, "`n1` is required"),
+    (dict(pi_hat1=0.3013, n1=30, pi_hat2=0.2013, n2=30, epsilon=(1.0, 0.0)), ValueError, "`epsilon` must be"),
+    (dict(pi_hat1=[0.3013, 0.2013], n1=30, pi_hat2=[0.2013, 0.1013, 0.4013], n2=30, epsilon=1.0),
      ValueError, "broadcastable"),
-    (dict(pi1=0.3, n1=30, pi2=0.2, n2=30, epsilon=1.0, kind2="counts"),
+    (dict(pi_hat1=0.3013, n1=30, pi_hat2=0.2013, n2=30, epsilon=1.0, kind2="counts"),
      ValueError, "`kind2` must be"),
 ]
 
@@ -122,14 +122,14 @@ def test_bad_arguments(func, kwargs, exc, match):
 
 
 def test_bad_null_and_releases():
-    with pytest.raises(ValueError, match=r"`p0` \(the null difference"):
-        binom2_jimi_test(0.3, 30, 0.2, 30, p0=1.5, epsilon=1.0)
+    with pytest.raises(ValueError, match=r"`margin` \(the null difference"):
+        binom2_jimi_test(0.3013, 30, 0.2013, 30, margin=1.5, epsilon=1.0)
     tulap = TulapReleaser(epsilon=1.0).release(5, 30, rng=1)
-    with pytest.raises(ValueError, match="`pi2` is a Tulap release"):
-        binom2_jimi_ci(0.3, 30, tulap, epsilon=(1.0, None))
+    with pytest.raises(ValueError, match="`pi_hat2` is a Tulap release"):
+        binom2_jimi_ci(0.3013, 30, tulap, epsilon=(1.0, None))
     rel = LaplaceReleaser(epsilon=1.0).proportion(5, 30, rng=1)
-    with pytest.raises(ValueError, match="`n2` must not be given when `pi2` is a Release"):
-        binom2_jimi_ci(0.3, 30, rel, 30, epsilon=(1.0, None))
+    with pytest.raises(ValueError, match="`n2` must not be given when `pi_hat2` is a Release"):
+        binom2_jimi_ci(0.3013, 30, rel, 30, epsilon=(1.0, None))
 
 
 # --------------------------------------------------------------------------- exact limit (n_sim=None)
@@ -157,8 +157,8 @@ def test_exact_two_sample_law_against_mpmath(case):
 def test_exact_two_sample_pvalue_is_the_limit_of_the_draws():
     # p-value (two-sided, mid-p ties) from the exact law vs 2_000_000 draws per group:
     # within 4 SE of the simulated share (SE = 2 sqrt(s (1 - s) / N) for p = 2 s).
-    exact = binom2_jimi_test(0.02, 30, -0.01, 40, p0=0.0, epsilon=0.5, n_sim=None)
-    sim = binom2_jimi_test(0.02, 30, -0.01, 40, p0=0.0, epsilon=0.5, n_sim=2_000_000, rng=8)
+    exact = binom2_jimi_test(0.02, 30, -0.01, 40, margin=0.0, epsilon=0.5, n_sim=None)
+    sim = binom2_jimi_test(0.02, 30, -0.01, 40, margin=0.0, epsilon=0.5, n_sim=2_000_000, rng=8)
     share = exact.pvalue / 2
     assert abs(exact.pvalue - sim.pvalue) < 4 * 2 * np.sqrt(share * (1 - share) / 2_000_000)
     assert exact.n_sim is None and "exact limit" in exact.method
@@ -169,7 +169,7 @@ def test_exact_two_sample_interval_endpoints_are_quantiles():
     # P(D <= low) >= 0.025 > P(D < low) up to the root finder's 1e-12 in d.
     from dpinfer.inference.jimi import _kernels as k
 
-    args = (0.4, 30, 1.0, 0.3, 40, 1.0)
+    args = (0.4013, 30, 1.0, 0.3013, 40, 1.0)
     ci = binom2_jimi_ci(args[0], args[1], args[3], args[4], epsilon=1.0, n_sim=None)
     for bound, level in ((ci.low, 0.025), (ci.high, 0.975)):
         lt, tie, _ = k._two_exact(*args, bound + 1e-9)

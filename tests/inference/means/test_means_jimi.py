@@ -187,8 +187,8 @@ def test_kernel_sums_match_a_direct_computation():
     (lambda r, s: mean_jimi_test(s, mu0="a"), TypeError, "`mu0` must be a real number"),
     (lambda r, s: mean2_jimi_test(s, r), ValueError, "`sigma` is needed"),
     (lambda r, s: mean2_jimi_test(s, s, sigma=(1.0, 2.0, 3.0)), ValueError, "pair of numbers; got 3 values"),
-    (lambda r, s: mean_test([s]), ValueError, "`x` given as a list must hold two Releases"),
-    (lambda r, s: mean_test(s, 3.0), TypeError, "`y` must be None or a Release"),
+    (lambda r, s: mean_test([s]), ValueError, "`release` given as a list must hold two Releases"),
+    (lambda r, s: mean_test(s, 3.0), TypeError, "`release2` must be None or a Release"),
     (lambda r, s: mean_test(s, method="t"), ValueError, "`method` must be one of"),
     (lambda r, s: mean_test(s, method="naive", model="lognormal"), ValueError, "`model` does not apply"),
 ])

@@ -123,7 +123,7 @@ def test_result_and_unidentifiable_end_reported_as_infinite():
 
 def test_mean_test_dispatches_two_releases():
     a, b = _pair()
-    via = mean_test(a, b, mu0=-5.0, method="repro", sigma=(15.0, 15.0), n_sim=59, rng=2)
+    via = mean_test(a, b, margin=-5.0, method="repro", sigma=(15.0, 15.0), n_sim=59, rng=2)
     direct = mean2_repro_test(a, b, -5.0, sigma=(15.0, 15.0), n_sim=59, rng=2)
     assert via.pvalue == direct.pvalue
     assert via.conf_int.low == direct.conf_int.low and via.conf_int.high == direct.conf_int.high

@@ -35,6 +35,10 @@ REF = json.loads((Path(__file__).parents[2] / "reference" / "normal_values.json"
 ALTS = ("two-sided", "greater", "less")
 
 
+#: the hand-computed case's release, recorded as one (typed, 0.42 of 50 would be refused)
+HAND = Release(0.42, "laplace", 1.0, 0.0, 1.0 / 50, 50, "proportion")
+
+
 def _quiet(func, *args, **kwargs):
     """Call without the ApproximationWarning (tested separately below)."""
     with warnings.catch_warnings():
@@ -49,20 +53,21 @@ def _quiet(func, *args, **kwargs):
 
 @pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # subject: the numbers, not the coverage warning
 def test_statistic_and_pvalue_by_hand():
-    # pi_hat = 0.42, n = 50, p0 = 0.3, epsilon = 1:
+    # pi_hat = 0.42, n = 50, p0 = 0.3, epsilon = 1 (a Release record: 0.42 = 21 / 50 typed as a
+    # number is refused as a confidential count; the arithmetic below needs these digits):
     # sd0^2 = 0.3 * 0.7 / 50 + 2 / 50^2 = 0.0042 + 0.0008 = 0.005, so
     # z = 0.12 / sqrt(0.005) = 1.2 sqrt(2), and the two-sided p-value is
     # 2 P(Z > 1.2 sqrt 2) = erfc(1.2); one-sided: erfc(1.2) / 2.
-    res = binom_normal_test(0.42, 50, 0.3, epsilon=1.0)
+    res = binom_normal_test(HAND, 0.3)
     assert res.statistic == pytest.approx(1.2 * math.sqrt(2.0), rel=1e-14)
     assert res.pvalue == pytest.approx(math.erfc(1.2), rel=1e-13)
-    greater = binom_normal_test(0.42, 50, 0.3, epsilon=1.0, alternative="greater")
+    greater = binom_normal_test(HAND, 0.3, alternative="greater")
     assert greater.pvalue == pytest.approx(math.erfc(1.2) / 2.0, rel=1e-13)
-    less = binom_normal_test(0.42, 50, 0.3, epsilon=1.0, alternative="less")
+    less = binom_normal_test(HAND, 0.3, alternative="less")
     assert less.pvalue == pytest.approx(1.0 - math.erfc(1.2) / 2.0, rel=1e-13)
     # Wald interval by hand: se^2 = 0.42 * 0.58 / 50 + 0.0008 = 0.005672
     z975 = 1.959963984540054
-    ci = binom_normal_ci(0.42, 50, epsilon=1.0, method="wald")
+    ci = binom_normal_ci(HAND, method="wald")
     assert ci.low == pytest.approx(0.42 - z975 * math.sqrt(0.005672), abs=1e-14)
     assert ci.high == pytest.approx(0.42 + z975 * math.sqrt(0.005672), abs=1e-14)
 
@@ -145,11 +150,11 @@ def test_warning_fires_exactly_where_size_drifts(row):
     kw = dict(epsilon=1.0, alternative=row["alternative"], confidence_level=1.0 - row["alpha"])
     if _expected_fire(row):
         with pytest.warns(ApproximationWarning, match=r"exact size .* is 0\.0\d+"):
-            binom_normal_test(0.5, 30, row["p0"], **kw)
+            binom_normal_test(0.5013, 30, row["p0"], **kw)
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            binom_normal_test(0.5, 30, row["p0"], **kw)
+            binom_normal_test(0.5013, 30, row["p0"], **kw)
 
 
 def test_warning_table_is_not_vacuous():
@@ -173,12 +178,12 @@ def test_noise_dominated_size_and_warning():
     size = binom_normal_power(0.5, 10, 0.5, epsilon=1e-4, alternative="two-sided")
     assert size == pytest.approx(limit, rel=1e-3)
     with pytest.warns(ApproximationWarning, match="liberal"):
-        binom_normal_test(0.5, 10, 0.5, epsilon=1e-4)
+        binom_normal_test(0.5013, 10, 0.5, epsilon=1e-4)
 
 
 def test_warning_points_at_caller_and_fires_once_for_arrays():
     with pytest.warns(ApproximationWarning) as record:
-        binom_normal_test(np.array([0.1, 0.4, 0.9]), 30, 0.1, epsilon=1.0, confidence_level=0.99)
+        binom_normal_test(np.array([0.1013, 0.4013, 0.9013]), 30, 0.1, epsilon=1.0, confidence_level=0.99)
     assert len(record) == 1
     assert record[0].filename == __file__
 
@@ -259,7 +264,7 @@ def test_power_no_scipy_quantile_warning(theta):
     assert got == pytest.approx(full, rel=1e-12)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        binom_normal_test(0.6, n, p0, epsilon=eps)
+        binom_normal_test(0.6013, n, p0, epsilon=eps)
 
 
 def test_power_shapes_and_edges():
@@ -293,7 +298,7 @@ def test_symmetry(alternative):
 
 
 @pytest.mark.parametrize("alternative", ALTS)
-@pytest.mark.parametrize("pi_hat", [0.03, 0.2, 0.5, 0.77, 0.99])
+@pytest.mark.parametrize("pi_hat", [0.03, 0.2013, 0.5013, 0.77, 0.99])
 def test_score_interval_is_inversion_of_test(pi_hat, alternative):
     n, eps, level = 30, 1.0, 0.9
     ci = binom_normal_ci(pi_hat, n, epsilon=eps, confidence_level=level, alternative=alternative,
@@ -338,19 +343,19 @@ def test_one_sample_large_epsilon_matches_statsmodels(alternative, sm_alt):
 @pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # subject: the numbers, not the coverage warning
 @pytest.mark.parametrize("method", ["wald", "score"])
 def test_implausible_release_collapses_to_boundary(method):
-    # pi_hat = -0.3 at n = 30, epsilon = 1 (noise sd 0.047): every p in [0, 1] is rejected
-    lo = binom_normal_ci(-0.3, 30, epsilon=1.0, method=method)
-    hi = binom_normal_ci(1.3, 30, epsilon=1.0, method=method)
+    # pi_hat = -0.3013 at n = 30, epsilon = 1 (noise sd 0.047): every p in [0, 1] is rejected
+    lo = binom_normal_ci(-0.3013, 30, epsilon=1.0, method=method)
+    hi = binom_normal_ci(1.3013, 30, epsilon=1.0, method=method)
     assert (lo.low, lo.high) == (0.0, 0.0)
     assert (hi.low, hi.high) == (1.0, 1.0)
-    pvals = _quiet(binom_normal_test, -0.3, 30, np.linspace(0.001, 0.999, 50)[0], epsilon=1.0).pvalue
+    pvals = _quiet(binom_normal_test, -0.3013, 30, np.linspace(0.001, 0.999, 50)[0], epsilon=1.0).pvalue
     assert pvals < 0.05
     grid = np.linspace(0.0005, 0.9995, 200)
-    assert all(_quiet(binom_normal_test, -0.3, 30, p, epsilon=1.0).pvalue < 0.05 for p in grid)
+    assert all(_quiet(binom_normal_test, -0.3013, 30, p, epsilon=1.0).pvalue < 0.05 for p in grid)
 
 
 def test_default_method_is_score():
-    assert binom_normal_ci(0.42, 50, epsilon=1.0) == binom_normal_ci(0.42, 50, epsilon=1.0, method="score")
+    assert binom_normal_ci(0.4213, 50, epsilon=1.0) == binom_normal_ci(0.4213, 50, epsilon=1.0, method="score")
 
 
 @pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # [0, 0.16] at n = 30: coverage 0.939 near theta = 0.005
@@ -362,14 +367,14 @@ def test_clipping_and_estimate():
     ci = binom_normal_ci(0.01, 30, epsilon=1.0)
     assert ci.low == 0.0 and 0.0 < ci.high < 1.0
     assert binom_normal_ci(0.99, 30, epsilon=1.0, alternative="greater").high == 1.0
-    assert binom_normal_ci(0.01, 30, epsilon=1.0, alternative="less").low == 0.0
-    res2 = binom2_normal_test(0.02, 10, 0.98, 10, epsilon=1.0)
+    assert binom_normal_ci(0.0113, 30, epsilon=1.0, alternative="less").low == 0.0
+    res2 = binom2_normal_test(0.0213, 10, 0.9813, 10, epsilon=1.0)
     assert res2.conf_int.low >= -1.0
 
 
 @pytest.mark.filterwarnings("ignore::dpinfer.ApproximationWarning")  # subject: the numbers, not the coverage warning
 def test_array_paths():
-    pis = np.array([[0.1, 0.3, 0.5], [0.6, 0.8, 1.02]])
+    pis = np.array([[0.1013, 0.3013, 0.5013], [0.6013, 0.8013, 1.0213]])
     pv = binom_normal_test(pis, 50, 0.4, epsilon=2.0)
     assert isinstance(pv, np.ndarray) and pv.shape == (2, 3)
     for idx in np.ndindex(pis.shape):
@@ -381,18 +386,19 @@ def test_array_paths():
             for idx in np.ndindex(pis.shape):
                 one = binom_normal_ci(float(pis[idx]), 50, epsilon=2.0, method=method, alternative=alt)
                 assert tuple(ci[idx]) == (one.low, one.high)
-    pv2 = binom2_normal_test(np.array([0.5, 0.6]), 40, 0.45, 40, epsilon=1.0)
+    pv2 = binom2_normal_test(np.array([0.5013, 0.6013]), 40, 0.4513, 40, epsilon=1.0)
     assert pv2.shape == (2,)
-    assert pv2[1] == binom2_normal_test(0.6, 40, 0.45, 40, epsilon=1.0).pvalue
+    assert pv2[1] == binom2_normal_test(0.6013, 40, 0.4513, 40, epsilon=1.0).pvalue
 
 
 def test_result_type_and_printing():
-    res = binom_normal_test(0.42, 50, 0.3, epsilon=1.0)
+    res = binom_normal_test(0.4213, 50, 0.3, epsilon=1.0)
     assert isinstance(res, HTestResult) and isinstance(res.conf_int, ConfidenceInterval)
     assert res.statistic_name == "z" and res.mechanism == "laplace" and res.n_sim is None
     text = str(res)
-    assert "z = 1.6971" in text and "privacy: epsilon = 1, delta = 0, Laplace mechanism" in text
-    assert res.data_name == "pi_hat = 0.42, n = 50"
+    # z = 0.1213 / sqrt(0.005) = 1.71544 (sd0 as in test_statistic_and_pvalue_by_hand)
+    assert "z = 1.7154" in text and "privacy: epsilon = 1, delta = 0, Laplace mechanism" in text
+    assert res.data_name == "pi_hat = 0.4213, n = 50"  # every digit typed, read back
 
 
 # ---------------------------------------------------------------------------
@@ -413,7 +419,7 @@ def test_proportion_and_count_releases():
     ci = binom_normal_ci(count, method="score")
     assert ci == binom_normal_ci(count.value / 40, 40, epsilon=1.5, method="score")
     p2 = LaplaceReleaser(0.5).proportion(20, 60, rng=4)
-    r = binom2_normal_test(prop, pi2=p2)
+    r = binom2_normal_test(prop, pi_hat2=p2)
     s = binom2_normal_test(prop.value, 40, p2.value, 60, epsilon=(1.5, 0.5))
     assert r.pvalue == s.pvalue and r.epsilon == 2.0
 
@@ -470,7 +476,7 @@ def test_bad_value_inputs(func, args, kwargs, exc, match):
     (dict(confidence_level=0.3, alternative="less"), ValueError, "at least 0.5 for a one-sided"),
 ])
 def test_bad_test_options(kwargs, exc, match):
-    base = dict(pi_hat=0.4, n=30, epsilon=1.0)
+    base = dict(pi_hat=0.4013, n=30, epsilon=1.0)
     with pytest.raises(exc, match=match):
         binom_normal_test(**{**base, **kwargs})
 
@@ -484,7 +490,7 @@ def test_bad_test_options(kwargs, exc, match):
 ])
 def test_bad_ci_options(kwargs, exc, match):
     with pytest.raises(exc, match=match):
-        binom_normal_ci(0.4, 30, epsilon=1.0, **kwargs)
+        binom_normal_ci(0.4013, 30, epsilon=1.0, **kwargs)
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [

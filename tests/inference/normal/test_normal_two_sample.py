@@ -17,7 +17,7 @@ import pytest
 from statsmodels.stats import proportion as sm_proportion  # its test_* names would be collected
 from statsmodels.stats.proportion import confint_proportions_2indep, proportions_ztest
 
-from dpinfer import LaplaceReleaser, TulapReleaser, binom2_normal_test
+from dpinfer import LaplaceReleaser, Release, TulapReleaser, binom2_normal_test
 
 REF = json.loads((Path(__file__).parents[2] / "reference" / "normal_values.json").read_text())
 _LAP = LaplaceReleaser(1.0).proportion(10, 30, rng=1)
@@ -41,9 +41,11 @@ def test_two_sample_against_mpmath(case):
 
 
 def test_two_sample_by_hand():
-    # pi1 = 0.6, n1 = 50, pi2 = 0.4, n2 = 50, epsilon = 2 each:
+    # pi1 = 0.6, n1 = 50, pi2 = 0.4, n2 = 50, epsilon = 2 each (Release records: 0.6 = 30 / 50
+    # typed as a number is refused as a confidential count; the arithmetic needs these digits):
     # pbar = 0.5, sd0^2 = 0.25 * 0.04 + 2 * 2 / 100^2 = 0.0104, z = 0.2 / sqrt(0.0104)
-    res = binom2_normal_test(0.6, 50, 0.4, 50, epsilon=2.0, alternative="greater")
+    a, b = (Release(v, "laplace", 2.0, 0.0, 1.0 / 50, 50, "proportion") for v in (0.6, 0.4))
+    res = binom2_normal_test(a, pi_hat2=b, alternative="greater")
     z = 0.2 / math.sqrt(0.0104)
     assert res.statistic == pytest.approx(z, rel=1e-14)
     assert res.pvalue == pytest.approx(0.5 * math.erfc(z / math.sqrt(2.0)), rel=1e-12)
@@ -79,30 +81,30 @@ def test_two_sample_large_epsilon_is_statsmodels_score_test(x1, n1, x2, n2, alte
 
 
 @pytest.mark.parametrize("args, kwargs, exc, match", [
-    ((0.4, 30), dict(epsilon=1.0), TypeError, "`pi2` is required"),
-    ((0.4, 30, 0.5), dict(epsilon=1.0), TypeError, "`n2` is required"),
-    ((0.4, 30, 0.5, 30), dict(epsilon=(1.0, None)), TypeError, "`epsilon` is required when `pi2`"),
-    ((0.4, None, 0.5, 30), dict(epsilon=1.0), TypeError, "`n1` is required"),
-    ((0.4, 30, 0.5, 30), dict(epsilon=(0.0, 1.0)), ValueError, "`epsilon` must be a positive"),
-    (("a", 30, 0.5, 30), dict(epsilon=1.0), TypeError, "`pi1` must be a real number"),
-    ((0.4, 30, [np.nan], 30), dict(epsilon=1.0), ValueError, "`pi2` must contain only"),
-    ((0.4, -3, 0.5, 30), dict(epsilon=1.0), ValueError, "`n1` must be an integer >= 1"),
-    ((0.4, 30, 0.5, 0), dict(epsilon=1.0), ValueError, "`n2` must be an integer >= 1"),
-    ((0.4, 30, 0.5, True), dict(epsilon=1.0), TypeError, "`n2` must be an integer"),
-    ((0.4, 30, 0.5, 30), dict(epsilon=(1.0, np.nan)), ValueError, "`epsilon` must be"),
-    ((0.4, 30, 0.5, 30), dict(epsilon=1.0, alternative=None), TypeError,
+    ((0.4013, 30), dict(epsilon=1.0), TypeError, "`pi_hat2` is required"),
+    ((0.4013, 30, 0.5013), dict(epsilon=1.0), TypeError, "`n2` is required"),
+    ((0.4013, 30, 0.5013, 30), dict(epsilon=(1.0, None)), TypeError, "`epsilon` is required when `pi_hat2`"),
+    ((0.4013, None, 0.5013, 30), dict(epsilon=1.0), TypeError, "`n1` is required"),
+    ((0.4013, 30, 0.5013, 30), dict(epsilon=(0.0, 1.0)), ValueError, "`epsilon` must be a positive"),
+    (("a", 30, 0.5013, 30), dict(epsilon=1.0), TypeError, "`pi_hat1` must be a real number"),
+    ((0.4013, 30, [np.nan], 30), dict(epsilon=1.0), ValueError, "`pi_hat2` must contain only"),
+    ((0.4013, -3, 0.5013, 30), dict(epsilon=1.0), ValueError, "`n1` must be an integer >= 1"),
+    ((0.4013, 30, 0.5013, 0), dict(epsilon=1.0), ValueError, "`n2` must be an integer >= 1"),
+    ((0.4013, 30, 0.5013, True), dict(epsilon=1.0), TypeError, "`n2` must be an integer"),
+    ((0.4013, 30, 0.5013, 30), dict(epsilon=(1.0, np.nan)), ValueError, "`epsilon` must be"),
+    ((0.4013, 30, 0.5013, 30), dict(epsilon=1.0, alternative=None), TypeError,
      "`alternative` must be one of"),
-    ((0.4, 30, 0.5, 30), dict(epsilon=1.0, confidence_level=0.2, alternative="less"),
+    ((0.4013, 30, 0.5013, 30), dict(epsilon=1.0, confidence_level=0.2, alternative="less"),
      ValueError, "at least 0.5 for a one-sided"),
-    (([0.1, 0.2], 30, [0.3, 0.4, 0.5], 30), dict(epsilon=1.0), ValueError,
+    (([0.1013, 0.2013], 30, [0.3013, 0.4013, 0.5013], 30), dict(epsilon=1.0), ValueError,
      "broadcastable shapes"),
-    ((0.4, 30, 0.5, 30), dict(epsilon=1.0, alternative="two.sided"), ValueError,
+    ((0.4013, 30, 0.5013, 30), dict(epsilon=1.0, alternative="two.sided"), ValueError,
      "spelled 'two-sided'"),
-    ((0.4, 30, 0.5, 30), dict(epsilon=1.0, confidence_level=95), ValueError,
+    ((0.4013, 30, 0.5013, 30), dict(epsilon=1.0, confidence_level=95), ValueError,
      "not 95"),
-    ((_TULAP,), dict(pi2=0.5, n2=30, epsilon=(None, 1.0)), ValueError, "`pi1` is a Tulap release"),
-    ((_LAP,), dict(n1=30, pi2=0.5, n2=30, epsilon=(None, 1.0)), ValueError, "`n1` must not be given"),
-    ((0.4, 30, _LAP), dict(epsilon=1.0), ValueError, "`epsilon` must not be given when `pi2`"),
+    ((_TULAP,), dict(pi_hat2=0.5013, n2=30, epsilon=(None, 1.0)), ValueError, "`pi_hat1` is a Tulap release"),
+    ((_LAP,), dict(n1=30, pi_hat2=0.5013, n2=30, epsilon=(None, 1.0)), ValueError, "`n1` must not be given"),
+    ((0.4013, 30, _LAP), dict(epsilon=1.0), ValueError, "`epsilon` must not be given when `pi_hat2`"),
 ])
 def test_bad_two_sample_inputs(args, kwargs, exc, match):
     with pytest.raises(exc, match=match):
@@ -110,8 +112,8 @@ def test_bad_two_sample_inputs(args, kwargs, exc, match):
 
 
 def test_two_sample_estimate_lies_in_its_interval():
-    # pi1 = 1.2 is outside [0, 1]; the estimate is pi1 - pi2 = 0.7 (clipped to [-1, 1]),
+    # pi1 = 1.2013 is outside [0, 1]; the estimate is pi1 - pi2 = 0.7 (clipped to [-1, 1]),
     # the centre of the Wald interval, so it must lie inside that interval.
-    r = binom2_normal_test(1.2, 30, 0.5, 1000, epsilon=1.0)
+    r = binom2_normal_test(1.2013, 30, 0.5013, 1000, epsilon=1.0)
     assert r.estimate == pytest.approx(0.7, abs=1e-15)
     assert r.conf_int.low <= r.estimate <= r.conf_int.high

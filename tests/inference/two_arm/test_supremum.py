@@ -230,18 +230,18 @@ def test_symmetry_of_the_arms():
 
 
 def test_arrays_give_pvalues():
-    out = binom2_ump_test([20.2, 25.0], 40, 13.1, 40, epsilon=1.0, alternative="greater")
+    out = binom2_ump_test([20.2, 25.25], 40, 13.1, 40, epsilon=1.0, alternative="greater")
     assert out.shape == (2,) and out[1] < out[0]
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
-    (dict(z1=3.0, n1=10, z2=None, n2=10, epsilon=1.0), TypeError, "`z2` is required"),
-    (dict(z1=3.0, n1=None, z2=4.0, n2=10, epsilon=1.0), TypeError, "`n1` is required"),
-    (dict(z1=3.0, n1=10, z2=4.0, n2=10), TypeError, "`epsilon` is required"),
-    (dict(z1=3.0, n1=10, z2=4.0, n2=10, epsilon=1.0, effect="odds"), ValueError, "`effect`"),
-    (dict(z1=3.0, n1=10, z2=4.0, n2=10, epsilon=1.0, margin=1.0), ValueError, "`margin`"),
-    (dict(z1=3.0, n1=10, z2=4.0, n2=10, epsilon=1.0, effect="ratio", margin=-2.0), ValueError, "`margin`"),
-    (dict(z1=3.0, n1=10, z2=4.0, n2=10, epsilon=(1.0, 2.0, 3.0)), ValueError, "`epsilon`"),
+    (dict(z1=3.25, n1=10, z2=None, n2=10, epsilon=1.0), TypeError, "`z2` is required"),
+    (dict(z1=3.25, n1=None, z2=4.25, n2=10, epsilon=1.0), TypeError, "`n1` is required"),
+    (dict(z1=3.25, n1=10, z2=4.25, n2=10), TypeError, "`epsilon` is required"),
+    (dict(z1=3.25, n1=10, z2=4.25, n2=10, epsilon=1.0, effect="odds"), ValueError, "`effect`"),
+    (dict(z1=3.25, n1=10, z2=4.25, n2=10, epsilon=1.0, margin=1.0), ValueError, "`margin`"),
+    (dict(z1=3.25, n1=10, z2=4.25, n2=10, epsilon=1.0, effect="ratio", margin=-2.0), ValueError, "`margin`"),
+    (dict(z1=3.25, n1=10, z2=4.25, n2=10, epsilon=(1.0, 2.0, 3.0)), ValueError, "`epsilon`"),
 ])
 def test_errors_name_the_argument(kwargs, error, match):
     with pytest.raises(error, match=match):
@@ -253,7 +253,7 @@ def test_release_with_numbers_again_is_refused():
     with pytest.raises(ValueError, match="`n2` must not be given"):
         binom2_ump_test(a, z2=a, n2=10)
     with pytest.raises(ValueError, match="`z1` and `z2` must be single values"):
-        binom2_ump_ci([1.0, 2.0], 10, 3.0, 10, epsilon=1.0)
+        binom2_ump_ci([1.25, 2.25], 10, 3.25, 10, epsilon=1.0)
 
 
 def test_effective_statistic_moves_by_the_cells():

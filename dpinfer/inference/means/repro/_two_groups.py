@@ -68,7 +68,7 @@ def confidence_set(two, alpha, alternative, progress=None):
     return tighten(two, acceptance_pieces(edges, bounds, alpha, two.h), alpha, alternative)
 
 
-def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="normal", alternative="two-sided",
+def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="normal", alternative="two-sided",
                      confidence_level=0.95, n_sim=None, rng=None, composition=None, progress=None):
     """Repro-samples test and interval for ``mean1 - mean2`` from two groups' clipped sums (sigma known).
 
@@ -78,7 +78,7 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
         Clipped sums of two independent groups (:class:`~dpinfer.MeanReleaser`,
         each with its own n, epsilon and bounds); with ``spread=True`` only the
         sums are used.
-    delta0 : float, default 0.0
+    margin : float, default 0.0
         The null difference of the population means.
     sigma : float or pair of floats
         The known standard deviations before clipping (one for both groups, or
@@ -109,7 +109,7 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
     -------
     HTestResult
         ``statistic`` the difference of the released clipped means, ``pvalue`` a
-        certified upper bound of the p-value at ``delta0`` (the supremum over
+        certified upper bound of the p-value at ``margin`` (the supremum over
         the nuisance; see Notes), ``conf_int`` the smallest interval holding the
         certified acceptance set (ends ``-inf``/``inf`` when the releases cannot
         exclude large differences: clipping makes them unidentifiable),
@@ -161,7 +161,7 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
     contains every accepted difference (no piece can be missed).  Each finite
     end is then moved inwards by five bisections of its box (a half certified
     rejected, by the bound refined on the cells of ``mu2``, is cut off), so it
-    is at most ``h / 32`` too far out.  The p-value at ``delta0`` starts
+    is at most ``h / 32`` too far out.  The p-value at ``margin`` starts
     from the lattice's cells of ``mu2`` and halves those whose bound exceeds
     the best exact value found until none is left (the p-value is then the
     supremum itself) or 512 points were added (the largest bound left is
@@ -196,7 +196,7 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
     d2 = clipped(release2, "release2", "mean2_repro_test")
     _scalar(d1, "release1")
     _scalar(d2, "release2")
-    delta0 = _check_real(delta0, "delta0")
+    margin = _check_real(margin, "margin")
     model = check_model(model)
     if model != "normal":
         raise ValueError(f"`model` must be 'normal' for the two-group repro-samples test; got {model!r}. "
@@ -219,7 +219,7 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
     span = two.qhi - two.qlo + 3
     with start(progress, 2 * span + 2, "mean2_repro_test: differences") as bar:
         pieces = confidence_set(two, alpha, alternative, bar)
-    bound, best = two.supremum(delta0, alternative)
+    bound, best = two.supremum(margin, alternative)
     low, high, shape = describe_pieces(pieces, "every difference is rejected (the model does not fit the releases)")
     sup = ("the p-value is the supremum over mu2 itself" if bound == best else
            f"the p-value is a certified upper bound of the supremum over mu2 (best value found {best:.4g}; "
@@ -233,7 +233,7 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
         return float(out[0]) if np.ndim(value) == 0 else out
 
     return HTestResult(
-        statistic=float(d1.sum) / d1.n - float(d2.sum) / d2.n, pvalue=bound, null_value=delta0,
+        statistic=float(d1.sum) / d1.n - float(d2.sum) / d2.n, pvalue=bound, null_value=margin,
         alternative=alternative, method="Repro-samples test of two clipped means (normal model, sigma known)",
         estimate=None, conf_int=ConfidenceInterval(float(low), float(high), confidence_level),
         epsilon=epsilon, delta=0.0, composition=composition,
