@@ -307,9 +307,9 @@ def cmd_test_design(args):
         result = simon_test(design, releases, alternative=args.alternative, confidence_level=args.confidence_level,
                             composition=args.composition)
     else:
-        if args.alternative != "two-sided":
-            raise _UsageError("--alternative does not apply to a two-arm design: its test is one-sided in the "
-                              "direction it was planned (theta1 > theta2 when theta1 > theta2 was planned).")
+        if args.alternative not in ("two-sided", design.alternative):  # two-sided: the option's default
+            raise _UsageError(f"--alternative {args.alternative} does not fit this design: its test is one-sided "
+                              f"in the direction it was planned ({design.alternative}).")
         margin = getattr(args, "margin", None)
         result = sequential_test(design, releases, margin=0.0 if margin is None else margin,
                                  confidence_level=args.confidence_level, composition=args.composition)

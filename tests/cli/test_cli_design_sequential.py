@@ -119,6 +119,10 @@ def test_test_design_errors_of_a_two_arm_design(capsys, tmp_path):
     assert code == 2 and "must hold one stage's releases of both arms (2); it holds 1" in err
     code, _, err = call(capsys, "test", "--design", design, "--release", one, "--alternative", "less")
     assert code == 2 and "it holds 1" in err
+    pair = tmp_path / "pair.json"
+    pair.write_text(json.dumps([json.loads(one.read_text())] * 2))
+    code, _, err = call(capsys, "test", "--design", design, "--release", pair, "--alternative", "less")
+    assert code == 2 and "--alternative less does not fit this design: its test is one-sided" in err
     edited = json.loads(design.read_text())
     edited["n1"][0] += 1
     design.write_text(json.dumps(edited))
