@@ -3,14 +3,16 @@
 Three rules make the file trustworthy:
 
 * **One writer at a time.**  Every invocation holds an exclusive ``fcntl.flock``
-  on ``FILE.lock`` from reading the ledger to writing it back, so two concurrent
-  releases never both read the old ledger and lose one charge.  The lock file is
-  left in place; if it is deleted (or replaced) while a process waits for it, the
-  process would hold a lock on a file no longer at that path while a newcomer
-  locks the new one, so after ``flock`` returns the lock is kept only if the
-  locked file is still the one at ``FILE.lock`` (same device and inode), else it
-  is dropped and taken again.  The kernel releases the lock when a process dies,
-  even by ``kill -9``.
+  on the ledger's folder and then on ``FILE.lock`` from reading the ledger to
+  writing it back, so two concurrent releases never both read the old ledger and
+  lose one charge.  The lock file is left in place.  If it is deleted (or
+  replaced), a process waiting on it would hold a lock on a file no longer at
+  that path while a newcomer locks a new one: after ``flock`` returns the lock
+  is kept only if the locked file is still the one at ``FILE.lock`` (same device
+  and inode), else it is taken again; and the folder's lock, which cannot be
+  deleted from under its holder, keeps a newcomer out while a holder's lock file
+  is deleted.  The kernel releases the locks when a process dies, even by
+  ``kill -9``.
 * **A head kept beside the file.**  After every charge the command writes
   ``FILE.head`` (the number of entries and the head digest), and it refuses a
   ledger whose chain does not reach that head: an older copy put back (a
@@ -225,9 +227,34 @@ def _refuse_hard_links(path, given):
             "spending the whole total.")
 
 
+_LOCK_RETRIES = 1000
+
+
+def _lock_folder(folder):
+    """An fd holding ``flock`` on the ledger's folder, or None where the folder cannot be opened for reading.
+
+    A folder holding the ledger cannot be deleted, unlike ``FILE.lock``: while one
+    release holds the lock file, deleting it lets a newcomer create and lock a new
+    one, and both would read the same ledger and one charge would be lost (49
+    releases printed, 22 recorded).  Every release in the folder waits for this
+    lock (a release takes milliseconds); ``FILE.lock`` is still taken after it, so
+    that a dpinfer before 0.2 running at the same time is kept out too.
+    """
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def _lock(lock_path, given):
     """An fd holding ``flock`` on the file now at ``lock_path`` (retaken if the path was replaced meanwhile)."""
-    while True:
+    for _ in range(_LOCK_RETRIES):
         try:
             lock_fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         except FileNotFoundError as exc:
@@ -251,6 +278,8 @@ def _lock(lock_path, given):
         _lock_taken_again(lock_path)
         fcntl.flock(lock_fd, fcntl.LOCK_UN)
         os.close(lock_fd)
+    raise LedgerFileError(f"cannot lock ledger file {given!r}: its lock file {lock_path!r} was deleted or "
+                          f"replaced {_LOCK_RETRIES} times while waiting for it; stop whatever removes it.")
 
 
 def _lock_taken_again(lock_path):
@@ -271,10 +300,16 @@ def locked_budget(path, *, total_epsilon=None, total_delta=None, description="",
     given = str(path)
     path = _real_path(path)
     plan_path, plan = plan, (None if plan is None else read_plan(plan))
-    lock_fd = _lock(f"{path}.lock", given)
+    folder_fd = _lock_folder(path.parent)
     try:
-        if path.exists() or head_path(path).exists():
-            _refuse_hard_links(path, given)
+        lock_fd = _lock(f"{path}.lock", given)
+    except BaseException:
+        _unlock(folder_fd)
+        raise
+    try:
+        if path.exists() or head_path(path).exists():  # a head without its ledger: read_budget refuses it
+            if path.exists():
+                _refuse_hard_links(path, given)
             budget = read_budget(path, given)
             for flag, value, held in (("--total-epsilon", total_epsilon, budget.epsilon),
                                       ("--total-delta", total_delta, budget.delta)):
@@ -309,11 +344,22 @@ def locked_budget(path, *, total_epsilon=None, total_delta=None, description="",
             if len(budget.ledger) > start:
                 try:
                     write_atomic(path, budget.to_json())
-                    write_head(path, budget)  # after the ledger: a crash between leaves the ledger ahead, accepted
                 except OSError as exc:
                     raise LedgerFileError(
                         f"cannot write ledger file {given!r} ({exc.strerror or exc}); the release was "
                         "not shown and the ledger is unchanged.") from exc
+                try:  # after the ledger: a crash between leaves the ledger ahead of its head, which is accepted
+                    write_head(path, budget)
+                except OSError as exc:
+                    raise LedgerFileError(
+                        f"cannot write the head file {given + '.head'!r} ({exc.strerror or exc}); the ledger "
+                        "holds the charge but the release was not shown.") from exc
     finally:
-        fcntl.flock(lock_fd, fcntl.LOCK_UN)
-        os.close(lock_fd)
+        _unlock(lock_fd)
+        _unlock(folder_fd)
+
+
+def _unlock(fd):
+    if fd is not None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
