@@ -206,10 +206,11 @@ class PrivacyBudget:
 
     @property
     def remaining(self):
-        """``Remaining(epsilon, delta)``: what can still be spent (never negative)."""
-        eps = max(Fraction(self._epsilon) - self._spent[0], Fraction(0))
-        delta = max(Fraction(self._delta) - self._spent[1], Fraction(0))
-        return _Remaining(float(eps), float(delta))
+        """``Remaining(epsilon, delta)``: what can still be spent (never negative; the smaller of the
+        doubles' and the written sums' remainders, as the refusal compares both)."""
+        eps = min(Fraction(self._epsilon) - self._spent[0], _as_written(self._epsilon) - self._spent_written[0])
+        delta = min(Fraction(self._delta) - self._spent[1], _as_written(self._delta) - self._spent_written[1])
+        return _Remaining(float(max(eps, Fraction(0))), float(max(delta, Fraction(0))))
 
     id = property(lambda self: self._id, doc="16 random hex digits kept by :meth:`to_json`, the first part of "
                   ":attr:`ParallelComposition.scope` (a file written before 0.1 gets a new one; not hashed).")
@@ -451,10 +452,15 @@ class PrivacyBudget:
             line, line_spent = self._plan_check(req, scope, d_eps, d_delta)
             new_eps, new_delta = self._spent[0] + d_eps, self._spent[1] + d_delta
             # The refusal compares exact sums, never a rounded one (1.0 then eleven 1e-17 would round
-            # back to 1.0 each time): the sum of the charges as the ledger records and prints them
-            # (each double read as its shortest decimal, so ten charges of 0.1 spend exactly 1) must
-            # not pass the total as written, nor may the sum of the doubles' own values rounded once.
-            written = (self._spent_written[0] + _as_written(d_eps), self._spent_written[1] + _as_written(d_delta))
+            # back to 1.0 each time): the sum of the charges as written (each double read as its
+            # shortest decimal, so ten charges of 0.1 spend exactly 1; a sequential charge as count
+            # times its parameters, so charge(0.1, count=3) is 3/10) must not pass the total as
+            # written, nor may the sum of the doubles' own values rounded once.
+            if composition == "sequential":
+                more = (_as_written(req.epsilon) * req.count, _as_written(req.delta) * req.count)
+            else:
+                more = (_as_written(d_eps), _as_written(d_delta))
+            written = (self._spent_written[0] + more[0], self._spent_written[1] + more[1])
             if (float(new_eps) > self._epsilon or float(new_delta) > self._delta
                     or written[0] > _as_written(self._epsilon) or written[1] > _as_written(self._delta)):
                 rem = self.remaining
@@ -544,9 +550,9 @@ class PrivacyBudget:
         back) or rewritten whole with the chain recomputed (entries deleted, an
         epsilon lowered, the total raised): such a ledger no longer passes
         through the digests the releases published before it, and ``verify``
-        names those releases.  A release charged after the rewrite is in the
-        rewritten chain; an old release whose entry and every later one are
-        intact is found.  See ``docs/budget.rst`` for what is and is not detected.
+        names those releases.  A release is found only when its entry and every
+        entry before it (and the header) are as they were when it was charged.
+        See ``docs/budget.rst`` for what is and is not detected.
 
         Examples
         --------

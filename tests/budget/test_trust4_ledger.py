@@ -61,6 +61,10 @@ def test_tiny_charges_past_the_total_are_refused():
         budget.charge(0.1)
     with pytest.raises(BudgetExceededError):
         budget.charge(1e-300)
+    budget = PrivacyBudget(1.0)  # 3/10 + 7/10 = 1 (count times the parameter, not its rounded product)
+    budget.charge(0.1, count=3)
+    budget.charge(0.7)
+    assert PrivacyBudget.from_json(budget.to_json()) == budget and budget.remaining.epsilon == 0.0
 
 
 # ------------------------------------------------------------------ messages
