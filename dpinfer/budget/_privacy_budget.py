@@ -168,7 +168,7 @@ class PrivacyBudget:
         self._delta = _check_delta(delta)
         self._description = _check_text(description, "description")
         self._plan = check_plan(plan, self._epsilon, self._delta)
-        self._line_spent = {}  # plan line index -> (Fraction eps, Fraction delta)
+        self._line_spent = {}  # plan line index -> (Fraction eps, Fraction delta, the same as written)
         self._head = self._genesis()
         self._lock = threading.RLock()
         self._ledger = []
@@ -449,7 +449,6 @@ class PrivacyBudget:
         """Check ``cost = (d_eps, d_delta, apply)`` against the total, then record it (under the lock)."""
         d_eps, d_delta, apply = cost
         with self._lock:
-            line, line_spent = self._plan_check(req, scope, d_eps, d_delta)
             new_eps, new_delta = self._spent[0] + d_eps, self._spent[1] + d_delta
             # The refusal compares exact sums, never a rounded one (1.0 then eleven 1e-17 would round
             # back to 1.0 each time): the sum of the charges as written (each double read as its
@@ -461,6 +460,7 @@ class PrivacyBudget:
             else:
                 more = (_as_written(d_eps), _as_written(d_delta))
             written = (self._spent_written[0] + more[0], self._spent_written[1] + more[1])
+            line, line_spent = self._plan_check(req, scope, d_eps, d_delta, more)
             if (float(new_eps) > self._epsilon or float(new_delta) > self._delta
                     or written[0] > _as_written(self._epsilon) or written[1] > _as_written(self._delta)):
                 rem = self.remaining
@@ -488,18 +488,18 @@ class PrivacyBudget:
             self._head = entry.digest
             return entry
 
-    def _plan_check(self, req, scope, d_eps, d_delta):
+    def _plan_check(self, req, scope, d_eps, d_delta, more):
         """``(line, its new spent)`` for a charge under the plan (None, None without one)."""
         if self._plan is None:
             return None, None
-        return plan_charge(self._plan, self._line_spent, req.label, req.mechanism, scope, d_eps, d_delta)
+        return plan_charge(self._plan, self._line_spent, req.label, req.mechanism, scope, d_eps, d_delta, more)
 
     def line_spent(self):
         """``{line label: (epsilon, delta)}``: what each plan line has spent (empty without a plan)."""
         with self._lock:
             if self._plan is None:
                 return {}
-            return {ln.label: tuple(float(v) for v in self._line_spent.get(i, (0, 0)))
+            return {ln.label: tuple(float(v) for v in self._line_spent.get(i, (0, 0))[:2])
                     for i, ln in enumerate(self._plan.lines)}
 
     # ------------------------------------------------------------------ JSON

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 import pytest
 
-from dpinfer import BudgetExceededError, PrivacyBudget, TulapReleaser
+from dpinfer import AllocationPlan, BudgetExceededError, PrivacyBudget, TulapReleaser
 from dpinfer.cli import main
 
 
@@ -61,6 +61,13 @@ def test_tiny_charges_past_the_total_are_refused():
         budget.charge(0.1)
     with pytest.raises(BudgetExceededError):
         budget.charge(1e-300)
+    # a plan line's share too: 0.5 spent of its 0.5, then 1e-17 (the total, 1.0, would allow it)
+    budget = PrivacyBudget(1.0, plan=AllocationPlan([("primary", 0.5), ("safety", 0.5)]))
+    budget.charge(0.5, label="primary")
+    with pytest.raises(BudgetExceededError, match=r"plan line 1 \('primary': epsilon = 0.5, delta = 0\) has "
+                                                  r"epsilon = 0.5, delta = 0 spent"):
+        budget.charge(1e-17, label="primary")
+    assert budget.line_spent() == {"primary": (0.5, 0.0), "safety": (0.0, 0.0)}
     budget = PrivacyBudget(1.0)  # 3/10 + 7/10 = 1 (count times the parameter, not its rounded product)
     budget.charge(0.1, count=3)
     budget.charge(0.7)
