@@ -244,6 +244,17 @@ def test_old_export_is_reported_behind_the_published_releases():
     assert PrivacyBudget.from_events(budget.export_events(), releases=releases) == budget
 
 
+def test_verify_command_reads_an_events_export(capsys, tmp_path):
+    ledger = tmp_path / "trial.json"
+    files = [_released(capsys, ledger, 0.2, tmp_path / "r1.json", "--total-epsilon", 1)]
+    code, out, _ = call(capsys, "budget", ledger, "--format", "events")
+    (tmp_path / "old-events.json").write_text(out)
+    files.append(_released(capsys, ledger, 0.2, tmp_path / "r2.json"))
+    code, out, _ = call(capsys, "budget", "verify", tmp_path / "old-events.json",
+                        *(a for f in files for a in ("--release", f)))
+    assert code == 1 and "1 of 2 release(s) are NOT in the chain" in out and "release 2 (" in out
+
+
 # ------------------------------------------------------------------ the lock file deleted
 _WORKER = textwrap.dedent("""
     import sys
