@@ -201,6 +201,8 @@ def _cmd_budget(args):
 
     if args.file == "verify" and args.ledger is not None:
         return _cmd_budget_verify(args)
+    if args.file == "verify" and not Path("verify").exists():
+        raise _UsageError("budget verify needs the ledger: 'dpinfer budget verify LEDGER --release FILE...'.")
     if args.ledger is not None or args.release is not None:
         raise _UsageError("LEDGER and --release go with 'dpinfer budget verify LEDGER --release FILE...' only "
                           "(a ledger file named verify: give it as ./verify).")

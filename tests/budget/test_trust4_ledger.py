@@ -221,6 +221,8 @@ def test_verify_reports_a_release_without_digest_or_with_another_entry():
 def test_verify_command_usage_errors(capsys, tmp_path):
     ledger = tmp_path / "trial.json"
     _released(capsys, ledger, 0.2, tmp_path / "r1.json", "--total-epsilon", 1)
+    code, _, err = call(capsys, "budget", "verify", "--release", tmp_path / "r1.json")
+    assert code == 2 and "budget verify needs the ledger" in err
     code, _, err = call(capsys, "budget", "verify", ledger)
     assert code == 2 and "needs the published releases: --release FILE" in err
     code, _, err = call(capsys, "budget", ledger, "--release", tmp_path / "r1.json")
