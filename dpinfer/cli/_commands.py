@@ -222,7 +222,7 @@ def _cmd_budget(args):
     return EXIT_OK
 
 
-EXIT_NOT_VERIFIED = 1  # budget verify: a release is not in the chain, or the ledger is behind its head file
+EXIT_NOT_VERIFIED = 3  # budget verify: a release is not in the chain, or the ledger is behind its head file
 
 
 def _cmd_budget_verify(args):

@@ -115,7 +115,7 @@ def test_rollback_of_the_ledger_file_is_refused_and_verified(capsys, tmp_path):
     assert code == 2 and "behind" in err
     # verify names the two releases the restored copy lacks, and the head it is behind (exit 1)
     code, out, _ = call(capsys, "budget", "verify", ledger, *(a for f in files for a in ("--release", f)))
-    assert code == 1
+    assert code == 3
     assert "2 of 4 release(s) are NOT in the chain" in out
     assert "release 3 (" in out and "release 4 (" in out and "release 1 (" not in out
     assert "the ledger is behind its head file: it holds 2 entries, but 4 were recorded" in out
@@ -126,7 +126,7 @@ def test_rollback_of_the_ledger_file_is_refused_and_verified(capsys, tmp_path):
     code, out, _ = call(capsys, "budget", "verify", ledger, "--format", "json",
                         *(a for f in files for a in ("--release", f)))
     report = json.loads(out)
-    assert code == 1 and report["ok"] is False and report["behind_head_file"] is None
+    assert code == 3 and report["ok"] is False and report["behind_head_file"] is None
     assert [p.split(" (")[0] for p in report["problems"]] == ["release 3", "release 4"]
     # the newest ledger verifies every release it charged
     code, out, _ = call(capsys, "budget", "verify", ledger, "--release", files[0], "--release", files[-1])
@@ -199,7 +199,7 @@ def test_rewritten_ledger_file_with_its_head_is_reported_by_the_command(capsys, 
         {"format": "dpinfer.LedgerHead", "entries": 2, "head_digest": json.loads(forged)["head_digest"]}))
     assert call(capsys, "budget", ledger)[0] == 0  # consistent with itself and its head
     code, out, _ = call(capsys, "budget", "verify", ledger, "--release", files[0], "--release", files[1])
-    assert code == 1 and "2 of 2 release(s) are NOT in the chain" in out
+    assert code == 3 and "2 of 2 release(s) are NOT in the chain" in out
 
 
 def test_verify_reports_a_release_without_digest_or_with_another_entry():
@@ -254,7 +254,7 @@ def test_verify_command_reads_an_events_export(capsys, tmp_path):
     files.append(_released(capsys, ledger, 0.2, tmp_path / "r2.json"))
     code, out, _ = call(capsys, "budget", "verify", tmp_path / "old-events.json",
                         *(a for f in files for a in ("--release", f)))
-    assert code == 1 and "1 of 2 release(s) are NOT in the chain" in out and "release 2 (" in out
+    assert code == 3 and "1 of 2 release(s) are NOT in the chain" in out and "release 2 (" in out
 
 
 # ------------------------------------------------------------------ the lock file deleted
