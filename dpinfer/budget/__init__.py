@@ -2,7 +2,8 @@
 
 Layout: ``_ledger`` (the refusal error, ledger entries, shared checks and
 bounds), ``_privacy_budget`` (:class:`PrivacyBudget`), ``_composition`` (the
-parallel, advanced and labelled handles) and ``_charging`` (the interface the
+parallel, advanced and labelled handles), ``_verify`` (the chain checked against
+anchors kept outside the file: published releases, the head sidecar) and ``_charging`` (the interface the
 releasers, the audit and the two-sample tests call).
 
 A :class:`PrivacyBudget` is the total (epsilon, delta) approved for one data set.
@@ -26,12 +27,14 @@ from ._composition import AdvancedComposition, ParallelComposition
 from ._ledger import BudgetExceededError, LedgerEntry
 from ._plan import AllocationPlan
 from ._privacy_budget import PrivacyBudget
+from ._verify import LedgerVerification
 
 __all__ = [
     "AdvancedComposition",
     "AllocationPlan",
     "BudgetExceededError",
     "LedgerEntry",
+    "LedgerVerification",
     "ParallelComposition",
     "PrivacyBudget",
 ]

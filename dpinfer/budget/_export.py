@@ -86,7 +86,7 @@ def export_events(budget, delta_slack):
         }
 
 
-def budget_from_events(cls, data):
+def budget_from_events(cls, data, releases=None):
     """The budget an export describes, replayed and checked (see :meth:`PrivacyBudget.from_events`)."""
     if isinstance(data, (str, bytes)):
         data = _load_json(data, "`data`")
@@ -115,7 +115,7 @@ def budget_from_events(cls, data):
     text = json.dumps({**header, "spent_epsilon": charged["epsilon"], "spent_delta": charged["delta"],
                        "head_digest": data["head_digest"], "ledger": ledger})
     try:
-        budget = cls.from_json(text)
+        budget = cls._from_text(text, "the export")
     except ValueError as exc:
         raise ValueError(f"`data` does not describe a valid ledger: {exc}") from exc
     if budget._genesis() != data["genesis_digest"]:
@@ -127,4 +127,11 @@ def budget_from_events(cls, data):
     if not isinstance(slack, float) or composed != composed_totals(
             budget.ledger, (budget.spent_epsilon, budget.spent_delta), slack):
         raise ValueError("`data`: its \"composed\" totals are not those of its events.")
+    if releases is not None:
+        report = budget.verify(releases)
+        if not report.ok:
+            raise ValueError(
+                f"`data` is behind or off the published `releases` (an old or truncated export, or a rewritten "
+                f"ledger): {len(report.problems)} of {report.checked} are not in its chain: "
+                + "; ".join(report.problems) + ".")
     return budget

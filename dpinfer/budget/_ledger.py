@@ -9,6 +9,7 @@ import re
 from collections import namedtuple
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
+from fractions import Fraction
 
 from .._validation import _check_delta, _check_epsilon, _check_int, _check_positive, _show
 
@@ -179,6 +180,11 @@ def _check_scope_label(label, what):
     if not label.strip():
         raise ValueError(f"`label` must name the {what} (a non-empty string); got {label!r}.")
     return label
+
+
+def _as_written(value):
+    """``value`` rounded to a double, as the exact rational of its shortest round-trip decimal (what prints)."""
+    return Fraction(repr(float(value)))
 
 
 def _round_up(x, ulps=4):

@@ -7,7 +7,7 @@ from collections import namedtuple
 from fractions import Fraction
 
 from .._validation import _check_delta, _check_epsilon, _show
-from ._ledger import BudgetExceededError, _check_text, _digest, _fmt, _load_json
+from ._ledger import BudgetExceededError, _as_written, _check_text, _digest, _fmt, _load_json
 
 __all__ = [
     "AllocationPlan",
@@ -219,11 +219,13 @@ def _check_line(line, i):
     return _Line(label, _check_epsilon(epsilon, f"{at}.epsilon"), _check_delta(delta, f"{at}.delta"))
 
 
-def plan_charge(plan, line_spent, label, mechanism, scope, d_eps, d_delta):
+def plan_charge(plan, line_spent, label, mechanism, scope, d_eps, d_delta, more):
     """``(line index, its new spent)`` of a charge under ``plan``; BudgetExceededError naming the line.
 
-    ``line_spent`` maps a line index to its exact spent ``(epsilon, delta)``; the
-    caller records the new value once the whole charge is accepted.
+    ``line_spent`` maps a line index to its exact spent ``(epsilon, delta)``
+    followed by the same sums as written (``more`` is the charge as written; see
+    ``PrivacyBudget._commit``): the share is passed when either sum passes it.
+    The caller records the new value once the whole charge is accepted.
     """
     what = label or mechanism
     line = plan.line_for(scope or label)
@@ -233,10 +235,11 @@ def plan_charge(plan, line_spent, label, mechanism, scope, d_eps, d_delta):
             f"it is outside the allocation plan: its label {(scope or label)!r} names none of the plan's "
             f"lines ({names}). Give the release its line's label (with_label(LINE), --label LINE). "
             "Nothing was drawn and nothing was charged.", requested=(d_eps, d_delta))
-    spent = line_spent.get(line, (Fraction(0), Fraction(0)))
-    new = (spent[0] + d_eps, spent[1] + d_delta)
+    spent = line_spent.get(line, (Fraction(0),) * 4)
+    new = (spent[0] + d_eps, spent[1] + d_delta, spent[2] + more[0], spent[3] + more[1])
     share = plan.lines[line]
-    if float(new[0]) > share.epsilon or float(new[1]) > share.delta:
+    if (float(new[0]) > share.epsilon or float(new[1]) > share.delta
+            or new[2] > _as_written(share.epsilon) or new[3] > _as_written(share.delta)):
         raise BudgetExceededError(
             f"{plan.describe(line)} has epsilon = {_fmt(spent[0])}, delta = {_fmt(spent[1])} spent; "
             f"this release ({what}) would charge epsilon = {_fmt(d_eps)}, delta = {_fmt(d_delta)}. "

@@ -18,6 +18,7 @@ from ._ledger import (
     _Remaining,
     _Request,
     _VERSION,
+    _as_written,
     _check_scope_label,
     _digest,
     _check_text,
@@ -95,10 +96,12 @@ class PrivacyBudget:
     of the same data, each ``(epsilon_i, delta_i)``-DP and chosen adaptively, are
     together ``(sum epsilon_i, sum delta_i)``-DP (Dwork & Roth 2014, Thm. 3.16 and
     its adaptive form, Dwork, Rothblum & Vadhan 2010).  It holds under any
-    neighbouring relation.  The sums are exact (rational arithmetic on the
-    doubles given) and a charge is refused when the sum, rounded to the nearest
-    double, exceeds the total: ten charges of 0.1 spend exactly 1.0, and the
-    overshoot this rounding allows is below 1.2e-16 of the total.
+    neighbouring relation.  The sums are exact (rational arithmetic) and a
+    charge is refused when the exact sum of the charges as the ledger prints
+    them (each double read as its shortest decimal, e.g. 0.1 as 1/10) exceeds
+    the total as written, or the exact sum of the doubles, rounded to the
+    nearest double, exceeds it: ten charges of 0.1 spend exactly 1.0, and after
+    ``charge(1.0)`` on a total of 1.0 even ``charge(1e-17)`` is refused.
 
     **Parallel composition** (:meth:`parallel`): when the data set is split into
     groups fixed in advance (e.g. trial sites or arms), every person belongs to
@@ -165,11 +168,12 @@ class PrivacyBudget:
         self._delta = _check_delta(delta)
         self._description = _check_text(description, "description")
         self._plan = check_plan(plan, self._epsilon, self._delta)
-        self._line_spent = {}  # plan line index -> (Fraction eps, Fraction delta)
+        self._line_spent = {}  # plan line index -> (Fraction eps, Fraction delta, the same as written)
         self._head = self._genesis()
         self._lock = threading.RLock()
         self._ledger = []
         self._spent = (Fraction(0), Fraction(0))
+        self._spent_written = (Fraction(0), Fraction(0))  # the charges as the ledger prints them: see _commit
         self._parallel = {}  # label -> ParallelComposition
         self._blocks = {}  # label -> AdvancedComposition
         self._id = secrets.token_hex(8)  # tells this budget's parallel sets from another's (their scope)
@@ -202,10 +206,11 @@ class PrivacyBudget:
 
     @property
     def remaining(self):
-        """``Remaining(epsilon, delta)``: what can still be spent (never negative)."""
-        eps = max(Fraction(self._epsilon) - self._spent[0], Fraction(0))
-        delta = max(Fraction(self._delta) - self._spent[1], Fraction(0))
-        return _Remaining(float(eps), float(delta))
+        """``Remaining(epsilon, delta)``: what can still be spent (never negative; the smaller of the
+        doubles' and the written sums' remainders, as the refusal compares both)."""
+        eps = min(Fraction(self._epsilon) - self._spent[0], _as_written(self._epsilon) - self._spent_written[0])
+        delta = min(Fraction(self._delta) - self._spent[1], _as_written(self._delta) - self._spent_written[1])
+        return _Remaining(float(max(eps, Fraction(0))), float(max(delta, Fraction(0))))
 
     id = property(lambda self: self._id, doc="16 random hex digits kept by :meth:`to_json`, the first part of "
                   ":attr:`ParallelComposition.scope` (a file written before 0.1 gets a new one; not hashed).")
@@ -444,9 +449,20 @@ class PrivacyBudget:
         """Check ``cost = (d_eps, d_delta, apply)`` against the total, then record it (under the lock)."""
         d_eps, d_delta, apply = cost
         with self._lock:
-            line, line_spent = self._plan_check(req, scope, d_eps, d_delta)
             new_eps, new_delta = self._spent[0] + d_eps, self._spent[1] + d_delta
-            if float(new_eps) > self._epsilon or float(new_delta) > self._delta:
+            # The refusal compares exact sums, never a rounded one (1.0 then eleven 1e-17 would round
+            # back to 1.0 each time): the sum of the charges as written (each double read as its
+            # shortest decimal, so ten charges of 0.1 spend exactly 1; a sequential charge as count
+            # times its parameters, so charge(0.1, count=3) is 3/10) must not pass the total as
+            # written, nor may the sum of the doubles' own values rounded once.
+            if composition == "sequential":
+                more = (_as_written(req.epsilon) * req.count, _as_written(req.delta) * req.count)
+            else:
+                more = (_as_written(d_eps), _as_written(d_delta))
+            written = (self._spent_written[0] + more[0], self._spent_written[1] + more[1])
+            line, line_spent = self._plan_check(req, scope, d_eps, d_delta, more)
+            if (float(new_eps) > self._epsilon or float(new_delta) > self._delta
+                    or written[0] > _as_written(self._epsilon) or written[1] > _as_written(self._delta)):
                 rem = self.remaining
                 what = req.label or req.mechanism
                 raise BudgetExceededError(
@@ -458,6 +474,7 @@ class PrivacyBudget:
             if apply is not None:
                 apply()
             self._spent = (new_eps, new_delta)
+            self._spent_written = written
             if line is not None:
                 self._line_spent[line] = line_spent
             entry = LedgerEntry(
@@ -471,18 +488,18 @@ class PrivacyBudget:
             self._head = entry.digest
             return entry
 
-    def _plan_check(self, req, scope, d_eps, d_delta):
+    def _plan_check(self, req, scope, d_eps, d_delta, more):
         """``(line, its new spent)`` for a charge under the plan (None, None without one)."""
         if self._plan is None:
             return None, None
-        return plan_charge(self._plan, self._line_spent, req.label, req.mechanism, scope, d_eps, d_delta)
+        return plan_charge(self._plan, self._line_spent, req.label, req.mechanism, scope, d_eps, d_delta, more)
 
     def line_spent(self):
         """``{line label: (epsilon, delta)}``: what each plan line has spent (empty without a plan)."""
         with self._lock:
             if self._plan is None:
                 return {}
-            return {ln.label: tuple(float(v) for v in self._line_spent.get(i, (0, 0)))
+            return {ln.label: tuple(float(v) for v in self._line_spent.get(i, (0, 0))[:2])
                     for i, ln in enumerate(self._plan.lines)}
 
     # ------------------------------------------------------------------ JSON
@@ -503,6 +520,55 @@ class PrivacyBudget:
                 "ledger": [e.to_dict() for e in self._ledger],
             }
         return json.dumps(data, indent=2) + "\n"
+
+    def verify(self, releases):
+        """Check that every published release is in this ledger's hash chain (a rollback or rewrite shows).
+
+        Parameters
+        ----------
+        releases : list of Release
+            The releases published from this data set (made with this budget, or
+            read back from their files).
+
+        Returns
+        -------
+        LedgerVerification
+            ``ok`` (also its truth value), ``checked``, and ``problems``: one line
+            per release that is not in the chain.
+
+        Raises
+        ------
+        TypeError
+            If ``releases`` is not a list or tuple of :class:`~dpinfer.Release`.
+
+        Notes
+        -----
+        A release is in the chain when its ``ledger_digest`` (the head digest
+        after its charge) is the digest of one of the ledger's entries and that
+        entry records the release's mechanism, epsilon and delta.  The digests
+        carry no key, so a ledger file can be rolled back (an older copy put
+        back) or rewritten whole with the chain recomputed (entries deleted, an
+        epsilon lowered, the total raised): such a ledger no longer passes
+        through the digests the releases published before it, and ``verify``
+        names those releases.  A release is found only when its entry and every
+        entry before it (and the header) are as they were when it was charged.
+        See ``docs/budget.rst`` for what is and is not detected.
+
+        Examples
+        --------
+        >>> from dpinfer import PrivacyBudget, TulapReleaser
+        >>> budget = PrivacyBudget(1.0)
+        >>> old = PrivacyBudget.from_json(budget.to_json())  # a copy taken before the releases
+        >>> releases = [TulapReleaser(0.4).release(11, 30, rng=s, budget=budget) for s in (1, 2)]
+        >>> budget.verify(releases).ok
+        True
+        >>> report = old.verify(releases)
+        >>> report.ok, len(report.problems)
+        (False, 2)
+        """
+        from ._verify import verify_releases
+
+        return verify_releases(self, releases)
 
     @classmethod
     def from_json(cls, text):
@@ -525,16 +591,21 @@ class PrivacyBudget:
         """
         if not isinstance(text, (str, bytes)):
             raise TypeError(f"`text` must be the JSON text of a PrivacyBudget; got {_show(text)}.")
-        data = _load_json(text, "`text`")
+        return cls._from_text(text, "`text`")
+
+    @classmethod
+    def _from_text(cls, text, what):
+        """:meth:`from_json`, its messages naming ``what`` (the argument, a file, an export's ledger)."""
+        data = _load_json(text, what)
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
-            raise ValueError(f"`text` is not a dpinfer privacy budget (its \"format\" must be {_FORMAT!r}).")
+            raise ValueError(f"{what} is not a dpinfer privacy budget (its \"format\" must be {_FORMAT!r}).")
         if data.get("version") != _VERSION:
-            raise ValueError(f"`text` has budget format version {data.get('version')!r}; this dpinfer reads "
+            raise ValueError(f"{what} has budget format version {data.get('version')!r}; this dpinfer reads "
                              f"version {_VERSION}.")
         for key in ("epsilon", "delta", "description", "plan", "spent_epsilon", "spent_delta", "head_digest",
                     "ledger"):
             if key not in data:
-                raise ValueError(f"`text` lacks the budget field {key!r}.")
+                raise ValueError(f"{what} lacks the budget field {key!r}.")
         try:
             plan = None if data["plan"] is None else AllocationPlan.from_dict(data["plan"], "its \"plan\"")
             budget = cls(data["epsilon"], data["delta"], description=data["description"], plan=plan)
@@ -544,17 +615,17 @@ class PrivacyBudget:
             for i, raw in enumerate(data["ledger"], 1):
                 budget._replay(raw, i)
         except BudgetExceededError as exc:
-            raise ValueError(f"`text` holds a ledger that does not fit its totals: {exc.detail}") from exc
+            raise ValueError(f"{what} holds a ledger that does not fit its totals: {exc.detail}") from exc
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"`text` holds an invalid budget: {exc}") from exc
+            raise ValueError(f"{what} holds an invalid budget: {exc}") from exc
         if (budget.spent_epsilon, budget.spent_delta) != (data["spent_epsilon"], data["spent_delta"]):
             raise ValueError(
-                f"`text` records spent epsilon = {data['spent_epsilon']!r}, delta = "
+                f"{what} records spent epsilon = {data['spent_epsilon']!r}, delta = "
                 f"{data['spent_delta']!r}, but its ledger adds up to {budget.spent_epsilon!r}, "
                 f"{budget.spent_delta!r}.")
         if budget.head_digest != data["head_digest"]:
             raise ValueError(
-                f"`text` records head digest {str(data['head_digest'])[:16]!r}..., but its entries chain to "
+                f"{what} records head digest {str(data['head_digest'])[:16]!r}..., but its entries chain to "
                 f"{budget.head_digest[:16]!r}...: the last entry was removed or changed, or the header edited.")
         return budget
 
@@ -678,18 +749,29 @@ class PrivacyBudget:
         return export_events(self, delta_slack)
 
     @classmethod
-    def from_events(cls, data):
+    def from_events(cls, data, *, releases=None):
         """The budget an :meth:`export_events` export describes (a dict, or its JSON text), replayed as
         :meth:`from_json` replays a ledger; digests, ``dp_event`` and totals must be what it gives.
+
+        Parameters
+        ----------
+        data : dict or str
+            The export.
+        releases : list of Release, optional
+            The releases published from the data set: each must be in the
+            export's chain (:meth:`verify`), or the export is refused as behind
+            (an old or truncated export) or rewritten.  Without them an old
+            export is a valid older state of the ledger and is read as such.
 
         Raises
         ------
         TypeError, ValueError
-            If ``data`` is not such an export, or any part of it disagrees.
+            If ``data`` is not such an export, any part of it disagrees, or a
+            release in ``releases`` is not in its chain.
         """
         from ._export import budget_from_events
 
-        return budget_from_events(cls, data)
+        return budget_from_events(cls, data, releases)
 
     def __eq__(self, other):
         if not isinstance(other, PrivacyBudget):

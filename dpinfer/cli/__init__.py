@@ -2,7 +2,8 @@
 
 Every subcommand prints R-style text by default and JSON or CSV with
 ``--format json|csv`` for pipelines.  Exit status: 0 on success, 2 on a usage
-error or bad input (one line on stderr saying what to fix), 1 on an internal error.
+error or bad input (one line on stderr saying what to fix), 1 on an internal error,
+3 when ``budget verify`` finds a published release missing from the ledger.
 
 The package: ``_parsers`` builds the parser, one function per subcommand;
 ``_commands`` runs the subcommands; ``_input`` reads CSV and release

@@ -199,6 +199,13 @@ def _budget_handle(args, ledger):
 def _cmd_budget(args):
     from ._ledger_file import read_budget
 
+    if args.file == "verify" and args.ledger is not None:
+        return _cmd_budget_verify(args)
+    if args.file == "verify" and not Path("verify").exists():
+        raise _UsageError("budget verify needs the ledger: 'dpinfer budget verify LEDGER --release FILE...'.")
+    if args.ledger is not None or args.release is not None:
+        raise _UsageError("LEDGER and --release go with 'dpinfer budget verify LEDGER --release FILE...' only "
+                          "(a ledger file named verify: give it as ./verify).")
     if args.format != "events" and args.delta_slack != 1e-6:
         raise _UsageError("--delta-slack applies to --format events only (the advanced-composition total).")
     budget = read_budget(args.file)
@@ -213,6 +220,33 @@ def _cmd_budget(args):
     else:
         print(budget)
     return EXIT_OK
+
+
+EXIT_NOT_VERIFIED = 3  # budget verify: a release is not in the chain, or the ledger is behind its head file
+
+
+def _cmd_budget_verify(args):
+    """``dpinfer budget verify LEDGER --release FILE...``: the releases in the chain, the ledger at its head."""
+    from ._ledger_file import verify_ledger
+
+    if not args.release:
+        raise _UsageError("budget verify needs the published releases: --release FILE (repeat for each).")
+    if args.format not in ("text", "json") or args.delta_slack != 1e-6:
+        raise _UsageError("budget verify writes --format text or json (no --delta-slack).")
+    releases, names = [], []
+    for path in args.release:
+        found = _releases_from_file(path)
+        releases += found
+        names += [path if len(found) == 1 else f"{path}, row {i}" for i in range(1, len(found) + 1)]
+    report, behind = verify_ledger(args.ledger, releases, names)
+    if args.format == "json":
+        print(json.dumps({**report.to_dict(), "ok": report.ok and behind is None, "behind_head_file": behind},
+                         indent=2))
+    else:
+        print(report)
+        if behind is not None:
+            print(f"the ledger is behind its head file: {behind}")
+    return EXIT_OK if report.ok and behind is None else EXIT_NOT_VERIFIED
 
 
 def _ledger_columns():

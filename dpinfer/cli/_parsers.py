@@ -99,6 +99,7 @@ exit status:
   0  success
   1  internal error (a bug: please report it with the command line)
   2  usage error or bad input; a one-line message on stderr says what to fix
+  3  'budget verify': a release is not in the ledger's chain, or the ledger is behind its head file
 
 See the user guide (docs/) for the tutorial, the privacy semantics and the
 mapping from the R package binomialDP."""
@@ -325,8 +326,17 @@ def _add_budget(sub):
                       "Print the ledger kept by 'dpinfer release --budget FILE': the totals, what is\n"
                       "spent and remains, one line per charge, the plan's lines and the head digest.\n"
                       "--format events exports the mechanism events (dp_accounting DpEvent shape) with\n"
-                      "the hash chain and the composed totals (see docs/budget.rst).")
-    bud.add_argument("file", metavar="FILE", help="the ledger file")
+                      "the hash chain and the composed totals (see docs/budget.rst).\n"
+                      "'dpinfer budget verify LEDGER --release FILE...' checks that every published release\n"
+                      "is in the ledger's hash chain (a rolled-back or rewritten ledger is not) and that the\n"
+                      "ledger reaches the head recorded beside it (LEDGER.head); exit 3 if not.")
+    bud.add_argument("file", metavar="FILE", help="the ledger file (or the word verify, then the ledger)")
+    bud.add_argument("ledger", metavar="LEDGER", nargs="?",
+                     help="with 'budget verify LEDGER --release FILE...': the ledger file (or its --format events "
+                          "export) to check")
+    bud.add_argument("--release", metavar="FILE", action="append",
+                     help="with verify: a published release file (JSON or CSV, repeat for each); every release "
+                          "must be in the ledger's hash chain (exit 3 if any is not)")
     bud.add_argument("--format", choices=("text", "json", "csv", "events"), default="text",
                      help="text (default), the JSON file, CSV (one row per charge), or the export of its events")
     bud.add_argument("--delta-slack", type=_REAL, default=1e-6, metavar="D",

@@ -20,7 +20,12 @@ def test_sequential_sums_are_exact():
         exact_d = sum(Fraction(c) for _, c in charges[: i + 1])
         assert budget.spent_epsilon == float(exact_e)
         assert budget.spent_delta == float(exact_d)
-        assert budget.remaining == (float(Fraction(100) - exact_e), float(Fraction(1e-3) - exact_d))
+        # remaining: the smaller of the doubles' remainder and the remainder of the sums as written
+        # (each double as its shortest decimal), which the refusal also compares (issue 40)
+        written_e = sum(Fraction(repr(c)) for c, _ in charges[: i + 1])
+        written_d = sum(Fraction(repr(c)) for _, c in charges[: i + 1])
+        assert budget.remaining == (float(min(Fraction(100) - exact_e, Fraction("100.0") - written_e)),
+                                    float(min(Fraction(1e-3) - exact_d, Fraction("0.001") - written_d)))
     assert [e.charged_epsilon for e in budget.ledger] == [c for c, _ in charges]
 
 
