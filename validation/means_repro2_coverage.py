@@ -77,7 +77,7 @@ def point(name, reps, r, seed):
     low_miss, high_miss = float(np.mean(lows > truth)), float(np.mean(highs < truth))
     cov = 1.0 - low_miss - high_miss
     finite = np.isfinite(lows) & np.isfinite(highs)
-    return {"point": name, "n": n, "bounds": f"[{lower:g}, {upper:g}]", "delta": truth, "epsilon": eps,
+    return {"point": name, "n": n, "bounds": f"{lower:g}..{upper:g}", "delta": truth, "epsilon": eps,
             "clipped1": clipped_share[0], "clipped2": clipped_share[1], "reps": reps, "R": r,
             "coverage": cov, "mc_se": math.sqrt(cov * (1 - cov) / reps),
             "z": (cov - LEVEL) / math.sqrt(LEVEL * (1 - LEVEL) / reps), "low_miss": low_miss,
