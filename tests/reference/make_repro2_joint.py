@@ -31,15 +31,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from make_repro import pvalues, simulated
+from make_repro import grid_bits, pvalues, simulated
 
 HERE = Path(__file__).parent
 OUT = HERE / "repro2_joint_values.json"
 ALTERNATIVES = ("two-sided", "less", "greater")
 FLIP = {"greater": "less", "less": "greater", "two-sided": "two-sided"}
 ALPHA_SCAN = 0.2
-
-
 
 
 def sims(spec, mean, g):
@@ -73,7 +71,6 @@ def bracket(one, two, g1, g2, delta, points):
 
 
 def main():
-    from make_repro import grid_bits
     cases = json.loads((HERE / "repro2_values.json").read_text())["cases"]
     out = []
     for case in cases:
