@@ -128,8 +128,8 @@ def add_mean_parsers(sub, subcommand, real, whole, add_format):
                       help="alternative hypothesis (default two-sided)")
     test.add_argument("--confidence-level", type=real, default=0.95, help="interval level (default 0.95)")
     test.add_argument("--n-sim", type=whole, default=None,
-                      help="jimi: number of draws (default 2000); repro: seeds (default 1999, or 399 for two "
-                           "groups or with the spread released and no --sigma)")
+                      help="jimi: number of draws (default 2000); repro: seeds (default 1999, per group for two "
+                           "groups; 399 with the spread released and no --sigma)")
     test.add_argument("--seed", type=whole, help="jimi, repro: seed of the draws (default: derived from the release)")
     test.add_argument("--composition", choices=("sequential", "parallel"),
                       help="two groups: how the result records both releases' privacy (default: read the "

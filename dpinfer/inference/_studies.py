@@ -20,6 +20,7 @@ from .means._common import clipped as _clipped, mean_draws as _mean_draws, sampl
 from .means._common import pvalue as _mean_pvalue, shares as _mean_shares, tails as _mean_tails
 from .means._naive import naive_moments as _naive_moments
 from .means.repro._one_group import draw_roots as _draw_roots, repro_interval as _repro_interval
+from .means.repro._joint import differences as _joint_differences, joint_set as _joint_set
 from .logistic import _check_design, _design_matrix
 from .two_arm._law import _arm, _clear_caches
 from .two_arm._critical import _exact_power
@@ -99,6 +100,10 @@ means_naive = _naive_moments
 means_repro_roots = _draw_roots
 #: ``means_repro_bounds(low_sorted, high_sorted, level, alternative)``: the repro-samples interval from them
 means_repro_bounds = _repro_interval
+#: ``means_repro2_set(roots1, roots2, r, alpha, alternative)``: ``mean2_repro_test``'s joint-statistic set
+#: ``(low, high)`` from one pair of groups' sorted roots (each ``(m, M)`` of one release)
+def means_repro2_set(roots1, roots2, r, alpha, alternative):
+    return _joint_set(_joint_differences(roots1, roots2, alternative), r, alpha, alternative)
 
 
 # -- two-arm group-sequential designs (designs/)

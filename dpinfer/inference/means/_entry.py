@@ -45,7 +45,8 @@ def mean_test(release, release2=None, *, mu0=None, margin=None, method="jimi", s
     confidence_level : float, default 0.95
     n_sim : int, optional
         DP-JIMI's draws (None: 2000); the repro-samples method's seeds ``R``
-        (None: 1999 with ``sigma`` known, 399 with the spread released or two groups).
+        (None: 1999 with ``sigma`` known, per group for two groups; 399 with the spread
+        released).
     rng : None, int, SeedSequence or numpy.random.Generator
         DP-JIMI's (or the repro seeds') stream (None: derived from the releases).
     composition : {None, 'sequential', 'parallel'}, default None

@@ -108,7 +108,7 @@ def _pair(mu1=125.0, mu2=135.0, n=100):
 
 def test_result_and_unidentifiable_end_reported_as_infinite():
     a, b = _pair()
-    res = mean2_repro_test(a, b, sigma=15.0, n_sim=99, rng=1)
+    res = mean2_repro_test(a, b, sigma=15.0, statistic="difference", n_sim=99, rng=1)
     assert res.method == "Repro-samples test of two clipped means (normal model, sigma known)"
     assert res.n_sim == 99 and res.estimate is None
     assert res.statistic == pytest.approx(float(a.value) / 100 - float(b.value) / 100)
@@ -167,6 +167,7 @@ def test_releases_are_constant_beyond_the_lattice(case):
 def test_progress_callback_counts_the_sweep():
     a, b = _pair()
     calls = []
-    mean2_repro_test(a, b, sigma=15.0, n_sim=19, rng=1, progress=lambda done, total, msg: calls.append((done, total)))
+    mean2_repro_test(a, b, sigma=15.0, statistic="difference", n_sim=19, rng=1,
+                     progress=lambda done, total, msg: calls.append((done, total)))
     assert calls[0][0] == 0 and calls[-1][0] == calls[-1][1] > 100
     assert all(x[0] <= y[0] for x, y in zip(calls, calls[1:]))
