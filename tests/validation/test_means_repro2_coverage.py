@@ -1,6 +1,6 @@
 """The two-group repro coverage study runs end to end (a short seeded run)."""
 
-from validation import means_repro2_coverage
+from validation import _means_repro2_coverage as means_repro2_coverage
 
 
 def test_quick_run_covers_and_is_finite(capsys):

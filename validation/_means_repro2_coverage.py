@@ -27,7 +27,7 @@ Columns: ``coverage``, its Monte Carlo SE ``sqrt(c (1 - c) / reps)``, ``z`` = (c
 intervals with both ends finite, and the median width.  Validity: coverage at or above
 0.95 within 4 SE (``z > -4``).
 
-Run: ``python -m validation.means_repro2_coverage [--quick]`` (1000 pairs per point by
+Run: ``python -m validation._means_repro2_coverage [--quick]`` (1000 pairs per point by
 default; 100 with ``--quick``).
 """
 
