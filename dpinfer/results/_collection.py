@@ -30,7 +30,7 @@ class HTestResults:
     >>> from dpinfer import binom_ump_test, map_results
     >>> res = map_results(binom_ump_test, [3.04, 11.2], 30, p0=0.2, epsilon=1.0)
     >>> len(res), res.pvalue.round(4)
-    (2, array([0.2434, 0.0464]))
+    (2, array([0.2496, 0.0464]))
     >>> print(res.to_csv().splitlines()[0][:40])
     estimate,statistic,pvalue,parameter,conf
     """
