@@ -13,6 +13,7 @@ import math
 import re
 
 from . import _mechanisms
+from ._validation import _check_path
 
 _ALT_TEXT = {"two-sided": "not equal to", "less": "less than", "greater": "greater than"}
 #: printed names of the mechanism codes a Release records (the one registry)
@@ -58,7 +59,12 @@ def _write_or_return(text, path):
     """``text`` itself when ``path`` is None, else written to ``path`` (UTF-8) and None returned."""
     if path is None:
         return text
-    with open(path, "w", encoding="utf-8", newline="") as handle:
+    path = _check_path(path)
+    try:
+        handle = open(path, "w", encoding="utf-8", newline="")
+    except OSError as exc:  # the same error type, with a message that names the argument
+        raise type(exc)(exc.errno, f"`path` cannot be opened for writing ({exc.strerror})", path) from None
+    with handle:
         handle.write(text)
     return None
 

@@ -14,6 +14,7 @@ import decimal
 import math
 import numbers
 import operator
+import os
 
 import numpy as np
 
@@ -360,10 +361,28 @@ def _as_probability_array(value, name):
 
 
 def _kind_of(value):
-    """A value's type and shape, never its content (for messages about confidential data)."""
+    """A value's type and shape, never its content (for messages about confidential data).
+
+    The one rule for every argument that may receive confidential data (``x``, a
+    ``release`` slot given raw values by mistake, a table): the message says what kind of
+    object arrived and how big it is, never a value in it, not even a scalar (a typed whole
+    number is a confidential count).
+    """
     if isinstance(value, np.ndarray):
         return f"an array of dtype {value.dtype} and shape {value.shape}"
-    return f"an object of type {type(value).__name__}"
+    kind = type(value).__name__
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        return f"a {kind} of {len(value)} item{'s' if len(value) != 1 else ''}"
+    shape = getattr(value, "shape", None)  # pandas, polars, xarray and the like
+    if isinstance(shape, tuple) and all(isinstance(d, int) for d in shape):
+        return f"a {type(value).__module__.split('.')[0]} {kind} of shape {shape}"
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return repr(value)  # not data; naming None or a flag helps
+    if _is_real_scalar(value):
+        return f"a number ({kind})"
+    if isinstance(value, str):
+        return f"a string of {len(value)} characters"
+    return f"an object of type {kind}"
 
 
 def _position(bad):
@@ -415,6 +434,20 @@ def _check_counts(x, n, name="x", n_name="n"):
         raise DPInferValueError(_arg(name), " must lie between 0 and ", _arg(n_name),
                                 f" = {n}; {_position(bad)} does not.", argument=name)
     return arr.astype(np.int64)
+
+
+def _check_path(path, name="path"):
+    """A file path: a string or an ``os.PathLike`` (``pathlib.Path``), not empty.
+
+    Anything else is refused before ``open()`` sees it: ``open(True)`` or ``open(3)`` opens
+    a file descriptor (stdout is 1) and closing it breaks the process's next print.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise DPInferTypeError(_arg(name), f" must be a file path (a string or a pathlib.Path); got {_show(path)}.")
+    text = os.fspath(path)
+    if not isinstance(text, str) or not text:
+        raise DPInferValueError(_arg(name), f" must be a non-empty file path; got {_show(path)}.")
+    return text
 
 
 def _check_rng(rng, name="rng"):

@@ -14,6 +14,7 @@ import importlib
 
 from .. import _mechanisms
 from .._validation import (
+    _kind_of,
     _check_alternative,
     _check_choice,
     _check_confidence_level,
@@ -353,7 +354,7 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     if isinstance(method, str) and method == "mc":
         if not isinstance(release, Release):
             raise TypeError("`release` must be a dpinfer Release of kind 'table' (ContingencyTableReleaser) "
-                            f"for method='mc'; got {_show(release)}.")
+                            f"for method='mc'; got {_kind_of(release)}.")
         raise ValueError("method='mc' (Gaboardi et al.'s Monte Carlo test of independence) needs a "
                          "`release` of kind 'table' (ContingencyTableReleaser); got a release of kind "
                          f"{release.kind!r}.")

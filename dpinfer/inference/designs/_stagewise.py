@@ -8,7 +8,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..._composition_rule import PARALLEL, combined_privacy, composition_rule
-from ..._validation import _check_alternative, _check_confidence_level, _show
+from ..._validation import _kind_of, _check_alternative, _check_confidence_level, _show
 from ...releasers.release import Release
 from ...releasers.staged import StagedRelease
 from ...results import ConfidenceInterval, HTestResult
@@ -108,7 +108,7 @@ def _values(design, releases, composition):
         releases = list(releases)
     except TypeError:
         raise TypeError(f"`releases` must be a StagedRelease or a sequence of one or two stage releases (or "
-                        f"released values); got {_show(releases)}.") from None
+                        f"released values); got {_kind_of(releases)}.") from None
     if not 1 <= len(releases) <= 2:
         raise ValueError(f"`releases` must hold the releases of stage 1, or of stages 1 and 2; got {len(releases)}.")
     values = []

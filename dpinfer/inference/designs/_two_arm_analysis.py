@@ -8,7 +8,7 @@ import numpy as np
 from scipy import optimize
 
 from ..._composition_rule import combined_privacy, composition_rule
-from ..._validation import _check_confidence_level, _check_real, _show
+from ..._validation import _kind_of, _check_confidence_level, _check_real, _show
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
 from . import _walk_law as _gs
@@ -27,7 +27,7 @@ def _stages(design, releases):
         releases = staged
     if not isinstance(releases, (list, tuple)) or not releases:
         raise TypeError(f"`releases` must be the design's StagedRelease or a non-empty sequence of "
-                        f"(release1, release2) pairs, one per look; got {_show(releases)}.")
+                        f"(release1, release2) pairs, one per look; got {_kind_of(releases)}.")
     if len(releases) > design.looks:
         raise ValueError(f"`releases` holds {len(releases)} looks; the design has {design.looks}.")
     sizes = design.stage_sizes()

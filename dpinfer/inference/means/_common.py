@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import _mechanisms
 from ..._printing import _r_format
-from ..._validation import DPInferValueError, _arg, _check_choice, _check_n_sim, _check_positive, _show
+from ..._validation import _kind_of, DPInferValueError, _arg, _check_choice, _check_n_sim, _check_positive
 from ...distributions._mean_grid import release_grid
 from ...releasers.release import Release
 from .._draw_summary import interval_tails, pvalue_from_shares
@@ -82,7 +82,7 @@ def clipped(release, name, method):
     rec = resolve(release, accepts=ACCEPTS, method=method, name=name, numbers=False)
     if rec is None:
         raise TypeError(f"`{name}` must be a Release of kind 'clipped_sum' (from MeanReleaser(epsilon, lower, "
-                        f"upper).release(x)), which records n, epsilon and the bounds; got {_show(release)}.")
+                        f"upper).release(x)), which records n, epsilon and the bounds; got {_kind_of(release)}.")
     return Clipped(release, rec)
 
 

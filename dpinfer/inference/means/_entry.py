@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..._validation import _check_choice, _show
+from ..._validation import _kind_of, _check_choice, _check_real
 from ._common import clipped, is_release
 from ._jimi import mean2_jimi_test, mean_jimi_test
 from ._naive import mean2_naive_test, mean_naive_test
@@ -78,13 +78,14 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
     'DP-JIMI test of two clipped means (normal model, spread released)'
     """
     method = _check_choice(method, "method", _METHODS)
+    mu0 = _check_real(mu0, "mu0")  # checked under this function's name (the two-group tests call it otherwise)
     if isinstance(x, (list, tuple)):
         if y is not None or len(x) != 2 or not all(is_release(r) for r in x):
             raise ValueError("`x` given as a list must hold two Releases (mean_test([x, y])), with `y` left "
-                             f"out; got {_show(x)}.")
+                             f"out; got {_kind_of(x)}.")
         x, y = x
     if y is not None and not is_release(y):
-        raise TypeError(f"`y` must be None or a Release (the second group's clipped sum); got {_show(y)}.")
+        raise TypeError(f"`y` must be None or a Release (the second group's clipped sum); got {_kind_of(y)}.")
     clipped(x, "x", "mean_test")  # refused here with this function's argument names
     if y is not None:
         clipped(y, "y", "mean_test")
