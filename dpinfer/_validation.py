@@ -222,12 +222,21 @@ def _check_alpha(alpha, name="alpha"):
     return value
 
 
-def _check_choice(value, name, choices, hint=""):
-    """``value`` is one of the strings ``choices``; ``hint`` is appended to the ValueError."""
+#: The effects a two-arm comparison of proportions can test (``effect=``)
+_EFFECTS = ("difference", "ratio", "odds-ratio")
+
+
+def _check_choice(value, name, choices, hint="", *, optional=False):
+    """``value`` is one of the strings ``choices`` (or None when ``optional``); ``hint`` is
+    appended to the ValueError.  The one rule for a choice argument: a non-string (False,
+    '', [], an array) is refused by name, never read by its truth value as "the default"."""
+    if optional and value is None:
+        return None
+    rule = ("None or " if optional else "") + f"one of {', '.join(map(repr, choices))}"
     if not isinstance(value, str):
-        raise DPInferTypeError(_arg(name), f" must be one of {', '.join(map(repr, choices))}; got {_show(value)}.")
+        raise DPInferTypeError(_arg(name), f" must be {rule}; got {_show(value)}.")
     if value not in choices:
-        raise DPInferValueError(_arg(name), f" must be one of {', '.join(map(repr, choices))}; got {value!r}.{hint}")
+        raise DPInferValueError(_arg(name), f" must be {rule}; got {value!r}.{hint}")
     return value
 
 
@@ -434,6 +443,13 @@ def _check_counts(x, n, name="x", n_name="n"):
         raise DPInferValueError(_arg(name), " must lie between 0 and ", _arg(n_name),
                                 f" = {n}; {_position(bad)} does not.", argument=name)
     return arr.astype(np.int64)
+
+
+def _check_label(value, name="label"):
+    """A text label (a legend entry, a title): None or a string; anything else is refused by name."""
+    if value is not None and not isinstance(value, str):
+        raise DPInferTypeError(_arg(name), f" must be None or a string; got {_show(value)}.")
+    return value
 
 
 def _check_path(path, name="path"):

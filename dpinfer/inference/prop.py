@@ -14,6 +14,7 @@ import importlib
 
 from .. import _mechanisms
 from .._validation import (
+    _EFFECTS,
     _kind_of,
     _check_alternative,
     _check_choice,
@@ -334,6 +335,7 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     >>> res.method, res.pvalue < 0.01
     ('DP-JIMI fiducial test of independence (2000 draws)', True)
     """
+    effect = _check_choice(effect, "effect", _EFFECTS, optional=True)
     many = _many_release_test(release, p0, pooled=pooled, method=method, alternative=alternative,
                               confidence_level=confidence_level, margin=margin, effect=effect,
                               composition=composition, epsilon=epsilon, delta=delta, n_sim=n_sim, rng=rng,
