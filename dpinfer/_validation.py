@@ -208,6 +208,10 @@ def _check_confidence_level(confidence_level, name="confidence_level"):
     if not (0.0 < value < 1.0):
         hint = " (give 0.95, not 95)" if 1.0 < value <= 100.0 else ""
         raise DPInferValueError(_arg(name), f" must lie in the open interval (0, 1){hint}; got {value!r}.")
+    if 1.0 - value == 1.0:
+        # 1 - level, the alpha every method works with, would round to 1 and reject everything.
+        raise DPInferValueError(_arg(name), f" must be at least 1e-15 (below it 1 - level rounds to 1 in "
+                                f"double precision); got {value!r}.")
     return value
 
 

@@ -319,15 +319,17 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
         **provenance(data.rec))
 
 
-def describe_pieces(pieces, empty):
-    """``(low, high, words)``: the hull of the sorted pieces and the note's words on their shape (``empty``: none)."""
+def describe_pieces(pieces, empty, confidence_level):
+    """``(conf_int, words)``: the hull of the sorted pieces as a :class:`ConfidenceInterval` (None when
+    there is no piece: an empty set has no ends) and the note's words on their shape (``empty``: none)."""
     if len(pieces) > 1:
         shape = (f"the acceptance set is a union of {len(pieces)} intervals, "
                  + ", ".join(f"[{lo:.6g}, {hi:.6g}]" for lo, hi in pieces) + "; conf_int is their hull")
     else:
         shape = "the acceptance set is one interval" if pieces else empty
-    low, high = (pieces[0][0], pieces[-1][1]) if pieces else (math.nan, math.nan)
-    return low, high, shape
+    if not pieces:
+        return None, shape
+    return ConfidenceInterval(float(pieces[0][0]), float(pieces[-1][1]), confidence_level), shape
 
 
 def _spread_result(data, mu0, confidence_level, n_sim, gen, stream):
@@ -335,11 +337,12 @@ def _spread_result(data, mu0, confidence_level, n_sim, gen, stream):
     sp = draw_spread(data, n_sim, gen)
     pieces = acceptance_set(sp, 1.0 - confidence_level)
     p = projected_pvalue(sp, mu0)
-    low, high, shape = describe_pieces(pieces, "every mean is rejected (the model does not fit the release)")
+    conf_int, shape = describe_pieces(pieces, "every mean is rejected (the model does not fit the release)",
+                                      confidence_level)
     return HTestResult(
         statistic=float(data.sum) / data.n, pvalue=p, null_value=mu0, alternative="two-sided",
         method="Repro-samples test of a clipped mean (normal model, spread released)",
-        estimate=None, conf_int=ConfidenceInterval(float(low), float(high), confidence_level),
+        estimate=None, conf_int=conf_int,
         epsilon=data.release.epsilon, delta=0.0, data_name=data.data_name(), statistic_name="clipped mean",
         estimate_name="mean of x", null_name="mean", mechanism=data.rec.mechanism, n_sim=n_sim,
         parameter=data.n, parameter_name="n",

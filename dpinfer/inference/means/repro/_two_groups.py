@@ -9,7 +9,7 @@ import numpy as np
 from ...._progress import _check_progress, start
 from ...._streams import _stream
 from ...._validation import _check_alternative, _check_confidence_level, _check_real
-from ....results import ConfidenceInterval, HTestResult
+from ....results import HTestResult
 from ..._resolve import composed, provenance
 from .._common import check_draws, check_model, check_sigmas, clipped
 from .._jimi import _scalar
@@ -220,7 +220,8 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
     with start(progress, 2 * span + 2, "mean2_repro_test: differences") as bar:
         pieces = confidence_set(two, alpha, alternative, bar)
     bound, best = two.supremum(delta0, alternative)
-    low, high, shape = describe_pieces(pieces, "every difference is rejected (the model does not fit the releases)")
+    conf_int, shape = describe_pieces(pieces, "every difference is rejected (the model does not fit the releases)",
+                                      confidence_level)
     sup = ("the p-value is the supremum over mu2 itself" if bound == best else
            f"the p-value is a certified upper bound of the supremum over mu2 (best value found {best:.4g}; "
            "conservative, valid)")
@@ -235,7 +236,7 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
     return HTestResult(
         statistic=float(d1.sum) / d1.n - float(d2.sum) / d2.n, pvalue=bound, null_value=delta0,
         alternative=alternative, method="Repro-samples test of two clipped means (normal model, sigma known)",
-        estimate=None, conf_int=ConfidenceInterval(float(low), float(high), confidence_level),
+        estimate=None, conf_int=conf_int,
         epsilon=epsilon, delta=0.0, composition=composition,
         data_name=d1.data_name("x") + "; " + d2.data_name("y"), statistic_name="difference of clipped means",
         estimate_name="difference in means", null_name="difference in means", mechanism=d1.rec.mechanism,
