@@ -11,7 +11,7 @@ from ...._streams import _stream
 from ...._validation import _check_alternative, _check_confidence_level, _check_real
 from ....results import HTestResult
 from ..._resolve import composed, provenance
-from .._common import check_draws, check_model, check_sigmas, clipped
+from .._common import check_draws, check_model, check_repro_cost, check_sigmas, clipped
 from .._jimi import _scalar
 from ._one_group import describe_pieces
 from ._nuisance_lattice import TwoGroups, draw_seeds
@@ -209,6 +209,7 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = 399 if n_sim is None else n_sim
     n_sim = max(check_draws(n_sim, d1.n), check_draws(n_sim, d2.n))
+    check_repro_cost(n_sim, (d1.n, d2.n), "mean2_repro_test", "(two groups)")
     composition, epsilon, _ = composed(composition, (d1.rec, d2.rec))
     progress = _check_progress(progress)
     gen, derived = _stream(rng, "mean2_repro", d1.release.value, d1.n, d1.release.epsilon, d1.lower, d1.upper,
