@@ -9,6 +9,7 @@ returned the same way and raised as R warnings.
 
 import importlib
 import os
+import re
 import sys
 import warnings
 
@@ -51,6 +52,30 @@ def _plain(value):
     return value
 
 
+#: Python argument names -> the R package's (what an R user typed)
+_R_NAMES = {"p0": "p", "theta1": "p1", "theta2": "p2", "confidence_level": "conf.level", "n_sim": "n.sim"}
+
+
+def _spell_r(name):
+    """A named argument of a message spelt as the R functions spell it."""
+    if name.kind == "argument" and name.name in _R_NAMES:
+        return f"`{_R_NAMES[name.name]}`"
+    return str(name)
+
+
+def _one_based(match):
+    """'position 2' / 'position (1, 0)' (Python, from 0) as R counts (from 1)."""
+    return "position " + match.group(1).replace(match.group(2), ", ".join(
+        str(int(i) + 1) for i in match.group(2).split(", ")))
+
+
+def _in_r(exc):
+    """The message of ``exc`` for R users: argument names spelt as in R, positions counted from 1."""
+    spelled = getattr(exc, "spelled", None)
+    text = spelled(_spell_r) if callable(spelled) else str(exc)
+    return re.sub(r"position (\(?((?:\d+, )*\d+)\)?)", _one_based, text)
+
+
 def call(what, args, kwargs):
     """Run one dpinfer call; {'value', 'warnings', 'error'} with plain values only.
 
@@ -64,7 +89,7 @@ def call(what, args, kwargs):
         try:
             out["value"] = func(*args, **kwargs)
         except Exception as exc:  # every Python error becomes an R error with its message
-            out["error"] = f"{type(exc).__name__}: {exc}"
+            out["error"] = f"{type(exc).__name__}: {_in_r(exc)}"
     out["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]
     return out
 
