@@ -109,10 +109,13 @@ def _show(value):
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
         # repr of a huge int is long, and beyond 4300 digits Python refuses to make it.
         return f"an integer of {value.bit_length()} bits (about 10**{int(value.bit_length() * 0.30103)})"
-    if isinstance(value, np.ndarray):
-        if value.size <= 6:
-            return f"array {np.array2string(value, separator=', ')} of shape {value.shape}"
-        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (np.ndarray, list, tuple, dict, set, frozenset)) or (
+            not isinstance(value, str) and isinstance(getattr(value, "shape", None), tuple)):
+        # A container where one value belongs may be the data themselves (a column passed as
+        # `epsilon`, a Series as `x`): it is described by its kind and size, never printed.
+        return _kind_of(value)
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -324,7 +327,7 @@ def _as_real_array(value, name, *, finite=True, ndim_max=None):
             and (np.isfinite(value).all() if finite else not np.isnan(value).any())):
         return value.astype(float)
     if isinstance(value, str) or value is None:
-        raise DPInferTypeError(_arg(name), f" must be a real number or an array of real numbers; got {_show(value)}.")
+        raise DPInferTypeError(_arg(name), f" must be a real number or an array of real numbers; got {_kind_of(value)}.")
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:  # ragged lists and the like

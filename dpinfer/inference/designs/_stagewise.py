@@ -127,7 +127,7 @@ def _values(design, releases, composition):
             values.append(float(rel.value))
         else:
             if isinstance(rel, (bool, np.bool_)) or not isinstance(rel, (int, float, np.integer, np.floating)):
-                raise TypeError(f"`{name}` must be a Release or a released value (a float); got {_show(rel)}.")
+                raise TypeError(f"`{name}` must be a Release or a released value (a float); got {_kind_of(rel)}.")
             value = float(rel)
             if not math.isfinite(value):
                 raise ValueError(f"`{name}` must be a finite released value; got {value!r}.")

@@ -34,7 +34,7 @@ def _stages(design, releases):
     for s, pair in enumerate(releases):
         if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not all(isinstance(r, Release) for r in pair):
             raise TypeError(f"`releases[{s}]` must be a pair (release1, release2) of Release objects; "
-                            f"got {_show(pair)}.")
+                            f"got {_kind_of(pair)}.")
         for a, r in enumerate(pair):
             where = f"`releases[{s}][{a}]`"
             if r.mechanism != "tulap" or r.kind != "count":

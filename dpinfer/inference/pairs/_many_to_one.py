@@ -129,7 +129,7 @@ def _check_releases(control, arms):
         raise ValueError("`arms` must hold at least one release; got none.")
     for i, arm in enumerate(arms):
         if not isinstance(arm, Release):
-            raise TypeError(f"`arms` must be a list of Releases; position {i} is {_show(arm)}.")
+            raise TypeError(f"`arms` must be a list of Releases; position {i} is {_kind_of(arm)}.")
         resolve(arm, accepts=ACCEPTS, method="binom_many_to_one_test", name=f"arms[{i}]", numbers=False)
     return list(arms)
 

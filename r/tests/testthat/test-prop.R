@@ -51,6 +51,7 @@ test_that("one arm: DP-UMP for Tulap, DP-JIMI and the normal approximation for L
 
 test_that("two typed-in counts read as counts by every method; sig.level = NULL and n >= 2^31 refused", {
   skip_without_dpinfer()
+  py <- py_dpinfer()
   jimi <- dp_prop_test(c(41.3, 27.2), c(60, 60), epsilon = 1, method = "jimi", n.sim = 500, seed = 1)
   ref <- py$prop_test(list(41.3 / 60, 27.2 / 60), list(60L, 60L), epsilon = 1, method = "jimi",
                       n_sim = 500L, rng = 1L)
