@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..._validation import _kind_of, _check_choice, _check_real
-from ._common import clipped, is_release
+from ._common import check_model, clipped, is_release
 from ._jimi import mean2_jimi_test, mean_jimi_test
 from ._naive import mean2_naive_test, mean_naive_test
 from .repro import mean2_repro_test, mean_repro_test
@@ -79,6 +79,7 @@ def mean_test(x, y=None, *, mu0=0.0, method="jimi", sigma=None, model="normal", 
     """
     method = _check_choice(method, "method", _METHODS)
     mu0 = _check_real(mu0, "mu0")  # checked under this function's name (the two-group tests call it otherwise)
+    model = check_model(model)
     if isinstance(x, (list, tuple)):
         if y is not None or len(x) != 2 or not all(is_release(r) for r in x):
             raise ValueError("`x` given as a list must hold two Releases (mean_test([x, y])), with `y` left "
