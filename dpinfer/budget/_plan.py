@@ -86,7 +86,8 @@ class AllocationPlan:
 
     def __init__(self, lines, *, description=""):
         self._description = _check_text(description, "description")
-        if isinstance(lines, (str, bytes)) or not hasattr(lines, "__iter__") or np.ndim(lines) == 0:
+        if isinstance(lines, (str, bytes)) or not hasattr(lines, "__iter__") or (
+                isinstance(lines, np.ndarray) and lines.ndim == 0):
             raise TypeError(f"`lines` must be a sequence of (label, epsilon[, delta]) lines; got {_show(lines)}.")
         checked = []
         for i, line in enumerate(lines, 1):
