@@ -323,3 +323,18 @@ def test_no_public_function_shows_a_secret(name, tmp_path, monkeypatch, caplog):
                     text = repr(out) + str(out)
             text += "".join(str(w.message) for w in caught) + caplog.text
             assert _clean(text), f"{name}({arg}=<secret>): {text[:300]}"
+
+
+def test_an_unbounded_interval_end_is_written_inf_not_null():
+    # null meant "not computed"; an unbounded end is an answer (the two-group repro interval below)
+    import json
+
+    gen = np.random.default_rng(5)
+    releaser = MeanReleaser(1.0, 80.0, 180.0)
+    result = dpinfer.mean2_repro_test(releaser.release(gen.normal(125.0, 15.0, 100), rng=6),
+                                      releaser.release(gen.normal(135.0, 15.0, 100), rng=7), sigma=15.0)
+    assert result.conf_int.low == -np.inf  # the releases cannot exclude large differences (clipping)
+    record = json.loads(result.to_json())
+    assert record["conf_low"] == "-Inf" and isinstance(record["conf_high"], float)
+    assert result.to_dict()["conf_low"] == -np.inf and result.to_htest()["conf.int"][0] == -np.inf
+    assert result.to_frame()["conf_low"].iloc[0] == -np.inf
