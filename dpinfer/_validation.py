@@ -327,7 +327,8 @@ def _as_real_array(value, name, *, finite=True, ndim_max=None):
             and (np.isfinite(value).all() if finite else not np.isnan(value).any())):
         return value.astype(float)
     if isinstance(value, str) or value is None:
-        raise DPInferTypeError(_arg(name), f" must be a real number or an array of real numbers; got {_kind_of(value)}.")
+        raise DPInferTypeError(_arg(name), " must be a real number or an array of real numbers; "
+                               f"got {_kind_of(value)}.")
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:  # ragged lists and the like

@@ -299,7 +299,8 @@ def _takes_released_values(name, arg):
     """Whether ``arg`` of spec ``name`` holds released (public) numbers: the value of a Release record, the
     released tables of the DP-JIMI and Monte Carlo tests of independence, an audit's test points, the
     points where a distribution is evaluated."""
-    return (name, arg) in {("Release", "value"), ("independence_jimi_test", "table"), ("Tulap", "x"), ("Tulap.ccdf", "x"),
+    return (name, arg) in {("Release", "value"), ("independence_jimi_test", "table"), ("Tulap", "x"),
+                           ("Tulap.ccdf", "x"),
                            ("independence_mc_test", "table"), ("audit_releaser", "x")}
 
 

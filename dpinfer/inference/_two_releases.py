@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numbers
 
-from .._validation import _kind_of, _check_choice, _show
+from .._validation import _check_choice, _kind_of, _show
 from ..releasers.release import Release
 
 __all__ = []  # private module

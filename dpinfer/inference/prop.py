@@ -15,7 +15,6 @@ import importlib
 from .. import _mechanisms
 from .._validation import (
     _EFFECTS,
-    _kind_of,
     _check_alternative,
     _check_choice,
     _check_confidence_level,
@@ -25,6 +24,7 @@ from .._validation import (
     _check_n_sim,
     _check_probability,
     _check_real,
+    _kind_of,
     _show,
 )
 from ..releasers.release import Release

@@ -24,7 +24,7 @@ import numpy as np
 from .. import _mechanisms
 from .._streams import _mc_note, _share_se, _stream
 from .._progress import _check_progress, start
-from .._validation import _kind_of, DPInferValueError, _arg, _check_n_sim
+from .._validation import DPInferValueError, _arg, _check_n_sim, _kind_of
 from ..results import HTestResult
 from ._resolve import accepts, provenance, resolve
 

@@ -339,8 +339,9 @@ class HTestResult:
         of ``conf.int``); ``alternative`` spelled as R does (``'two.sided'``,
         ``'less'``, ``'greater'``); ``method``; ``data.name``.  Privacy and
         provenance: ``epsilon``, ``delta``, ``mechanism``, ``secure``,
-        ``privacy.unit``, ``neighbours``, ``composition``, ``n.sim``, ``estimate.raw`` and ``note``.  JSON-safe (non-finite -> None, but an unbounded end of
-        ``conf.int`` stays ``-inf``/``inf``, written "-Inf"/"Inf" in JSON text).
+        ``privacy.unit``, ``neighbours``, ``composition``, ``n.sim``, ``estimate.raw`` and ``note``.
+        JSON-safe (non-finite -> None), but an unbounded end of ``conf.int`` stays
+        ``-inf``/``inf`` (written "-Inf"/"Inf" in JSON text).
 
         ``docs/coming_from_r.rst`` gives the R function that turns this (read with
         ``jsonlite::fromJSON(simplifyVector = FALSE)``) into a real ``htest``.

@@ -8,7 +8,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..._composition_rule import PARALLEL, combined_privacy, composition_rule
-from ..._validation import _kind_of, _check_alternative, _check_confidence_level, _show
+from ..._validation import _check_alternative, _check_confidence_level, _kind_of, _show
 from ...releasers.release import Release
 from ...releasers.staged import StagedRelease
 from ...results import ConfidenceInterval, HTestResult

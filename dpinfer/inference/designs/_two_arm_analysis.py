@@ -8,7 +8,7 @@ import numpy as np
 from scipy import optimize
 
 from ..._composition_rule import combined_privacy, composition_rule
-from ..._validation import _kind_of, _check_confidence_level, _check_real, _show
+from ..._validation import _check_confidence_level, _check_real, _kind_of, _show
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
 from . import _walk_law as _gs

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..._validation import _kind_of, _check_choice, _check_real
+from ..._validation import _check_choice, _check_real, _kind_of
 from ._common import check_model, clipped, is_release
 from ._jimi import mean2_jimi_test, mean_jimi_test
 from ._naive import mean2_naive_test, mean_naive_test

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ... import _mechanisms
 from ..._printing import _r_format, _r_format_pval
-from ..._validation import _kind_of, _check_alternative, _check_confidence_level, _check_real, _show
+from ..._validation import _check_alternative, _check_confidence_level, _check_real, _kind_of, _show
 from ...distributions._tulap_law import tulap_grid
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, PrivacyRecord
