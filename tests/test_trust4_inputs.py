@@ -133,6 +133,18 @@ def test_mean_repro_test_reports_progress():
         dpinfer.mean_repro_test(m1, 3.0, sigma=2.0, progress="yes")
 
 
+def test_jimi_mean_tests_report_progress():
+    spread = MeanReleaser(1.0, 0.0, 10.0, spread=True).release(np.linspace(1, 9, 20), rng=3)
+    seen = []
+    dpinfer.mean_jimi_test(spread, 4.0, n_sim=50, rng=1, progress=lambda d, t, m: seen.append((d, t)))
+    assert seen[-1] == (50 * 20, 50 * 20)
+    seen.clear()
+    dpinfer.mean2_jimi_test(spread, spread, n_sim=50, rng=1, progress=lambda d, t, m: seen.append((d, t)))
+    assert seen[-1] == (50 * 40, 50 * 40) and all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+    with pytest.raises(TypeError, match="`progress` must be None"):
+        dpinfer.mean_jimi_test(spread, 4.0, progress=3)
+
+
 def test_repro_cost_is_refused_from_public_sizes_with_the_limit_named():
     rel = MeanReleaser(1.0, 0.0, 10.0, spread=True)
     big = rel.release(np.linspace(1, 9, 2000), rng=1)

@@ -154,7 +154,7 @@ def check_repro_cost(n_sim, ns, function, why):
             f"{' + '.join(map(str, ns))}: {advice}, or use method='jimi' (mean_jimi_test), whose cost is bounded.")
 
 
-def mean_draws(data, sigma, model, n_sim, gen):
+def mean_draws(data, sigma, model, n_sim, gen, bar=None):
     """DP-JIMI draws of the population mean, shape ``data.sum.shape + (n_sim,)``.
 
     Per draw: ``n`` fresh standard normal seeds and fresh Laplace noise for each
@@ -192,6 +192,8 @@ def mean_draws(data, sigma, model, n_sim, gen):
             normals = first if first is not None else gen.standard_normal((hi - lo, data.n))
             means[lo:hi] = _solve_block(Seeds(normals, data.lower, data.upper, model), target1[lo:hi],
                                         None if target2 is None else target2[lo:hi], sigma, model)
+            if bar is not None:
+                bar.advance((hi - lo) * data.n)
         gen.bit_generator.state = after
         out[start:stop] = means.reshape(k, n_sim)
     return out.reshape(np.shape(data.sum) + (n_sim,))
