@@ -145,6 +145,14 @@ def test_jimi_mean_tests_report_progress():
         dpinfer.mean_jimi_test(spread, 4.0, progress=3)
 
 
+def test_mean2_repro_test_names_its_last_stage():
+    # the line stopped at 99% of the sweep while the p-value at delta0 was computed (issue 40)
+    m1, m2 = _releases()
+    seen = []
+    dpinfer.mean2_repro_test(m1, m2, sigma=2.0, n_sim=39, rng=1, progress=lambda d, t, m: seen.append((d, t, m)))
+    assert seen[-1][0] == seen[-1][1] and "(p-value at delta0)" in seen[-2][2] and seen[-2][0] < seen[-2][1]
+
+
 def test_repro_cost_is_refused_from_public_sizes_with_the_limit_named():
     rel = MeanReleaser(1.0, 0.0, 10.0, spread=True)
     big = rel.release(np.linspace(1, 9, 2000), rng=1)

@@ -218,9 +218,12 @@ def mean2_repro_test(release1, release2, delta0=0.0, *, sigma=None, model="norma
     two = TwoGroups(d1, d2, draw_seeds(d1, d2, s1, s2, n_sim, gen))
     alpha = 1.0 - confidence_level
     span = two.qhi - two.qlo + 3
-    with start(progress, 2 * span + 2, "mean2_repro_test: differences") as bar:
+    with start(progress, 2 * span + 4, "mean2_repro_test: differences") as bar:
         pieces = confidence_set(two, alpha, alternative, bar)
-    bound, best = two.supremum(delta0, alternative)
+        bar.step("p-value at delta0")  # the last stage is named, not left showing 99% of the sweep
+        bar.reach(2 * span + 3)
+        bound, best = two.supremum(delta0, alternative)
+        bar.reach(2 * span + 4)
     conf_int, shape = describe_pieces(pieces, "every difference is rejected (the model does not fit the releases)",
                                       confidence_level)
     sup = ("the p-value is the supremum over mu2 itself" if bound == best else
