@@ -13,6 +13,7 @@ import math
 import re
 
 from . import _mechanisms
+from ._validation import _check_path
 
 _ALT_TEXT = {"two-sided": "not equal to", "less": "less than", "greater": "greater than"}
 #: printed names of the mechanism codes a Release records (the one registry)
@@ -30,11 +31,30 @@ def _json_float(value):
     return value if math.isfinite(value) else None
 
 
+def _json_end(value):
+    """An interval's end for a record: a float, infinite ends kept (an unbounded side is an answer,
+    not a missing value); None only for NaN.  JSON text spells them "Inf" and "-Inf" (R's)."""
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def _r_infinities(value):
+    """``value`` with every infinite float spelt "Inf" or "-Inf" (JSON has no infinity; R reads these)."""
+    if isinstance(value, float) and math.isinf(value):
+        return "Inf" if value > 0 else "-Inf"
+    if isinstance(value, dict):
+        return {k: _r_infinities(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_r_infinities(v) for v in value]
+    return value
+
+
 def _json_text(record):
-    """``json.dumps`` of a JSON-safe dict (or list of dicts), indented as the command prints it."""
+    """``json.dumps`` of a JSON-safe dict (or list of dicts), indented as the command prints it;
+    an infinite interval end is written "Inf" or "-Inf", never null (null: not computed)."""
     import json
 
-    return json.dumps(record, indent=2)
+    return json.dumps(_r_infinities(record), indent=2)
 
 
 def _csv_text(records, columns=None):
@@ -49,8 +69,8 @@ def _csv_text(records, columns=None):
     writer = csv.DictWriter(buffer, fieldnames=list(records[0]) if columns is None else columns,
                             lineterminator="\n")
     writer.writeheader()
-    writer.writerows({k: "" if v is None else json.dumps(v) if isinstance(v, list) else v for k, v in r.items()}
-                     for r in records)
+    writer.writerows({k: "" if v is None else json.dumps(_r_infinities(v)) if isinstance(v, list) else
+                      _r_infinities(v) for k, v in r.items()} for r in records)
     return buffer.getvalue()
 
 
@@ -58,7 +78,12 @@ def _write_or_return(text, path):
     """``text`` itself when ``path`` is None, else written to ``path`` (UTF-8) and None returned."""
     if path is None:
         return text
-    with open(path, "w", encoding="utf-8", newline="") as handle:
+    path = _check_path(path)
+    try:
+        handle = open(path, "w", encoding="utf-8", newline="")
+    except OSError as exc:  # the same error type, with a message that names the argument
+        raise type(exc)(exc.errno, f"`path` cannot be opened for writing ({exc.strerror})", path) from None
+    with handle:
         handle.write(text)
     return None
 

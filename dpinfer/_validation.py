@@ -14,6 +14,7 @@ import decimal
 import math
 import numbers
 import operator
+import os
 
 import numpy as np
 
@@ -108,10 +109,13 @@ def _show(value):
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
         # repr of a huge int is long, and beyond 4300 digits Python refuses to make it.
         return f"an integer of {value.bit_length()} bits (about 10**{int(value.bit_length() * 0.30103)})"
-    if isinstance(value, np.ndarray):
-        if value.size <= 6:
-            return f"array {np.array2string(value, separator=', ')} of shape {value.shape}"
-        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (np.ndarray, list, tuple, dict, set, frozenset)) or (
+            not isinstance(value, str) and isinstance(getattr(value, "shape", None), tuple)):
+        # A container where one value belongs may be the data themselves (a column passed as
+        # `epsilon`, a Series as `x`): it is described by its kind and size, never printed.
+        return _kind_of(value)
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -207,6 +211,10 @@ def _check_confidence_level(confidence_level, name="confidence_level"):
     if not (0.0 < value < 1.0):
         hint = " (give 0.95, not 95)" if 1.0 < value <= 100.0 else ""
         raise DPInferValueError(_arg(name), f" must lie in the open interval (0, 1){hint}; got {value!r}.")
+    if 1.0 - value == 1.0:
+        # 1 - level, the alpha every method works with, would round to 1 and reject everything.
+        raise DPInferValueError(_arg(name), f" must be at least 1e-15 (below it 1 - level rounds to 1 in "
+                                f"double precision); got {value!r}.")
     return value
 
 
@@ -221,12 +229,21 @@ def _check_alpha(alpha, name="alpha"):
     return value
 
 
-def _check_choice(value, name, choices, hint=""):
-    """``value`` is one of the strings ``choices``; ``hint`` is appended to the ValueError."""
+#: The effects a two-arm comparison of proportions can test (``effect=``)
+_EFFECTS = ("difference", "ratio", "odds-ratio")
+
+
+def _check_choice(value, name, choices, hint="", *, optional=False):
+    """``value`` is one of the strings ``choices`` (or None when ``optional``); ``hint`` is
+    appended to the ValueError.  The one rule for a choice argument: a non-string (False,
+    '', [], an array) is refused by name, never read by its truth value as "the default"."""
+    if optional and value is None:
+        return None
+    rule = ("None or " if optional else "") + f"one of {', '.join(map(repr, choices))}"
     if not isinstance(value, str):
-        raise DPInferTypeError(_arg(name), f" must be one of {', '.join(map(repr, choices))}; got {_show(value)}.")
+        raise DPInferTypeError(_arg(name), f" must be {rule}; got {_show(value)}.")
     if value not in choices:
-        raise DPInferValueError(_arg(name), f" must be one of {', '.join(map(repr, choices))}; got {value!r}.{hint}")
+        raise DPInferValueError(_arg(name), f" must be {rule}; got {value!r}.{hint}")
     return value
 
 
@@ -310,7 +327,8 @@ def _as_real_array(value, name, *, finite=True, ndim_max=None):
             and (np.isfinite(value).all() if finite else not np.isnan(value).any())):
         return value.astype(float)
     if isinstance(value, str) or value is None:
-        raise DPInferTypeError(_arg(name), f" must be a real number or an array of real numbers; got {_show(value)}.")
+        raise DPInferTypeError(_arg(name), " must be a real number or an array of real numbers; "
+                               f"got {_kind_of(value)}.")
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:  # ragged lists and the like
@@ -360,10 +378,28 @@ def _as_probability_array(value, name):
 
 
 def _kind_of(value):
-    """A value's type and shape, never its content (for messages about confidential data)."""
+    """A value's type and shape, never its content (for messages about confidential data).
+
+    The one rule for every argument that may receive confidential data (``x``, a
+    ``release`` slot given raw values by mistake, a table): the message says what kind of
+    object arrived and how big it is, never a value in it, not even a scalar (a typed whole
+    number is a confidential count).
+    """
     if isinstance(value, np.ndarray):
         return f"an array of dtype {value.dtype} and shape {value.shape}"
-    return f"an object of type {type(value).__name__}"
+    kind = type(value).__name__
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        return f"a {kind} of {len(value)} item{'s' if len(value) != 1 else ''}"
+    shape = getattr(value, "shape", None)  # pandas, polars, xarray and the like
+    if isinstance(shape, tuple) and all(isinstance(d, int) for d in shape):
+        return f"a {type(value).__module__.split('.')[0]} {kind} of shape {shape}"
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return repr(value)  # not data; naming None or a flag helps
+    if _is_real_scalar(value):
+        return f"a number ({kind})"
+    if isinstance(value, str):
+        return f"a string of {len(value)} characters"
+    return f"an object of type {kind}"
 
 
 def _position(bad):
@@ -415,6 +451,27 @@ def _check_counts(x, n, name="x", n_name="n"):
         raise DPInferValueError(_arg(name), " must lie between 0 and ", _arg(n_name),
                                 f" = {n}; {_position(bad)} does not.", argument=name)
     return arr.astype(np.int64)
+
+
+def _check_label(value, name="label"):
+    """A text label (a legend entry, a title): None or a string; anything else is refused by name."""
+    if value is not None and not isinstance(value, str):
+        raise DPInferTypeError(_arg(name), f" must be None or a string; got {_show(value)}.")
+    return value
+
+
+def _check_path(path, name="path"):
+    """A file path: a string or an ``os.PathLike`` (``pathlib.Path``), not empty.
+
+    Anything else is refused before ``open()`` sees it: ``open(True)`` or ``open(3)`` opens
+    a file descriptor (stdout is 1) and closing it breaks the process's next print.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise DPInferTypeError(_arg(name), f" must be a file path (a string or a pathlib.Path); got {_show(path)}.")
+    text = os.fspath(path)
+    if not isinstance(text, str) or not text:
+        raise DPInferValueError(_arg(name), f" must be a non-empty file path; got {_show(path)}.")
+    return text
 
 
 def _check_rng(rng, name="rng"):

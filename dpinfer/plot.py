@@ -23,7 +23,7 @@ import inspect
 
 import numpy as np
 
-from ._validation import _as_real_array, _check_alpha
+from ._validation import _as_real_array, _check_alpha, _check_label
 
 __all__ = ["confidence_curve", "km_curves", "power_curve", "rejection_region", "release_density"]
 
@@ -109,6 +109,7 @@ def power_curve(power, values, *, over="theta", ax=None, label=None, **kwargs):
         raise TypeError(f"`over` must be the name of an argument of `power`; got {over!r}.")
     if over in kwargs:
         raise TypeError(f"`{over}` is the varied argument (`over`); give its values as `values`.")
+    label = _check_label(label)
     x = _as_real_array(values, "values", ndim_max=1).reshape(-1)
     if over == "n":
         x = x.astype(np.int64) if np.all(x == np.floor(x)) else x

@@ -122,6 +122,41 @@ def _mean_release(seed=1):
     return dpinfer.MeanReleaser(1.0, 0.0, 10.0, spread=True).release([1.0, 2.5, 4.0, 12.0, 6.0, 3.5], rng=seed)
 
 
+def _charged_twice(first, second, label):
+    budget = dpinfer.PrivacyBudget(1.0)
+    budget.charge(first, label="look 1")
+    return budget.charge(second, label=label)
+
+
+def _power_curve(values, label):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpinfer.plot import power_curve
+
+    fig, ax = plt.subplots()
+    try:
+        power_curve(dpinfer.binom_ump_power, values, ax=ax, label=label, n=30, p0=0.2, epsilon=1.0)
+    finally:
+        plt.close(fig)
+
+
+_FUZZ_DIR = None
+
+
+def _fuzz_path(path):
+    """A text path is put inside a scratch folder (the fuzzer's strings would otherwise be files here)."""
+    global _FUZZ_DIR
+    if not isinstance(path, str) or not path:
+        return path
+    import tempfile
+
+    _FUZZ_DIR = _FUZZ_DIR or tempfile.mkdtemp(prefix="dpinfer-fuzz-")
+    return f"{_FUZZ_DIR}/f-{abs(hash(path))}"
+
+
 @functools.lru_cache(maxsize=1)
 def _simon_design():
     return dpinfer.simon_design(0.1, 0.3, epsilon=2.0, max_n=40)
@@ -516,6 +551,28 @@ SPECS = {
         lambda a: TulapReleaser(1.0).release(a["x"], 30, rng=1, budget=dpinfer.PrivacyBudget(a["total"]),
                                              array=a["array"]),
         dict(x=[3, 4], total=2.0, array="disjoint"), "release"),
+    # issue 40: two-arm effects, two groups of means, the ledger, plots and results' writers
+    "binom2_ump_test-effect": (
+        lambda a: dpinfer.binom2_ump_test(11.9, 30, 19.5, 40, epsilon=a["epsilon"], effect=a["effect"],
+                                          alternative=a["alternative"]),
+        dict(epsilon=1.0, effect="ratio", alternative="less"), "htest"),
+    "prop_test-effect": (
+        lambda a: dpinfer.prop_test(_tulap_release(), TulapReleaser(1.0).release(18, 30, rng=2), effect=a["effect"],
+                                    margin=a["margin"]),
+        dict(effect="difference", margin=0.1), "htest_diff"),
+    "mean_test-two-groups": (
+        lambda a: dpinfer.mean_test(**a),
+        dict(x=_mean_release(), y=_mean_release(2), mu0=0.5, method="naive", sigma=2.0, model="normal",
+             alternative="two-sided", confidence_level=0.95, composition="sequential"), "htest"),
+    "PrivacyBudget.charge-twice": (
+        lambda a: _charged_twice(a["first"], a["second"], a["label"]),
+        dict(first=0.5, second=0.25, label="look 2"), "ledger"),
+    "power_curve": (
+        lambda a: _power_curve(a["values"], a["label"]),
+        dict(values=[0.3, 0.4], label="arm"), "any"),
+    "HTestResult.to_json": (lambda a: _htest().to_json(_fuzz_path(a["path"])), dict(path=None), "any"),
+    "ConfidenceInterval.to_csv": (
+        lambda a: ConfidenceInterval(0.1, 0.5, 0.95).to_csv(_fuzz_path(a["path"])), dict(path=None), "any"),
     "audit_releaser": (
         lambda a: dpinfer.audit_releaser(**a),
         dict(mechanism=LaplaceReleaser(1.0), x=0.0, x_prime=1.0, epsilon=1.0, delta=0.0, n_samples=200,

@@ -205,8 +205,12 @@ def test_to_dict_is_flat_and_json_safe():
                       method="m", estimate=None, conf_int=ConfidenceInterval(-math.inf, 1.0, 0.95),
                       epsilon=1.0)
     d = inf.to_dict()
-    assert d["statistic"] is None and d["conf_low"] is None and d["estimate"] is None
-    assert "Infinity" not in json.dumps(d)
+    assert d["statistic"] is None and d["estimate"] is None
+    # an unbounded end is an answer, not "not computed" (issue 40): kept as -inf, written "-Inf" (R's)
+    assert d["conf_low"] == -math.inf
+    text = inf.to_json()
+    assert "Infinity" not in text and json.loads(text)["conf_low"] == "-Inf" and json.loads(text)["statistic"] is None
+    assert inf.to_csv().splitlines()[1].split(",")[4] == "-Inf"
 
 
 def test_to_frame_has_broom_columns():

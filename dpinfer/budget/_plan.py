@@ -6,6 +6,8 @@ import json
 from collections import namedtuple
 from fractions import Fraction
 
+import numpy as np
+
 from .._validation import _check_delta, _check_epsilon, _show
 from ._ledger import BudgetExceededError, _as_written, _check_text, _digest, _fmt, _load_json
 
@@ -84,7 +86,8 @@ class AllocationPlan:
 
     def __init__(self, lines, *, description=""):
         self._description = _check_text(description, "description")
-        if isinstance(lines, (str, bytes)) or not hasattr(lines, "__iter__"):
+        if isinstance(lines, (str, bytes)) or not hasattr(lines, "__iter__") or (
+                isinstance(lines, np.ndarray) and lines.ndim == 0):
             raise TypeError(f"`lines` must be a sequence of (label, epsilon[, delta]) lines; got {_show(lines)}.")
         checked = []
         for i, line in enumerate(lines, 1):

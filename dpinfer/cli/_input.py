@@ -105,13 +105,20 @@ def _column_cells(reader, path, column):
             shown = (f"its first row holds values, so it has no header row and its {len(names)} columns are "
                      f"named by position: --column 1 to --column {len(names)}.")
         raise _UsageError(f"column {column!r} not found in {path!r}; {shown}")
+    if names.count(column) > 1:
+        raise _UsageError(f"column {column!r} is named {names.count(column)} times in the header of {path!r}; "
+                          "rename the columns so that --column picks one.")
     at = names.index(column)
     n = 0
     for row in (reader if header else _chain_first(first, reader)):
         if not row:  # a blank line is no record (as csv.DictReader skips it)
             continue
         n += 1
-        yield n, (row[at] if at < len(row) else "").strip()
+        if len(row) != len(names):  # a ragged row: its cells cannot be matched to the columns (never shown)
+            raise _UsageError(f"CSV file {path!r}: data row {n} has {len(row)} cells and the "
+                              f"{'header' if header else 'first row'} has {len(names)}; every row must have "
+                              "as many (ragged rows).")
+        yield n, row[at].strip()
     if n == 0:
         raise _UsageError(f"CSV file {path!r} has a header but no data rows.")
 

@@ -35,9 +35,13 @@ def _values(reader, path, column):
 def cmd_mean_release(args):
     from .. import MeanReleaser
 
-    values = _counts_from_csv(args.csv, args.column, rows=_values)
     secure = args.seed is None
-    releaser = MeanReleaser(args.epsilon, args.lower, args.upper, spread=args.spread, split=args.split)
+    if args.split is not None and not args.spread:
+        raise _UsageError("--split shares epsilon between the sum and the squares, so it needs --spread; "
+                          f"got --split {args.split:g} without --spread.")
+    releaser = MeanReleaser(args.epsilon, args.lower, args.upper, spread=args.spread,
+                            split=0.5 if args.split is None else args.split)
+    values = _counts_from_csv(args.csv, args.column, rows=_values)
     with _budget_session(args) as ledger:
         budget = _budget_handle(args, ledger)
         release = releaser.release(values, rng=None if secure else args.seed, secure=secure, budget=budget)
@@ -100,7 +104,7 @@ def add_mean_parsers(sub, subcommand, real, whole, add_format):
     rel.add_argument("--upper", type=real, required=True, help="public upper clipping bound")
     rel.add_argument("--epsilon", type=real, required=True, help="privacy-loss parameter of the release (> 0)")
     rel.add_argument("--spread", action="store_true", help="also release the centred sum of squares")
-    rel.add_argument("--split", type=real, default=0.5,
+    rel.add_argument("--split", type=real, default=None,
                      help="with --spread: share of epsilon for the sum (default 0.5; the rest for the squares)")
     rel.add_argument("--seed", type=whole, help="seed of numpy's generator: NOT PRIVATE, research only")
     add_ledger_options(rel, real)

@@ -16,7 +16,7 @@ separate releases: release a table), as is ``pooled`` with any other shape.
 
 from __future__ import annotations
 
-from .._validation import _show
+from .._validation import _kind_of, _show
 from ..releasers.release import Release
 
 __all__ = []  # private module
@@ -50,7 +50,7 @@ def _shape(release, pooled):
         if sites and len(release) == 2:
             return "pooled"
         raise ValueError("`pooled`=True needs a list of Releases, one per site (at least two); got "
-                         f"{_show(release)}.")
+                         f"{_kind_of(release)}.")
     return None
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numbers
 
-from .._validation import _check_choice, _show
+from .._validation import _check_choice, _kind_of, _show
 from ..releasers.release import Release
 
 __all__ = []  # private module
@@ -42,7 +42,7 @@ def _two_arms(release, p0):
         raise ValueError(
             "`release` given as a list must hold two releases (prop_test([arm1, arm2])) or two released "
             "values with their sizes (prop_test([z1, z2], [n1, n2], epsilon=...)); got "
-            f"{_show(release)}. prop_test compares two arms; for more groups release a table "
+            f"{_kind_of(release)}. prop_test compares two arms; for more groups release a table "
             "(ContingencyTableReleaser) and test it.")
     first, second = release
     if isinstance(first, Release) and isinstance(second, Release):

@@ -222,6 +222,13 @@ ACCEPTS = accepts({(_mechanisms.LAPLACE, "table")}, ("logistic_jimi",),
                   "a Laplace-noised k x 2 table (ContingencyTableReleaser(epsilon).release(table))")
 
 
+def _check_table_shape(z):
+    if z.ndim != 2 or z.shape[1] != 2 or z.shape[0] < 2:
+        raise ValueError(
+            "`table` must hold one k x 2 table (k >= 2 rows: the cells of the predictors; columns: outcome "
+            f"0 and outcome 1); got shape {z.shape}.")
+
+
 def _table_input(table, epsilon, neighbours):
     """``(z (k, 2), b, epsilon, delta, secure, unit, n, relation)`` from a Release or bare noisy counts
     (``relation``: the Release's ``neighbours``; None for bare counts, which claim none)."""
@@ -236,6 +243,7 @@ def _table_input(table, epsilon, neighbours):
         relation = rec.neighbours
     else:
         z = _as_real_array(table, "table")  # first: a wrong kind of `table` is named as such
+        _check_table_shape(z)  # then its shape, before asking for what it would need
         if epsilon is None:
             raise TypeError("`epsilon` must be given with bare noisy counts (it is read from a Release).")
         eps = _check_epsilon(epsilon)
@@ -243,10 +251,7 @@ def _table_input(table, epsilon, neighbours):
         _check_choice(neighbours, "neighbours", tuple(_NEIGHBOURS))
         b = _NEIGHBOURS[neighbours] / eps
         delta, secure, unit, n, relation = 0.0, None, "", None, None
-    if z.ndim != 2 or z.shape[1] != 2 or z.shape[0] < 2:
-        raise ValueError(
-            "`table` must hold one k x 2 table (k >= 2 rows: the cells of the predictors; columns: outcome "
-            f"0 and outcome 1); got shape {z.shape}.")
+    _check_table_shape(z)
     bad = np.abs(z) > _MAX_CELL
     if bad.any():
         raise ValueError(

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _mechanisms
 from .._validation import (
+    _EFFECTS,
     _check_alternative,
     _check_choice,
     _check_confidence_level,
@@ -25,6 +26,7 @@ from .._validation import (
     _check_n_sim,
     _check_probability,
     _check_real,
+    _kind_of,
     _show,
 )
 from ..releasers.release import Release
@@ -335,6 +337,7 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     >>> res.method, res.pvalue < 0.01
     ('DP-JIMI fiducial test of independence (2000 draws)', True)
     """
+    effect = _check_choice(effect, "effect", _EFFECTS, optional=True)
     many = _many_release_test(release, p0, pooled=pooled, method=method, alternative=alternative,
                               confidence_level=confidence_level, margin=margin, effect=effect,
                               composition=composition, epsilon=epsilon, delta=delta, n_sim=n_sim, rng=rng,
@@ -355,7 +358,7 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     if isinstance(method, str) and method == "mc":
         if not isinstance(release, Release):
             raise TypeError("`release` must be a dpinfer Release of kind 'table' (ContingencyTableReleaser) "
-                            f"for method='mc'; got {_show(release)}.")
+                            f"for method='mc'; got {_kind_of(release)}.")
         raise ValueError("method='mc' (Gaboardi et al.'s Monte Carlo test of independence) needs a "
                          "`release` of kind 'table' (ContingencyTableReleaser); got a release of kind "
                          f"{release.kind!r}.")

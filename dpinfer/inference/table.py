@@ -24,7 +24,7 @@ import numpy as np
 from .. import _mechanisms
 from .._streams import _mc_note, _share_se, _stream
 from .._progress import _check_progress, start
-from .._validation import DPInferValueError, _arg, _check_n_sim, _show
+from .._validation import DPInferValueError, _arg, _check_n_sim, _kind_of
 from ..results import HTestResult
 from ._resolve import accepts, provenance, resolve
 
@@ -48,7 +48,7 @@ def _table_input(release, n_sim, method, name="release"):
     if rec is None:
         raise TypeError(
             f"`{name}` must be a dpinfer Release of kind 'table' (from ContingencyTableReleaser.release); "
-            f"got {_show(release)}.")
+            f"got {_kind_of(release)}.")
     z = rec.value
     if z.ndim != 2:
         raise ValueError(

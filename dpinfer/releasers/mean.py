@@ -20,7 +20,7 @@ from .._validation import (
 )
 from ..budget._charging import charge_release
 from ..distributions._mean_grid import release_grid, split_epsilons
-from ._secure_path import _bit_source, _check_output_range
+from ._secure_path import _MIN_EPSILON, _bit_source, _check_output_range
 from .release import Release
 
 __all__ = ["MeanReleaser"]
@@ -123,6 +123,12 @@ class MeanReleaser:
         object.__setattr__(self, "spread", bool(self.spread))
         split = _check_probability(self.split, "split", open_low=True, open_high=True)
         object.__setattr__(self, "split", split)
+        if self.spread and min(self._epsilons()) < _MIN_EPSILON:
+            # Refused here, naming what the user gave, not at release with a share they never typed.
+            raise DPInferValueError(
+                _arg("split"), f" must leave each of the sum and the squares an epsilon of at least "
+                f"{_MIN_EPSILON:g} (split * epsilon and (1 - split) * epsilon, whose noise must fit 64-bit "
+                f"integers); got split = {split!r} with epsilon = {self.epsilon!r}.")
 
     @property
     def sensitivity(self):

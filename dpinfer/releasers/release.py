@@ -235,6 +235,11 @@ class Release:
         value = self.value
         if isinstance(value, float):
             shown = _released(value)
+        elif value.size <= 6:
+            # a released value is public; a few are shown in full so that the printout (the command's
+            # text format) keeps the release, as R prints a short vector
+            cells = ", ".join(_released(float(v)) for v in value.ravel())  # every digit: it reads back exactly
+            shown = f"c({cells})" + (f", shape {value.shape}" if value.ndim > 1 else "")
         else:
             shown = f"array of {value.size} values, shape {value.shape}"
         what = {"count": "noisy count", "proportion": "noisy proportion",

@@ -20,6 +20,7 @@ from .._printing import (
     _csv_text,
     _format_htest,
     _htest_notes,
+    _json_end,
     _json_float,
     _json_text,
     _write_or_return,
@@ -242,7 +243,8 @@ class HTestResult:
         The keys are those of :meth:`to_frame`, the command's ``--format json`` and
         ``--format csv`` (see ``docs/results.rst``): the interval becomes
         ``conf_low``, ``conf_high``, ``conf_level`` (None when absent), ``note``
-        joins the printed notes, and non-finite numbers become None.
+        joins the printed notes, and non-finite numbers become None, except an interval's
+        unbounded end, which stays ``-inf``/``inf`` (JSON and CSV text: "-Inf"/"Inf").
         """
         ci = self.conf_int.to_dict() if self.conf_int is not None else {
             "conf_low": None, "conf_high": None, "conf_level": None}
@@ -337,7 +339,9 @@ class HTestResult:
         of ``conf.int``); ``alternative`` spelled as R does (``'two.sided'``,
         ``'less'``, ``'greater'``); ``method``; ``data.name``.  Privacy and
         provenance: ``epsilon``, ``delta``, ``mechanism``, ``secure``,
-        ``privacy.unit``, ``neighbours``, ``composition``, ``n.sim``, ``estimate.raw`` and ``note``.  JSON-safe (non-finite -> None).
+        ``privacy.unit``, ``neighbours``, ``composition``, ``n.sim``, ``estimate.raw`` and ``note``.
+        JSON-safe (non-finite -> None), but an unbounded end of ``conf.int`` stays
+        ``-inf``/``inf`` (written "-Inf"/"Inf" in JSON text).
 
         ``docs/coming_from_r.rst`` gives the R function that turns this (read with
         ``jsonlite::fromJSON(simplifyVector = FALSE)``) into a real ``htest``.
@@ -357,7 +361,7 @@ class HTestResult:
             "parameter": (None if self.parameter is None
                           else {self.parameter_name: _json_number(self.parameter)}),
             "p.value": _json_float(self.pvalue),
-            "conf.int": None if ci is None else [_json_float(ci.low), _json_float(ci.high)],
+            "conf.int": None if ci is None else [_json_end(ci.low), _json_end(ci.high)],
             "conf.level": None if ci is None else ci.level,
             "estimate": None if self.estimate is None else {self.estimate_name: _json_float(self.estimate)},
             "null.value": (None if self.null_value is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._printing import _csv_text, _format_interval, _json_float, _json_text, _write_or_return
+from .._printing import _csv_text, _format_interval, _json_end, _json_text, _write_or_return
 from .._validation import _check_confidence_level, _check_real
 
 __all__ = ["ConfidenceInterval"]
@@ -74,10 +74,11 @@ class ConfidenceInterval:
         return (self.low, self.high)[index]
 
     def to_dict(self):
-        """``{'conf_low', 'conf_high', 'conf_level'}``, JSON-safe (non-finite -> None)."""
+        """``{'conf_low', 'conf_high', 'conf_level'}``; an unbounded end stays ``-inf``/``inf`` (an
+        answer, not a missing value: JSON and CSV text write it "-Inf"/"Inf", R's spelling)."""
         return {
-            "conf_low": _json_float(self.low),
-            "conf_high": _json_float(self.high),
+            "conf_low": _json_end(self.low),
+            "conf_high": _json_end(self.high),
             "conf_level": self.level,
         }
 

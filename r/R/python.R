@@ -89,10 +89,13 @@ dp_available <- function() {
   if (is.null(convert)) value else reticulate::py_to_r(bridge[[convert]](value))
 }
 
-# Whole numbers go to Python as int.  A confidential value (a count to release) is never
-# shown in the message, only described.
+# Whole numbers go to Python as int; beyond R's integers (2^31 - 1), where as.integer() gives NA,
+# as a double, which Python takes as a whole number up to 2^53 (and refuses beyond, naming the
+# limit).  A confidential value (a count to release) is never shown in the message, only described.
 .whole <- function(x, name, confidential = FALSE) {
-  if (is.numeric(x) && length(x) == 1L && is.finite(x) && x == round(x)) return(as.integer(x))
+  if (is.numeric(x) && length(x) == 1L && is.finite(x) && x == round(x)) {
+    return(if (abs(x) <= .Machine$integer.max) as.integer(x) else as.numeric(x))
+  }
   shown <- if (confidential) "a value that is not (not shown: it is confidential)" else
     paste(format(x), collapse = ", ")
   stop(sprintf("`%s` must be one whole number; got %s.", name, shown), call. = FALSE)

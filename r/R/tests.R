@@ -77,7 +77,9 @@ dp_binom_test <- function(z, n = NULL, p = 0.5, alternative = c("two.sided", "le
 #' \code{prop.test(c(x1, x2), c(n1, n2))}.
 #'
 #' @param x A release, a list of two releases, or one or two released values
-#'   typed in (Tulap counts; with \code{n} and \code{epsilon}).
+#'   typed in (released counts for every method; with \code{n} and
+#'   \code{epsilon}: Tulap counts for \code{"ump"}, Laplace counts for
+#'   \code{"normal"} and \code{"jimi"}, divided by \code{n} here).
 #' @param n The public sizes, with typed-in values.
 #' @param p The null proportion (one arm; default 0.5).
 #' @param alternative,conf.level As in \code{\link{dp_binom_test}}.
@@ -150,12 +152,21 @@ dp_prop_test <- function(x, n = NULL, p = NULL, alternative = c("two.sided", "le
                 epsilon = epsilon, delta = delta)
     if (what == "binom_jimi_test") one <- c(one, list(n_sim = kwargs$n_sim, rng = kwargs$rng))
     if (!is.null(margin) || !is.null(effect)) stop("`margin` and `effect` are for two arms.", call. = FALSE)
-    return(.test(what, list(as.numeric(x), sizes[[1L]], if (is.null(p)) 0.5 else p), one))
+    return(.test(what, list(.typed_units(x, sizes, method), sizes[[1L]], if (is.null(p)) 0.5 else p), one))
   }
   if (!is.null(p)) stop("`p` is for one arm; two arms take `margin`.", call. = FALSE)
   kwargs$epsilon <- if (length(epsilon) == 2L) as.list(epsilon) else epsilon
   kwargs$delta <- if (length(delta) == 2L) as.list(delta) else delta
-  .test("prop_test", list(as.list(as.numeric(x)), sizes), kwargs)
+  .test("prop_test", list(as.list(.typed_units(x, sizes, method)), sizes), kwargs)
+}
+
+# Typed-in values of dp_prop_test are released counts for every method (one unit for `x`); the
+# Laplace methods ("normal", "jimi") take a proportion, so the count is divided by its n: a
+# Laplace count of scale 1/epsilon over n is exactly the Laplace proportion of scale 1/(epsilon n).
+.typed_units <- function(x, sizes, method) {
+  x <- as.numeric(x)
+  if (!is.null(method) && method %in% c("normal", "jimi")) x <- x / as.numeric(unlist(sizes))
+  x
 }
 
 #' Private test of independence in a table, like chisq.test
@@ -206,7 +217,7 @@ dp_chisq_test <- function(x, epsilon = NULL, method = c("jimi", "mc"), n.sim = 1
 #'
 #' @param n The number per group (\code{NULL} to compute it).
 #' @param p1,p2 The true proportions of the two groups.
-#' @param sig.level The significance level.
+#' @param sig.level The significance level (\code{NULL}, solving for it, is refused).
 #' @param power The power to reach (\code{NULL} to compute it).
 #' @param alternative \code{"two.sided"} (the default), \code{"one.sided"} (in
 #'   the direction of \code{p1 - p2}, as R's), \code{"greater"} or \code{"less"}.
@@ -225,6 +236,11 @@ dp_power_prop_test <- function(n = NULL, p1 = NULL, p2 = NULL, sig.level = 0.05,
                                alternative = c("two.sided", "one.sided", "greater", "less"),
                                epsilon, delta = 0, ratio = 1, margin = NULL) {
   alternative <- match.arg(alternative)
+  if (is.null(sig.level)) {
+    # in power.prop.test, NULL asks to solve for the level; that is not offered here
+    stop("`sig.level` must be a significance level such as 0.05; NULL (solve for it, as in ",
+         "power.prop.test) is not offered.", call. = FALSE)
+  }
   if (is.null(p1) || is.null(p2)) {
     stop("`p1` and `p2` must both be given (solving for a proportion is not offered).", call. = FALSE)
   }

@@ -33,7 +33,11 @@ def test_str_scalar_and_array():
     ]
     many = LaplaceReleaser(0.5).proportion([1, 2, 3], 10, rng=1)
     text = str(many)
-    assert "array of 3 values, shape (3,)" in text and "noisy proportion out of n = 10" in text
+    # a short released vector prints its values, as R prints a short vector (issue 40: the text output kept none)
+    shown = ", ".join(f"{v:.7g}" for v in many.value)
+    assert f"c({shown})" in text and "noisy proportion out of n = 10" in text
+    long = LaplaceReleaser(0.5).proportion(list(range(8)), 10, rng=1)
+    assert "array of 8 values, shape (8,)" in str(long)
     assert "laplace mechanism" in text
     value = LaplaceReleaser(0.5, 2.0).release(1.0, rng=1)
     assert "noisy value)" in str(value) and "out of n" not in str(value)

@@ -8,7 +8,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..._composition_rule import PARALLEL, combined_privacy, composition_rule
-from ..._validation import _check_alternative, _check_confidence_level, _show
+from ..._validation import _check_alternative, _check_confidence_level, _kind_of, _show
 from ...releasers.release import Release
 from ...releasers.staged import StagedRelease
 from ...results import ConfidenceInterval, HTestResult
@@ -109,7 +109,7 @@ def _values(design, releases, composition):
         releases = list(releases)
     except TypeError:
         raise TypeError(f"`releases` must be a StagedRelease or a sequence of one or two stage releases (or "
-                        f"released values); got {_show(releases)}.") from None
+                        f"released values); got {_kind_of(releases)}.") from None
     if not 1 <= len(releases) <= 2:
         raise ValueError(f"`releases` must hold the releases of stage 1, or of stages 1 and 2; got {len(releases)}.")
     values = []
@@ -129,7 +129,7 @@ def _values(design, releases, composition):
             values.append(float(rel.value))
         else:
             if isinstance(rel, (bool, np.bool_)) or not isinstance(rel, (int, float, np.integer, np.floating)):
-                raise TypeError(f"`{name}` must be a Release or a released value (a float); got {_show(rel)}.")
+                raise TypeError(f"`{name}` must be a Release or a released value (a float); got {_kind_of(rel)}.")
             value = float(rel)
             if not math.isfinite(value):
                 raise ValueError(f"`{name}` must be a finite released value; got {value!r}.")

@@ -8,7 +8,7 @@ import numpy as np
 from scipy import optimize
 
 from ..._composition_rule import combined_privacy, composition_rule
-from ..._validation import _check_confidence_level, _check_real, _show
+from ..._validation import _check_confidence_level, _check_real, _kind_of, _show
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
 from . import _walk_law as _gs
@@ -28,14 +28,14 @@ def _stages(design, releases):
         releases = staged
     if not isinstance(releases, (list, tuple)) or not releases:
         raise TypeError(f"`releases` must be the design's StagedRelease or a non-empty sequence of "
-                        f"(release1, release2) pairs, one per look; got {_show(releases)}.")
+                        f"(release1, release2) pairs, one per look; got {_kind_of(releases)}.")
     if len(releases) > design.looks:
         raise ValueError(f"`releases` holds {len(releases)} looks; the design has {design.looks}.")
     sizes = design.stage_sizes()
     for s, pair in enumerate(releases):
         if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not all(isinstance(r, Release) for r in pair):
             raise TypeError(f"`releases[{s}]` must be a pair (release1, release2) of Release objects; "
-                            f"got {_show(pair)}.")
+                            f"got {_kind_of(pair)}.")
         for a, r in enumerate(pair):
             where = f"`releases[{s}][{a}]`"
             stage_record(r, f"releases[{s}][{a}]", "sequential_test")  # the one wording for another release

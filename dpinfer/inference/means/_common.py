@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import _mechanisms
 from ..._printing import _r_format
-from ..._validation import DPInferValueError, _arg, _check_choice, _check_n_sim, _check_positive, _show
+from ..._validation import DPInferValueError, _arg, _check_choice, _check_n_sim, _check_positive, _kind_of
 from ...distributions._mean_grid import release_grid
 from ...releasers.release import Release
 from .._draw_summary import interval_tails, pvalue_from_shares
@@ -82,7 +82,7 @@ def clipped(release, name, method):
     rec = resolve(release, accepts=ACCEPTS, method=method, name=name, numbers=False)
     if rec is None:
         raise TypeError(f"`{name}` must be a Release of kind 'clipped_sum' (from MeanReleaser(epsilon, lower, "
-                        f"upper).release(x)), which records n, epsilon and the bounds; got {_show(release)}.")
+                        f"upper).release(x)), which records n, epsilon and the bounds; got {_kind_of(release)}.")
     return Clipped(release, rec)
 
 
@@ -135,7 +135,26 @@ def check_draws(n_sim, n):
     return n_sim
 
 
-def mean_draws(data, sigma, model, n_sim, gen):
+#: The repro-samples tests whose work grows with the seeds' values and has no closed form (one group
+#: with the spread released, two groups) take at most this many seed values, n_sim times n summed over
+#: the groups: about half a minute on one core (217 s was measured at 8e5 for one group, over 228 s at
+#: 1.6e6 for two).  A public limit, checked from n_sim and n before any work.
+REPRO_MAX_SEEDS = 200_000
+
+
+def check_repro_cost(n_sim, ns, function, why):
+    """Refuse a repro-samples call whose ``n_sim * sum(ns)`` passes :data:`REPRO_MAX_SEEDS` (limit named)."""
+    total = n_sim * sum(ns)
+    if total > REPRO_MAX_SEEDS:
+        fit = REPRO_MAX_SEEDS // sum(ns)
+        advice = (f"give n_sim = {fit} or fewer" if fit >= 10 else "the groups are too large for this method")
+        raise DPInferValueError(
+            _arg("n_sim"), f" times n must be at most {REPRO_MAX_SEEDS:_} for {function} {why} (its cost grows "
+            f"with every seed value and would take minutes); got n_sim = {n_sim} with n = "
+            f"{' + '.join(map(str, ns))}: {advice}, or use method='jimi' (mean_jimi_test), whose cost is bounded.")
+
+
+def mean_draws(data, sigma, model, n_sim, gen, bar=None):
     """DP-JIMI draws of the population mean, shape ``data.sum.shape + (n_sim,)``.
 
     Per draw: ``n`` fresh standard normal seeds and fresh Laplace noise for each
@@ -151,18 +170,46 @@ def mean_draws(data, sigma, model, n_sim, gen):
         stop = min(start + per_block, sums.size)
         k = stop - start
         rows = k * n_sim
-        seeds = Seeds(gen.standard_normal((rows, data.n)), data.lower, data.upper, model)
+        # Memory is bounded by blocks of draws: the seeds of at most about _BLOCK values are held at
+        # once.  The stream is the one of a single block (all the seeds, then the noise), so the
+        # answer does not depend on the block size: a first pass draws the seeds only to move the
+        # generator past them, the noise is drawn, and a second pass redraws the same seeds from the
+        # saved state, block by block, while solving.
+        chunk = max(1, _BLOCK // data.n)
+        state = gen.bit_generator.state
+        for lo in range(0, rows, chunk) if rows > chunk else ():
+            gen.standard_normal((min(chunk, rows - lo), data.n))
+        first = None if rows > chunk else gen.standard_normal((rows, data.n))
         target1 = np.repeat(sums[start:stop], n_sim) - gen.laplace(0.0, data.sum_scale, rows)
-        if sigma is not None:
-            s = np.full(rows, float(sigma))
-            if model == "lognormal":
-                seeds.set_sigma_exp(s, np.arange(rows))
-            mu = solve_location(seeds, target1, s, np.arange(rows))
-        else:
-            target2 = np.repeat(squares[start:stop], n_sim) - gen.laplace(0.0, data.squares_scale, rows)
-            mu, s = solve_location_scale(seeds, target1, target2)
-        out[start:stop] = model_mean(mu, s, model).reshape(k, n_sim)
+        target2 = (None if sigma is not None else
+                   np.repeat(squares[start:stop], n_sim) - gen.laplace(0.0, data.squares_scale, rows))
+        after = gen.bit_generator.state
+        if first is None:
+            gen.bit_generator.state = state
+        means = np.empty(rows)
+        for lo in range(0, rows, chunk):
+            hi = min(lo + chunk, rows)
+            normals = first if first is not None else gen.standard_normal((hi - lo, data.n))
+            means[lo:hi] = _solve_block(Seeds(normals, data.lower, data.upper, model), target1[lo:hi],
+                                        None if target2 is None else target2[lo:hi], sigma, model)
+            if bar is not None:
+                bar.advance((hi - lo) * data.n)
+        gen.bit_generator.state = after
+        out[start:stop] = means.reshape(k, n_sim)
     return out.reshape(np.shape(data.sum) + (n_sim,))
+
+
+def _solve_block(seeds, target1, target2, sigma, model):
+    """The model's mean reproducing each row's targets (one block of :func:`mean_draws`)."""
+    rows = target1.size
+    if sigma is not None:
+        s = np.full(rows, float(sigma))
+        if model == "lognormal":
+            seeds.set_sigma_exp(s, np.arange(rows))
+        mu = solve_location(seeds, target1, s, np.arange(rows))
+    else:
+        mu, s = solve_location_scale(seeds, target1, target2)
+    return model_mean(mu, s, model)
 
 
 def model_mean(mu, sigma, model):

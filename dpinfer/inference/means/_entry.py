@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..._validation import DPInferTypeError, _arg, _check_choice, _show
-from ._common import clipped, is_release
+from ..._validation import DPInferTypeError, _arg, _check_choice, _check_real, _kind_of, _show
+from ._common import check_model, clipped, is_release
 from ._jimi import mean2_jimi_test, mean_jimi_test
 from ._naive import mean2_naive_test, mean_naive_test
 from .repro import mean2_repro_test, mean_repro_test
@@ -83,18 +83,22 @@ def mean_test(release, release2=None, *, mu0=None, margin=None, method="jimi", s
     'DP-JIMI test of two clipped means (normal model, spread released)'
     """
     method = _check_choice(method, "method", _METHODS)
+    model = check_model(model)
     if isinstance(release, (list, tuple)):
         if release2 is not None or len(release) != 2 or not all(is_release(r) for r in release):
             raise ValueError("`release` given as a list must hold two Releases (mean_test([release1, release2])), "
-                             f"with `release2` left out; got {_show(release)}.")
+                             f"with `release2` left out; got {_kind_of(release)}.")
         release, release2 = release
     if release2 is not None and not is_release(release2):
         raise TypeError("`release2` must be None or a Release (the second group's clipped sum); "
-                        f"got {_show(release2)}.")
+                        f"got {_kind_of(release2)}.")
     clipped(release, "release", "mean_test")  # refused here with this function's argument names
     if release2 is not None:
         clipped(release2, "release2", "mean_test")
     null = _null(mu0, margin, two=release2 is not None)
+    # checked under this function's names (the methods call it mu0 and margin too, but a group test's
+    # own message would not say which door was used)
+    null = _check_real(null, "margin" if release2 is not None else "mu0")
     x, y = release, release2
     common = {"sigma": sigma, "alternative": alternative, "confidence_level": confidence_level}
     if method == "naive":

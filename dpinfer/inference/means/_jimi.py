@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._progress import _check_progress, start
 from ..._streams import _mc_note, _share_se, _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ..._warnings import ApproximationWarning, warn
@@ -47,7 +48,7 @@ def _how(model, sigma):
 
 
 def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative="two-sided",
-                   confidence_level=0.95, n_sim=2000, rng=None):
+                   confidence_level=0.95, n_sim=2000, rng=None, progress=None):
     """DP-JIMI test and interval for the mean of clipped data, like R's ``t.test(x, mu = mu0)``.
 
     Parameters
@@ -76,6 +77,10 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
         None (the default): a stream derived from the public release and the
         settings (the same answer on every call; post-processing, no privacy
         cost).  Given: that stream.
+    progress : None, bool or callable, optional
+        Progress of the draws, counted in seed values (:mod:`dpinfer._progress`:
+        None shows a line on a terminal after 2 s).  The draws are made in blocks
+        of bounded memory, with the same answer at any block size.
 
     Returns
     -------
@@ -179,12 +184,15 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = check_draws(n_sim, data.n)
+    progress = _check_progress(progress)
     message = spread_warning(data.n, model, sigma, alternative)  # public numbers only, before any draw
     if message is not None:
         warn(message, ApproximationWarning)
     gen, derived = _stream(rng, "mean_jimi", data.release.value, data.n, data.release.epsilon, data.lower,
                            data.upper, list(data.release.split or ()), sigma, model, n_sim)
-    draws = mean_draws(data, sigma, model, n_sim, gen)
+    with start(progress, int(np.size(data.sum)) * n_sim * data.n, "mean_jimi_test: draws",
+               unit="seed values") as bar:
+        draws = mean_draws(data, sigma, model, n_sim, gen, bar)
     return _result(draws, mu0, alternative, confidence_level, n_sim, derived,
                    statistic=float(data.sum) / data.n, parameter=data.n, rec=(data.rec,),
                    epsilon=data.release.epsilon, data_name=data.data_name(),
@@ -193,7 +201,7 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
 
 
 def mean2_jimi_test(release1, release2, margin=0.0, *, sigma=None, model="normal", alternative="two-sided",
-                    confidence_level=0.95, n_sim=2000, rng=None, composition=None):
+                    confidence_level=0.95, n_sim=2000, rng=None, composition=None, progress=None):
     """DP-JIMI test of ``mean1 - mean2 = margin`` from two groups' releases: the private t-test.
 
     Parameters
@@ -211,6 +219,8 @@ def mean2_jimi_test(release1, release2, margin=0.0, *, sigma=None, model="normal
     rng : None, int, SeedSequence or numpy.random.Generator
         None: a stream derived from both releases; the two groups' draws come from
         independent child streams.
+    progress : None, bool or callable, optional
+        As in :func:`mean_jimi_test` (both groups' seed values).
     composition : {None, 'sequential', 'parallel'}, default None
         How the two groups' epsilons combine in the result.  None reads the
         releases: ``'parallel'`` (the larger) only when they record different groups
@@ -266,13 +276,15 @@ def mean2_jimi_test(release1, release2, margin=0.0, *, sigma=None, model="normal
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = max(check_draws(n_sim, d1.n), check_draws(n_sim, d2.n))
+    progress = _check_progress(progress)
     composition, epsilon, _ = composed(composition, (d1.rec, d2.rec))
     gen, derived = _stream(rng, "mean2_jimi", d1.release.value, d1.n, d1.release.epsilon, d1.lower, d1.upper,
                            list(d1.release.split or ()), d2.release.value, d2.n, d2.release.epsilon, d2.lower,
                            d2.upper, list(d2.release.split or ()), s1, s2, model, n_sim)
     g1, g2 = gen.spawn(2)
-    with np.errstate(invalid="ignore"):  # inf - inf: an undefined draw (see Notes)
-        draws = mean_draws(d1, s1, model, n_sim, g1) - mean_draws(d2, s2, model, n_sim, g2)
+    with start(progress, n_sim * (d1.n + d2.n), "mean2_jimi_test: draws", unit="seed values") as bar, \
+            np.errstate(invalid="ignore"):  # inf - inf: an undefined draw (see Notes)
+        draws = mean_draws(d1, s1, model, n_sim, g1, bar) - mean_draws(d2, s2, model, n_sim, g2, bar)
     spread = "spread released" if s1 is None and s2 is None else "sigma known" if s1 and s2 else "mixed"
     return _result(draws, margin, alternative, confidence_level, n_sim, derived,
                    statistic=float(d1.sum) / d1.n - float(d2.sum) / d2.n, parameter=None, rec=(d1.rec, d2.rec),

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ... import _mechanisms
 from ..._printing import _r_format, _r_format_pval
-from ..._validation import _check_alternative, _check_confidence_level, _check_real, _show
+from ..._validation import _check_alternative, _check_confidence_level, _check_real, _kind_of, _show
 from ...distributions._tulap_law import tulap_grid
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, PrivacyRecord
@@ -122,14 +122,14 @@ ACCEPTS = accepts(TWO_ARM_ACCEPTS.pairs, ("binom_many_to_one_test",),
 def _check_releases(control, arms):
     """Releases only (the arms' sizes and privacy come from them); each checked by the one resolver."""
     if resolve(control, accepts=ACCEPTS, method="binom_many_to_one_test", name="control", numbers=False) is None:
-        raise TypeError(f"`control` must be a Release (TulapReleaser(...).release(x, n)); got {_show(control)}.")
+        raise TypeError(f"`control` must be a Release (TulapReleaser(...).release(x, n)); got {_kind_of(control)}.")
     if isinstance(arms, Release) or not isinstance(arms, (list, tuple)):
-        raise TypeError(f"`arms` must be a list of Releases, one per arm; got {_show(arms)}.")
+        raise TypeError(f"`arms` must be a list of Releases, one per arm; got {_kind_of(arms)}.")
     if len(arms) < 1:
         raise ValueError("`arms` must hold at least one release; got none.")
     for i, arm in enumerate(arms):
         if not isinstance(arm, Release):
-            raise TypeError(f"`arms` must be a list of Releases; position {i} is {_show(arm)}.")
+            raise TypeError(f"`arms` must be a list of Releases; position {i} is {_kind_of(arm)}.")
         resolve(arm, accepts=ACCEPTS, method="binom_many_to_one_test", name=f"arms[{i}]", numbers=False)
     return list(arms)
 

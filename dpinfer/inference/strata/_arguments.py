@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ... import _mechanisms
-from ..._validation import _show
+from ..._validation import _kind_of, _show
 from ...releasers.release import Release
 from .._resolve import accepts, mismatch_message, resolve
 from ._noise_sum import _noise
@@ -73,7 +73,7 @@ def site(release, name, method, *, summed=True):
 def site_list(releases, method, *, minimum, summed=True, name="releases"):
     """The ``_Site`` of every release of the list ``releases`` (at least ``minimum``; see :func:`site`)."""
     if isinstance(releases, Release) or not isinstance(releases, (list, tuple)):
-        raise TypeError(f"`{name}` must be a list of Releases (one per site); got {_show(releases)}.")
+        raise TypeError(f"`{name}` must be a list of Releases (one per site); got {_kind_of(releases)}.")
     if len(releases) < minimum:
         raise ValueError(f"`{name}` must hold at least {minimum} release{'s' if minimum > 1 else ''}; got "
                          f"{len(releases)}.")
@@ -84,7 +84,7 @@ def stratum_list(releases, method):
     """``((arm 1 site, arm 2 site), ...)`` from a list of pairs of releases, one pair per stratum."""
     if isinstance(releases, Release) or not isinstance(releases, (list, tuple)):
         raise TypeError("`releases` must be a list of pairs (arm 1, arm 2) of Releases, one pair per stratum; "
-                        f"got {_show(releases)}.")
+                        f"got {_kind_of(releases)}.")
     if len(releases) < 1:
         raise ValueError("`releases` must hold at least one stratum; got an empty list.")
     out = []

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import _mechanisms
-from ..._validation import _show
+from ..._validation import _kind_of
 from ...distributions._tulap_law import unit_privacy
 from ...releasers.release import Release
 from .._resolve import accepts, resolve
@@ -57,7 +57,7 @@ def life_table(release, method, name="release"):
     """The :class:`LifeTable` of ``release`` (a Release of kind 'life_table'); TypeError/ValueError otherwise."""
     if not isinstance(release, Release):
         raise TypeError(f"`{name}` must be a dpinfer Release of kind 'life_table' (from "
-                        f"LifeTableReleaser.release); got {_show(release)}.")
+                        f"LifeTableReleaser.release); got {_kind_of(release)}.")
     rec = resolve(release, accepts=ACCEPTS, method=method, name=name, numbers=False)
     if release.sensitivity != 2.0 or release.delta != 0.0:
         raise ValueError(f"`{name}` must be a life table as LifeTableReleaser releases it (sensitivity 2, delta 0: "

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ... import _mechanisms
-from ..._validation import _check_choice, _check_real
+from ..._validation import _EFFECTS, _check_choice, _check_real
 from ...releasers.release import Release
 from .._resolve import accepts, arm_pair, resolve
 from ._laplace_arms import MAX_N as MAX_N_LAPLACE
@@ -18,7 +18,7 @@ from ._score import MAX_CELLS
 
 __all__ = []  # private module
 
-EFFECTS = ("difference", "ratio", "odds-ratio")
+EFFECTS = _EFFECTS
 #: the ordering statistics (``statistic=``): the linear difference of the released
 #: proportions, or the score (Miettinen & Nurminen) statistic of the integer parts, ties broken
 #: by the linear one; see the package docstring for the power table and the default

@@ -9,6 +9,7 @@ returned the same way and raised as R warnings.
 
 import importlib
 import os
+import re
 import sys
 import warnings
 
@@ -61,15 +62,30 @@ _R_CALLS = {
 }
 
 
+#: Python argument names -> the R package's (what an R user typed)
+_R_NAMES = {"p0": "p", "theta1": "p1", "theta2": "p2", "confidence_level": "conf.level", "n_sim": "n.sim"}
+
+
 def _spell_r(name):
-    """How R spells one name of a dpinfer message (argument names stay Python's)."""
-    return _R_CALLS.get(name.name, name.python) if name.kind == "call" else name.python
+    """How R spells one name of a dpinfer message: the release step as the R call, R's argument names."""
+    if name.kind == "call":
+        return _R_CALLS.get(name.name, name.python)
+    if name.kind == "argument" and name.name in _R_NAMES:
+        return f"`{_R_NAMES[name.name]}`"
+    return name.python
 
 
-def _message(exc):
-    """The message of ``exc`` in R's terms where it names its parts (``spelled``), else as it is."""
+def _one_based(match):
+    """'position 2' / 'position (1, 0)' (Python, from 0) as R counts (from 1)."""
+    return "position " + match.group(1).replace(match.group(2), ", ".join(
+        str(int(i) + 1) for i in match.group(2).split(", ")))
+
+
+def _in_r(exc):
+    """The message of ``exc`` for R users: argument names spelt as in R, positions counted from 1."""
     spelled = getattr(exc, "spelled", None)
-    return spelled(_spell_r) if callable(spelled) else str(exc)
+    text = spelled(_spell_r) if callable(spelled) else str(exc)
+    return re.sub(r"position (\(?((?:\d+, )*\d+)\)?)", _one_based, text)
 
 
 def call(what, args, kwargs):
@@ -85,7 +101,7 @@ def call(what, args, kwargs):
         try:
             out["value"] = func(*args, **kwargs)
         except Exception as exc:  # every Python error becomes an R error with its message
-            out["error"] = f"{type(exc).__name__}: {_message(exc)}"
+            out["error"] = f"{type(exc).__name__}: {_in_r(exc)}"
     out["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]
     return out
 

@@ -2,7 +2,8 @@ test_that("Python errors surface as R errors carrying the Python message", {
   skip_without_dpinfer()
   expect_error(dp_binom_test(12.7, 30, epsilon = -1),
                "`epsilon` must be a positive finite number; got -1.0.", fixed = TRUE)
-  expect_error(dp_binom_test(12.7, 30, conf.level = 1.5, epsilon = 1), "confidence_level")
+  # named as the R user typed it (issue 40)
+  expect_error(dp_binom_test(12.7, 30, conf.level = 1.5, epsilon = 1), "`conf.level` must lie in", fixed = TRUE)
   expect_error(dp_release_count(31, 30, epsilon = 1, seed = 1), "`x` must lie between 0 and `n` = 30; the value does not.", fixed = TRUE)
 })
 

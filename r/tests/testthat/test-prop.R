@@ -44,8 +44,24 @@ test_that("one arm: DP-UMP for Tulap, DP-JIMI and the normal approximation for L
   drawn <- dp_prop_test(lap, p = 0.2, method = "jimi", n.sim = 2000, seed = 7)
   expect_identical(drawn$p.value, py$binom_jimi_test(ref_lap, 0.2, n_sim = 2000L, rng = 7L)$pvalue)
   expect_identical(dp_privacy(drawn)$n.sim, 2000L)
-  typed <- dp_prop_test(0.4405, 30, p = 0.2, method = "normal", epsilon = 1)
-  expect_identical(typed$p.value, py$binom_normal_test(0.4405, 30L, 0.2, epsilon = 1)$pvalue)
+  # typed-in values are released counts for every method (one unit for `x`): 13.215 of 30
+  typed <- dp_prop_test(13.215, 30, p = 0.2, method = "normal", epsilon = 1)
+  expect_identical(typed$p.value, py$binom_normal_test(13.215 / 30, 30L, 0.2, epsilon = 1)$pvalue)
+})
+
+test_that("two typed-in counts read as counts by every method; sig.level = NULL and n >= 2^31 refused", {
+  skip_without_dpinfer()
+  py <- py_dpinfer()
+  jimi <- dp_prop_test(c(41.3, 27.2), c(60, 60), epsilon = 1, method = "jimi", n.sim = 500, seed = 1)
+  ref <- py$prop_test(list(41.3 / 60, 27.2 / 60), list(60L, 60L), epsilon = 1, method = "jimi",
+                      n_sim = 500L, rng = 1L)
+  expect_identical(jimi$p.value, ref$pvalue)
+  expect_error(dp_power_prop_test(n = 60, p1 = .65, p2 = .45, sig.level = NULL, epsilon = 1),
+               "`sig.level` must be a significance level")
+  # 2^31 arrives in Python as a whole number (not NA, not -2147483648)
+  expect_error(dp_binom_test(1e9 + 0.5, 2^31, epsilon = 1, p = 0.2), NA)
+  expect_error(dp_binom_test(1.5, 2^60, epsilon = 1, p = 0.2), "`n` must be an integer <= 9007199254740992")
+  expect_error(dp_binom_test(11.2, 30, p = 2, epsilon = 1), "`p` must lie in")
 })
 
 test_that("a Tulap release given to the normal approximation is refused with Python's message", {

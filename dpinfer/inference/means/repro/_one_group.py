@@ -23,12 +23,13 @@ import math
 
 import numpy as np
 
+from ...._progress import _check_progress, start
 from ...._streams import _stream
 from ...._validation import _check_alternative, _check_confidence_level, _check_real
 from ....results import ConfidenceInterval, HTestResult
 from ..._draw_summary import pvalue_from_shares
 from ..._resolve import provenance
-from .._common import check_draws, check_model, check_sigma, clipped
+from .._common import check_draws, check_model, check_repro_cost, check_sigma, clipped
 from ._simulator import GridSeeds, draw_noise
 from ._unknown_spread import acceptance_set, draw_spread, projected_pvalue
 
@@ -56,7 +57,7 @@ def seed_roots(data, sigma, model, normals, noise, observed=None):
     return seeds.roots(float(data.sum) if observed is None else observed)
 
 
-def draw_roots(data, sigma, model, n_seeds, gen):
+def draw_roots(data, sigma, model, n_seeds, gen, bar=None):
     """Sorted roots ``(m, M)`` of ``n_seeds`` seeds drawn from ``gen`` for each release, shape ``data.sum.shape + (R,)``.
 
     The releases' seeds are drawn one release after the other, in blocks of rows (sizes
@@ -72,6 +73,8 @@ def draw_roots(data, sigma, model, n_seeds, gen):
         normals = gen.standard_normal((k, data.n))
         noise = draw_noise(gen, lam, k)
         out[:, start:start + k] = seed_roots(data, sigma, model, normals, noise, observed[start:start + k])
+        if bar is not None:
+            bar.advance(k * data.n)
     shape = np.shape(data.sum) + (n_seeds,)
     return tuple(np.sort(v.reshape(sums.size, n_seeds), axis=-1).reshape(shape) for v in out)
 
@@ -131,7 +134,7 @@ def _check_sigma_repro(sigma, data, model, alternative):
 
 
 def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative="two-sided",
-                    confidence_level=0.95, n_sim=None, rng=None):
+                    confidence_level=0.95, n_sim=None, rng=None, progress=None):
     """Repro-samples test and interval for the mean of clipped data, valid with the Monte Carlo error.
 
     Parameters
@@ -164,6 +167,9 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
         None (the default): the seeds come from a stream derived from the public
         release and the settings (the same answer on every call; post-processing,
         no privacy cost).  Given: that stream.
+    progress : None, bool or callable, optional
+        Progress of the seeds (sigma known) or of the three stages with the spread
+        released (:mod:`dpinfer._progress`: None shows a line on a terminal after 2 s).
 
     Returns
     -------
@@ -181,7 +187,8 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
         ``release`` is not a Release.
     ValueError
         A release of another kind, or of more than one value; no ``sigma``; bad
-        settings.
+        settings; with the spread released and no ``sigma``, ``n_sim * n`` above
+        200,000 (the cost grows with every seed value; the limit is named).
 
     See Also
     --------
@@ -291,13 +298,18 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
     sigma = _check_sigma_repro(sigma, data, model, alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = check_draws((1999 if sigma is not None else 399) if n_sim is None else n_sim, data.n)
+    if sigma is None:
+        check_repro_cost(n_sim, (data.n,), "mean_repro_test", "with the spread released and no sigma")
+    progress = _check_progress(progress)
     gen, derived = _stream(rng, "mean_repro", data.release.value, data.n, data.release.epsilon, data.lower,
                            data.upper, list(data.release.split or ()), sigma, model, n_sim)
     stream = ("from a stream derived from the release (reproducible; pass rng= for another)" if derived
               else "from the given rng")
     if sigma is None:
-        return _spread_result(data, mu0, confidence_level, n_sim, gen, stream)
-    lows, highs = draw_roots(data, sigma, model, n_sim, gen)
+        with start(progress, 3, "mean_repro_test: unknown spread") as bar:
+            return _spread_result(data, mu0, confidence_level, n_sim, gen, stream, bar)
+    with start(progress, n_sim * data.n, "mean_repro_test: seeds", unit="seed values") as bar:
+        lows, highs = draw_roots(data, sigma, model, n_sim, gen, bar)
     p = float(repro_pvalues(lows, highs, mu0, alternative))
     low, high = (float(v) for v in repro_interval(lows, highs, confidence_level, alternative))
     spread = "; the released squares are not used" if data.has_squares else ""
@@ -319,27 +331,36 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
         **provenance(data.rec))
 
 
-def describe_pieces(pieces, empty):
-    """``(low, high, words)``: the hull of the sorted pieces and the note's words on their shape (``empty``: none)."""
+def describe_pieces(pieces, empty, confidence_level):
+    """``(conf_int, words)``: the hull of the sorted pieces as a :class:`ConfidenceInterval` (None when
+    there is no piece: an empty set has no ends) and the note's words on their shape (``empty``: none)."""
     if len(pieces) > 1:
         shape = (f"the acceptance set is a union of {len(pieces)} intervals, "
                  + ", ".join(f"[{lo:.6g}, {hi:.6g}]" for lo, hi in pieces) + "; conf_int is their hull")
     else:
         shape = "the acceptance set is one interval" if pieces else empty
-    low, high = (pieces[0][0], pieces[-1][1]) if pieces else (math.nan, math.nan)
-    return low, high, shape
+    if not pieces:
+        return None, shape
+    return ConfidenceInterval(float(pieces[0][0]), float(pieces[-1][1]), confidence_level), shape
 
 
-def _spread_result(data, mu0, confidence_level, n_sim, gen, stream):
+def _spread_result(data, mu0, confidence_level, n_sim, gen, stream, bar):
     """The projection over an unknown sigma (:mod:`._unknown_spread`): certified set and p-value bound."""
+    bar.step("seeds")
     sp = draw_spread(data, n_sim, gen)
+    bar.advance()
+    bar.step("acceptance set")
     pieces = acceptance_set(sp, 1.0 - confidence_level)
+    bar.advance()
+    bar.step("p-value")
     p = projected_pvalue(sp, mu0)
-    low, high, shape = describe_pieces(pieces, "every mean is rejected (the model does not fit the release)")
+    bar.advance()
+    conf_int, shape = describe_pieces(pieces, "every mean is rejected (the model does not fit the release)",
+                                      confidence_level)
     return HTestResult(
         statistic=float(data.sum) / data.n, pvalue=p, null_value=mu0, alternative="two-sided",
         method="Repro-samples test of a clipped mean (normal model, spread released)",
-        estimate=None, conf_int=ConfidenceInterval(float(low), float(high), confidence_level),
+        estimate=None, conf_int=conf_int,
         epsilon=data.release.epsilon, delta=0.0, data_name=data.data_name(), statistic_name="clipped mean",
         estimate_name="mean of x", null_name="mean", mechanism=data.rec.mechanism, n_sim=n_sim,
         parameter=data.n, parameter_name="n",

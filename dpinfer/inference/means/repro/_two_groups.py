@@ -11,7 +11,7 @@ from ...._streams import _stream
 from ...._validation import _check_alternative, _check_choice, _check_confidence_level, _check_real
 from ....results import ConfidenceInterval, HTestResult
 from ..._resolve import composed, provenance
-from .._common import check_draws, check_model, check_sigmas, clipped
+from .._common import check_draws, check_model, check_repro_cost, check_sigmas, clipped
 from .._jimi import _scalar
 from ._one_group import describe_pieces
 from ._joint import differences, joint_estimate, joint_pvalues, joint_roots, joint_set
@@ -250,6 +250,7 @@ def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="norma
     statistic = _check_choice(statistic, "statistic", ("joint", "difference"))
     n_sim = (1999 if statistic == "joint" else 399) if n_sim is None else n_sim
     n_sim = max(check_draws(n_sim, d1.n), check_draws(n_sim, d2.n))
+    check_repro_cost(n_sim, (d1.n, d2.n), "mean2_repro_test", "(two groups)")
     composition, epsilon, _ = composed(composition, (d1.rec, d2.rec))
     progress = _check_progress(progress)
     if statistic == "joint":
@@ -261,10 +262,14 @@ def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="norma
     two = TwoGroups(d1, d2, draw_seeds(d1, d2, s1, s2, n_sim, gen))
     alpha = 1.0 - confidence_level
     span = two.qhi - two.qlo + 3
-    with start(progress, 2 * span + 2, "mean2_repro_test: differences") as bar:
+    with start(progress, 2 * span + 4, "mean2_repro_test: differences") as bar:
         pieces = confidence_set(two, alpha, alternative, bar)
-    bound, best = two.supremum(margin, alternative)
-    low, high, shape = describe_pieces(pieces, "every difference is rejected (the model does not fit the releases)")
+        bar.step("p-value at margin")  # the last stage is named, not left showing 99% of the sweep
+        bar.reach(2 * span + 3)
+        bound, best = two.supremum(margin, alternative)
+        bar.reach(2 * span + 4)
+    conf_int, shape = describe_pieces(pieces, "every difference is rejected (the model does not fit the releases)",
+                                      confidence_level)
     sup = ("the p-value is the supremum over mu2 itself" if bound == best else
            f"the p-value is a certified upper bound of the supremum over mu2 (best value found {best:.4g}; "
            "conservative, valid)")
@@ -279,7 +284,7 @@ def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="norma
     return HTestResult(
         statistic=float(d1.sum) / d1.n - float(d2.sum) / d2.n, pvalue=bound, null_value=margin,
         alternative=alternative, method="Repro-samples test of two clipped means (normal model, sigma known)",
-        estimate=None, conf_int=ConfidenceInterval(float(low), float(high), confidence_level),
+        estimate=None, conf_int=conf_int,
         epsilon=epsilon, delta=0.0, composition=composition,
         data_name=d1.data_name("x") + "; " + d2.data_name("y"), statistic_name="difference of clipped means",
         estimate_name="difference in means", null_name="difference in means", mechanism=d1.rec.mechanism,
