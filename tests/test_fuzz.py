@@ -562,7 +562,7 @@ SPECS = {
         dict(effect="difference", margin=0.1), "htest_diff"),
     "mean_test-two-groups": (
         lambda a: dpinfer.mean_test(**a),
-        dict(x=_mean_release(), y=_mean_release(2), mu0=0.5, method="naive", sigma=2.0, model="normal",
+        dict(release=_mean_release(), release2=_mean_release(2), margin=0.5, method="naive", sigma=2.0, model="normal",
              alternative="two-sided", confidence_level=0.95, composition="sequential"), "htest"),
     "PrivacyBudget.charge-twice": (
         lambda a: _charged_twice(a["first"], a["second"], a["label"]),

@@ -72,7 +72,7 @@ def test_the_message_says_what_arrived_by_kind_and_size():
 
 def test_y_of_mean_test_never_shows_the_data():
     good, _ = _releases()
-    with pytest.raises(TypeError, match="`y` must be None or a Release") as info:
+    with pytest.raises(TypeError, match="`release2` must be None or a Release") as info:
         dpinfer.mean_test(good, np.array(SECRET_VALUES))
     assert _clean(str(info.value))
 
@@ -149,8 +149,8 @@ def test_mean2_repro_test_names_its_last_stage():
     # the line stopped at 99% of the sweep while the p-value at delta0 was computed (issue 40)
     m1, m2 = _releases()
     seen = []
-    dpinfer.mean2_repro_test(m1, m2, sigma=2.0, n_sim=39, rng=1, progress=lambda d, t, m: seen.append((d, t, m)))
-    assert seen[-1][0] == seen[-1][1] and "(p-value at delta0)" in seen[-2][2] and seen[-2][0] < seen[-2][1]
+    dpinfer.mean2_repro_test(m1, m2, sigma=2.0, n_sim=39, rng=1, statistic="difference", progress=lambda d, t, m: seen.append((d, t, m)))
+    assert seen[-1][0] == seen[-1][1] and "(p-value at margin)" in seen[-2][2] and seen[-2][0] < seen[-2][1]
 
 
 def test_repro_cost_is_refused_from_public_sizes_with_the_limit_named():
@@ -161,9 +161,9 @@ def test_repro_cost_is_refused_from_public_sizes_with_the_limit_named():
                                          r"n_sim = 399 with n = 2000: give n_sim = 100 or fewer"):
         dpinfer.mean_repro_test(big, 5.0)
     # the issue's 228 s at 99%: two groups of 2000
-    with pytest.raises(ValueError, match=r"at most 200_000 for mean2_repro_test \(two groups\).*"
+    with pytest.raises(ValueError, match=r"at most 200_000 for mean2_repro_test \(two groups, statistic='difference'\).*"
                                          r"n = 2000 \+ 2000: give n_sim = 50 or fewer"):
-        dpinfer.mean2_repro_test(big, big, sigma=2.0)
+        dpinfer.mean2_repro_test(big, big, sigma=2.0, statistic="difference")
 
 
 def test_jimi_draws_in_blocks_give_the_same_answer(monkeypatch):
@@ -193,11 +193,13 @@ def test_prop_test_effect_is_refused_by_name(effect):
         prop_test(a, b, effect=effect)
 
 
-def test_mean_test_names_mu0_not_delta0():
+def test_mean_test_names_its_own_null_not_delta0():
     m1, m2 = _releases()
     for method in ("jimi", "naive", "repro"):
+        with pytest.raises(ValueError, match="`margin` must be a finite real number; got nan"):
+            dpinfer.mean_test(m1, m2, margin=float("nan"), method=method, sigma=2.0)
         with pytest.raises(ValueError, match="`mu0` must be a finite real number; got nan"):
-            dpinfer.mean_test(m1, m2, mu0=float("nan"), method=method, sigma=2.0)
+            dpinfer.mean_test(m1, mu0=float("nan"), method=method, sigma=2.0)
 
 
 def test_allocation_plan_of_a_0d_array_is_refused_by_name():
@@ -353,7 +355,8 @@ def test_an_unbounded_interval_end_is_written_inf_not_null():
     gen = np.random.default_rng(5)
     releaser = MeanReleaser(1.0, 80.0, 180.0)
     result = dpinfer.mean2_repro_test(releaser.release(gen.normal(125.0, 15.0, 100), rng=6),
-                                      releaser.release(gen.normal(135.0, 15.0, 100), rng=7), sigma=15.0)
+                                      releaser.release(gen.normal(135.0, 15.0, 100), rng=7), sigma=15.0,
+                                      statistic="difference")
     assert result.conf_int.low == -np.inf  # the releases cannot exclude large differences (clipping)
     record = json.loads(result.to_json())
     assert record["conf_low"] == "-Inf" and isinstance(record["conf_high"], float)

@@ -33,8 +33,9 @@ def test_str_scalar_and_array():
     ]
     many = LaplaceReleaser(0.5).proportion([1, 2, 3], 10, rng=1)
     text = str(many)
-    # a short released vector prints its values, as R prints a short vector (issue 40: the text output kept none)
-    shown = ", ".join(f"{v:.7g}" for v in many.value)
+    # a short released vector prints its values, as R prints a short vector (issue 40: the text output kept
+    # none), every digit of each (issue 35: a printed release types back as itself)
+    shown = ", ".join(repr(float(v)) for v in many.value)
     assert f"c({shown})" in text and "noisy proportion out of n = 10" in text
     long = LaplaceReleaser(0.5).proportion(list(range(8)), 10, rng=1)
     assert "array of 8 values, shape (8,)" in str(long)

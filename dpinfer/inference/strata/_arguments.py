@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ... import _mechanisms
-from ..._validation import _kind_of, _show
+from ..._validation import _kind_of
 from ...releasers.release import Release
 from .._resolve import accepts, mismatch_message, resolve
 from ._noise_sum import _noise
@@ -90,7 +90,7 @@ def stratum_list(releases, method):
     out = []
     for s, pair in enumerate(releases):
         if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
-            raise TypeError(f"`releases[{s}]` must be a pair (arm 1, arm 2) of Releases; got {_show(pair)}.")
+            raise TypeError(f"`releases[{s}]` must be a pair (arm 1, arm 2) of Releases; got {_kind_of(pair)}.")
         first = site(pair[0], f"releases[{s}][0]", method)
         second = site(pair[1], f"releases[{s}][1]", method)
         if first.record.n != second.record.n:
