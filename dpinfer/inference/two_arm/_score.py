@@ -301,10 +301,16 @@ class _ScorePlan(_Plan):
     @staticmethod
     def _inner_sums(pi, mask, start, near, g):
         """For each row of ``pi`` and outer index of a tying class: the inner tail over its cells."""
-        masked = pi * mask
-        sf = np.zeros((masked.shape[0], masked.shape[1] + 1))
-        sf[:, :-1] = np.cumsum(masked[:, ::-1], axis=1)[:, ::-1]
-        return sf[:, start] + np.einsum("miw,iw->mi", masked[:, near], g)
+        # only the span of the mask's nonzero cells is summed (a tying class holds few inner
+        # cells): outside it the masked row is 0, so the suffix sums are unchanged, bit for bit
+        cells = np.flatnonzero(mask)
+        near_part = np.einsum("miw,iw->mi", pi[:, near], g * mask[near])
+        if not cells.size:
+            return near_part
+        lo, hi = int(cells[0]), int(cells[-1]) + 1
+        sf = np.zeros((pi.shape[0], hi - lo + 1))
+        sf[:, :-1] = np.cumsum((pi[:, lo:hi] * mask[lo:hi])[:, ::-1], axis=1)[:, ::-1]
+        return sf[:, np.clip(start - lo, 0, hi - lo)] + near_part
 
     def _bilinear(self, p1, p2):
         """The tail from the arms' component pmfs (rows paired; any signed rows: no clipping)."""
