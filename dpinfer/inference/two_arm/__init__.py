@@ -164,7 +164,8 @@ difference's takes 0.85x), and the risk-difference interval, whose end search ca
 monotonicity in ``Delta0`` (the score's ordering moves with it), scans 81 margins per end
 (see :mod:`._interval`): 1.3 s at n = 100 (115x barnard_exact; the difference's 0.21 s), 5 s
 at n = 300 and 54 s at n = 1000 on a loaded machine, where a default answer should take
-well under 2 s.  ``statistic='score'`` gives it where power away from 1/2 matters.
+well under 2 s (issue 41, after the speed-ups of ``benchmarks/bench_two_arm.py``: 0.15-0.35 s
+at n = 100, 7-10 s at n = 1000; the default switches when the goals there are met).  ``statistic='score'`` gives it where power away from 1/2 matters.
 
 **The odds ratio** (``effect='odds-ratio'``, :mod:`._odds_ratio`).  The null
 ``theta1 (1 - theta2) / (theta2 (1 - theta1)) = psi0`` is the curve
