@@ -28,14 +28,19 @@ _NAME = {"difference": "difference in proportions", "ratio": "ratio of proportio
 
 
 def _estimate(effect, props, raw):
-    """``(estimate, estimate_raw)`` of the effect from the clipped (and raw) proportions."""
+    """``(estimate, estimate_raw)`` of the effect from the clipped (and raw) proportions.
+
+    An undefined ratio (``0 / 0``: no events in both arms, or for the odds ratio every trial an
+    event in both) is reported as 0 and a positive one over 0 as ``inf``, as R's
+    ``fisher.test`` reports the odds ratio of a table on the edge of its support.
+    """
     p1, p2 = props
     if effect == "difference":
         return p1 - p2, raw[0] - raw[1]
     num, den = (p1, p2) if effect == "ratio" else (p1 * (1.0 - p2), p2 * (1.0 - p1))
     if den > 0.0:
         return num / den, None
-    return (math.inf if num > 0.0 else math.nan), None
+    return (math.inf if num > 0.0 else 0.0), None
 
 
 def _privacy_note(arm1, arm2):
