@@ -84,8 +84,8 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         one value for both arms or a pair.  Required (``epsilon``) for numbers.
     effect : {'difference', 'ratio', 'odds-ratio'}, default 'difference'
     margin : float, optional
-        ``Delta0`` in (-1, 1) (default 0) for a difference, ``rho0 > 0`` (default 1) for a
-        ratio, ``psi0 > 0`` (default 1) for an odds ratio.
+        ``Delta0`` in (-1, 1) (default 0) for a difference, ``rho0`` in [1e-6, 1e6] (default 1)
+        for a ratio, ``psi0`` in [1e-6, 1e6] (default 1) for an odds ratio.
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         ``'greater'``: ``H1: theta1 - theta2 > Delta0`` (``theta1 / theta2 > rho0``, the odds
         ratio above ``psi0``).
