@@ -150,3 +150,51 @@ def test_lognormal_null_at_or_below_zero_is_refused(test, mu0):
     rel = MeanReleaser(1.0, 0.0, 10.0, spread=True).release([1.5, 2.5, 3.5, 4.5, 5.5] * 8, rng=1)
     with pytest.raises(ValueError, match=r"`mu0` must be positive with model='lognormal'.*got"):
         test(rel, mu0=mu0, model="lognormal", sigma=1.0)
+
+
+# --------------------------------------------------------------------------- release files that say two things
+def _cli(capsys, *args):
+    from dpinfer.cli import main
+
+    code = main([str(a) for a in args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _release_record(capsys):
+    code, out, _ = _cli(capsys, "release", "--x", 11, "--n", 30, "--epsilon", 1, "--seed", 1, "--format", "json")
+    assert code == 0
+    import json
+    return json.loads(out)
+
+
+def test_release_file_with_a_duplicate_key_is_refused(capsys, tmp_path):
+    # issue 40: "epsilon": 1.0, "epsilon": 50.0 was read last-one-wins
+    record = _release_record(capsys)
+    text = "{" + ", ".join(f'"{k}": {v!r}'.replace("'", '"') for k, v in
+                           [("epsilon", 1.0)] + [(k, v) for k, v in record.items()
+                                                 if isinstance(v, (int, float, str)) and not isinstance(v, bool)]) + "}"
+    path = tmp_path / "twice.json"
+    path.write_text(text)
+    code, out, err = _cli(capsys, "test", "--release", path, "--p0", 0.3)
+    assert code == 2 and out == ""
+    assert "duplicate key 'epsilon'" in err and "each key may appear once" in err
+
+
+@pytest.mark.parametrize("secure", ["yes", 1, "true"])
+def test_release_file_secure_flag_must_be_a_boolean(capsys, tmp_path, secure):
+    import json
+    record = {**_release_record(capsys), "secure": secure}
+    path = tmp_path / "secure.json"
+    path.write_text(json.dumps(record))
+    code, out, err = _cli(capsys, "test", "--release", path, "--p0", 0.3)
+    assert code == 2 and out == ""
+    assert "secure must be true or false" in err
+
+
+def test_release_file_the_command_writes_is_still_read(capsys, tmp_path):
+    import json
+    path = tmp_path / "ok.json"
+    path.write_text(json.dumps(_release_record(capsys)))
+    code, _, err = _cli(capsys, "test", "--release", path, "--p0", 0.3)
+    assert code == 0, err
