@@ -196,7 +196,9 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
     if not certify or (arm1.n + 1) * (arm2.n + 1) > CERTIFY_LIMIT:
         return out
 
-    cap = _exchangeable_cap(tail, arm1, arm2, null)
+    # the cap is the supremum only at an observed statistic near 0 (a tail near 1/2, flat over
+    # the null line); elsewhere the certificate closes and the cap's (2n + 1) tails are not spent
+    cap = _exchangeable_cap(tail, arm1, arm2, null) if abs(out.value - 0.5) <= 1e-6 else math.inf
     if cap <= out.value * (1.0 + RTOL):
         # the arms are exchangeable on this null and the cap closes the supremum at once
         return _Sup(max(cap, out.value), out.nu, out.value)
