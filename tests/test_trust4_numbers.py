@@ -198,3 +198,12 @@ def test_release_file_the_command_writes_is_still_read(capsys, tmp_path):
     path.write_text(json.dumps(_release_record(capsys)))
     code, _, err = _cli(capsys, "test", "--release", path, "--p0", 0.3)
     assert code == 0, err
+
+
+@pytest.mark.parametrize("effect", ["ratio", "odds-ratio"])
+def test_command_refuses_an_extreme_margin_without_a_traceback(capsys, effect):
+    # issue 40: --effect ratio --margin 1e300 printed an OverflowError's traceback
+    code, out, err = _cli(capsys, "test", "--x1", 11.9, "--n1", 30, "--x2", 19.5, "--n2", 40, "--epsilon", 1,
+                          "--effect", effect, "--margin", 1e300)
+    assert code == 2 and out == ""
+    assert "must lie in [1e-06, 1e+06]" in err and "Traceback" not in err
