@@ -207,3 +207,19 @@ def test_command_refuses_an_extreme_margin_without_a_traceback(capsys, effect):
                           "--effect", effect, "--margin", 1e300)
     assert code == 2 and out == ""
     assert "must lie in [1e-06, 1e+06]" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("edit,words", [
+    ({"value": 1e308}, "cannot have been released"),
+    ({"value": -900.5}, "cannot have been released"),
+    ({"bounds": [0.0, 1.0]}, "has no clipping bounds"),
+])
+def test_release_file_with_impossible_fields_is_refused(capsys, tmp_path, edit, words):
+    # issue 40: a Tulap count of 1e308 out of 30 and bounds on a count were used silently; the
+    # Tulap noise's tail beyond 700 / epsilon counts is below e^-700 (its law: b^|k|, b = e^-epsilon)
+    import json
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps({**_release_record(capsys), **edit}))
+    code, out, err = _cli(capsys, "test", "--release", path, "--p0", 0.3)
+    assert code == 2 and out == ""
+    assert words in err

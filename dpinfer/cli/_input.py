@@ -362,6 +362,14 @@ def _check_producible(release, path):
     elif pair == ("laplace", "table") and k == 1.0 and release.n is not None:
         rule = ("a table released under add-remove (sensitivity 1) has no public total n, as "
                 "'dpinfer release --table --neighbours add-remove' writes null")
+    if rule is None and pair == ("tulap", "count"):
+        # the noise's tail beyond 700 k / epsilon counts is below e^-700: no count of 0..n gives such a release
+        reach = 700.0 * k / release.epsilon + 1.0
+        if not -reach <= float(release.value) <= release.n + reach:
+            raise _UsageError(f"release file {path!r}: a Tulap count of n = {release.n} at epsilon "
+                              f"{release.epsilon!r} (sensitivity {k!r}) lies in [{-reach:.6g}, "
+                              f"{release.n + reach:.6g}] but with probability below 1e-300; its value cannot "
+                              "have been released.")
     if rule is not None:
         raise _UsageError(
             f"release file {path!r} records a {release.mechanism} {release.kind} with sensitivity "
@@ -417,6 +425,9 @@ def _release_from_record(data, path):
         raise _UsageError(f"release file {path!r} must hold one numeric value per release; got {data['value']!r}.")
     if not isinstance(data["mechanism"], str) or not isinstance(data["kind"], str):
         raise _UsageError(f"release file {path!r}: mechanism and kind must be strings.")
+    if data.get("bounds") not in (None, ""):
+        raise _UsageError(f"release file {path!r}: a {data['kind']} has no clipping bounds (only a clipped sum, "
+                          "as 'dpinfer mean-release' writes, has them); a hand edit?")
     where = f"in release file {path}"
     return Release(
         _check_real(data["value"], f"value {where}"), data["mechanism"],
