@@ -15,6 +15,7 @@ import math
 import re
 import sys
 
+from .._json import strict_loads
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 
@@ -299,9 +300,12 @@ def _releases_from_file(path, *, labels=False):
         )
     if text.lstrip().startswith(("{", "[")):
         try:
-            data = json.loads(text)
+            data = strict_loads(text)
         except json.JSONDecodeError as exc:
             raise _UsageError(f"release file {path!r} is not JSON ({exc.msg}, line {exc.lineno}).") from exc
+        except ValueError as exc:  # a key twice in one object: which value holds?
+            raise _UsageError(f"release file {path!r} holds a {exc} in one object; each key may appear once "
+                              "(a hand edit?). Write it with 'dpinfer release --format json'.") from exc
         except RecursionError as exc:
             raise _UsageError(f"release file {path!r} nests JSON too deeply to be a release.") from exc
         rows = data if isinstance(data, list) and data else [data]
@@ -366,6 +370,14 @@ def _check_producible(release, path):
     elif pair == ("laplace", "table") and k == 1.0 and release.n is not None:
         rule = ("a table released under add-remove (sensitivity 1) has no public total n, as "
                 "'dpinfer release --table --neighbours add-remove' writes null")
+    if rule is None and pair == ("tulap", "count"):
+        # the noise's tail beyond 700 k / epsilon counts is below e^-700: no count of 0..n gives such a release
+        reach = 700.0 * k / release.epsilon + 1.0
+        if not -reach <= float(release.value) <= release.n + reach:
+            raise _UsageError(f"release file {path!r}: a Tulap count of n = {release.n} at epsilon "
+                              f"{release.epsilon!r} (sensitivity {k!r}) lies in [{-reach:.6g}, "
+                              f"{release.n + reach:.6g}] but with probability below 1e-300; its value cannot "
+                              "have been released.")
     if rule is not None:
         raise _UsageError(
             f"release file {path!r} records a {release.mechanism} {release.kind} with sensitivity "
@@ -387,7 +399,8 @@ def _typed_csv_row(row, path, line):
                     f"release file {path!r}, release {line}: {key} must be a number; got {out[key]!r}."
                 ) from exc
     if "secure" in out:
-        out["secure"] = str(out["secure"]).strip().lower() == "true"
+        word = str(out["secure"]).strip().lower()
+        out["secure"] = {"true": True, "false": False}.get(word, out["secure"])
     if out.get("disjoint") not in (None, ""):  # written as JSON text, ["scope", "group"]
         try:
             out["disjoint"] = json.loads(out["disjoint"])
@@ -420,14 +433,26 @@ def _release_from_record(data, path):
         raise _UsageError(f"release file {path!r} must hold one numeric value per release; got {data['value']!r}.")
     if not isinstance(data["mechanism"], str) or not isinstance(data["kind"], str):
         raise _UsageError(f"release file {path!r}: mechanism and kind must be strings.")
+    if data.get("bounds") not in (None, ""):
+        raise _UsageError(f"release file {path!r}: a {data['kind']} has no clipping bounds (only a clipped sum, "
+                          "as 'dpinfer mean-release' writes, has them); a hand edit?")
     where = f"in release file {path}"
     return Release(
         _check_real(data["value"], f"value {where}"), data["mechanism"],
         _check_epsilon(data["epsilon"], f"epsilon {where}"), _check_delta(data["delta"], f"delta {where}"),
         _check_positive(data["sensitivity"], f"sensitivity {where}"),
         _check_int(data["n"], f"n {where}", minimum=1), data["kind"],
-        secure=bool(data.get("secure", False)), **_semantics(data, path),
+        secure=_secure(data, path), **_semantics(data, path),
     )
+
+
+def _secure(data, path):
+    """``secure`` as recorded: true or false (absent: false); anything else is refused, not read as truth."""
+    value = data.get("secure", False)
+    if not isinstance(value, bool):
+        raise _UsageError(f"release file {path!r}: secure must be true or false, as 'dpinfer release' writes; "
+                          f"got {value!r}.")
+    return value
 
 
 def _semantics(data, path):
@@ -465,7 +490,7 @@ def _clipped_release_from_record(data, path, semantics):
                           "centred sum of squares).")
     try:
         return Release(value, data["mechanism"], data["epsilon"], data["delta"], data["sensitivity"], data["n"],
-                       "clipped_sum", secure=bool(data.get("secure", False)), bounds=_pair(data.get("bounds")),
+                       "clipped_sum", secure=_secure(data, path), bounds=_pair(data.get("bounds")),
                        split=_pair(data.get("split")), **semantics)
     except (TypeError, ValueError) as exc:
         raise _UsageError(f"release file {path!r}: {exc}") from exc
@@ -477,7 +502,7 @@ def _life_table_release_from_record(data, path, semantics):
 
     try:
         return Release(data["value"], data["mechanism"], data["epsilon"], data["delta"], data["sensitivity"],
-                       data["n"], "life_table", secure=bool(data.get("secure", False)),
+                       data["n"], "life_table", secure=_secure(data, path),
                        breaks=_pair(data.get("breaks")), groups=_pair(data.get("groups")),
                        group_sizes=_pair(data.get("group_sizes")), **semantics)
     except (TypeError, ValueError) as exc:
@@ -495,7 +520,7 @@ def _paired_release_from_record(data, path):
                           "n10 - n01 and n01 + n10).")
     try:
         return Release(value, data["mechanism"], data["epsilon"], data["delta"], data["sensitivity"], data["n"],
-                       "paired", secure=bool(data.get("secure", False)), **_semantics(data, path))
+                       "paired", secure=_secure(data, path), **_semantics(data, path))
     except (TypeError, ValueError) as exc:
         raise _UsageError(f"release file {path!r}: {exc}") from exc
 
@@ -527,7 +552,7 @@ def _table_release_from_record(data, path):
         np.array(rows, dtype=float), "laplace", _check_epsilon(data["epsilon"], f"epsilon {where}"), 0.0,
         _check_positive(data["sensitivity"], f"sensitivity {where}"),
         None if data["n"] is None else _check_int(data["n"], f"n {where}", minimum=1), "table",
-        secure=bool(data.get("secure", False)), **_semantics(data, path),
+        secure=_secure(data, path), **_semantics(data, path),
     )
 
 

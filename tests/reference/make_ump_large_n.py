@@ -46,6 +46,11 @@ CASES = [  # (z, n, p0, epsilon, alternative); the first two are issue 26's repr
     (140737.3 + 900, 2**47, 1e-9, 1.0, "greater"),
     (140737.3 - 900, 2**47, 1e-9, 1.0, "less"),
     (140737.3 - 900, 2**47, 1e-9, 1.0, "two-sided"),
+    # issue 40: binomial standard deviations between 2,000 and 1e4, where scipy's tail is short
+    (99976283.28754866, 10**9, 0.1, 1.0, "less"),
+    (98491428.40625, 2**47, 7e-7, 1.0, "less"),
+    (25348854.40625, 2**47, 1.8e-7, 1.0, "greater"),
+    (50030000.3, 10**8, 0.5, 1.0, "greater"),
 ]
 
 

@@ -121,6 +121,10 @@ def _fill(sl, draws, tails, p0, lo, hi, le, ge, *, mid_ties=False):
             ge[sl] = (1.0 - below - tied) + 0.5 * tied
         else:
             le[sl], ge[sl] = _k._tail_shares(draws, p0)
+        # a simulated p-value is never below 1 / (H + 1): the observed release counts as one
+        # of the draws, (k + 1) / (H + 1) as fima reports it (a share of 0 claimed p = 0, issue 40)
+        h = draws.shape[1]
+        le[sl], ge[sl] = (le[sl] * h + 1.0) / (h + 1.0), (ge[sl] * h + 1.0) / (h + 1.0)
     if tails != (None, None):
         b_lo, b_hi = _k._sample_bounds(draws, *tails)
         if b_lo is not None:

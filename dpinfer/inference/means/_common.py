@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import _mechanisms
 from ..._printing import _r_format
-from ..._validation import DPInferValueError, _arg, _check_choice, _check_n_sim, _check_positive, _kind_of
+from ..._validation import DPInferValueError, _arg, _check_choice, _check_n_sim, _check_positive, _check_real, _kind_of, _show
 from ...distributions._mean_grid import release_grid
 from ...releasers.release import Release
 from .._draw_summary import interval_tails, pvalue_from_shares
@@ -88,6 +88,16 @@ def clipped(release, name, method):
 
 def check_model(model):
     return _check_choice(model, "model", MODELS)
+
+
+def check_mu0(mu0, model):
+    """``mu0`` a real number; under the log-normal model positive (its mean ``exp(mu + sigma^2 / 2)``
+    is, so a null at or below 0 would be rejected by every draw: p = 0, issue 40)."""
+    mu0 = _check_real(mu0, "mu0")
+    if model == "lognormal" and not mu0 > 0.0:
+        raise ValueError(f"`mu0` must be positive with model='lognormal' (the mean of a log-normal "
+                         f"x = exp(mu + sigma e) is exp(mu + sigma^2 / 2) > 0); got {mu0!r}.")
+    return mu0
 
 
 def check_sigma(sigma, data, name="sigma", model="normal"):

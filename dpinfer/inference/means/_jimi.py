@@ -21,6 +21,7 @@ from ._approx import spread_warning
 from ._common import (
     check_draws,
     check_model,
+    check_mu0,
     check_sigma,
     check_sigmas,
     clipped,
@@ -178,8 +179,8 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     """
     data = clipped(release, "release", "mean_jimi_test")
     _scalar(data, "release")
-    mu0 = _check_real(mu0, "mu0")
     model = check_model(model)
+    mu0 = check_mu0(mu0, model)
     sigma = check_sigma(sigma, data, model=model)
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)

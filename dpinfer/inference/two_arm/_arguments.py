@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
@@ -28,6 +27,11 @@ DEFAULT_STATISTIC = "difference"
 #: the exact sums hold arrays of about n + 1400 / epsilon entries per nuisance value
 MAX_N = 100_000
 MIN_UNIT_EPSILON = 0.01
+#: the null ratios and odds ratios (``margin``) the sums resolve: beyond, a null ratio's line
+#: or an odds ratio's curve is within rounding of the boundary 0 or 1 of the nuisance range,
+#: and p-values were wrong (odds ratio 1e-12: 9e-6 where the limit is 2.6e-5; ratio 1e-300:
+#: 9e-6 for 6.7e-6; 1e300: an overflow; issue 40).  The intervals scan the same range.
+MARGIN_RANGE = (1e-6, 1e6)
 #: the arm laws the exact sums know (``mechanism=`` of the functions taking numbers)
 MECHANISMS = (_mechanisms.TULAP, _mechanisms.LAPLACE)
 
@@ -123,12 +127,14 @@ def _check_effect(effect, margin):
     margin = _check_real(margin, "margin")
     if effect == "difference" and not -1.0 < margin < 1.0:
         raise ValueError(f"`margin` (the null difference theta1 - theta2) must lie in (-1, 1); got {margin!r}.")
-    if effect == "ratio" and not (0.0 < margin and math.isfinite(margin)):
-        raise ValueError(f"`margin` (the null ratio theta1 / theta2) must be a positive finite number; "
-                         f"got {margin!r}.")
-    if effect == "odds-ratio" and not (0.0 < margin and math.isfinite(margin)):
+    low, high = MARGIN_RANGE
+    if effect == "ratio" and not low <= margin <= high:
+        raise ValueError(f"`margin` (the null ratio theta1 / theta2) must lie in [{low:g}, {high:g}] (beyond, "
+                         f"the null is numerically its boundary and the sums lose the tail); got {margin!r}.")
+    if effect == "odds-ratio" and not low <= margin <= high:
         raise ValueError("`margin` (the null odds ratio theta1 (1 - theta2) / (theta2 (1 - theta1))) "
-                         f"must be a positive finite number; got {margin!r}.")
+                         f"must lie in [{low:g}, {high:g}] (beyond, the null is numerically its boundary and "
+                         f"the search loses the tail); got {margin!r}.")
     return effect, margin
 
 

@@ -29,14 +29,19 @@ _NAME = {"difference": "difference in proportions", "ratio": "ratio of proportio
 
 
 def _estimate(effect, props, raw):
-    """``(estimate, estimate_raw)`` of the effect from the clipped (and raw) proportions."""
+    """``(estimate, estimate_raw)`` of the effect from the clipped (and raw) proportions.
+
+    An undefined ratio (``0 / 0``: no events in both arms, or for the odds ratio every trial an
+    event in both) is reported as 0 and a positive one over 0 as ``inf``, as R's
+    ``fisher.test`` reports the odds ratio of a table on the edge of its support.
+    """
     p1, p2 = props
     if effect == "difference":
         return p1 - p2, raw[0] - raw[1]
     num, den = (p1, p2) if effect == "ratio" else (p1 * (1.0 - p2), p2 * (1.0 - p1))
     if den > 0.0:
         return num / den, None
-    return (math.inf if num > 0.0 else math.nan), None
+    return (math.inf if num > 0.0 else 0.0), None
 
 
 def _privacy_note(arm1, arm2):
@@ -80,8 +85,8 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         one value for both arms or a pair.  Required (``epsilon``) for numbers.
     effect : {'difference', 'ratio', 'odds-ratio'}, default 'difference'
     margin : float, optional
-        ``Delta0`` in (-1, 1) (default 0) for a difference, ``rho0 > 0`` (default 1) for a
-        ratio, ``psi0 > 0`` (default 1) for an odds ratio.
+        ``Delta0`` in (-1, 1) (default 0) for a difference, ``rho0`` in [1e-6, 1e6] (default 1)
+        for a ratio, ``psi0`` in [1e-6, 1e6] (default 1) for an odds ratio.
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         ``'greater'``: ``H1: theta1 - theta2 > Delta0`` (``theta1 / theta2 > rho0``, the odds
         ratio above ``psi0``).

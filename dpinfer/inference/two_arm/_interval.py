@@ -41,6 +41,7 @@ import math
 import numpy as np
 from ..._progress import SILENT
 from .._roots import find_root, last_rejected
+from ._arguments import MARGIN_RANGE
 from ._score import _Observed
 from ._supremum import GRID, STEP_UNITS, SUP_UNITS, _effective, _null, _on_line, _plan, _pvalues
 
@@ -50,7 +51,7 @@ __all__ = []  # private module
 XTOL = 1e-9
 #: grid points of the supremum while an end is bracketed (the answer is checked with GRID)
 _COARSE = 17
-_RATIO_RANGE = (1e-6, 1e6)
+_RATIO_RANGE = MARGIN_RANGE
 #: margins scanned for an end of the score ordering's risk-difference interval
 _SCAN = 81
 

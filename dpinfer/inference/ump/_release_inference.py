@@ -222,9 +222,10 @@ def binom_ump_test(z, n=None, p0=0.5, *, epsilon=None, delta=None, alternative="
     below 1e-12 over n in {1, ..., 1e5}, p0 in {0.05, ..., 0.9}, epsilon in {0.05, ..., 10},
     delta in {0, 1e-6, 0.01}; and against 60-digit sums at n in {1e6, 1e9, 2**47}, p0 from
     3e-13 to 1 - 1e-12 (``tests/reference/make_ump_large_n.py``): below 1e-12 relative
-    wherever the binomial standard deviation is below 1e4, and within 5e-11 beyond it, where
-    scipy's ``betainc`` (Boost) gives the far binomial tail (1.4e-11 measured at n = 1e9,
-    p0 = 0.3).  The sums span about 40 / epsilon counts around ``z``, so
+    wherever the binomial standard deviation is at most about 2000 (8.1e-13 measured at
+    2,055), within 2e-11 up to 1e4 (9.9e-12 measured at 9,926) and within 5e-11 beyond it,
+    where scipy's ``betainc`` (Boost) gives the far binomial tail (1.4e-11 measured at
+    n = 1e9, p0 = 0.3).  The sums span about 40 / epsilon counts around ``z``, so
     ``epsilon`` below 1e-4 is refused (ValueError).
 
     References

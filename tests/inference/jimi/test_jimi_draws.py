@@ -41,9 +41,11 @@ def test_interval_is_quantiles_of_the_same_draws(level, alternative, tails):
 def test_pvalue_is_a_share_of_the_same_draws(alternative):
     h, p0 = 5000, 0.25
     draws = binom_jimi_sample(REL, n_sim=h, rng=4)
-    le, ge = np.mean(draws <= p0), np.mean(draws >= p0)
+    # (k + 1) / (H + 1): the observed release counts as one of the draws (fima; issue 40)
+    le, ge = (np.sum(draws <= p0) + 1) / (h + 1), (np.sum(draws >= p0) + 1) / (h + 1)
     expected = {"greater": le, "less": ge, "two-sided": min(1.0, 2 * min(le, ge))}[alternative]
-    assert binom_jimi_test(REL, p0=p0, alternative=alternative, n_sim=h, rng=4).pvalue == expected
+    got = binom_jimi_test(REL, p0=p0, alternative=alternative, n_sim=h, rng=4).pvalue
+    assert got == pytest.approx(expected, rel=1e-14)
 
 
 def _exact_mean(pi_hat, n, epsilon):
@@ -95,7 +97,9 @@ def test_two_sample_draws_reproduce_interval_and_test():
     assert (ci.low, ci.high) == (s[lo_i], s[hi_i])
     d0 = 0.1
     below, tied = np.mean(diff < d0), np.mean(diff == d0)  # mid-p ties, as documented
-    assert binom2_jimi_test(r1, pi_hat2=r2, margin=d0, alternative="greater", n_sim=h, rng=3).pvalue == below + 0.5 * tied
+    k = (below + 0.5 * tied) * h  # (k + 1) / (H + 1): the observed release is one of the draws (issue 40)
+    assert binom2_jimi_test(r1, pi_hat2=r2, margin=d0, alternative="greater", n_sim=h,
+                            rng=3).pvalue == pytest.approx((k + 1) / (h + 1), rel=1e-14)
 
 
 def test_two_sample_columns_have_each_groups_law():

@@ -25,11 +25,11 @@ import numpy as np
 
 from ...._progress import _check_progress, start
 from ...._streams import _stream
-from ...._validation import _check_alternative, _check_confidence_level, _check_real
+from ...._validation import _check_alternative, _check_confidence_level
 from ....results import ConfidenceInterval, HTestResult
 from ..._draw_summary import pvalue_from_shares
 from ..._resolve import provenance
-from .._common import check_draws, check_model, check_repro_cost, check_sigma, clipped
+from .._common import check_draws, check_model, check_mu0, check_repro_cost, check_sigma, clipped
 from ._simulator import GridSeeds, draw_noise
 from ._unknown_spread import acceptance_set, draw_spread, projected_pvalue
 
@@ -292,8 +292,8 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
     if not data.scalar:
         raise ValueError(f"`release` must be one release (a scalar clipped sum); got a release of "
                          f"{np.size(data.sum)} values. Test each release on its own.")
-    mu0 = _check_real(mu0, "mu0")
     model = check_model(model)
+    mu0 = check_mu0(mu0, model)
     alternative = _check_alternative(alternative)
     sigma = _check_sigma_repro(sigma, data, model, alternative)
     confidence_level = _check_confidence_level(confidence_level)
