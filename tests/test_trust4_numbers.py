@@ -132,13 +132,13 @@ def test_prop_test_ratio_of_two_releases_at_or_below_zero():
 def test_simulated_pvalue_is_never_below_one_over_draws_plus_one():
     # every one of the H draws lies on one side of the null: fima's (k + 1) / (H + 1) with k = 0,
     # doubled two-sided; before, 0 with "standard error of the p-value 0"
-    res = binom_jimi_test(0.999, 2000, 0.5, epsilon=1.0, n_sim=1000, rng=1)
+    res = binom_jimi_test(0.9993, 2000, 0.5, epsilon=1.0, n_sim=1000, rng=1)
     assert res.pvalue == pytest.approx(2.0 / 1001.0, rel=1e-15)
     lap = LaplaceReleaser(epsilon=1.0)
-    res = binom2_jimi_test(lap.proportion(270, 300, rng=5), pi2=lap.proportion(210, 300, rng=6),
+    res = binom2_jimi_test(lap.proportion(270, 300, rng=5), pi_hat2=lap.proportion(210, 300, rng=6),
                            n_sim=10000, rng=1)
     assert res.pvalue >= 1.0 / 10001.0
-    one = binom_jimi_test(0.999, 2000, 0.5, epsilon=1.0, n_sim=1000, rng=1, alternative="greater")
+    one = binom_jimi_test(0.9993, 2000, 0.5, epsilon=1.0, n_sim=1000, rng=1, alternative="greater")
     assert one.pvalue == pytest.approx(1.0 / 1001.0, rel=1e-15)
 
 
@@ -203,7 +203,7 @@ def test_release_file_the_command_writes_is_still_read(capsys, tmp_path):
 @pytest.mark.parametrize("effect", ["ratio", "odds-ratio"])
 def test_command_refuses_an_extreme_margin_without_a_traceback(capsys, effect):
     # issue 40: --effect ratio --margin 1e300 printed an OverflowError's traceback
-    code, out, err = _cli(capsys, "test", "--x1", 11.9, "--n1", 30, "--x2", 19.5, "--n2", 40, "--epsilon", 1,
+    code, out, err = _cli(capsys, "test", "--z1", 11.9, "--n1", 30, "--z2", 19.5, "--n2", 40, "--epsilon", 1,
                           "--effect", effect, "--margin", 1e300)
     assert code == 2 and out == ""
     assert "must lie in [1e-06, 1e+06]" in err and "Traceback" not in err

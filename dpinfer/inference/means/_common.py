@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import _mechanisms
 from ..._printing import _r_format
-from ..._validation import DPInferValueError, _arg, _check_choice, _check_n_sim, _check_positive, _check_real, _kind_of, _show
+from ..._validation import DPInferValueError, _arg, _check_choice, _check_n_sim, _check_positive, _check_real, _kind_of
 from ...distributions._mean_grid import release_grid
 from ...releasers.release import Release
 from .._draw_summary import interval_tails, pvalue_from_shares

@@ -182,7 +182,7 @@ def test_kernel_sums_match_a_direct_computation():
     (lambda r, s: mean_jimi_test(s, n_sim=10**8), ValueError, "`n_sim` times n must be at most"),
     (lambda r, s: mean_jimi_test(s, sigma=-1.0), ValueError, "`sigma` must be"),
     (lambda r, s: mean_jimi_test(s, sigma=401.0), ValueError, r"`sigma` must lie in \[1e-9, 100\] x \(upper - lower\)"),
-    (lambda r, s: mean_jimi_test(s, sigma=11.0, model="lognormal"), ValueError, "lie in \\[1e-9, 10\\] for the log"),
+    (lambda r, s: mean_jimi_test(s, 1.0, sigma=11.0, model="lognormal"), ValueError, "lie in \\[1e-9, 10\\] for the log"),
     (lambda r, s: mean_jimi_test(0.5), TypeError, "`release` must be a Release of kind 'clipped_sum'"),
     (lambda r, s: mean_jimi_test(s, mu0="a"), TypeError, "`mu0` must be a real number"),
     (lambda r, s: mean2_jimi_test(s, r), ValueError, "`sigma` is needed"),
