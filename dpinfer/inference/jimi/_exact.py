@@ -240,10 +240,13 @@ def _exact_rejection(theta, lo_level, hi_level, n, epsilon, *, sorted_grid=False
     law = LaplaceLaw.from_rate(epsilon)
     accuracy = COUNT_TAIL_ACCURACY if sorted_grid else {}
     total = np.zeros(theta.size)
-    for level, upper in ((lo_level, True), (hi_level, False)):
-        if level is None:
-            continue
-        cuts = (_tabled_cuts if sorted_grid else _release_cuts)(theta, level, n, epsilon, upper)
+    sides = [(upper, (_tabled_cuts if sorted_grid else _release_cuts)(theta, level, n, epsilon, upper))
+             for level, upper in ((lo_level, True), (hi_level, False)) if level is not None]
+    if all(np.all(np.isfinite(cuts)) for _, cuts in sides):
+        # the usual case: one finite sum over both cuts (one binomial window per theta)
+        total += law.count_tail(theta, n, [(n * cuts, 1 if upper else -1) for upper, cuts in sides], **accuracy)
+        return np.clip(total, 0.0, 1.0)
+    for upper, cuts in sides:
         finite = np.isfinite(cuts)
         # an infinite cut rejects everything (-inf above, +inf below) or nothing
         total += np.where(finite, 0.0, np.where((cuts < 0) == upper, 1.0, 0.0))
