@@ -180,7 +180,11 @@ def test_tabled_cuts_match_cuts_solved_one_by_one(n, epsilon, level, upper_side)
     # the exact alternative: every cut solved by its own root search from the full bracket
     thetas, _ = coverage_thetas(0.12, 0.61, n)
     direct = _exact._release_cuts(thetas, level, n, epsilon, upper_side)
+    grid, _, spline, usable = _exact._cut_table(level, n, epsilon, upper_side)
     tabled = _exact._tabled_cuts(thetas, level, n, epsilon, upper_side)
+    tabled = _exact._tabled_cuts(thetas, level, n, epsilon, upper_side)  # the second ask reads the table
+    cell = np.clip(np.searchsorted(grid, thetas, side="right") - 1, 0, grid.size - 2)
+    assert np.mean(usable[cell]) > 0.5  # the table, not the fallback, is what is checked here
     finite = np.isfinite(direct)
     np.testing.assert_array_equal(np.isfinite(tabled), finite)
     np.testing.assert_array_equal(tabled[~finite], direct[~finite])
@@ -190,8 +194,10 @@ def test_tabled_cuts_match_cuts_solved_one_by_one(n, epsilon, level, upper_side)
 
 def test_table_is_built_once_per_public_numbers():
     _exact._cut_table.cache_clear()
+    _exact._ASKED.clear()
     rng = np.random.default_rng(3)
-    for _ in range(3):
+    for _ in range(4):
         binom_jimi_ci(0.3, 30, epsilon=1.0, n_sim=10**3, rng=rng)
     info = _exact._cut_table.cache_info()
-    assert info.misses == 2 and info.hits == 4  # two sides, built on the first call only
+    # the first call solves its own cuts; the second builds the table (two sides); the others read it
+    assert info.misses == 2 and info.hits == 4
