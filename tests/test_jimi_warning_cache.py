@@ -1,0 +1,203 @@
+"""DP-JIMI's coverage warning reads its cuts from a table cached per public numbers (issue 41 item 3).
+
+The rule is unchanged: the same calls warn as before the table.  ``WARN_TABLE`` was
+recorded by ``tests/reference/jimi_warning_table.py`` run on the code before the
+change (commit 5b49723, each cut solved or interpolated per call).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from dpinfer import ApproximationWarning, binom_jimi_ci
+from dpinfer.inference._oc_warnings import coverage_thetas
+from dpinfer.inference.jimi import _exact
+
+WARN_TABLE = [
+    (5, 0.1, 0.05, 'two-sided', False),
+    (5, 0.1, 0.05, 'less', False),
+    (5, 0.1, 0.05, 'greater', False),
+    (5, 0.1, 0.3, 'two-sided', False),
+    (5, 0.1, 0.3, 'less', False),
+    (5, 0.1, 0.3, 'greater', False),
+    (5, 0.1, 0.55, 'two-sided', False),
+    (5, 0.1, 0.55, 'less', False),
+    (5, 0.1, 0.55, 'greater', False),
+    (5, 0.5, 0.05, 'two-sided', False),
+    (5, 0.5, 0.05, 'less', False),
+    (5, 0.5, 0.05, 'greater', False),
+    (5, 0.5, 0.3, 'two-sided', False),
+    (5, 0.5, 0.3, 'less', False),
+    (5, 0.5, 0.3, 'greater', False),
+    (5, 0.5, 0.55, 'two-sided', False),
+    (5, 0.5, 0.55, 'less', False),
+    (5, 0.5, 0.55, 'greater', False),
+    (5, 1.0, 0.05, 'two-sided', False),
+    (5, 1.0, 0.05, 'less', False),
+    (5, 1.0, 0.05, 'greater', False),
+    (5, 1.0, 0.3, 'two-sided', False),
+    (5, 1.0, 0.3, 'less', False),
+    (5, 1.0, 0.3, 'greater', False),
+    (5, 1.0, 0.55, 'two-sided', False),
+    (5, 1.0, 0.55, 'less', False),
+    (5, 1.0, 0.55, 'greater', False),
+    (5, 5.0, 0.05, 'two-sided', True),
+    (5, 5.0, 0.05, 'less', True),
+    (5, 5.0, 0.05, 'greater', True),
+    (5, 5.0, 0.3, 'two-sided', True),
+    (5, 5.0, 0.3, 'less', True),
+    (5, 5.0, 0.3, 'greater', True),
+    (5, 5.0, 0.55, 'two-sided', True),
+    (5, 5.0, 0.55, 'less', True),
+    (5, 5.0, 0.55, 'greater', True),
+    (10, 0.1, 0.05, 'two-sided', False),
+    (10, 0.1, 0.05, 'less', False),
+    (10, 0.1, 0.05, 'greater', False),
+    (10, 0.1, 0.3, 'two-sided', False),
+    (10, 0.1, 0.3, 'less', False),
+    (10, 0.1, 0.3, 'greater', False),
+    (10, 0.1, 0.55, 'two-sided', False),
+    (10, 0.1, 0.55, 'less', False),
+    (10, 0.1, 0.55, 'greater', False),
+    (10, 0.5, 0.05, 'two-sided', False),
+    (10, 0.5, 0.05, 'less', False),
+    (10, 0.5, 0.05, 'greater', False),
+    (10, 0.5, 0.3, 'two-sided', False),
+    (10, 0.5, 0.3, 'less', False),
+    (10, 0.5, 0.3, 'greater', False),
+    (10, 0.5, 0.55, 'two-sided', False),
+    (10, 0.5, 0.55, 'less', False),
+    (10, 0.5, 0.55, 'greater', False),
+    (10, 1.0, 0.05, 'two-sided', False),
+    (10, 1.0, 0.05, 'less', False),
+    (10, 1.0, 0.05, 'greater', False),
+    (10, 1.0, 0.3, 'two-sided', False),
+    (10, 1.0, 0.3, 'less', False),
+    (10, 1.0, 0.3, 'greater', False),
+    (10, 1.0, 0.55, 'two-sided', False),
+    (10, 1.0, 0.55, 'less', False),
+    (10, 1.0, 0.55, 'greater', False),
+    (10, 5.0, 0.05, 'two-sided', True),
+    (10, 5.0, 0.05, 'less', True),
+    (10, 5.0, 0.05, 'greater', True),
+    (10, 5.0, 0.3, 'two-sided', True),
+    (10, 5.0, 0.3, 'less', True),
+    (10, 5.0, 0.3, 'greater', True),
+    (10, 5.0, 0.55, 'two-sided', True),
+    (10, 5.0, 0.55, 'less', True),
+    (10, 5.0, 0.55, 'greater', True),
+    (30, 0.1, 0.05, 'two-sided', False),
+    (30, 0.1, 0.05, 'less', False),
+    (30, 0.1, 0.05, 'greater', False),
+    (30, 0.1, 0.3, 'two-sided', False),
+    (30, 0.1, 0.3, 'less', False),
+    (30, 0.1, 0.3, 'greater', False),
+    (30, 0.1, 0.55, 'two-sided', False),
+    (30, 0.1, 0.55, 'less', False),
+    (30, 0.1, 0.55, 'greater', False),
+    (30, 0.5, 0.05, 'two-sided', False),
+    (30, 0.5, 0.05, 'less', False),
+    (30, 0.5, 0.05, 'greater', False),
+    (30, 0.5, 0.3, 'two-sided', False),
+    (30, 0.5, 0.3, 'less', False),
+    (30, 0.5, 0.3, 'greater', False),
+    (30, 0.5, 0.55, 'two-sided', False),
+    (30, 0.5, 0.55, 'less', False),
+    (30, 0.5, 0.55, 'greater', False),
+    (30, 1.0, 0.05, 'two-sided', False),
+    (30, 1.0, 0.05, 'less', False),
+    (30, 1.0, 0.05, 'greater', False),
+    (30, 1.0, 0.3, 'two-sided', False),
+    (30, 1.0, 0.3, 'less', False),
+    (30, 1.0, 0.3, 'greater', False),
+    (30, 1.0, 0.55, 'two-sided', False),
+    (30, 1.0, 0.55, 'less', False),
+    (30, 1.0, 0.55, 'greater', False),
+    (30, 5.0, 0.05, 'two-sided', True),
+    (30, 5.0, 0.05, 'less', True),
+    (30, 5.0, 0.05, 'greater', True),
+    (30, 5.0, 0.3, 'two-sided', False),
+    (30, 5.0, 0.3, 'less', True),
+    (30, 5.0, 0.3, 'greater', True),
+    (30, 5.0, 0.55, 'two-sided', False),
+    (30, 5.0, 0.55, 'less', True),
+    (30, 5.0, 0.55, 'greater', True),
+    (100, 0.1, 0.05, 'two-sided', False),
+    (100, 0.1, 0.05, 'less', False),
+    (100, 0.1, 0.05, 'greater', False),
+    (100, 0.1, 0.3, 'two-sided', False),
+    (100, 0.1, 0.3, 'less', False),
+    (100, 0.1, 0.3, 'greater', False),
+    (100, 0.1, 0.55, 'two-sided', False),
+    (100, 0.1, 0.55, 'less', False),
+    (100, 0.1, 0.55, 'greater', False),
+    (100, 0.5, 0.05, 'two-sided', False),
+    (100, 0.5, 0.05, 'less', False),
+    (100, 0.5, 0.05, 'greater', False),
+    (100, 0.5, 0.3, 'two-sided', False),
+    (100, 0.5, 0.3, 'less', False),
+    (100, 0.5, 0.3, 'greater', False),
+    (100, 0.5, 0.55, 'two-sided', False),
+    (100, 0.5, 0.55, 'less', False),
+    (100, 0.5, 0.55, 'greater', False),
+    (100, 1.0, 0.05, 'two-sided', False),
+    (100, 1.0, 0.05, 'less', False),
+    (100, 1.0, 0.05, 'greater', False),
+    (100, 1.0, 0.3, 'two-sided', False),
+    (100, 1.0, 0.3, 'less', False),
+    (100, 1.0, 0.3, 'greater', False),
+    (100, 1.0, 0.55, 'two-sided', False),
+    (100, 1.0, 0.55, 'less', False),
+    (100, 1.0, 0.55, 'greater', False),
+    (100, 5.0, 0.05, 'two-sided', True),
+    (100, 5.0, 0.05, 'less', True),
+    (100, 5.0, 0.05, 'greater', True),
+    (100, 5.0, 0.3, 'two-sided', False),
+    (100, 5.0, 0.3, 'less', True),
+    (100, 5.0, 0.3, 'greater', True),
+    (100, 5.0, 0.55, 'two-sided', False),
+    (100, 5.0, 0.55, 'less', True),
+    (100, 5.0, 0.55, 'greater', True),
+]
+
+
+@pytest.mark.parametrize("n, epsilon, pi_hat, alternative, warned", WARN_TABLE)
+def test_same_calls_warn_as_before(n, epsilon, pi_hat, alternative, warned):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        binom_jimi_ci(pi_hat, n, epsilon=epsilon, alternative=alternative, n_sim=None)
+    assert any(issubclass(w.category, ApproximationWarning) for w in caught) == warned
+
+
+def test_table_warns_and_passes_in_both_directions():
+    assert {row[-1] for row in WARN_TABLE} == {True, False}
+
+
+@pytest.mark.parametrize("n, epsilon", [(5, 0.5), (30, 1.0), (200, 2.0)])
+@pytest.mark.parametrize("level, upper_side", [(0.025, True), (0.025, False), (0.05, True)])
+def test_tabled_cuts_match_cuts_solved_one_by_one(n, epsilon, level, upper_side):
+    # the exact alternative: every cut solved by its own root search from the full bracket
+    thetas, _ = coverage_thetas(0.12, 0.61, n)
+    direct = _exact._release_cuts(thetas, level, n, epsilon, upper_side)
+    grid, _, spline, usable = _exact._cut_table(level, n, epsilon, upper_side)
+    tabled = _exact._tabled_cuts(thetas, level, n, epsilon, upper_side)
+    tabled = _exact._tabled_cuts(thetas, level, n, epsilon, upper_side)  # the second ask reads the table
+    cell = np.clip(np.searchsorted(grid, thetas, side="right") - 1, 0, grid.size - 2)
+    assert np.mean(usable[cell]) > 0.5  # the table, not the fallback, is what is checked here
+    finite = np.isfinite(direct)
+    np.testing.assert_array_equal(np.isfinite(tabled), finite)
+    np.testing.assert_array_equal(tabled[~finite], direct[~finite])
+    # as a rejection probability the cut's error moves it by at most n epsilon / 2 times it
+    assert np.max(np.abs(tabled[finite] - direct[finite]), initial=0.0) * n * epsilon / 2 <= 1e-6
+
+
+def test_table_is_built_once_per_public_numbers():
+    _exact._cut_table.cache_clear()
+    _exact._ASKED.clear()
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        binom_jimi_ci(0.3, 30, epsilon=1.0, n_sim=10**3, rng=rng)
+    info = _exact._cut_table.cache_info()
+    # the first call solves its own cuts; the second builds the table (two sides); the others read it
+    assert info.misses == 2 and info.hits == 4
