@@ -10,15 +10,16 @@ import warnings
 
 from dpinfer import ApproximationWarning, binom_jimi_ci
 
-rows = []
-for n, eps, pi_hat, alt in itertools.product((5, 10, 30, 100), (0.1, 0.5, 1.0, 5.0), (0.05, 0.3, 0.55),
-                                             ("two-sided", "less", "greater")):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        binom_jimi_ci(pi_hat, n, epsilon=eps, alternative=alt, n_sim=None)
-    warned = any(issubclass(w.category, ApproximationWarning) for w in caught)
-    rows.append((n, eps, pi_hat, alt, warned))
-print("WARN_TABLE = [")
-for r in rows:
-    print(f"    {r!r},")
-print("]")
+if __name__ == "__main__":  # a record of the old code's decisions (importing it computes nothing)
+    rows = []
+    for n, eps, pi_hat, alt in itertools.product((5, 10, 30, 100), (0.1, 0.5, 1.0, 5.0), (0.05, 0.3, 0.55),
+                                                 ("two-sided", "less", "greater")):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            binom_jimi_ci(pi_hat, n, epsilon=eps, alternative=alt, n_sim=None)
+        warned = any(issubclass(w.category, ApproximationWarning) for w in caught)
+        rows.append((n, eps, pi_hat, alt, warned))
+    print("WARN_TABLE = [")
+    for r in rows:
+        print(f"    {r!r},")
+    print("]")

@@ -78,7 +78,8 @@ test_that("whole numbers typed as releases are refused as confidential counts, n
   expect_match(err, "dp_release_count(x, n, epsilon = ...), and pass the release", fixed = TRUE)
   expect_false(grepl("23", err, fixed = TRUE))
   expect_error(dp_binom_test(11, 30, epsilon = 1), "dp_release_count(x, n, epsilon = ...)", fixed = TRUE)
-  expect_error(dp_prop_test(0.5, 30, method = "normal", epsilon = 1),
+  # typed values are counts for every method (divided by n for the normal approximation)
+  expect_error(dp_prop_test(15, 30, method = "normal", epsilon = 1),
                'dp_release_count(x, n, epsilon = ..., mechanism = "laplace")', fixed = TRUE)
   # a real release's printed digits pass: the value printed by print(rel), typed back
   rel <- dp_release_count(11, 30, epsilon = 1, seed = 1)
