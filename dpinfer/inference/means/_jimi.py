@@ -43,6 +43,15 @@ def _scalar(data, name):
                          f"{np.size(data.sum)} values. Test each release on its own.")
 
 
+def two_releases(release1, release2, margin, model, method):
+    """``(d1, d2, margin, model)``: the two-group tests' one argument preamble (two scalar clipped sums)."""
+    d1 = clipped(release1, "release1", method)
+    d2 = clipped(release2, "release2", method)
+    _scalar(d1, "release1")
+    _scalar(d2, "release2")
+    return d1, d2, _check_real(margin, "margin"), check_model(model)
+
+
 def _how(model, sigma):
     spread = "spread released" if sigma is None else "sigma known"
     return f"{_MODEL_WORDS[model]} model, {spread}"
@@ -267,12 +276,7 @@ def mean2_jimi_test(release1, release2, margin=0.0, *, sigma=None, model="normal
     >>> res.pvalue < 0.05
     True
     """
-    d1 = clipped(release1, "release1", "mean2_jimi_test")
-    d2 = clipped(release2, "release2", "mean2_jimi_test")
-    _scalar(d1, "release1")
-    _scalar(d2, "release2")
-    margin = _check_real(margin, "margin")
-    model = check_model(model)
+    d1, d2, margin, model = two_releases(release1, release2, margin, model, "mean2_jimi_test")
     s1, s2 = check_sigmas(sigma, d1, d2, model)
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)

@@ -8,11 +8,11 @@ import numpy as np
 
 from ...._progress import _check_progress, start
 from ...._streams import _stream
-from ...._validation import _check_alternative, _check_choice, _check_confidence_level, _check_real
+from ...._validation import _check_alternative, _check_choice, _check_confidence_level
 from ....results import ConfidenceInterval, HTestResult
 from ..._resolve import composed, provenance
-from .._common import check_draws, check_model, check_repro_cost, check_sigmas, clipped
-from .._jimi import _scalar
+from .._common import check_draws, check_repro_cost, check_sigmas
+from .._jimi import two_releases
 from ._one_group import describe_pieces
 from ._joint import differences, joint_estimate, joint_pvalues, joint_roots, joint_set
 from ._nuisance_lattice import TwoGroups, draw_seeds
@@ -232,12 +232,7 @@ def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="norma
     >>> round(res.pvalue, 4), res.n_sim
     (0.006, 1999)
     """
-    d1 = clipped(release1, "release1", "mean2_repro_test")
-    d2 = clipped(release2, "release2", "mean2_repro_test")
-    _scalar(d1, "release1")
-    _scalar(d2, "release2")
-    margin = _check_real(margin, "margin")
-    model = check_model(model)
+    d1, d2, margin, model = two_releases(release1, release2, margin, model, "mean2_repro_test")
     if model != "normal":
         raise ValueError(f"`model` must be 'normal' for the two-group repro-samples test; got {model!r}. "
                          "Use mean2_jimi_test (method='jimi') for the log-normal model.")
