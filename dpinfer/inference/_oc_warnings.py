@@ -89,10 +89,16 @@ def measured_rate_message(rate, nominal, reps):
     than 4 SE and 20% above it".
     """
     se = math.sqrt(nominal * (1.0 - nominal) / reps)
-    if rate <= nominal + max(RATE_TOLERANCE * nominal, MC_SE_MULTIPLE * se):
+    if rate <= measured_rate_bar(nominal, reps):
         return None
     return (f"{rate:.3g} (Monte Carlo SE {se:.2g}, {reps} data sets) where {nominal:g} is nominal, more than "
             f"{MC_SE_MULTIPLE:g} SE and {RATE_TOLERANCE:.0%} above it")
+
+
+def measured_rate_bar(nominal, reps):
+    """``nominal + max(RATE_TOLERANCE nominal, MC_SE_MULTIPLE se)``: the rate a measured one must exceed to warn."""
+    se = math.sqrt(nominal * (1.0 - nominal) / reps)
+    return nominal + max(RATE_TOLERANCE * nominal, MC_SE_MULTIPLE * se)
 
 
 def coverage_floor(confidence_level):

@@ -195,7 +195,7 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = check_draws(n_sim, data.n)
     progress = _check_progress(progress)
-    message = spread_warning(data.n, model, sigma, alternative)  # public numbers only, before any draw
+    message = spread_warning(data, model, sigma, alternative)  # public numbers only, before any draw
     if message is not None:
         warn(message, ApproximationWarning)
     gen, derived = _stream(rng, "mean_jimi", data.release.value, data.n, data.release.epsilon, data.lower,
