@@ -36,17 +36,24 @@ truth's sigma given), ``reps`` (data sets), ``n_sim`` (draws per interval),
 Monte Carlo SE, ``sqrt(c (1 - c) / reps)``), ``low_miss`` (share of data sets whose
 lower end lies above the mean; nominal 0.025), ``high_miss`` (upper end below it),
 ``tail_se_at_nominal`` (``sqrt(0.025 0.975 / reps)``), ``median_length`` (of the
-interval; infinite ends count as infinitely long), ``seconds`` (CPU time of the
-point, informative only).
+interval; infinite ends count as infinitely long), ``near_share`` (share of data
+sets whose released clipped mean lies in the outer quarter of the bounds,
+``min(m - lower, upper - m) < 0.25 (upper - lower)``), and for those data sets and
+the others ``reps_near``, ``coverage_near``, ``low_miss_near``, ``high_miss_near``,
+``reps_far``, ``coverage_far``, ``low_miss_far``, ``high_miss_far`` (empty when no
+data set is in the group: the error rates *given* where the release fell; not used
+by the warning, see ``dpinfer/inference/means/_approx.py``), ``seconds`` (CPU time
+of the point, informative only).
 
 **The warning table.**  ``--table`` then writes
 ``dpinfer/inference/means/_spread_table.py`` from the CSV (spread released rows
-only): for each (model, n, epsilon) the worst ``low_miss`` or ``high_miss`` and the
-worst coverage over the bounds studied, with where they occurred.  That table is
-what ``dpinfer/inference/means/_approx.py``'s rule judges.
+only; ``--from-csv CSV`` writes it from an earlier run's CSV without measuring):
+for each (model, n, epsilon) the worst one-sided miss rate (``low_miss`` or
+``high_miss``) and the worst coverage over the bounds studied, with where they
+occurred.  That table is what ``dpinfer/inference/means/_approx.py``'s rule judges.
 
 Run: ``python -m validation._means_tails [--out DIR] [--workers K] [--table]``
-(about 15 min of CPU; seeded, each point from ``SeedSequence(20261128,
+(about 15 min of CPU, 16 min on 2 busy cores with ``--workers 2``; seeded, each point from ``SeedSequence(20261128,
 spawn_key=point_key(point))``, a key made of the point's own settings, so a point's
 result does not depend on the others).  ``--quick`` measures two points with 200
 data sets (a smoke test).
@@ -69,7 +76,6 @@ import dpinfer  # noqa: E402
 from dpinfer.inference._studies import (  # noqa: E402
     means_bounds,
     means_draws,
-    means_near_bound,
     means_release,
     means_tails,
     measured_rate_bar,
@@ -88,6 +94,8 @@ NORMAL_BOUNDS = ((0.0, 0.0, 4.0), (0.2, 0.0, 4.0), (0.3, 0.0, 4.0), (0.4, 0.0, 4
 LOGNORMAL_BOUNDS = ((0.0, 0.0, 4.0), (0.05, 0.0, 4.0), (0.2, 0.0, 4.0), (0.3, 0.0, 4.0), (0.4, 0.0, 4.0))
 #: the bounds at which the sigma-known check runs (every n and epsilon)
 KNOWN_BOUNDS = ((0.3, 0.0, 6.0),)
+#: a released clipped mean within this share of the bounds' width from one is "near" it (columns ``*_near``)
+EDGE = 0.25
 TABLE_PATH = Path(__file__).resolve().parents[1] / "dpinfer" / "inference" / "means" / "_spread_table.py"
 
 
@@ -130,7 +138,8 @@ def tail_point(point, n_sim=N_SIM):
     x = sample(gen, (reps, n))
     rel = dpinfer.MeanReleaser(eps, lower, upper, spread=True).release(x, rng=gen)
     data = means_release(rel, "release", "validation.means")
-    near = means_near_bound(data)
+    position = (np.asarray(data.sum, dtype=float) / n - lower) / (upper - lower)
+    near = np.minimum(position, 1.0 - position) < EDGE  # the released clipped mean near a bound
     sigma = TRUTHS[truth][1] if spread == "known" else None
     lo, hi = means_bounds(means_draws(data, sigma, model, n_sim, gen), means_tails(LEVEL, "two-sided"))
     _, cover, low_miss, high_miss = _rates(lo, hi, mean, np.ones(reps, bool))
@@ -159,23 +168,20 @@ def _where(row):
     return clip
 
 
-def _worst(cell, tag, rate, nominal):
-    """``(rate, data sets, where)`` of the point of ``cell`` whose ``rate`` lies furthest beyond the rule's bar."""
-    cell = [r for r in cell if r[f"reps_{tag}"]]
-    if not cell:
-        return None
-    r = max(cell, key=lambda r: rate(r) - measured_rate_bar(nominal, r[f"reps_{tag}"]))
-    return rate(r), r[f"reps_{tag}"], _where(r)
+def _worst(cell, rate, nominal):
+    """``(rate, where)`` of the point of ``cell`` whose ``rate`` lies furthest beyond the shared rule's bar."""
+    r = max(cell, key=lambda r: rate(r) - measured_rate_bar(nominal, r["reps"]))
+    return rate(r), _where(r)
 
 
 def table_rows(rows):
-    """``{model: ((n, epsilon, near, tail, data sets, where, coverage, data sets, where), ...)}`` from the CSV rows.
+    """``{model: ((n, epsilon, data sets, tail, where, coverage, where), ...)}`` from the CSV rows.
 
-    Per (model, n, epsilon) and per group of data sets (released clipped mean near a
-    bound or not), over the bounds studied with the spread released: the worst
-    one-sided miss rate (either end: clipping below mirrors clipping above) and the
-    worst two-sided coverage, each with the group's size and the bounds where it
-    occurred; "worst" by how far beyond the shared rule's bar it lies.
+    Per (model, n, epsilon), over the bounds studied with the spread released: the
+    worst one-sided miss rate (either end: clipping below mirrors clipping above) and
+    the worst two-sided coverage, each with the bounds where it occurred ("worst": the
+    furthest beyond the shared rule's bar, which accounts for the number of data
+    sets); ``data sets`` the fewest of the row's points.
     """
     out = {}
     for model in ("normal", "lognormal"):
@@ -184,11 +190,9 @@ def table_rows(rows):
         for n in sorted({r["n"] for r in sel}):
             for eps in sorted({r["epsilon"] for r in sel if r["n"] == n}):
                 cell = [r for r in sel if r["n"] == n and r["epsilon"] == eps]
-                for near, tag in ((False, "far"), (True, "near")):
-                    tail = _worst(cell, tag, lambda r: max(r[f"low_miss_{tag}"], r[f"high_miss_{tag}"]), 0.025)
-                    miss = _worst(cell, tag, lambda r: 1.0 - r[f"coverage_{tag}"], 0.05)
-                    if tail is not None:
-                        entries.append((n, eps, near, *tail, 1.0 - miss[0], *miss[1:]))
+                tail = _worst(cell, lambda r: max(r["low_miss"], r["high_miss"]), 0.025)
+                miss = _worst(cell, lambda r: 1.0 - r["coverage"], 0.05)
+                entries.append((n, eps, min(r["reps"] for r in cell), *tail, 1.0 - miss[0], miss[1]))
         out[model] = tuple(entries)
     return out
 
@@ -202,14 +206,14 @@ def write_table(rows, csv_path, path=TABLE_PATH):
              "rerun the command.  Read by ``_approx.py`` (the warning rule).",
              '"""',
              "",
-             "#: model -> rows ``(n, epsilon, near a bound, worst one-sided miss rate (nominal 0.025), its data",
-             "#: sets, where, worst two-sided 95% coverage, its data sets, where)``, sorted by n, epsilon, near",
+             "#: model -> rows ``(n, epsilon, data sets, worst one-sided miss rate (nominal 0.025), where,",
+             "#: worst two-sided 95% coverage, where)``, sorted by n then epsilon",
              "SPREAD_RATES = {"]
     for model, entries in table_rows(rows).items():
         lines.append(f"    {model!r}: (")
-        for n, eps, near, tail, tail_reps, tail_where, cover, cover_reps, cover_where in entries:
-            lines.append(f"        ({n}, {eps!r}, {near}, {tail!r}, {tail_reps}, {tail_where!r},")
-            lines.append(f"         {cover!r}, {cover_reps}, {cover_where!r}),")
+        for n, eps, reps, tail, tail_where, cover, cover_where in entries:
+            lines.append(f"        ({n}, {eps!r}, {reps}, {tail!r}, {tail_where!r},")
+            lines.append(f"         {cover!r}, {cover_where!r}),")
         lines.append("    ),")
     lines.append("}")
     Path(path).write_text("\n".join(lines) + "\n")
@@ -225,7 +229,12 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="two points, 200 data sets each (a smoke test)")
     parser.add_argument("--table", action="store_true",
                         help="then write dpinfer/inference/means/_spread_table.py from the CSV")
+    parser.add_argument("--from-csv", type=Path, default=None, metavar="CSV",
+                        help="measure nothing: write the table from this earlier run's CSV")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.from_csv is not None:
+        print("wrote", write_table(harness.read_csv(args.from_csv)[1], args.from_csv))
+        return 0
     todo = points()
     if args.quick:
         todo = [p[:-1] + (200,) for p in todo if p[2] == 80 and p[3] == 0.5 and p[4] == 0.3 and p[6] == 6.0]

@@ -18,7 +18,6 @@ from .local._common import _project_simplex, _unary_debias, _unary_noise_var
 from .local._robust import _THRESHOLD_CONSTANT, _expected_covariance, _threshold_scale
 from .means._common import clipped as _clipped, mean_draws as _mean_draws, sample_bounds as _sample_bounds
 from .means._common import pvalue as _mean_pvalue, shares as _mean_shares, tails as _mean_tails
-from .means._approx import near_bound as _near_bound
 from .means._naive import naive_moments as _naive_moments
 from .means.repro._one_group import draw_roots as _draw_roots, repro_interval as _repro_interval
 from .means.repro._joint import differences as _joint_differences, joint_set as _joint_set
@@ -94,8 +93,6 @@ means_tails = _mean_tails
 #: ``means_shares(draws, null)`` and ``means_pvalue(le, ge, alternative)``: the DP-JIMI p-value from the draws
 means_shares = _mean_shares
 means_pvalue = _mean_pvalue
-#: ``means_near_bound(data)``: per release, whether its clipped mean lies near a bound (DP-JIMI's warning rule)
-means_near_bound = _near_bound
 #: ``measured_rate_bar(nominal, reps)``: the rate a measured one must exceed to warn (the shared rule)
 measured_rate_bar = _oc_warnings.measured_rate_bar
 #: ``means_naive(data, sigma)``: the naive interval's centre and variance per release
