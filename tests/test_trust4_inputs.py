@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import dpinfer
-from dpinfer import LaplaceReleaser, MeanReleaser, prop_test
+from dpinfer import ApproximationWarning, LaplaceReleaser, MeanReleaser, prop_test
 
 SECRETS = ("987654", "31415", "12.3456789", "HIV+secret")
 SECRET_VALUES = [987654.321, 31415.9265, 12.3456789]
@@ -136,7 +136,8 @@ def test_mean_repro_test_reports_progress():
 def test_jimi_mean_tests_report_progress():
     spread = MeanReleaser(1.0, 0.0, 10.0, spread=True).release(np.linspace(1, 9, 20), rng=3)
     seen = []
-    dpinfer.mean_jimi_test(spread, 4.0, n_sim=50, rng=1, progress=lambda d, t, m: seen.append((d, t)))
+    with pytest.warns(ApproximationWarning, match="two-sided 95% intervals"):  # n = 20 with the spread released
+        dpinfer.mean_jimi_test(spread, 4.0, n_sim=50, rng=1, progress=lambda d, t, m: seen.append((d, t)))
     assert seen[-1] == (50 * 20, 50 * 20)
     seen.clear()
     dpinfer.mean2_jimi_test(spread, spread, n_sim=50, rng=1, progress=lambda d, t, m: seen.append((d, t)))
@@ -173,7 +174,11 @@ def test_jimi_draws_in_blocks_give_the_same_answer(monkeypatch):
 
     spread = MeanReleaser(1.0, 0.0, 10.0, spread=True).release(np.linspace(1, 9, 30), rng=1)
     plain = MeanReleaser(1.0, 0.0, 10.0).release(np.linspace(1, 9, 30), rng=1)
-    calls = [lambda: dpinfer.mean_jimi_test(spread, 4.0, n_sim=400, rng=1),
+    def spread_call():
+        with pytest.warns(ApproximationWarning, match="two-sided 95% intervals"):  # n = 30, spread released
+            return dpinfer.mean_jimi_test(spread, 4.0, n_sim=400, rng=1)
+
+    calls = [spread_call,
              lambda: dpinfer.mean_jimi_test(plain, 4.0, sigma=2.0, model="lognormal", n_sim=400, rng=2),
              lambda: dpinfer.mean2_jimi_test(spread, plain, sigma=(2.0, 2.0), n_sim=400, rng=3)]
     whole = [(c().pvalue, tuple(c().conf_int)) for c in calls]
