@@ -40,18 +40,20 @@ it).  It warns when :func:`~dpinfer.inference._oc_warnings.measured_rate_message
 finds the row's rate beyond the shared rule: for a two-sided test, ``1 -
 coverage`` against 0.05; for a one-sided one, the worse end's miss rate against
 0.025 (clipping below mirrors clipping above, so either end counts).  So, with the
-normal model, two-sided calls warn at 30 <= n < 80 with epsilon >= 1 and below n =
-30, and at 80 <= n < 500 with epsilon < 1 (issue 40's setting); one-sided calls
-warn below n = 500 except at 80 <= n < 500 with epsilon >= 3; nothing warns from
-n = 500.  With the log-normal model only one-sided calls below n = 100 with
-epsilon < 1 warn.  A given ``sigma`` never warns (the test is then exact; the
+normal model (effective epsilon written e): below n = 80, one-sided calls warn, and
+two-sided ones too when e >= 1; from n = 80 to 499, both warn when e < 1 (issue 40's
+setting), one-sided ones when 1 <= e < 3, none when e >= 3; from n = 500 nothing
+warns.  With the log-normal model only one-sided calls below n = 100 with e < 1
+warn.  The rows are not monotone in epsilon (at n = 30 the epsilon-0.5 row covers
+0.9345, the epsilon-3 row 0.9115): the lean comes from the clipping, not the noise.
+A given ``sigma`` never warns (the test is then exact; the
 study's ``spread = 'known'`` rows, 30% clipped above with the wide lower bound,
 covered 0.945 to 0.9565 with no end beyond 0.031).  Nor does
 :func:`~dpinfer.mean2_jimi_test`: under equal laws in both groups the study's
 two-group part found its size within 4 SE of 0.05 (up to 20% clipped; heavier
 clipping was not studied for two groups).
 
-Beyond the study: bounds wider than about 10 standard deviations of the data, or
+Beyond the study: bounds wider than about 8 standard deviations of the data, or
 more than 40% clipped, were not measured; the table's row is then the nearest
 measured one, not a bound.
 """
