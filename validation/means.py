@@ -36,8 +36,11 @@ path) with ``--n-sim`` DP-JIMI draws each; the Monte Carlo SE of a coverage is
 ``sqrt(c (1 - c) / reps)``.
 
 Run: ``python -m validation.means [--quick | --full]`` (the default run, 100 data
-sets and 200 draws per point, takes under a minute on 2 cores; ``--full`` uses 1000
-data sets and 1000 draws).  The run then does the study's two-group part, size and
+sets and 200 draws per point, repro samples at n = 30 and 100 only, takes 52 s of
+CPU with the two-group part, about 53 s on an idle 2-core machine; ``--full`` uses
+1000 data sets and 1000 draws and repro samples at every n).  The tails part behind
+DP-JIMI's warning, ``python -m validation._means_tails``, runs on its own (about 15
+min of CPU).  The run then does the study's two-group part, size and
 power of the private two-group comparison (``validation/_means_two_group.py``).
 """
 
