@@ -51,7 +51,7 @@ NORMAL_ONE = "normal approximation (Lachin 1981)"
 
 def same_test_label(one_arm):
     """How the print names the same exact test without noise."""
-    kind = "UMP randomized binomial test" if one_arm else "randomized exact test"
+    kind = "randomized binomial test" if one_arm else "randomized exact test"
     return f"the same test without noise ({kind}, epsilon = Inf)"
 
 

@@ -59,6 +59,10 @@ class _Planned:
             self._cache["value"] = dict(self._compute())
         return dict(self._cache["value"])
 
+    def price_of_privacy(self):
+        """The comparator lines of the print (the comparators and the price), as text."""
+        return "\n".join(self._comparator_lines())
+
     def to_dict(self):
         """A flat JSON-safe dict: the answer, the question, the privacy, the comparators and the price."""
         out = dict(self._fields)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
+from ...results import PowerResult, SampleSizeResult
 from ..._validation import (
     DPInferValueError,
     _arg,
@@ -31,6 +34,7 @@ from ._kernels import (
     _umpu_parameters,
 )
 from .._over_n import _power_over_n
+from .._price import NONPRIVATE_EPSILON, NORMAL_ONE, normal_n, normal_power, same_test_label
 from .._roots import expand_bracket, find_root, integer_bracket, smallest_integer
 from ._common import _released_law, _resolve_two_sided_method
 
@@ -232,6 +236,7 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
     >>> binom_ump_power(0.4, [30, 60], 0.2, epsilon=1.0).round(4)   # over n
     array([0.612 , 0.9097])
     """
+    asked = (epsilon, delta, sensitivity)
     n, p0, epsilon, delta, alpha, alternative, two_sided_method = _check_power_args(
         n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity, n_array=True)
     theta = _as_probability_array(theta, "theta")
@@ -242,7 +247,49 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
 
     if np.ndim(n):
         return _power_over_n(theta, n, power_at)
-    return _scalar_or_array(power_at(theta, n))
+    out = _scalar_or_array(power_at(theta, n))
+    if not isinstance(out, float):
+        return out
+    th = float(theta)
+    question = dict(n=n, p0=p0, theta1=th, alpha=alpha, power=out, alternative=alternative,
+                    two_sided_method=two_sided_method, asked=asked)
+    question["compute"] = partial(_power_comparators, th, n, p0, alpha, alternative, two_sided_method)
+    return _planned(PowerResult, out, question)
+
+
+def _planned(cls, value, q):
+    """``cls(value)`` with the power.htest record of the question ``q`` and its comparators."""
+    epsilon, delta, sensitivity = q["asked"]
+    what = "power" if cls is PowerResult else "sample size"
+    test = ("" if q["alternative"] != "two-sided" else f", two-sided: {q['two_sided_method']}")
+    method = f"Exact {what} of the private one-sample test of a proportion (DP-UMP{test})"
+    lines = {"n": q["n"], "p0": q["p0"], "p1": q["theta1"], "sig.level": q["alpha"], "power": q["power"],
+             "alternative": {"two-sided": "two.sided"}.get(q["alternative"], q["alternative"])}
+    unit = "" if sensitivity == 1 else f", sensitivity {sensitivity}"
+    privacy = f"privacy: epsilon = {float(epsilon):g}, delta = {float(delta):g}{unit}, Tulap mechanism, released once"
+    fields = {"n": q["n"], "p0": q["p0"], "theta1": q["theta1"], "power": q["power"],
+              "exact_power": q.get("exact_power", q["power"]), "alpha": q["alpha"],
+              "alternative": q["alternative"], "two_sided_method": q["two_sided_method"],
+              "epsilon": float(epsilon), "delta": float(delta), "sensitivity": int(sensitivity),
+              "mechanism": "tulap"}
+    return cls._make(value)._setup(method, lines, fields, q["compute"], "", (same_test_label(True), NORMAL_ONE),
+                                   privacy)
+
+
+def _nonprivate_rule(n, p0, alpha, alternative, method):
+    """The same test without noise: the kernels at epsilon = Inf (the Tulap law's uniform part)."""
+    return _Rule(n, p0, _released_law(NONPRIVATE_EPSILON, 0.0, n), alpha, alternative, method)
+
+
+def _power_comparators(theta1, n, p0, alpha, alternative, method):
+    exact = float(np.clip(np.exp(_nonprivate_rule(n, p0, alpha, alternative, method).log_power(theta1)), 0.0, 1.0))
+    return {"nonprivate_power": exact, "normal_power": normal_power(theta1, None, n, p0, alpha, alternative)}
+
+
+def _size_comparators(theta1, p0, alpha, power, alternative, method):
+    law = _released_law(NONPRIVATE_EPSILON, 0.0)
+    n, _ = _search(theta1, p0, law, alpha, power, alternative, method)
+    return {"nonprivate_n": n, "normal_n": normal_n(theta1, None, p0, alpha, power, alternative)}
 
 
 def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="two-sided",
@@ -397,6 +444,16 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
         raise DPInferValueError(_arg("theta1"), f" must be {rule} for ", _setting("alternative", alternative),
                                 f"; got theta1={theta1!r}, p0={p0!r}.")
     law = _released_law(*unit_privacy(epsilon, delta, _check_sensitivity(sensitivity)))
+    n, reached = _search(theta1, p0, law, alpha, power, alternative, two_sided_method)
+    question = dict(n=n, p0=p0, theta1=theta1, alpha=alpha, power=power, exact_power=reached,
+                    alternative=alternative, two_sided_method=two_sided_method,
+                    asked=(epsilon, delta, sensitivity))
+    question["compute"] = partial(_size_comparators, theta1, p0, alpha, power, alternative, two_sided_method)
+    return _planned(SampleSizeResult, n, question)
+
+
+def _search(theta1, p0, law, alpha, power, alternative, two_sided_method):
+    """The smallest ``n`` whose exact power under ``law`` reaches ``power``, and that power."""
 
     def pw(n):
         rule = _Rule(n, p0, law, alpha, alternative, two_sided_method)
@@ -424,4 +481,5 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
     def gauge(n):
         return _ndtri(min(max(pw_cached(n), 1e-300), 1 - 1e-16)) - target
 
-    return smallest_integer(reaches, gauge, *bracket)
+    n = smallest_integer(reaches, gauge, *bracket)
+    return n, pw_cached(n)
