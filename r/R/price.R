@@ -26,3 +26,21 @@
          "(epsilon = Inf: a randomized exact test); normal.n: power.prop.test's; price.n = n - nonprivate.n ",
          "(per group), price.total for both")
 }
+
+# The planning results of the Python package are a float, an int and a tuple with the
+# comparators beside; reticulate converts only the exact builtin types, so these give it
+# the number they are (as `py$binom2_ump_power(...)` gave before they carried the comparators).
+#' @export
+py_to_r.dpinfer.results.PowerResult <- function(x) {
+  reticulate::py_to_r(reticulate::import_builtins(convert = FALSE)$float(x))
+}
+
+#' @export
+py_to_r.dpinfer.results.SampleSizeResult <- function(x) {
+  reticulate::py_to_r(reticulate::import_builtins(convert = FALSE)$int(x))
+}
+
+#' @export
+py_to_r.dpinfer.results.SampleSizesResult <- function(x) {
+  reticulate::py_to_r(reticulate::import_builtins(convert = FALSE)$tuple(x))
+}
