@@ -76,8 +76,12 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
 
     Returns
     -------
-    float or ndarray
+    PowerResult or ndarray
         ``P(reject)`` at each ``(theta1, theta2, n1, n2)``; at a null point it is the size.
+        For one of each, a :class:`~dpinfer.results.PowerResult`: the float, which prints
+        as R's ``power.htest`` with the power of the same test without noise (epsilon =
+        Inf, the same ``statistic``), ``power.prop.test``'s power (null of equality) and
+        the price of privacy beside it (computed when first read).
 
     Raises
     ------
@@ -259,9 +263,16 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
 
     Returns
     -------
-    tuple of int
+    SampleSizesResult
         ``(n1, n2)``: the smallest ``n1`` (with ``n2 = ceil(ratio n1)``) whose exact power is at
-        least ``power``.
+        least ``power``.  A tuple, which prints as R's ``power.htest`` with the non-private
+        comparators beside it: ``nonprivate_n``, the sizes of the same test (the same
+        ``statistic``, effect, margin, ratio) without the privacy noise (epsilon = Inf: a
+        randomized exact test); ``normal_n``, R's ``power.prop.test`` sizes (null of
+        equality; unequal arms by the same formula); ``price`` and ``price_total``, the
+        patients privacy costs; ``exact_power`` (see ``docs/two_arm.rst``, *Plan the next
+        trial*).  The comparators are computed when first read (0.2 to 0.9 times the
+        search's time, ``benchmarks/bench_price.py``).
 
     Raises
     ------
@@ -291,6 +302,12 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     >>> from dpinfer import binom2_ump_sample_size
     >>> binom2_ump_sample_size(0.6, 0.4, epsilon=1.0)
     (105, 105)
+
+    Printed, it shows the price of privacy (``print(size)``); its numbers are attributes:
+
+    >>> size = binom2_ump_sample_size(0.6, 0.4, epsilon=1.0, statistic='difference')
+    >>> size.nonprivate_n, size.price_total, round(size.normal_n[0], 2)   # power.prop.test: 96.92
+    ((98, 98), 14, 96.92)
     """
     theta1 = _check_probability(theta1, "theta1")
     theta2 = _check_probability(theta2, "theta2")

@@ -195,9 +195,14 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
 
     Returns
     -------
-    float or ndarray
+    PowerResult or ndarray
         ``E_theta[phi(X)]``; at ``theta = p0`` this is the size, alpha.  An array of
-        the broadcast shape of ``theta`` and ``n`` when either is an array.
+        the broadcast shape of ``theta`` and ``n`` when either is an array.  For one
+        ``theta`` and ``n``, a :class:`~dpinfer.results.PowerResult`: the float, which
+        prints (``print(result)``) as R's ``power.htest`` with the non-private comparators
+        beside it: the power of the same test without noise (epsilon = Inf: the randomized
+        binomial test) and of the normal approximation (Lachin 1981), and the price of
+        privacy (see ``docs/two_arm.rst``, *Plan the next trial*).
 
     Raises
     ------
@@ -286,9 +291,9 @@ def _power_comparators(theta1, n, p0, alpha, alternative, method):
     return {"nonprivate_power": exact, "normal_power": normal_power(theta1, None, n, p0, alpha, alternative)}
 
 
-def _size_comparators(theta1, p0, alpha, power, alternative, method):
+def _size_comparators(theta1, p0, alpha, power, alternative, method, start):
     law = _released_law(NONPRIVATE_EPSILON, 0.0)
-    n, _ = _search(theta1, p0, law, alpha, power, alternative, method)
+    n, _ = _search(theta1, p0, law, alpha, power, alternative, method, start)
     return {"nonprivate_n": n, "normal_n": normal_n(theta1, None, p0, alpha, power, alternative)}
 
 
@@ -385,8 +390,14 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
 
     Returns
     -------
-    int
-        The smallest ``n >= 1`` with ``binom_ump_power(theta1, n, ...) >= power``.
+    SampleSizeResult
+        The smallest ``n >= 1`` with ``binom_ump_power(theta1, n, ...) >= power``: an
+        ``int``, which prints as R's ``power.htest`` with the non-private comparators: the
+        smallest ``n`` of the same test without noise (epsilon = Inf: the UMP randomized
+        binomial test one-sided, the randomized form of the two-sided test chosen),
+        the normal approximation's ``n`` (Lachin 1981) and the price of privacy, ``n``
+        minus the first (attributes ``nonprivate_n``, ``normal_n``, ``price``,
+        ``exact_power``; computed when first read).
 
     Raises
     ------
@@ -422,6 +433,8 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
     True
     >>> binom_ump_sample_size(0.4, 0.2, epsilon=1.0, alternative='greater')
     38
+    >>> n.nonprivate_n, n.price, round(n.normal_n, 2)   # without noise: 36; Lachin's formula: 35.78
+    (36, 9, 35.78)
     """
     from ..._validation import _check_real
 
@@ -448,12 +461,17 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
     question = dict(n=n, p0=p0, theta1=theta1, alpha=alpha, power=power, exact_power=reached,
                     alternative=alternative, two_sided_method=two_sided_method,
                     asked=(epsilon, delta, sensitivity))
-    question["compute"] = partial(_size_comparators, theta1, p0, alpha, power, alternative, two_sided_method)
+    # start the search without noise from n less the records the noise costs under the normal
+    # model (Var(X + N) = n t (1 - t) + v: about v / (t (1 - t)) records); a start only
+    spread = theta1 * (1.0 - theta1)
+    start = max(1, n - round((_noise_sd(law.log_b) ** 2 - 1.0 / 12.0) / spread)) if spread > 0.0 else None
+    question["compute"] = partial(_size_comparators, theta1, p0, alpha, power, alternative, two_sided_method, start)
     return _planned(SampleSizeResult, n, question)
 
 
-def _search(theta1, p0, law, alpha, power, alternative, two_sided_method):
-    """The smallest ``n`` whose exact power under ``law`` reaches ``power``, and that power."""
+def _search(theta1, p0, law, alpha, power, alternative, two_sided_method, start=None):
+    """The smallest ``n`` whose exact power under ``law`` reaches ``power``, and that power; from
+    ``start`` (bracketed by steps of 1) when given, else from the normal approximation."""
 
     def pw(n):
         rule = _Rule(n, p0, law, alpha, alternative, two_sided_method)
@@ -469,8 +487,10 @@ def _search(theta1, p0, law, alpha, power, alternative, two_sided_method):
     def reaches(n):
         return pw_cached(n) >= power
 
-    start = _normal_sample_size(theta1, p0, law, alpha, power, alternative)
-    bracket = integer_bracket(reaches, start, _MAX_SAMPLE_SIZE)
+    first_step = None if start is None else 1
+    if start is None:
+        start = _normal_sample_size(theta1, p0, law, alpha, power, alternative)
+    bracket = integer_bracket(reaches, start, _MAX_SAMPLE_SIZE, first_step)
     if bracket is None:
         raise ValueError(f"the target power {power} is not reached for n <= {_MAX_SAMPLE_SIZE}; "
                          "check theta1, epsilon and power.")
