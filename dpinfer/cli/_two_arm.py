@@ -244,7 +244,7 @@ def cmd_power_two(args, emit, fmt):
                                            delta=args.delta, sensitivity=args.sensitivity, **common))
     # the non-private comparators: the same test at epsilon = Inf, and power.prop.test's (null of equality)
     plain = np.atleast_1d(binom2_ump_power(theta1, args.theta2, args.n1, args.n2, epsilon=NONPRIVATE_EPSILON,
-                                           **common))
+                                           **{**common, "mechanism": "tulap"}))
     equality = margin == (0.0 if effect == "difference" else 1.0)
     records = [{"theta1": float(t), "theta2": args.theta2, "power": float(p), "n1": args.n1, "n2": args.n2,
                 "effect": effect, "margin": margin, "alpha": args.alpha, "alternative": args.alternative,

@@ -73,6 +73,12 @@ def test_the_power_without_noise_is_the_enumerated_randomized_test():
     assert "price of privacy:" in str(p) and "normal approximation (power.prop.test): 0.8756675" in str(p)
 
 
+def test_laplace_arms_get_the_same_randomized_comparator():
+    p = binom2_ump_power(0.35, 0.20, 163, 163, epsilon=1.0, mechanism="laplace")
+    assert p.nonprivate_power == pytest.approx(REF["two_arm_difference_randomized"]["163"], abs=1e-9)
+    assert "Laplace mechanism" in str(p)
+
+
 def test_the_non_randomized_test_on_the_counts_is_saw_toothed():
     # why the comparator is the randomized test: the count test is below 80% on either side of 163
     counts = REF["two_arm_difference_counts"]

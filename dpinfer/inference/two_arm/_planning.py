@@ -176,9 +176,13 @@ def _equality_null(effect, margin):
 
 
 def _power_comparators(theta1, theta2, n1, n2, effect, margin, alpha, alternative, statistic, mechanism):
-    """The power of the same test without noise at ``(n1, n2)``, and power.prop.test's."""
-    arm1, arm2 = _arms(n1, n2, NONPRIVATE_EPSILON, 0.0, 1, mechanism)
-    used = _ordering(statistic, effect, n1, n2, mechanism)
+    """The power of the same test without noise at ``(n1, n2)``, and power.prop.test's.
+
+    Without noise both mechanisms' tests are tests of the counts; the comparator is the randomized
+    one (Tulap arms at epsilon = Inf) for either: Laplace arms at epsilon = Inf are the
+    non-randomized test, whose power is saw-toothed in ``n`` (``docs/two_arm.rst``)."""
+    arm1, arm2 = _arms(n1, n2, NONPRIVATE_EPSILON, 0.0, 1, _mechanisms.TULAP)
+    used = _ordering(statistic, effect, n1, n2, _mechanisms.TULAP)
     exact = float(np.clip(_exact_power(arm1, arm2, _null(effect, margin), theta1, theta2, alpha,
                                        alternative, used)[0], 0.0, 1.0))
     normal = normal_power(theta1, theta2, n1, n2, alpha, alternative) if _equality_null(effect, margin) else None
@@ -207,9 +211,10 @@ class _Quiet:
 
 def _size_comparators(theta1, theta2, power, ratio, effect, margin, alpha, alternative, statistic, mechanism,
                       start):
-    """``(n1, n2)`` of the same test without noise (searched from ``start``), and power.prop.test's."""
+    """``(n1, n2)`` of the same test without noise (searched from ``start``; randomized, Tulap arms at
+    epsilon = Inf, whatever ``mechanism``: see :func:`_power_comparators`), and power.prop.test's."""
     (n1, n2), _ = _sample_size(theta1, theta2, power, ratio, NONPRIVATE_EPSILON, 0.0, 1, effect, margin, alpha,
-                               alternative, statistic, mechanism, _Quiet(), start)
+                               alternative, statistic, _mechanisms.TULAP, _Quiet(), start)
     normal = normal_n(theta1, theta2, ratio, alpha, power, alternative) if _equality_null(effect, margin) else None
     return {"nonprivate_n1": n1, "nonprivate_n2": n2, "normal_n1": normal,
             "normal_n2": None if normal is None else ratio * normal}
