@@ -221,7 +221,8 @@ dp_chisq_test <- function(x, epsilon = NULL, method = c("jimi", "mc"), n.sim = 1
 #'
 #' Exactly one of \code{n} and \code{power} is \code{NULL}, and that one is
 #' computed: the exact power of the exact two-arm test of
-#' \code{\link{dp_prop_test}} on two Tulap releases at privacy \code{epsilon}
+#' \code{\link{dp_prop_test}} on two Tulap releases (Laplace with
+#' \code{mechanism = "laplace"}) at privacy \code{epsilon}
 #' (each arm released once, at \code{epsilon}), or the smallest \code{n} per
 #' group that reaches \code{power}.
 #'
@@ -276,8 +277,8 @@ dp_power_prop_test <- function(n = NULL, p1 = NULL, p2 = NULL, sig.level = 0.05,
     n <- if (sizes[[1L]] == sizes[[2L]]) sizes[[1L]] else sizes
   }
   note <- paste0("n is the number in *each* group", if (length(n) == 2L) " (n1, n2)" else "",
-                 "; each arm released once by the Tulap mechanism at epsilon = ", format(epsilon),
-                 ", delta = ", format(delta))
+                 "; each arm released once by the ", if (identical(mechanism, "laplace")) "Laplace" else "Tulap",
+                 " mechanism at epsilon = ", format(epsilon), ", delta = ", format(delta))
   structure(list(n = n, p1 = p1, p2 = p2, sig.level = sig.level, power = power,
                  alternative = if (alternative == "two.sided") "two.sided" else alternative,
                  note = note, method = "Exact power of the private two-sample test of proportions",

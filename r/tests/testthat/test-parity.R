@@ -43,8 +43,8 @@ test_that("dp_power_prop_test passes effect, statistic and mechanism to Python's
 
 test_that("dp_mantelhaen_test passes composition; dp_release_paired charges a parallel group", {
   skip_without_dpinfer()
-  strata <- list(A = list(dp_release_count(24, 40, epsilon = 1, seed = 1), dp_release_count(15, 40, epsilon = 1, seed = 2)),
-                 B = list(dp_release_count(33, 60, epsilon = 1, seed = 3), dp_release_count(22, 60, epsilon = 1, seed = 4)))
+  arm <- function(x, n, seed) dp_release_count(x, n, epsilon = 1, seed = seed)
+  strata <- list(A = list(arm(24, 40, 1), arm(15, 40, 2)), B = list(arm(33, 60, 3), arm(22, 60, 4)))
   expect_identical(dp_privacy(dp_mantelhaen_test(strata))$epsilon, 4)
   expect_identical(dp_privacy(dp_mantelhaen_test(strata, composition = "parallel"))$epsilon, 1)
   b <- dp_budget(epsilon = 3)
@@ -52,4 +52,11 @@ test_that("dp_mantelhaen_test passes composition; dp_release_paired charges a pa
   p2 <- dp_release_paired(matrix(c(20, 9, 4, 17), 2), epsilon = 2, seed = 39, budget = b, group = c("sites", "B"))
   expect_identical(p2$disjoint[[2L]], "B")
   expect_identical(dp_spent(b)$spent.epsilon, 2)
+})
+
+test_that("dp_power_prop_test's note names the mechanism planned", {
+  skip_without_dpinfer()
+  expect_match(dp_power_prop_test(n = 60, p1 = 0.5, p2 = 0.3, epsilon = 1)$note, "by the Tulap mechanism")
+  expect_match(dp_power_prop_test(n = 60, p1 = 0.5, p2 = 0.3, epsilon = 1, mechanism = "laplace")$note,
+               "by the Laplace mechanism")
 })
