@@ -68,7 +68,7 @@ _R_CALLS = {
 
 
 #: Python argument names -> the R package's (what an R user typed)
-_R_NAMES = {"p0": "p", "theta1": "p1", "theta2": "p2", "confidence_level": "conf.level", "n_sim": "n.sim"}
+_R_NAMES = {"p0": "p", "mu0": "mu", "theta1": "p1", "theta2": "p2", "confidence_level": "conf.level", "n_sim": "n.sim"}
 
 
 def _spell_r(name):
