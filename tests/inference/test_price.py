@@ -98,8 +98,11 @@ def test_the_normal_comparator_follows_power_prop_test_and_unequal_groups():
 def test_the_comparator_runs_the_same_ordering():
     score = binom2_ump_sample_size(0.35, 0.20, epsilon=1.0, statistic="score")
     assert score.to_dict()["statistic"] == "score" and "(score ordering)" in str(score)
-    alone = binom2_ump_sample_size(0.35, 0.20, epsilon=NONPRIVATE_EPSILON, statistic="score")
-    assert score.nonprivate_n == tuple(alone)
+    ref = REF["two_arm_score_randomized"]
+    assert ref["137"] < 0.8 <= ref["138"] and score.nonprivate_n == (138, 138)
+    for n in (137, 138):
+        p = binom2_ump_power(0.35, 0.20, n, n, epsilon=NONPRIVATE_EPSILON, statistic="score")
+        assert float(p) == pytest.approx(ref[str(n)], abs=1e-9)
 
 
 def test_one_arm_comparators():
