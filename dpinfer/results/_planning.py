@@ -7,6 +7,12 @@ that number, and ``repr`` shows it), and they carry what R's ``power.htest`` car
 question asked, and its non-private comparators, so that ``print(result)`` shows the price of
 privacy as a number.  The comparators are computed when first read (printing, ``to_dict()``,
 an attribute), once, so a planning call that only wants the number does not pay for them.
+
+The three share ``comparators`` (a dict of the comparators), ``to_dict()`` / ``to_json()``
+(the answer, the question, the planned privacy, the comparators and the price, flat) and
+``price_of_privacy()`` (the comparator lines of the print, as text).  No release exists yet,
+so there is no :class:`PrivacyRecord`: the print's last line states the planned epsilon,
+delta and mechanism, and ``to_dict()`` holds them.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ class _Planned:
     def _setup(self, method, question, fields, compute, note, labels, privacy):
         for name, value in (("method", method), ("_question", dict(question)), ("_fields", dict(fields)),
                             ("_compute", compute), ("note", note), ("_labels", labels),
-                            ("privacy", privacy), ("_cache", {})):
+                            ("_privacy_line", privacy), ("_cache", {})):
             object.__setattr__(self, name, value)
         return self
 
@@ -40,7 +46,7 @@ class _Planned:
 
     def __reduce__(self):
         return (_rebuild, (type(self), self._value(), self.method, self._question, self._fields,
-                           self._compute, self.note, self._labels, self.privacy))
+                           self._compute, self.note, self._labels, self._privacy_line))
 
     def __str__(self):
         return self._format()
@@ -86,7 +92,7 @@ class _Planned:
         if self.note:
             lines += [f"NOTE: {self.note}", ""]
         lines += self._comparator_lines()
-        lines += ["", self.privacy, ""]
+        lines += ["", self._privacy_line, ""]
         return "\n".join(lines)
 
 
