@@ -271,20 +271,26 @@ class SampleSizesResult(_Planned, tuple):
 
     @property
     def price(self):
-        """Per arm: ``(n1, n2)`` minus those of the same test without noise."""
+        """Per arm: ``(n1, n2)`` minus those of the same test without noise (None when that search
+        went beyond the exact sums' reach)."""
+        if self.nonprivate_n[0] is None:
+            return None
         return tuple(a - b for a, b in zip(self, self.nonprivate_n))
 
     @property
     def price_total(self):
-        """Both arms together: ``n1 + n2`` minus the same sum without noise."""
-        return sum(self.price)
+        """Both arms together: ``n1 + n2`` minus the same sum without noise (or None)."""
+        return None if self.price is None else sum(self.price)
 
     def _priced(self):
-        p1, p2 = self.price
-        return {**self.comparators, "price_n1": p1, "price_n2": p2, "price_total": p1 + p2}
+        p1, p2 = (None, None) if self.price is None else self.price
+        return {**self.comparators, "price_n1": p1, "price_n2": p2, "price_total": self.price_total}
 
     def _comparator_lines(self):
         same, normal = self._labels
+        if self.price is None:
+            return ["non-private comparators (n per group):", f"  {same}: not computed (beyond the exact "
+                    "sums' reach)", f"  {normal}: {_n_text(self.normal_n)}"]
         equal = self[0] == self[1] and self.nonprivate_n[0] == self.nonprivate_n[1]
         unit = "per group" if equal else "(n1 and n2)"
         price = (f"{self.price[0]} per group" if equal and self.price[0] == self.price[1]

@@ -4,7 +4,7 @@
 # power.htest components, which print.power.htest prints one line each.
 .price_of_privacy <- function(plan) {
   pair <- function(a, b) if (is.null(a)) NULL else if (a == b) a else c(a, b)
-  out <- if (is.null(plan$nonprivate_n1)) {
+  out <- if (!"nonprivate_n1" %in% names(plan)) {
     list(nonprivate.power = plan$nonprivate_power, normal.power = plan$normal_power,
          price.power = plan$price_power)
   } else {
@@ -17,7 +17,7 @@
 
 # What the comparator lines mean, for the note.
 .price_note <- function(plan) {
-  if (is.null(plan$nonprivate_n1)) {
+  if (!"nonprivate_n1" %in% names(plan)) {
     return(paste0("nonprivate.power: the same exact test (", plan$statistic, " ordering) without the privacy ",
                   "noise (epsilon = Inf: a randomized exact test); normal.power: power.prop.test's; ",
                   "price.power = nonprivate.power - power"))

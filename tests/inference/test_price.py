@@ -139,6 +139,22 @@ def test_results_are_the_numbers_they_were():
     assert isinstance(binom2_ump_power([0.5, 0.6], 0.4, 50, 50, epsilon=1.0), np.ndarray)
 
 
+def test_a_comparator_beyond_reach_prints_not_computed(monkeypatch):
+    import dpinfer.inference.two_arm._planning as planning
+
+    search = planning._sample_size
+
+    def refuse_without_noise(*args):
+        if args[4] == NONPRIVATE_EPSILON:  # epsilon, the fifth argument
+            raise ValueError("beyond the sums")
+        return search(*args)
+
+    monkeypatch.setattr(planning, "_sample_size", refuse_without_noise)
+    size = binom2_ump_sample_size(0.6, 0.4, epsilon=1.0, statistic="difference")
+    assert size.price is None and size.price_total is None and size.to_dict()["price_n1"] is None
+    assert "not computed (beyond the exact sums' reach)" in str(size)
+
+
 def test_results_are_read_only():
     n = binom_ump_sample_size(0.4, 0.2, epsilon=1.0)
     with pytest.raises(AttributeError, match="read-only; `note` cannot be set"):

@@ -213,8 +213,11 @@ def _size_comparators(theta1, theta2, power, ratio, effect, margin, alpha, alter
                       start):
     """``(n1, n2)`` of the same test without noise (searched from ``start``; randomized, Tulap arms at
     epsilon = Inf, whatever ``mechanism``: see :func:`_power_comparators`), and power.prop.test's."""
-    (n1, n2), _ = _sample_size(theta1, theta2, power, ratio, NONPRIVATE_EPSILON, 0.0, 1, effect, margin, alpha,
-                               alternative, statistic, _mechanisms.TULAP, _Quiet(), start)
+    try:
+        (n1, n2), _ = _sample_size(theta1, theta2, power, ratio, NONPRIVATE_EPSILON, 0.0, 1, effect, margin, alpha,
+                                   alternative, statistic, _mechanisms.TULAP, _Quiet(), start)
+    except ValueError:  # beyond the exact sums' reach (a print must not fail): not computed
+        n1 = n2 = None
     normal = normal_n(theta1, theta2, ratio, alpha, power, alternative) if _equality_null(effect, margin) else None
     return {"nonprivate_n1": n1, "nonprivate_n2": n2, "normal_n1": normal,
             "normal_n2": None if normal is None else ratio * normal}
