@@ -190,16 +190,18 @@ def _power_comparators(theta1, theta2, n1, n2, effect, margin, alpha, alternativ
 
 
 def _start_without_noise(n1, theta1, theta2, ratio, epsilon, sensitivity, mechanism, c):
-    """Where to start the search without noise: ``n1`` less the records the noise costs under the
-    normal model (``Var(Z1/n1 - c Z2/n2)`` has ``(v1 + c^2 v2 / r^2) / n1^2`` beyond the binomial
-    ``(t1 q1 + c^2 t2 q2 / r) / n1``, ``v_i`` the noise variance beyond the uniform part); a start only."""
+    """Where to start the search without noise: the ``n`` whose binomial variance alone equals the
+    private variance at ``n1`` under the normal model: ``Var(Z1/n1 - c Z2/n2)`` is ``S / n1 + V / n1^2``
+    with ``S = t1 q1 + c^2 t2 q2 / r`` and ``V = v1 + c^2 v2 / r^2`` (``v_i`` the noise variance beyond
+    the uniform part), so ``S / n = S / n1 + V / n1^2`` gives ``n = n1 S n1 / (S n1 + V)``; a start only."""
     eps = [e / k for e, k in zip(arm_pair(epsilon, "epsilon"), arm_pair(sensitivity, "sensitivity"))]
     v = [2.0 / e**2 if mechanism == _mechanisms.LAPLACE else 2.0 * math.exp(-e) / (1.0 - math.exp(-e)) ** 2
          for e in eps]
     spread = theta1 * (1.0 - theta1) + c * c * theta2 * (1.0 - theta2) / ratio
     if spread <= 0.0:
         return None
-    return max(1, n1 - round((v[0] + c * c * v[1] / ratio**2) / spread))
+    noise = v[0] + c * c * v[1] / ratio**2
+    return max(1, math.ceil(n1 * spread * n1 / (spread * n1 + noise)))
 
 
 class _Quiet:
