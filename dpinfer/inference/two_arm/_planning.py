@@ -281,7 +281,7 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
         randomized exact test); ``normal_n``, R's ``power.prop.test`` sizes (null of
         equality; unequal arms by the same formula); ``price`` and ``price_total``, the
         patients privacy costs; ``exact_power`` (see ``docs/two_arm.rst``, *Plan the next
-        trial*).  The comparators are computed when first read (0.2 to 0.9 times the
+        trial*).  The comparators are computed when first read (0.1 to 0.9 times the
         search's time, ``benchmarks/bench_price.py``).
 
     Raises

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 import numpy as np
@@ -461,10 +462,9 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
     question = dict(n=n, p0=p0, theta1=theta1, alpha=alpha, power=power, exact_power=reached,
                     alternative=alternative, two_sided_method=two_sided_method,
                     asked=(epsilon, delta, sensitivity))
-    # start the search without noise from n less the records the noise costs under the normal
-    # model (Var(X + N) = n t (1 - t) + v: about v / (t (1 - t)) records); a start only
-    spread = theta1 * (1.0 - theta1)
-    start = max(1, n - round((_noise_sd(law.log_b) ** 2 - 1.0 / 12.0) / spread)) if spread > 0.0 else None
+    # the search without noise starts at the normal approximation's n without noise: the
+    # randomized test's power follows it closely (0.4 v 0.2: 35.78, the exact answer 36); a start only
+    start = math.ceil(normal_n(theta1, None, p0, alpha, power, alternative))
     question["compute"] = partial(_size_comparators, theta1, p0, alpha, power, alternative, two_sided_method, start)
     return _planned(SampleSizeResult, n, question)
 
