@@ -39,14 +39,15 @@ QUANTUM = 2.0**-32
 MAX_CELLS = 4_000_000
 
 
-def _pooled(n1, n2, v1, v2, rows=slice(None)):
-    """Barnard's pooled z on the lattice's ``rows`` with the noise variances added (see :func:`_raw_score`).
+def _pooled(n1, n2, v1, v2, rows=slice(None), columns=slice(None)):
+    """Barnard's pooled z on the lattice's ``rows`` and ``columns`` with the noise variances added
+    (see :func:`_raw_score`).
 
     From exact integers: ``n1 n2 (p1 - p2)`` and ``N^2 pbar (1 - pbar)`` are exact doubles, so
     mirror cells (``(j1, j2)`` and ``(n - j2, n - j1)`` at ``n1 = n2``) give equal doubles.
     """
     j1 = np.arange(n1 + 1, dtype=float)[rows, None]
-    j2 = np.arange(n2 + 1, dtype=float)[None, :]
+    j2 = np.arange(n2 + 1, dtype=float)[None, columns]
     big_n = n1 + n2
     d = (j1 * n2 - j2 * n1) / (n1 * n2)
     s = j1 + j2
@@ -146,23 +147,35 @@ def _raw_score(n1, n2, effect, margin, v1=0.0, v2=0.0):
     ``(n1, n2)`` of a null of no difference) ``g`` is 0 if the numerator is 0, else +-inf.
     An odds ratio ``psi0 != 1`` is ordered by its Miettinen-Nurminen score (:mod:`._odds_ratio`).
     Computed in blocks of rows (``_BLOCK_CELLS``), each cell from its own terms only.
+
+    *Mirror cells.*  For a difference between arms of one size and one noise law, ``g`` is
+    the same at ``(j1, j2)`` and ``(n - j2, n - j1)``: the map keeps ``p1 - p2``, carries the
+    likelihood under ``theta1 - theta2 = Delta0`` to itself with ``(theta1, theta2)`` to
+    ``(1 - theta2, 1 - theta1)``, so the restricted MLE to ``(1 - t2, 1 - t1)``, and keeps
+    the variance.  Only the cells with ``j1 + j2 <= n`` are computed and the others copied
+    (half the work; mirror cells get equal doubles, as the pooled z's always did).
     """
     g = np.empty((n1 + 1, n2 + 1))
+    mirror = effect == "difference" and n1 == n2 and v1 == v2
     step = max(1, _BLOCK_CELLS // (n2 + 1))
     for start in range(0, n1 + 1, step):
         rows = slice(start, min(start + step, n1 + 1))
-        g[rows] = _standardised(*_score_terms(n1, n2, effect, margin, v1, v2, rows))
+        columns = slice(0, n2 + 1 - start) if mirror else slice(None)  # mirror: j2 <= n - j1 needed
+        g[rows, columns] = _standardised(*_score_terms(n1, n2, effect, margin, v1, v2, rows, columns))
+    if mirror:
+        upper = np.add.outer(np.arange(n1 + 1), np.arange(n2 + 1)) > n1
+        np.copyto(g, g[::-1, ::-1].T.copy(), where=upper)  # g[j1, j2] = g[n - j2, n - j1]
     return g
 
 
-def _score_terms(n1, n2, effect, margin, v1, v2, rows):
-    """``(numerator, variance)`` of :func:`_raw_score` on the lattice's ``rows``."""
+def _score_terms(n1, n2, effect, margin, v1, v2, rows, columns=slice(None)):
+    """``(numerator, variance)`` of :func:`_raw_score` on the lattice's ``rows`` and ``columns``."""
     if effect == "odds-ratio" and margin != 1.0:
         return _odds_ratio_terms(n1, n2, margin, v1, v2, rows)  # Miettinen-Nurminen
     if (effect == "difference" and margin == 0.0) or margin == 1.0:
-        return _pooled(n1, n2, v1, v2, rows)
+        return _pooled(n1, n2, v1, v2, rows, columns)
     x1 = np.arange(n1 + 1, dtype=float)[rows, None]
-    x2 = np.arange(n2 + 1, dtype=float)[None, :]
+    x2 = np.arange(n2 + 1, dtype=float)[None, columns]
     p1, p2 = x1 / n1, x2 / n2
     if effect == "difference":
         t1, t2 = _restricted_difference(p1, p2, n1, n2, margin)
