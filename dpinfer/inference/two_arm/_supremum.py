@@ -231,7 +231,8 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
     return _Sup(max(min(bound, cap), out.value), out.nu, out.value)
 
 
-#: Newton steps of :func:`_newton_maxima` at most (it converges in 3 to 6)
+#: Newton steps of :func:`_newton_maxima` at most (typically 1 to 7; brackets it leaves, bisected,
+#: took up to 26 in the interval of the benchmark)
 _NEWTON_STEPS = 40
 
 
