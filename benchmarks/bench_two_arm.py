@@ -134,12 +134,15 @@ binomial rows) instead of a Brent search
 each (``_supremum._newton_maxima``)
 =========================================  ============================================  ==============
 
-Two runs of this benchmark afterwards (load average 4.5-5.1, 2 cores shared by nine
-sessions): difference p-value 0.35x / 0.46x; score p-value 0.52x / 0.77x (goal met); score
-interval at n = 100 0.189 s / 0.192 s (goal 0.2 s: met, narrowly); at n = 1000 4.44 s /
-6.85 s (goal 5 s: met in one run of two).  What remains at n = 1000 (cProfile, 7 s): the
-order matrices 2.4 s (now mostly the restricted MLE's arithmetic on 1e6 cells per margin:
-mirror symmetry at n1 = n2 would halve it), ``binom.pmf`` 2.1 s and the rows' noise
+Four runs of this benchmark afterwards (load average 4.5-5.8, 2 cores shared by nine
+sessions; the last two after the mirror cells below): difference p-value 0.27-0.49x; score
+p-value 0.52-0.78x (goal met); score interval at n = 100 0.149-0.192 s (goal 0.2 s: met);
+at n = 1000 4.44 / 6.85 / 5.40 / 5.86 s (goal 5 s: met in one run of four; barnard_exact
+itself took 1.1-4.3 s there, so the load moved both).  Mirror cells (``g(j1, j2) =
+g(n - j2, n - j1)`` for a difference between equal arms, computed once) took the order
+matrix from 27 to 16 ms at n = 1000.  What remains at n = 1000 (cProfile, 7 s): the
+order matrices 2.4 s before the mirror cells (the restricted MLE's arithmetic on 1e6 cells
+per margin), ``binom.pmf`` 2.1 s and the rows' noise
 convolutions 1 s, in the Brent refinements off the lattice (Newton there costs about as
 much per maximum: each step needs three convolved rows per arm).
 """

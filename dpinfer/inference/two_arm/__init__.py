@@ -164,9 +164,9 @@ risk-difference interval, whose end search cannot use monotonicity in ``Delta0``
 score's ordering moves with it), scans 81 margins per end (see :mod:`._interval`), each with
 its own order matrix.  Issue 41's goals: the p-value at most ``scipy.stats.barnard_exact``'s
 time at n = 100 per arm, the interval at most 0.2 s there and under 5 s at n = 1000.  After
-the speed-ups (``benchmarks/bench_two_arm.py``, load average 4.5-5 on 2 cores): p-value
-0.5-0.8x, interval 0.19 s at n = 100 (met, narrowly), 4.4-6.9 s at n = 1000 (missed in one
-run of two); before them 1.1-1.2x, 0.15-0.35 s and 7-10 s, and at first 2.8x, 1.3 s and 54 s
+the speed-ups (``benchmarks/bench_two_arm.py``, four runs at load average 4.5-5.8 on 2
+cores): p-value 0.5-0.8x, interval 0.15-0.19 s at n = 100 (met), 4.4-6.9 s at n = 1000
+(missed in three runs of four); before them 1.1-1.2x, 0.15-0.35 s and 7-10 s, and at first 2.8x, 1.3 s and 54 s
 (the default switches when the goals are met in every run).  ``statistic='score'`` gives it
 where power away from 1/2 matters.
 
