@@ -160,7 +160,7 @@ def tail_point(point, n_sim=N_SIM):
 
 
 def _where(row):
-    clip = f"{row['clip_upper']:.0%} clipped above"
+    clip = f"{row['clip_upper']:.0%} clipped above" if row["clip_upper"] else "nothing clipped"
     if row["clip_lower"]:
         clip = f"{row['clip_lower']:.0%} below and {row['clip_upper']:.0%} above clipped"
     elif row["lower_sd"] is not None and row["lower_sd"] != 4.0:

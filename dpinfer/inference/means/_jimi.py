@@ -159,10 +159,10 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     the interval leans toward the clipped side, and with wide bounds the two ends'
     errors no longer offset (issue 40: two-sided coverage 0.92 at n = 80, epsilon
     0.5, 30% clipped above, lower bound 6 sd below; its lower end above the mean
-    in 0.078 of data sets).  The warning reads the public numbers only (n, the
-    effective epsilon, whether the released clipped mean lies in the outer quarter
-    of the bounds, the model, the alternative) and the study's table for them
-    (``dpinfer/inference/means/_approx.py``); a given ``sigma`` never warns.
+    in 0.0785 of data sets).  The warning reads public numbers only (n, the
+    effective epsilon, the model, the alternative) and the study's worst measured
+    error over the bounds it studied for them (the rule and its table:
+    ``dpinfer/inference/means/_approx.py``); a given ``sigma`` never warns.
     Under another model (skewed data with the normal model) it can miss; the
     log-normal model is there for skewed data.
     The release's discrete noise and grid (:class:`~dpinfer.MeanReleaser`) are
