@@ -11,8 +11,8 @@ the bounds public), the coverage of the population mean and the median length of
   the ``--full`` and ``--quick`` runs, left out of the default run to keep it under a
   minute);
 * ``repro``: :func:`dpinfer.mean_repro_test`'s interval (repro samples, Awan & Wang;
-  at n = 500 only in the ``--full`` run, where it costs four fifths of the default
-  run's time),
+  at n = 500 only in the ``--full`` run: there it cost four fifths of the default
+  run's repro time),
   normal model with the truth's standard deviation known (the released squares unused),
   ``R = n_sim - 1`` seeds simulating the released law exactly (grid and discrete noise);
   valid in finite samples with the Monte Carlo error included,
@@ -38,10 +38,11 @@ path) with ``--n-sim`` DP-JIMI draws each; the Monte Carlo SE of a coverage is
 Run: ``python -m validation.means [--quick | --full]`` (the default run, 100 data
 sets and 200 draws per point, repro samples at n = 30 and 100 only, takes 52 s of
 CPU with the two-group part, about 53 s on an idle 2-core machine; ``--full`` uses
-1000 data sets and 1000 draws and repro samples at every n).  The tails part behind
-DP-JIMI's warning, ``python -m validation._means_tails``, runs on its own (about 15
-min of CPU).  The run then does the study's two-group part, size and
-power of the private two-group comparison (``validation/_means_two_group.py``).
+1000 data sets and 1000 draws and repro samples at every n).  The run then does the
+study's two-group part, size and power of the private two-group comparison
+(``validation/_means_two_group.py``).  The tails part behind DP-JIMI's warning
+(``validation/_means_tails.py``: 30-40% clipping, the table the warning reads) runs
+on its own, ``python -m validation._means_tails`` (about 15 min of CPU).
 """
 
 from __future__ import annotations
