@@ -45,6 +45,9 @@ data set is in the group: the error rates *given* where the release fell; not us
 by the warning, see ``dpinfer/inference/means/_approx.py``), ``seconds`` (CPU time
 of the point, informative only).
 
+The run behind the package's table is kept in ``validation/results/means_tails_simulate.csv``
+(the planning guide reads it too).
+
 **The warning table.**  ``--table`` then writes
 ``dpinfer/inference/means/_spread_table.py`` from the CSV (spread released rows
 only; ``--from-csv CSV`` writes it from an earlier run's CSV without measuring):
@@ -202,7 +205,8 @@ def write_table(rows, csv_path, path=TABLE_PATH):
     lines = ['"""The ``means`` study\'s measured DP-JIMI error rates with the spread released (generated).',
              "",
              "Written by ``python -m validation._means_tails --table`` (see that module for the",
-             f"grid, the seeds and the CSV columns) from ``{Path(csv_path).name}``; do not edit by hand:",
+             f"grid, the seeds and the CSV columns) from ``{Path(csv_path).name}`` (the run kept in",
+             "``validation/results/``; ``--from-csv`` rewrites this module from it); do not edit by hand:",
              "rerun the command.  Read by ``_approx.py`` (the warning rule).",
              '"""',
              "",

@@ -73,3 +73,20 @@ def test_tails_quick_and_table_from_csv(tmp_path):
     (entry,) = namespace["SPREAD_RATES"]["normal"]  # the spread-released row only
     assert entry[:4] == (80, 0.5, 200, max(rows[0]["low_miss"], rows[0]["high_miss"]))
     assert entry[5] == rows[0]["coverage"] and namespace["SPREAD_RATES"]["lognormal"] == ()
+
+
+def test_the_warning_table_is_the_kept_runs():
+    # dpinfer/inference/means/_spread_table.py is written from the kept CSV of the tails part, unedited
+    from pathlib import Path
+
+    from validation import _means_tails
+
+    root = Path(_means_tails.__file__).resolve().parents[1]
+    meta, rows = read_csv(root / "validation" / "results" / "means_tails_simulate.csv")
+    assert int(meta["seed"]) == _means_tails.SEED and len(rows) == len(_means_tails.points())
+    assert [_means_tails.point_key((r["truth"], r["model"], r["n"], r["epsilon"], r["clip_upper"], r["clip_lower"],
+                                    r["lower_sd"] if r["lower_sd"] is not None else 4.0, r["spread"], r["reps"]))
+            for r in rows] == [_means_tails.point_key(p) for p in _means_tails.points()]
+    from dpinfer.inference.means._spread_table import SPREAD_RATES
+
+    assert _means_tails.table_rows(rows) == SPREAD_RATES

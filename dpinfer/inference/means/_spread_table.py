@@ -1,7 +1,8 @@
 """The ``means`` study's measured DP-JIMI error rates with the spread released (generated).
 
 Written by ``python -m validation._means_tails --table`` (see that module for the
-grid, the seeds and the CSV columns) from ``means_tails_simulate.csv``; do not edit by hand:
+grid, the seeds and the CSV columns) from ``means_tails_simulate.csv`` (the run kept in
+``validation/results/``; ``--from-csv`` rewrites this module from it); do not edit by hand:
 rerun the command.  Read by ``_approx.py`` (the warning rule).
 """
 
