@@ -175,36 +175,119 @@ def _sorted_cuts(theta, level, n, epsilon, upper_side):
 #: per set of public numbers (n, epsilon, level, side).
 _TABLE_STEPS = 1024
 
+#: Sub-intervals a cell that fails the spline check is cut into, and how many times a
+#: failing sub-cell is cut again (so a stretch still solved per call is at most
+#: ``1 / (1024 * 16**3)``, 2.4e-7, wide around each kink of the cuts).
+_SUB_STEPS, _SUB_DEPTH = 16, 3
 
-@functools.lru_cache(maxsize=256)
-def _cut_table(level, n, epsilon, upper_side):
-    """The cuts of one side on a fixed theta grid of [0, 1], solved once per public numbers (cached).
 
-    Returns ``(grid, cuts, spline, usable)``: the cubic spline through the finite
-    cuts and, per grid interval, whether it may be read from the spline.  Usable:
-    both ends finite and the spline through every second node is within
-    ``2 _INTERPOLATION_TOL / (n epsilon)`` of the cuts at the nodes between (the
-    spline through all nodes, at half the spacing, is far closer: its error falls
-    as the fourth power of the spacing).  The cuts depend on public numbers only,
-    so a warning costs the table once and a spline evaluation after.
+class _CutPiece:
+    """Cuts solved at the nodes of a theta grid, the checked spline through them, and finer pieces.
+
+    ``usable[i]``: the grid's cell ``i`` may be read from ``spline`` (both ends finite
+    and the spline through every second node within ``tol`` of the cuts at the nodes
+    between, :func:`_checked_spline`); ``children[i]``: a piece on a finer grid of cell
+    ``i`` where it may not (a kink of the cuts, where the release's cut crosses 0 or 1,
+    or the steep start at theta near 0 or 1).
+    """
+
+    __slots__ = ("grid", "cuts", "spline", "usable", "children")
+
+    def __init__(self, grid, cuts, tol):
+        self.grid, self.cuts = grid, cuts
+        self.spline, self.usable = _checked_spline(grid, cuts, tol)
+        self.children = {}
+
+    def read(self, theta):
+        """The cuts at ``theta`` (inside the grid's span) from this piece and its children; NaN where none may."""
+        steps = self.grid.size - 1
+        cell = np.clip(np.searchsorted(self.grid, theta, side="right") - 1, 0, steps - 1)
+        read = self.usable[cell]
+        if read.all():  # the usual case: one spline evaluation
+            return self.spline(theta)
+        out = np.full(theta.size, np.nan)
+        if read.any():
+            out[read] = self.spline(theta[read])
+        for node in (cell, cell + 1):  # a node's own solved cut (theta = 0 or 1 too, where it may be infinite)
+            at = ~read & (theta == self.grid[node])
+            out[at] = self.cuts[node[at]]
+            read |= at
+        rest = np.flatnonzero(~read)
+        for c in np.unique(cell[rest]):
+            child = self.children.get(int(c))
+            if child is not None:
+                rows = rest[cell[rest] == c]
+                out[rows] = child.read(theta[rows])
+        return out
+
+
+def _checked_spline(grid, cuts, tol):
+    """``(spline, usable)``: the cubic spline through the finite cuts and which grid cells may read it.
+
+    Usable: both ends finite and the spline through every second finite node is within
+    ``tol`` of the cuts at the nodes between (the spline through all nodes, at half the
+    spacing, is far closer: its error falls as the fourth power of the spacing).
     """
     from scipy.interpolate import CubicSpline  # imported on first use (start-up time)
 
-    grid = np.linspace(0.0, 1.0, _TABLE_STEPS + 1)
-    cuts = _sorted_cuts(grid, level, n, epsilon, upper_side)
+    steps = grid.size - 1
     finite = np.isfinite(cuts)
     usable = finite[:-1] & finite[1:]
     good = np.flatnonzero(finite)
     if good.size < 9:
-        return grid, cuts, None, np.zeros(_TABLE_STEPS, dtype=bool)
-    tol = 2.0 * _INTERPOLATION_TOL / (n * epsilon)
+        return None, np.zeros(steps, dtype=bool)
     for parity in (0, 1):
         nodes, checks = good[parity::2], good[1 - parity::2]
         checks = checks[(checks > nodes[0]) & (checks < nodes[-1])]
         err = np.abs(CubicSpline(grid[nodes], cuts[nodes])(grid[checks]) - cuts[checks])
         bad = checks[~(err <= tol)]
-        usable[np.clip(np.concatenate([bad - 2, bad - 1, bad, bad + 1]), 0, _TABLE_STEPS - 1)] = False
-    return grid, cuts, CubicSpline(grid[good], cuts[good]), usable
+        usable[np.clip(np.concatenate([bad - 2, bad - 1, bad, bad + 1]), 0, steps - 1)] = False
+    return CubicSpline(grid[good], cuts[good]), usable
+
+
+def _refine(pieces, level, n, epsilon, upper_side, tol):
+    """Give each unusable cell of ``pieces`` a child piece on ``_SUB_STEPS`` sub-cells; return the children.
+
+    The new nodes of every such cell are solved together (one vectorised root search),
+    each bracketed by its cell's end cuts (the cuts increase with theta; an infinite end
+    falls back to the full bracket).
+    """
+    cells = [(piece, int(i)) for piece in pieces for i in np.flatnonzero(~piece.usable)]
+    if not cells:
+        return []
+    inner = np.arange(1, _SUB_STEPS) / _SUB_STEPS
+    theta = np.concatenate([p.grid[i] + inner * (p.grid[i + 1] - p.grid[i]) for p, i in cells])
+    lo = np.repeat([p.cuts[i] for p, i in cells], inner.size)
+    hi = np.repeat([p.cuts[i + 1] for p, i in cells], inner.size)
+    solved = _release_cuts(theta, level, n, epsilon, upper_side, (lo, hi)).reshape(len(cells), inner.size)
+    children = []
+    for (piece, i), row in zip(cells, solved):
+        grid = np.linspace(piece.grid[i], piece.grid[i + 1], _SUB_STEPS + 1)
+        grid[-1] = piece.grid[i + 1]
+        child = _CutPiece(grid, np.concatenate([[piece.cuts[i]], row, [piece.cuts[i + 1]]]), tol)
+        piece.children[i] = child
+        children.append(child)
+    return children
+
+
+@functools.lru_cache(maxsize=256)
+def _cut_table(level, n, epsilon, upper_side):
+    """The cuts of one side on a fixed theta grid of [0, 1], solved once per public numbers (cached).
+
+    Returns the top :class:`_CutPiece` (1024 cells).  A cell whose spline check fails
+    is cut into 16 sub-cells with their own checked spline, and a failing sub-cell
+    again, ``_SUB_DEPTH`` times: the cuts are smooth in theta except at a few kinks, so
+    the cells left to solve per call shrink to a few 2.4e-7-wide stretches.  The cuts
+    depend on public numbers only, so a warning costs the table once and spline
+    evaluations after.
+    """
+    grid = np.linspace(0.0, 1.0, _TABLE_STEPS + 1)
+    tol = 2.0 * _INTERPOLATION_TOL / (n * epsilon)
+    top = _CutPiece(grid, _sorted_cuts(grid, level, n, epsilon, upper_side), tol)
+    pieces = [top]
+    for _ in range(_SUB_DEPTH):
+        pieces = _refine(pieces, level, n, epsilon, upper_side, tol)
+    return top
 
 
 #: Public numbers whose cuts were asked for once (bounded: cleared when full).
@@ -214,7 +297,7 @@ _ASKED = set()
 def _tabled_cuts(theta, level, n, epsilon, upper_side):
     """The cuts at increasing thetas read from :func:`_cut_table` where usable, else solved here.
 
-    The table (about 0.3 s) is built the second time the same public numbers are
+    The table (about 0.5 s) is built the second time the same public numbers are
     asked for: a single call solves its own cuts (:func:`_sorted_cuts`, about 60 ms
     at n = 30) and does not pay for a table it would not reuse.
     """
@@ -224,13 +307,13 @@ def _tabled_cuts(theta, level, n, epsilon, upper_side):
             _ASKED.clear()
         _ASKED.add(key)
         return _sorted_cuts(theta, level, n, epsilon, upper_side)
-    grid, _, spline, usable = _cut_table(*key)
     inside = (theta >= 0.0) & (theta <= 1.0)
-    cell = np.clip(np.searchsorted(grid, np.where(inside, theta, 0.0), side="right") - 1, 0, _TABLE_STEPS - 1)
-    read = inside & usable[cell] if spline is not None else np.zeros(theta.size, dtype=bool)
-    cuts = np.empty(theta.size)
-    cuts[read] = spline(theta[read])
-    rest = np.flatnonzero(~read)
+    if inside.all():
+        cuts = _cut_table(*key).read(theta)
+    else:
+        cuts = np.full(theta.size, np.nan)
+        cuts[inside] = _cut_table(*key).read(theta[inside])
+    rest = np.flatnonzero(np.isnan(cuts))
     if rest.size:
         cuts[rest] = _sorted_cuts(theta[rest], level, n, epsilon, upper_side)
     return cuts
