@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 from scipy import special, stats
 
 from ..._ldp_channels import _two_coin_epsilon
-from ...distributions._binomial_rows import binomial_rows
+from ...distributions._binomial_rows import bernstein_window, binomial_rows
 from ... import _mechanisms
 from ..._validation import (
     _check_alternative,
@@ -279,10 +278,6 @@ _MAX_COVERAGE_WINDOW = 2_000_000
 #: Largest (values of p) x (yes counts) block summed at once by the coverage check.
 _COVERAGE_BLOCK = 1 << 22
 
-#: ``log(1 / 1e-15)``: each side of a coverage window leaves out at most 1e-15 of the mass.
-_WINDOW_LOG_TAIL = 15.0 * math.log(10.0)
-
-
 def _rr_wald_bounds(yes, n, a0, a1, b, level, alternative, estimand):
     est = (yes / n - a0) / b
     se = _rr_se(yes, n, a0, a1, b, estimand)
@@ -298,32 +293,19 @@ def _wald_z(level, alternative):
     return float(stats.norm.ppf(1.0 - (1.0 - level) / (2.0 if alternative == "two-sided" else 1.0)))
 
 
-def _coverage_windows(n, lam):
-    """``(lo, hi)``: the yes counts outside ``[lo, hi]`` hold at most 1e-15 of Binomial(n, lam)'s mass on each side.
-
-    Bernstein's inequality, ``P(|Y - n lam| >= t) <= exp(-t^2 / (2 (v + t/3)))`` on each
-    side with ``v = n lam (1 - lam)``, at ``t = L/3 + sqrt(L^2/9 + 2 L v)``, ``L = log
-    1e15`` (rigorous, and within a few counts of the exact quantiles; no scipy call).
-    """
-    v = n * lam * (1.0 - lam)
-    t = _WINDOW_LOG_TAIL / 3.0 + np.sqrt(_WINDOW_LOG_TAIL**2 / 9.0 + 2.0 * _WINDOW_LOG_TAIL * v)
-    lo = np.clip(np.floor(n * lam - t), 0.0, float(n))
-    hi = np.clip(np.ceil(n * lam + t), 0.0, float(n))
-    return lo, hi
-
-
 def _rr_wald_coverage(p, n, a0, a1, b, level, alternative):
     """Exact coverage of the (population) Wald interval at each ``p`` of an array (NaN: too costly).
 
     The yes count is Binomial(n, a0 + b p); the sum runs over the counts holding all
-    but 1e-15 of the mass on each side (:func:`_coverage_windows`, so it is exact to
+    but 1e-15 of the mass on each side (Bernstein's bound,
+    :func:`~dpinfer.distributions._binomial_rows.bernstein_window`, so it is exact to
     about 2e-15 plus the closed-form pmf rows' rounding,
     :func:`~dpinfer.distributions._binomial_rows.binomial_rows`), each row over its own
     window.  A ``p`` whose window is wider than ``_MAX_COVERAGE_WINDOW`` counts gets NaN.
     """
     p = np.atleast_1d(np.asarray(p, dtype=float))
     lam = a0 + b * p
-    lo, hi = _coverage_windows(n, lam)
+    lo, hi = bernstein_window(n, lam, 1e-15)
     out = np.full(p.size, np.nan)
     fits = np.flatnonzero(hi - lo <= _MAX_COVERAGE_WINDOW)
     if fits.size == 0:
