@@ -50,4 +50,5 @@ def test_bernstein_window_leaves_out_at_most_the_tail(n):
     # and within a few counts of the exact quantiles (not a needlessly wide window)
     exact_lo, exact_hi = stats.binom.ppf(1e-15, n, theta), stats.binom.isf(1e-15, n, theta)
     sd = np.sqrt(n * theta * (1 - theta))
-    assert np.all(exact_lo - lo <= 2 * sd + 12) and np.all(hi - exact_hi <= 2 * sd + 12)
+    slack = 2 * sd + 35  # sqrt(2 L v) against the exact quantile, plus up to L = log 1e15 near theta = 0 or 1
+    assert np.all(exact_lo - lo <= slack) and np.all(hi - exact_hi <= slack)
