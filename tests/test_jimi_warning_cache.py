@@ -229,3 +229,11 @@ def test_table_is_built_once_per_public_numbers():
     info = _exact._cut_table.cache_info()
     # the first call solves its own cuts; the second builds the table (two sides); the others read it
     assert info.misses == 2 and info.hits == 4
+
+
+def test_table_stays_small_where_the_cuts_are_steps():
+    # epsilon = 1e9: the cuts are steps in theta, almost every cell fails the spline check; refining them
+    # all once asked for 3.6 million cut solves (5.7 GB); a level with more than _MAX_REFINED failing
+    # cells is left to per-call solves instead
+    top = _exact._cut_table(0.025, 30, 1e9, True)
+    assert (~top.usable).sum() > _exact._MAX_REFINED and not top.children

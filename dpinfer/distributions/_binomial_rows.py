@@ -60,10 +60,10 @@ def binomial_rows(n, theta, x):
         from scipy.special import gammaln
 
         coef = gammaln(n + 1.0) - gammaln(x + 1.0) - gammaln(n - x + 1.0)
-    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
-        out = np.exp(coef + x * np.log(theta)[:, None] + (n - x) * np.log1p(-theta)[:, None])
     ends = (theta <= 0.0) | (theta >= 1.0)
-    if ends.any():
+    inner = np.where(ends, 0.5, theta) if ends.any() else theta  # no log(0) (and no errstate: it is slow)
+    out = np.exp(coef + x * np.log(inner)[:, None] + (n - x) * np.log1p(-inner)[:, None])
+    if inner is not theta:
         point = np.where(theta[ends] <= 0.0, 0.0, float(n))
         out[ends] = np.where(np.broadcast_to(x, out.shape)[ends] == point[:, None], 1.0, 0.0)
     return out

@@ -247,13 +247,10 @@ def _direct_count_tail(theta, n, cuts, law):
     x = np.arange(n + 1.0)
     pmf = binomial_rows(n, theta, x)
     prob = 0.0
-    x_std = law.standardise(x)
     for c, side in cuts:
-        c = np.broadcast_to(np.asarray(c, dtype=float).ravel(), theta.shape)  # a scalar, or a cut per row
-        d = x_std - law.standardise(c)[:, None]  # (x - c) / scale
-        if side < 0:
-            d = -d
-        with np.errstate(under="ignore", over="ignore"):
-            half = 0.5 * np.exp(-np.abs(d))
+        c = np.asarray(c, dtype=float).reshape(-1, 1)  # one cut, or a cut per row
+        d = (x - c) if side > 0 else (c - x)  # finite here: no overflow, so no (slow) errstate
+        d = d * law.rate if law.by_rate else d / law.scale
+        half = 0.5 * np.exp(-np.abs(d))
         prob = prob + np.where(d > 0.0, 1.0 - half, half)
-    return np.clip(np.einsum("ij,ij->i", pmf, prob), 0.0, 1.0)
+    return np.clip(np.einsum("ij,ij->i", pmf, np.broadcast_to(prob, pmf.shape)), 0.0, 1.0)

@@ -132,9 +132,10 @@ def worst_coverage(coverage, lows, highs, n, confidence_level):
     """
     thetas, _ = coverage_thetas(*hull(lows, highs), n)
     values = np.asarray(coverage(thetas), dtype=float)
-    if not np.any(np.isfinite(values)):
+    missing = np.isnan(values)
+    if missing.all():
         return None
-    worst = int(np.nanargmin(values))
+    worst = int(np.nanargmin(values) if missing.any() else np.argmin(values))
     if values[worst] >= coverage_floor(confidence_level):
         return None
     return float(thetas[worst]), float(values[worst])

@@ -177,8 +177,10 @@ _TABLE_STEPS = 1024
 
 #: Sub-intervals a cell that fails the spline check is cut into, and how many times a
 #: failing sub-cell is cut again (so a stretch still solved per call is at most
-#: ``1 / (1024 * 16**3)``, 2.4e-7, wide around each kink of the cuts).
-_SUB_STEPS, _SUB_DEPTH = 16, 3
+#: ``1 / (1024 * 16**3)``, 2.4e-7, wide around each kink of the cuts).  A level with more
+#: than ``_MAX_REFINED`` failing cells is not refined (cuts that are not smooth almost
+#: anywhere, e.g. epsilon = 1e9, where they are steps: those thetas are solved per call).
+_SUB_STEPS, _SUB_DEPTH, _MAX_REFINED = 16, 3, 128
 
 
 class _CutPiece:
@@ -200,8 +202,7 @@ class _CutPiece:
 
     def read(self, theta):
         """The cuts at ``theta`` (inside the grid's span) from this piece and its children; NaN where none may."""
-        steps = self.grid.size - 1
-        cell = np.clip(np.searchsorted(self.grid, theta, side="right") - 1, 0, steps - 1)
+        cell = np.searchsorted(self.grid[1:-1], theta, side="right")  # in 0 .. steps - 1, the ends included
         read = self.usable[cell]
         if read.all():  # the usual case: one spline evaluation
             return self.spline(theta)
@@ -248,12 +249,14 @@ def _checked_spline(grid, cuts, tol):
 def _refine(pieces, level, n, epsilon, upper_side, tol):
     """Give each unusable cell of ``pieces`` a child piece on ``_SUB_STEPS`` sub-cells; return the children.
 
+    No children when more than ``_MAX_REFINED`` cells fail (the table's size stays bounded).
+
     The new nodes of every such cell are solved together (one vectorised root search),
     each bracketed by its cell's end cuts (the cuts increase with theta; an infinite end
     falls back to the full bracket).
     """
     cells = [(piece, int(i)) for piece in pieces for i in np.flatnonzero(~piece.usable)]
-    if not cells:
+    if not cells or len(cells) > _MAX_REFINED:
         return []
     inner = np.arange(1, _SUB_STEPS) / _SUB_STEPS
     theta = np.concatenate([p.grid[i] + inner * (p.grid[i + 1] - p.grid[i]) for p, i in cells])
@@ -307,16 +310,21 @@ def _tabled_cuts(theta, level, n, epsilon, upper_side):
             _ASKED.clear()
         _ASKED.add(key)
         return _sorted_cuts(theta, level, n, epsilon, upper_side)
-    inside = (theta >= 0.0) & (theta <= 1.0)
-    if inside.all():
+    if theta[0] >= 0.0 and theta[-1] <= 1.0:  # increasing: all inside [0, 1]
         cuts = _cut_table(*key).read(theta)
     else:
+        inside = (theta >= 0.0) & (theta <= 1.0)
         cuts = np.full(theta.size, np.nan)
         cuts[inside] = _cut_table(*key).read(theta[inside])
     rest = np.flatnonzero(np.isnan(cuts))
     if rest.size:
         cuts[rest] = _sorted_cuts(theta[rest], level, n, epsilon, upper_side)
     return cuts
+
+
+#: A cut this far out (proportion scale) is beyond every count and its Laplace reach:
+#: ``P(x + N > n c)`` is exactly 1 for ``c = -_FAR_CUT`` and 0 for ``+_FAR_CUT`` in double precision.
+_FAR_CUT = 1e200
 
 
 def _exact_rejection(theta, lo_level, hi_level, n, epsilon, *, sorted_grid=False):
@@ -337,13 +345,15 @@ def _exact_rejection(theta, lo_level, hi_level, n, epsilon, *, sorted_grid=False
     theta = np.atleast_1d(np.asarray(theta, float))
     law = LaplaceLaw.from_rate(epsilon)
     accuracy = COUNT_TAIL_ACCURACY if sorted_grid else {}
-    total = np.zeros(theta.size)
     sides = [(upper, (_tabled_cuts if sorted_grid else _release_cuts)(theta, level, n, epsilon, upper))
              for level, upper in ((lo_level, True), (hi_level, False)) if level is not None]
-    if all(np.all(np.isfinite(cuts)) for _, cuts in sides):
-        # the usual case: one finite sum over both cuts (one binomial window per theta)
-        total += law.count_tail(theta, n, [(n * cuts, 1 if upper else -1) for upper, cuts in sides], **accuracy)
-        return np.clip(total, 0.0, 1.0)
+    if sorted_grid:
+        # an infinite cut rejects everything or nothing: as +-1e200 it does so exactly in the one finite sum
+        sides = [(upper, np.clip(cuts, -_FAR_CUT, _FAR_CUT)) for upper, cuts in sides]
+    if all(np.isfinite(cuts).all() for _, cuts in sides):
+        # the usual case: one finite sum over both cuts (one binomial window per theta), in [0, 1]
+        return law.count_tail(theta, n, [(n * cuts, 1 if upper else -1) for upper, cuts in sides], **accuracy)
+    total = np.zeros(theta.size)
     for upper, cuts in sides:
         finite = np.isfinite(cuts)
         # an infinite cut rejects everything (-inf above, +inf below) or nothing
