@@ -43,7 +43,7 @@ sums themselves are closed-form binomial rows against the Laplace law's closed-f
 tails (the whole support up to n = 150, Bernstein's window above).  A DP-JIMI
 interval at n = 30 then costs about 0.1 ms for its warning (1.4-1.5 times its 1e4
 draws alone, all included; ``benchmarks/bench_jimi.py``), a normal-approximation
-interval 1-2 ms at n = 30 and 9-10 ms at n = 1000, a randomized-response Wald
+interval 1-2 ms at n = 30 and 4-10 ms at n = 1000, a randomized-response Wald
 interval 0.2 ms at n = 100 and 13 ms at n = 1e5.
 """
 
