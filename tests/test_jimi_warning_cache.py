@@ -210,10 +210,11 @@ def test_cells_failing_the_spline_check_are_read_from_finer_pieces(upper_side):
     n, epsilon, level = 30, 1.0, 0.025
     top = _exact._cut_table(level, n, epsilon, upper_side)
     bad = np.flatnonzero(~top.usable)
-    assert bad.size and set(top.children) == set(bad.tolist())
     thetas = np.sort(np.concatenate([top.grid[bad] + f * (top.grid[bad + 1] - top.grid[bad])
                                      for f in (0.1, 0.37, 0.5, 0.83)]))
     read = top.read(thetas)
+    assert bad.size and set(top.children) == set(bad.tolist())  # each refined once asked for, and kept
+    np.testing.assert_array_equal(top.read(thetas), read)
     assert np.mean(np.isnan(read)) <= 0.05
     direct = _exact._release_cuts(thetas, level, n, epsilon, upper_side)
     ok = ~np.isnan(read)
@@ -233,7 +234,9 @@ def test_table_is_built_once_per_public_numbers():
 
 def test_table_stays_small_where_the_cuts_are_steps():
     # epsilon = 1e9: the cuts are steps in theta, almost every cell fails the spline check; refining them
-    # all once asked for 3.6 million cut solves (5.7 GB); a level with more than _MAX_REFINED failing
-    # cells is left to per-call solves instead
+    # all at once asked for 3.6 million cut solves (5.7 GB); a piece gets at most _MAX_REFINED finer
+    # pieces, the rest is solved per call
     top = _exact._cut_table(0.025, 30, 1e9, True)
-    assert (~top.usable).sum() > _exact._MAX_REFINED and not top.children
+    thetas, _ = coverage_thetas(0.05, 0.95, 30)
+    top.read(thetas)
+    assert (~top.usable).sum() > _exact._MAX_REFINED and len(top.children) <= _exact._MAX_REFINED

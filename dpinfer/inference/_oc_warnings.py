@@ -38,7 +38,8 @@ of the Wald and score intervals, ``log C(n, x)`` of the closed-form binomial row
 (:mod:`dpinfer.distributions._binomial_rows`) and DP-JIMI's rejection cuts, each a
 root of a quadrature, solved once on a fixed grid of [0, 1] with finer pieces where
 the spline through them is not checked accurate (``jimi/_exact._cut_table``, about
-0.5-1.5 s, built the second time the same public numbers are asked for).  The exact
+0.3-0.6 s, built the second time the same public numbers are asked for; a finer piece,
+a few milliseconds, the first time a call reaches it).  The exact
 sums themselves are closed-form binomial rows against the Laplace law's closed-form
 tails (the whole support up to n = 150, Bernstein's window above).  A DP-JIMI
 interval at n = 30 then costs about 0.1 ms for its warning (1.4-1.5 times its 1e4

@@ -177,9 +177,9 @@ _TABLE_STEPS = 1024
 
 #: Sub-intervals a cell that fails the spline check is cut into, and how many times a
 #: failing sub-cell is cut again (so a stretch still solved per call is at most
-#: ``1 / (1024 * 16**3)``, 2.4e-7, wide around each kink of the cuts).  A level with more
-#: than ``_MAX_REFINED`` failing cells is not refined (cuts that are not smooth almost
-#: anywhere, e.g. epsilon = 1e9, where they are steps: those thetas are solved per call).
+#: ``1 / (1024 * 16**3)``, 2.4e-7, wide around each kink of the cuts).  A piece gets at
+#: most ``_MAX_REFINED`` finer pieces (cuts that are not smooth almost anywhere, e.g.
+#: epsilon = 1e9, where they are steps, are solved per call as before).
 _SUB_STEPS, _SUB_DEPTH, _MAX_REFINED = 16, 3, 128
 
 
@@ -190,14 +190,16 @@ class _CutPiece:
     and the spline through every second node within ``tol`` of the cuts at the nodes
     between, :func:`_checked_spline`); ``children[i]``: a piece on a finer grid of cell
     ``i`` where it may not (a kink of the cuts, where the release's cut crosses 0 or 1,
-    or the steep start at theta near 0 or 1).
+    or the steep start at theta near 0 or 1), made the first time a theta in that cell
+    is asked for (its nodes are public: a cell of a fixed grid) and kept.  ``key``: the
+    public numbers ``(level, n, epsilon, upper_side)``.
     """
 
-    __slots__ = ("grid", "cuts", "spline", "usable", "children")
+    __slots__ = ("grid", "cuts", "spline", "usable", "children", "key", "depth")
 
-    def __init__(self, grid, cuts, tol):
-        self.grid, self.cuts = grid, cuts
-        self.spline, self.usable = _checked_spline(grid, cuts, tol)
+    def __init__(self, grid, cuts, key, depth=0):
+        self.grid, self.cuts, self.key, self.depth = grid, cuts, key, depth
+        self.spline, self.usable = _checked_spline(grid, cuts, 2.0 * _INTERPOLATION_TOL / (key[1] * key[2]))
         self.children = {}
 
     def read(self, theta):
@@ -214,12 +216,35 @@ class _CutPiece:
             out[at] = self.cuts[node[at]]
             read |= at
         rest = np.flatnonzero(~read)
-        for c in np.unique(cell[rest]):
+        cells = np.unique(cell[rest])
+        self._refine([int(c) for c in cells if int(c) not in self.children])
+        for c in cells:
             child = self.children.get(int(c))
             if child is not None:
                 rows = rest[cell[rest] == c]
                 out[rows] = child.read(theta[rows])
         return out
+
+    def _refine(self, cells):
+        """Give each of ``cells`` a child piece on ``_SUB_STEPS`` sub-cells (none beyond the depth or the cap).
+
+        Their new nodes are solved together (one vectorised root search), each bracketed
+        by its cell's end cuts (the cuts increase with theta; an infinite end falls back
+        to the full bracket).
+        """
+        if not cells or self.depth >= _SUB_DEPTH or len(self.children) + len(cells) > _MAX_REFINED:
+            return
+        cells = np.asarray(cells)
+        inner = np.arange(1, _SUB_STEPS) / _SUB_STEPS
+        lo_t, hi_t = self.grid[cells], self.grid[cells + 1]
+        theta = (lo_t[:, None] + inner * (hi_t - lo_t)[:, None]).ravel()
+        bracket = (np.repeat(self.cuts[cells], inner.size), np.repeat(self.cuts[cells + 1], inner.size))
+        solved = _release_cuts(theta, *self.key, bracket).reshape(cells.size, inner.size)
+        for i, row in zip(cells, solved):
+            grid = np.linspace(self.grid[i], self.grid[i + 1], _SUB_STEPS + 1)
+            grid[-1] = self.grid[i + 1]
+            cuts = np.concatenate([[self.cuts[i]], row, [self.cuts[i + 1]]])
+            self.children[int(i)] = _CutPiece(grid, cuts, self.key, self.depth + 1)
 
 
 def _checked_spline(grid, cuts, tol):
@@ -246,51 +271,21 @@ def _checked_spline(grid, cuts, tol):
     return CubicSpline(grid[good], cuts[good]), usable
 
 
-def _refine(pieces, level, n, epsilon, upper_side, tol):
-    """Give each unusable cell of ``pieces`` a child piece on ``_SUB_STEPS`` sub-cells; return the children.
-
-    No children when more than ``_MAX_REFINED`` cells fail (the table's size stays bounded).
-
-    The new nodes of every such cell are solved together (one vectorised root search),
-    each bracketed by its cell's end cuts (the cuts increase with theta; an infinite end
-    falls back to the full bracket).
-    """
-    cells = [(piece, int(i)) for piece in pieces for i in np.flatnonzero(~piece.usable)]
-    if not cells or len(cells) > _MAX_REFINED:
-        return []
-    inner = np.arange(1, _SUB_STEPS) / _SUB_STEPS
-    theta = np.concatenate([p.grid[i] + inner * (p.grid[i + 1] - p.grid[i]) for p, i in cells])
-    lo = np.repeat([p.cuts[i] for p, i in cells], inner.size)
-    hi = np.repeat([p.cuts[i + 1] for p, i in cells], inner.size)
-    solved = _release_cuts(theta, level, n, epsilon, upper_side, (lo, hi)).reshape(len(cells), inner.size)
-    children = []
-    for (piece, i), row in zip(cells, solved):
-        grid = np.linspace(piece.grid[i], piece.grid[i + 1], _SUB_STEPS + 1)
-        grid[-1] = piece.grid[i + 1]
-        child = _CutPiece(grid, np.concatenate([[piece.cuts[i]], row, [piece.cuts[i + 1]]]), tol)
-        piece.children[i] = child
-        children.append(child)
-    return children
-
-
 @functools.lru_cache(maxsize=256)
 def _cut_table(level, n, epsilon, upper_side):
     """The cuts of one side on a fixed theta grid of [0, 1], solved once per public numbers (cached).
 
     Returns the top :class:`_CutPiece` (1024 cells).  A cell whose spline check fails
-    is cut into 16 sub-cells with their own checked spline, and a failing sub-cell
-    again, ``_SUB_DEPTH`` times: the cuts are smooth in theta except at a few kinks, so
-    the cells left to solve per call shrink to a few 2.4e-7-wide stretches.  The cuts
-    depend on public numbers only, so a warning costs the table once and spline
-    evaluations after.
+    is cut into 16 sub-cells with their own checked spline the first time a theta in it
+    is asked for, and a failing sub-cell again, ``_SUB_DEPTH`` times: the cuts are smooth
+    in theta except at a few kinks, so the cells left to solve per call shrink to a few
+    2.4e-7-wide stretches.  The cuts depend on public numbers only, so a warning costs
+    the table once (about 0.3-0.6 s), a few milliseconds the first time it reaches a
+    failing cell, and spline evaluations after.
     """
+    key = (level, n, epsilon, upper_side)
     grid = np.linspace(0.0, 1.0, _TABLE_STEPS + 1)
-    tol = 2.0 * _INTERPOLATION_TOL / (n * epsilon)
-    top = _CutPiece(grid, _sorted_cuts(grid, level, n, epsilon, upper_side), tol)
-    pieces = [top]
-    for _ in range(_SUB_DEPTH):
-        pieces = _refine(pieces, level, n, epsilon, upper_side, tol)
-    return top
+    return _CutPiece(grid, _sorted_cuts(grid, level, n, epsilon, upper_side), key)
 
 
 #: Public numbers whose cuts were asked for once (bounded: cleared when full).
@@ -300,7 +295,7 @@ _ASKED = set()
 def _tabled_cuts(theta, level, n, epsilon, upper_side):
     """The cuts at increasing thetas read from :func:`_cut_table` where usable, else solved here.
 
-    The table (about 0.5 s) is built the second time the same public numbers are
+    The table (about 0.3-0.6 s) is built the second time the same public numbers are
     asked for: a single call solves its own cuts (:func:`_sorted_cuts`, about 60 ms
     at n = 30) and does not pay for a table it would not reuse.
     """
