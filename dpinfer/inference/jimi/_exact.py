@@ -206,7 +206,7 @@ class _CutPiece:
         """The cuts at ``theta`` (inside the grid's span) from this piece and its children; NaN where none may."""
         cell = np.searchsorted(self.grid[1:-1], theta, side="right")  # in 0 .. steps - 1, the ends included
         read = self.usable[cell]
-        if read.all():  # the usual case: one spline evaluation
+        if read.all() and theta.size:  # the usual case: one spline evaluation
             return self.spline(theta)
         out = np.full(theta.size, np.nan)
         if read.any():

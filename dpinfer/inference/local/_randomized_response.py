@@ -278,6 +278,7 @@ _MAX_COVERAGE_WINDOW = 2_000_000
 #: Largest (values of p) x (yes counts) block summed at once by the coverage check.
 _COVERAGE_BLOCK = 1 << 22
 
+
 def _rr_wald_bounds(yes, n, a0, a1, b, level, alternative, estimand):
     est = (yes / n - a0) / b
     se = _rr_se(yes, n, a0, a1, b, estimand)
