@@ -1,4 +1,4 @@
-"""The normal-approximation and randomized-response warnings decide as before their checks were cached (issue 41 item 3).
+"""The normal-approximation and RR warnings decide as before their checks were cached (issue 41 item 3).
 
 The rule is unchanged: the same calls warn.  The tables were recorded by
 ``tests/reference/oc_warning_tables.py`` run on the code before the change (commit
