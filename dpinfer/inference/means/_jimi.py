@@ -145,7 +145,8 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     or ``+inf`` (the data would all be clipped); one whose squares no scale
     reaches has scale 0 or the cap.  The interval is the ``k``-th smallest and
     largest ``k = ceil(a H)`` draw of the mean, the p-value the share of draws
-    on the null side (doubled, two-sided).
+    on the null side with the observed release counted as one of them, ``(k + 1)
+    / (H + 1)`` as fima reports it, so never 0 (doubled, two-sided).
 
     **Validity.**  With ``sigma`` known the one-sample test is exact up to Monte
     Carlo error: the equation is monotone in ``mu``, so the share of draws at or
