@@ -437,13 +437,14 @@ def _release_from_record(data, path):
         raise _UsageError(f"release file {path!r}: a {data['kind']} has no clipping bounds (only a clipped sum, "
                           "as 'dpinfer mean-release' writes, has them); a hand edit?")
     where = f"in release file {path}"
-    return Release(
-        _check_real(data["value"], f"value {where}"), data["mechanism"],
-        _check_epsilon(data["epsilon"], f"epsilon {where}"), _check_delta(data["delta"], f"delta {where}"),
-        _check_positive(data["sensitivity"], f"sensitivity {where}"),
-        _check_int(data["n"], f"n {where}", minimum=1), data["kind"],
-        secure=_secure(data, path), **_semantics(data, path),
-    )
+    fields = (_check_real(data["value"], f"value {where}"), data["mechanism"],
+              _check_epsilon(data["epsilon"], f"epsilon {where}"), _check_delta(data["delta"], f"delta {where}"),
+              _check_positive(data["sensitivity"], f"sensitivity {where}"),
+              _check_int(data["n"], f"n {where}", minimum=1), data["kind"])
+    try:  # the Release's own rules (a relation its kind cannot have, ...), named with the file
+        return Release(*fields, secure=_secure(data, path), **_semantics(data, path))
+    except (TypeError, ValueError) as exc:
+        raise _UsageError(f"release file {path!r}: {exc}") from exc
 
 
 def _secure(data, path):
