@@ -9,7 +9,9 @@ R's ``fisher.test`` convention for an undefined odds ratio; fima's ``(k + 1) / (
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -100,6 +102,21 @@ def test_ratio_margins_near_zero_and_infinity_agree_with_enumeration(margin, alt
     # the certified p-value is an upper bound of the supremum, at most 1e-12 relative above the
     # located one; the enumeration's grid maximum is a value of the tail (a lower bound)
     assert want * (1 - 1e-10) <= got <= want * (1 + 1e-8)
+
+
+#: odds-ratio margins across [1e-6, 1e6] by direct summation in mpmath, the supremum searched evenly in
+#: the mean log-odds (tests/reference/make_two_arm_odds_ratio.py margins; no dpinfer import)
+_OR_MARGINS = json.loads((Path(__file__).parent / "reference" / "two_arm_odds_ratio_margins_values.json").read_text())
+
+
+@pytest.mark.parametrize("case", _OR_MARGINS["cases"], ids=lambda c: f"{c['margin']:g}-{c['z1']}")
+@pytest.mark.parametrize("alternative", ["greater", "less", "two-sided"])
+def test_odds_ratio_margins_inside_the_range_agree_with_enumeration(case, alternative):
+    # issue 40: margins beyond [1e-6, 1e6] are refused; inside, the p-value is the exact one
+    assert case["margin"] in (1e-6, 1e-3, 1.0, 1e3, 1e6)
+    got = binom2_ump_test(case["z1"], case["n1"], case["z2"], case["n2"], epsilon=1.0, effect="odds-ratio",
+                          margin=case["margin"], alternative=alternative).pvalue
+    assert got == pytest.approx(float(case[alternative]), rel=1e-9)
 
 
 # --------------------------------------------------------------------------- wrong numbers at extreme margins
