@@ -162,7 +162,7 @@ class Release:
             # inference conditions on the recorded n: a release whose n moves with one person
             # (add/remove) would be inverted with a law it does not have
             raise ValueError(f"`neighbours` of a {self.kind!r} release must be 'replace-one' (its n is public and "
-                             f"inference conditions on it; only a table may be released under add-remove); "
+                             f"inference conditions on it; add-remove fits a table whose total is private); "
                              f"got {self.neighbours!r}.")
         if self.privacy_unit is None:
             object.__setattr__(self, "privacy_unit", unit)
