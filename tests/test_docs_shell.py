@@ -6,7 +6,8 @@ of literal blocks; continuation lines ending in ``\\`` joined) run in order, eac
 ``dpinfer`` (and ``python``) first on PATH and ``.venv`` linked there to that environment,
 so ``.venv/bin/dpinfer demo`` runs as the install steps leave it.  A file an example reads
 must be made by an earlier command of the same page, as a reader following the page would
-make it.  Every command must exit with status 0.
+make it.  Every command must exit with status 0, and print each output line a console block
+shows under it (hex digests, which differ between unseeded runs, aside).
 
 A plain ``dpinfer ARGS [> FILE]`` runs in this process through ``dpinfer.cli.main``, the
 function the ``dpinfer`` script calls (checked below), with its words split as POSIX sh
@@ -51,7 +52,8 @@ NOT_RUN = {
 
 
 def shell_commands(text):
-    """``[(line, command)]``: the shell commands of reST ``text``, in order."""
+    """``[(line, command, shown)]``: the shell commands of reST ``text``, in order, each with the
+    output lines a console block shows under it (``shown``, a tuple)."""
     lines = text.splitlines()
     found, i = [], 0
     while i < len(lines):
@@ -77,9 +79,11 @@ def shell_commands(text):
             elif every_line and content and not content.startswith(("#", ":")):
                 pending = (number, content)
             else:
+                if content and dollar_lines and not every_line and found and found[-1][0] > i:
+                    found[-1] = (*found[-1][:2], found[-1][2] + (content,))  # output shown under it
                 continue
             if not pending[1].endswith("\\"):
-                found.append(pending)
+                found.append((*pending, ()))
                 pending = None
         i = j
     return found
@@ -101,22 +105,23 @@ def _scratch(folder):
 
 
 def _in_process(command, folder, where):
-    """Run a plain ``dpinfer ARGS [> FILE]`` through ``dpinfer.cli.main``; False for anything else."""
+    """Run a plain ``dpinfer ARGS [> FILE]`` through ``dpinfer.cli.main``: what it printed to the
+    terminal (stderr, and stdout unless redirected); None for anything else (bash runs it)."""
     import contextlib
     import io
 
     from dpinfer.cli import main
 
     if any(c in command for c in "$`*?~|<;&"):  # expansions, globs, pipes, lists: bash's own work
-        return False
+        return None
     words = shlex.split(command, comments=True)
     if words[0] != "dpinfer" or any(">" in w and w != ">" for w in words):
-        return False
+        return None
     target = None
     if ">" in words:
         at = words.index(">")
         if len(words) != at + 2:
-            return False
+            return None
         words, target = words[:at], words[at + 1]
     out, err = io.StringIO(), io.StringIO()
     here = os.getcwd()
@@ -130,9 +135,10 @@ def _in_process(command, folder, where):
     finally:
         os.chdir(here)
     assert code == 0, f"{where}: `{command}` exited {code}:\n{err.getvalue()[-2000:]}\n{out.getvalue()[-500:]}"
-    if target is not None:
-        (folder / target).write_text(out.getvalue(), encoding="utf-8")
-    return True
+    if target is None:
+        return out.getvalue() + err.getvalue()
+    (folder / target).write_text(out.getvalue(), encoding="utf-8")
+    return err.getvalue()
 
 
 def _run(command, folder, env, where):
@@ -158,9 +164,9 @@ def _check_options(command, env):
 def test_the_pages_have_shell_examples():
     assert {"cli.rst", "budget.rst", "means.rst", "getting_started.rst", "two_arm.rst"} <= set(PAGES)
     assert sum(len(c) for c in PAGES.values()) >= 70
-    assert ("index.rst", "dpinfer demo") in {(name, c) for name, commands in PAGES.items() for _, c in commands}
+    assert ("index.rst", "dpinfer demo") in {(name, c) for name, commands in PAGES.items() for _, c, _ in commands}
     # every command the suite leaves out is still written on a page
-    written = {command for commands in PAGES.values() for _, command in commands}
+    written = {command for commands in PAGES.values() for _, command, _ in commands}
     assert set(NOT_RUN) <= written
 
 
@@ -170,7 +176,7 @@ def test_dpinfer_on_the_path_is_this_environment_s_and_calls_cli_main(tmp_path):
     assert "from dpinfer.cli import main" in (BIN / "dpinfer").read_text(encoding="utf-8")
     # one command both ways: the same output
     _run("dpinfer demo --data > a.csv", tmp_path, env, "bash")
-    assert _in_process("dpinfer demo --data > b.csv", tmp_path, "in process")
+    assert _in_process("dpinfer demo --data > b.csv", tmp_path, "in process") == ""
     assert (tmp_path / "a.csv").read_text() == (tmp_path / "b.csv").read_text()
     assert (tmp_path / "a.csv").read_text().startswith("patient_id,response\n")
 
@@ -178,18 +184,32 @@ def test_dpinfer_on_the_path_is_this_environment_s_and_calls_cli_main(tmp_path):
 def test_the_parser_reads_continuations_and_literal_blocks():
     text = ("Run::\n\n    $ dpinfer a \\\n        --b 1 > x.json\n    output line\n\n"
             ".. code-block:: bash\n\n   # a comment\n   dpinfer c\n\n.. code-block:: text\n\n   $ not run\n")
-    assert shell_commands(text) == [(3, "dpinfer a --b 1 > x.json"), (10, "dpinfer c")]
+    assert shell_commands(text) == [(3, "dpinfer a --b 1 > x.json", ("output line",)), (10, "dpinfer c", ())]
+    assert _same("ledger: 2 entries, head digest 5f0c...", "x\nledger: 2 entries, head digest 25fa0d9d61693a61...")
+    assert not _same("dpinfer release: stage 2 of 2 -> stop for efficacy", "dpinfer release: stage 2 of 2 -> continue")
+
+
+def _same(shown, printed):
+    """A shown output line is printed, hex digests (which differ per unseeded run) aside."""
+    def plain(text):
+        return re.sub(r"[0-9a-f]{4,}", "#", text.strip())
+
+    return plain(shown) in {plain(line) for line in printed.splitlines()}
 
 
 @pytest.mark.parametrize("page", sorted(PAGES))
 def test_shell_examples_run_as_written(page, tmp_path):
     env = _scratch(tmp_path)
-    for line, command in PAGES[page]:
+    for line, command, shown in PAGES[page]:
         if command in NOT_RUN:
             _check_options(command, env)
             continue
-        if not _in_process(command, tmp_path, f"{page}:{line}"):
-            _run(command, tmp_path, env, f"{page}:{line}")
+        printed = _in_process(command, tmp_path, f"{page}:{line}")
+        if printed is None:
+            done = _run(command, tmp_path, env, f"{page}:{line}")
+            printed = done.stdout + done.stderr
+        for text in shown:
+            assert _same(text, printed), f"{page}:{line}: `{command}` does not print {text!r}:\n{printed[-1500:]}"
 
 
 def _readme_blocks():
