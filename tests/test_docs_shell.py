@@ -45,7 +45,8 @@ NOT_RUN = {
                                                               "runs in",
     "apt-get install r-base-core r-cran-reticulate r-cran-jsonlite r-cran-testthat": "a system install (root)",
     "R CMD INSTALL r": "installs the R package; tests/test_from_r_package.py and .ci/run install and test it",
-    "python -m validation.size --out my_results": "the full study runs for minutes; --quick is run above",
+    "python -m validation.size --out my_results": "the full study runs for minutes; cli.rst's "
+                                                   "'dpinfer validate size --quick' runs its small grid",
     "python -m validation.coverage --mode simulate --reps 10000 --executor dask": "10000 simulated data sets "
                                                                                    "per point on a Dask cluster",
 }
