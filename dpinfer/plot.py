@@ -27,22 +27,78 @@ from ._validation import _as_real_array, _check_alpha, _check_label
 
 __all__ = ["confidence_curve", "km_curves", "power_curve", "rejection_region", "release_density"]
 
-#: axis labels of the usual arguments of the power functions
+#: axis labels of the usual arguments of the power functions (the quantity and its unit)
 _AXIS_LABELS = {
     "theta": "true proportion theta",
-    "theta1": "true proportion theta1",
-    "n": "number of records n",
+    "theta1": "true proportion theta1 (arm 1)",
+    "theta2": "true proportion theta2 (arm 2)",
+    "n": "number of patients n",
+    "n1": "patients in arm 1 (n1)",
+    "n2": "patients in arm 2 (n2)",
     "epsilon": "privacy-loss parameter epsilon",
+    "margin": "margin",
+}
+
+#: readable legend names of the package's power functions (never a function's code name)
+_POWER_NAMES = {
+    "binom_ump_power": "exact DP test (DP-UMP)",
+    "binom_normal_power": "normal approximation",
+    "binom2_ump_power": "exact DP test",
+    "mcnemar_power": "exact DP McNemar test",
+}
+
+#: report defaults of a figure dpinfer makes itself (``docs/plots.rst``, *Style guide*):
+#: fonts that read at print size; change them with ``matplotlib.rc_context`` or on the Axes
+REPORT_STYLE = {
+    "font.size": 11,
+    "axes.titlesize": 11,
+    "axes.labelsize": 11,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 10,
+    "legend.fontsize": 9,
+    "lines.linewidth": 1.8,
+}
+
+#: the effect axis of a confidence curve, by the result's ``null_name``: (label, log scale?, range)
+_EFFECT_AXES = {
+    "probability of success": ("proportion p", False, (0.0, 1.0)),
+    "difference in proportions": ("risk difference p1 - p2", False, (-1.0, 1.0)),
+    "ratio of proportions": ("risk ratio p1 / p2 (log scale)", True, (1e-6, 1e6)),
+    "odds ratio": ("odds ratio p1 (1 - p2) / (p2 (1 - p1)) (log scale)", True, (1e-6, 1e6)),
+    "mean": ("mean mu", False, (-np.inf, np.inf)),
+    "difference in means": ("difference in means mu1 - mu2", False, (-np.inf, np.inf)),
 }
 
 
+def _report_figure_class():
+    """A Figure whose ``savefig`` writes 300 dpi unless ``dpi=`` says otherwise."""
+    from matplotlib.figure import Figure
+
+    class ReportFigure(Figure):
+        def savefig(self, fname, *args, dpi=300, **kwargs):
+            return super().savefig(fname, *args, dpi=dpi, **kwargs)
+
+    return ReportFigure
+
+
 def _axes(ax):
-    """``ax`` itself, or the Axes of a new figure."""
+    """``ax`` itself, or the Axes of a new report figure (6.4 x 4.4 in, fonts of
+    :data:`REPORT_STYLE`, saved at 300 dpi)."""
     if ax is not None:
         return ax
+    import matplotlib
     import matplotlib.pyplot as plt
 
-    return plt.subplots(figsize=(6.0, 4.0), layout="constrained")[1]
+    with matplotlib.rc_context(REPORT_STYLE):
+        return plt.subplots(figsize=(6.4, 4.4), layout="constrained", FigureClass=_report_figure_class())[1]
+
+
+def _styled(ax):
+    """The report fonts on an Axes dpinfer made (labels and titles are set after creation)."""
+    ax.xaxis.label.set_size(REPORT_STYLE["axes.labelsize"])
+    ax.yaxis.label.set_size(REPORT_STYLE["axes.labelsize"])
+    ax.title.set_size(REPORT_STYLE["axes.titlesize"])
+    ax.tick_params(labelsize=REPORT_STYLE["xtick.labelsize"])
 
 
 def _evaluate(func, values, call):
@@ -63,24 +119,35 @@ def _pvalues(out):
     return getattr(out, "pvalue", out)
 
 
-def power_curve(power, values, *, over="theta", ax=None, label=None, **kwargs):
-    """Plot the power of a test against one of its arguments (theta, n or epsilon).
+def power_curve(power, values, *, over="theta", ax=None, label=None, xlabel=None, title=None, line_kw=None,
+                **kwargs):
+    """Plot the power of a test against one of its arguments (theta, n per arm, epsilon, ...).
 
     Parameters
     ----------
     power : callable
-        A power function, e.g. :func:`~dpinfer.binom_ump_power` or
-        :func:`~dpinfer.binom_normal_power`; for two arms, any callable taking ``over``
-        by keyword (the two-arm power functions plug in the same way).
+        A power function, e.g. :func:`~dpinfer.binom_ump_power`,
+        :func:`~dpinfer.binom_normal_power` or :func:`~dpinfer.binom2_ump_power`; any
+        callable taking the varied argument by keyword.
     values : array_like
         The values of the varied argument (the x axis).
-    over : str, default 'theta'
-        The name of the varied argument: 'theta', 'n', 'epsilon', or any keyword of
-        ``power`` (e.g. 'theta1' for two arms).
+    over : str or callable, default 'theta'
+        What varies: the name of an argument of ``power`` ('theta', 'n', 'epsilon',
+        'theta1', 'margin', ...), or a callable mapping one x value to a dict of keyword
+        arguments (``lambda n: {"n1": n, "n2": 2 * n}``; then give ``xlabel``).  ``'n'``
+        for a two-arm power function (arguments ``n1``, ``n2``, no ``n``) means both arms
+        at once, ``n1 = n2 = n`` (the axis reads "patients per arm").
     ax : matplotlib.axes.Axes, optional
-        Where to draw; a new figure's Axes when None.
+        Where to draw; a new report figure's Axes when None (report fonts, title, 300 dpi
+        on ``savefig``; see the style guide in ``docs/plots.rst``).
     label : str, optional
-        Legend label of the curve; by default the function's name and the alternative.
+        Legend label of the curve; by default the test in words and its alternative
+        (e.g. "exact DP test, difference ordering, two-sided").
+    xlabel, title : str, optional
+        The x axis label (by default the quantity and its unit) and, for a new figure, the
+        title (by default the fixed arguments: ``n``, ``epsilon``, the null, alpha).
+    line_kw : dict, optional
+        matplotlib keyword arguments of the curve (``color``, ``linestyle``, ``linewidth``...).
     **kwargs
         The other arguments of ``power``, by keyword (``n=30, p0=0.2, epsilon=1.0``).
 
@@ -91,46 +158,112 @@ def power_curve(power, values, *, over="theta", ax=None, label=None, **kwargs):
         horizontal line at it (the size the curve meets at the null value); y limits
         [0, 1.02].
 
+    Raises
+    ------
+    TypeError
+        For a ``power`` that is not callable, an ``over`` that is neither a name nor a
+        callable, or the varied argument given again in ``kwargs``.
+
     Examples
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from dpinfer import binom_ump_power
+    >>> from dpinfer import binom_ump_power, binom2_ump_power
     >>> from dpinfer.plot import power_curve
     >>> ax = power_curve(binom_ump_power, [0.2, 0.3, 0.4, 0.5], n=30, p0=0.2, epsilon=1.0)
-    >>> ax.get_xlabel(), ax.get_ylabel()
-    ('true proportion theta', 'power')
-    >>> ax = power_curve(binom_ump_power, [10, 30, 60, 100], over='n', theta=0.4, p0=0.2,
-    ...                  epsilon=1.0, ax=ax)
+    >>> ax.get_xlabel(), ax.get_ylabel(), ax.get_title()
+    ('true proportion theta', 'power', 'power at n = 30, epsilon = 1, p0 = 0.2, alpha = 0.05')
+    >>> ax = power_curve(binom2_ump_power, [20, 40, 80], over='n', theta1=0.6, theta2=0.3,
+    ...                  epsilon=1.0)
+    >>> ax.get_xlabel(), ax.get_legend().get_texts()[0].get_text()
+    ('patients per arm (n1 = n2 = n)', 'exact DP test, difference ordering, two-sided')
     """
     if not callable(power):
         raise TypeError(f"`power` must be a power function (callable); got {type(power).__name__}.")
-    if not isinstance(over, str) or not over:
-        raise TypeError(f"`over` must be the name of an argument of `power`; got {over!r}.")
-    if over in kwargs:
-        raise TypeError(f"`{over}` is the varied argument (`over`); give its values as `values`.")
+    if callable(over):
+        mapping, name = over, None
+    elif isinstance(over, str) and over:
+        name = over
+        params = _parameters(power)
+        if over == "n" and params is not None and "n" not in params and {"n1", "n2"} <= params:
+            def mapping(v):
+                return {"n1": v, "n2": v}
+
+            xlabel = xlabel or "patients per arm (n1 = n2 = n)"
+        else:
+            def mapping(v):
+                return {over: v}
+    else:
+        raise TypeError(f"`over` must be the name of an argument of `power` or a callable mapping an x value "
+                        f"to keyword arguments; got {over!r}.")
+    varied = set(mapping(1)) if callable(over) else {name} | ({"n1", "n2"} if name == "n" else set())
+    clash = sorted(varied & set(kwargs))
+    if clash:
+        raise TypeError(f"`{clash[0]}` is the varied argument (`over`); give its values as `values`.")
     label = _check_label(label)
+    if line_kw is not None and not isinstance(line_kw, dict):
+        raise TypeError(f"`line_kw` must be a dict of matplotlib line properties; got {type(line_kw).__name__}.")
     x = _as_real_array(values, "values", ndim_max=1).reshape(-1)
-    if over == "n":
+    if name == "n" or (callable(over) and np.all(x == np.floor(x))):
         x = x.astype(np.int64) if np.all(x == np.floor(x)) else x
-    y = _evaluate(power, x, lambda f, v: f(**{over: v}, **kwargs))
+    y = _evaluate(power, x, lambda f, v: f(**mapping(v), **kwargs))
+    own = ax is None
     ax = _axes(ax)
     if label is None:
-        name = getattr(power, "__name__", "power")
-        alternative = kwargs.get("alternative", _default(power, "alternative"))
-        label = name if alternative is None else f"{name} ({alternative})"
-    ax.plot(x, y, marker="o" if x.size <= 12 else None, label=label)
+        label = _power_label(power, kwargs)
+    ax.plot(x, y, **{"marker": "o" if x.size <= 12 else None, "label": label, **(line_kw or {})})
     alpha = kwargs.get("alpha", _default(power, "alpha"))
     if alpha is not None and not any(line.get_gid() == "alpha" for line in ax.get_lines()):
         ax.axhline(float(alpha), color="0.5", linestyle=":", linewidth=1.0, gid="alpha",
                    label=f"alpha = {float(alpha):g}")
-    ax.set_xlabel(_AXIS_LABELS.get(over, over))
+    ax.set_xlabel(xlabel if xlabel is not None else _AXIS_LABELS.get(name, name or "x"))
     ax.set_ylabel("power")
     ax.set_ylim(0.0, 1.02)
-    if over in ("n", "epsilon") and x.min() > 0 and x.max() / x.min() >= 50:
+    if name in ("n", "n1", "n2", "epsilon") and x.min() > 0 and x.max() / x.min() >= 50:
         ax.set_xscale("log")
-    ax.legend(loc="best", fontsize="small")
+    if title is None and own:
+        fixed = [f"{key} = {kwargs[key]:g}" for key in _TITLE_KEYS
+                 if key in kwargs and isinstance(kwargs[key], (int, float)) and not isinstance(kwargs[key], bool)]
+        if alpha is not None and "alpha" not in kwargs:
+            fixed.append(f"alpha = {float(alpha):g}")
+        title = "power at " + ", ".join(fixed) if fixed else None
+    if title is not None:
+        ax.set_title(title)
+    _finish(ax, own)
     return ax
+
+
+#: the fixed arguments a power curve's title names, in this order
+_TITLE_KEYS = ("n", "n1", "n2", "epsilon", "p0", "theta", "theta1", "theta2", "margin", "alpha")
+
+
+def _parameters(func):
+    """The names of ``func``'s parameters, or None when it has no signature."""
+    try:
+        return set(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return None
+
+
+def _power_label(power, kwargs):
+    """The legend label of a power function in words: the test, its ordering, its alternative."""
+    name = getattr(power, "__name__", "power")
+    parts = [_POWER_NAMES.get(name, name.replace("_", " "))]
+    if name == "binom2_ump_power":
+        effect = kwargs.get("effect", "difference")
+        ordering = kwargs.get("statistic") or ("score" if effect == "odds-ratio" else "difference")
+        parts.append(f"{ordering} ordering")
+    alternative = kwargs.get("alternative", _default(power, "alternative"))
+    if alternative is not None:
+        parts.append(str(alternative))
+    return ", ".join(parts)
+
+
+def _finish(ax, own):
+    """The legend, and the report fonts on a figure dpinfer made."""
+    ax.legend(loc="best", fontsize=REPORT_STYLE["legend.fontsize"] if own else "small")
+    if own:
+        _styled(ax)
 
 
 def _default(func, name):
