@@ -277,97 +277,162 @@ def _default(func, name):
     return param.default
 
 
-def confidence_curve(result, *, theta=None, interval=None, ax=None):
+#: the results whose ``plot()`` draws a confidence curve (said by the TypeError of one that cannot)
+_PLOTTABLE = ("binom_ump_test, binom_normal_test, prop_test, binom_jimi_test, binom2_ump_test (difference, "
+              "ratio, odds ratio), binom2_jimi_test, mean_naive_test, mean_jimi_test, mean2_naive_test, "
+              "mean2_jimi_test, mean2_repro_test, mean_repro_test with sigma")
+
+
+def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None, title=None, line_kw=None):
     """Plot the confidence curve (p-value function) of a test, with its interval marked.
 
     The curve is the p-value the same test gives the same release at every null value
-    ``p0``; the confidence interval at level ``L`` is where it lies above ``1 - L``
-    (for DP-UMP exactly; see each test for hulls at the edges).
+    (``p0``, a margin of a difference, ratio or odds ratio, a mean): the confidence
+    interval at level ``L`` is where it lies above ``1 - L`` (for the exact tests exactly;
+    see each test for hulls at the edges).
 
     Parameters
     ----------
     result : HTestResult or callable
-        A test result that carries its p-value function (:func:`~dpinfer.binom_ump_test`,
-        :func:`~dpinfer.binom_normal_test`, or :func:`~dpinfer.prop_test` with those
-        methods), or a callable ``f(p0)`` giving p-values (then ``interval`` marks the
-        interval, if any).
+        A test result that carries its p-value function (the one-arm DP-UMP, normal and
+        DP-JIMI tests, :func:`~dpinfer.binom2_ump_test` for every effect,
+        :func:`~dpinfer.binom2_jimi_test`, the naive and DP-JIMI tests of means and the
+        repro-samples tests with a known sigma), or a callable ``f(x)`` giving p-values
+        (then ``interval`` marks the interval, if any).
     theta : array_like, optional
-        Null values to draw at; by default 400 points over [0, 1] ([-1, 1] for a
-        difference of proportions) plus the interval's ends.
+        Null values to draw at.  By default: for a proportion 400 points over [0, 1];
+        otherwise 61 points around the interval (on a log scale for a ratio) and 9 more
+        packed near each of its ends, plus the ends themselves.
     interval : ConfidenceInterval, optional
         Only with a callable ``result``: the interval to mark.
     ax : matplotlib.axes.Axes, optional
+        Where to draw; a new report figure's Axes when None (see the style guide).
+    xlabel, title : str, optional
+        The x axis label (by default the effect: "risk difference p1 - p2", "risk ratio
+        p1 / p2", "odds ratio ...", "mean mu", ...) and the title (by default the method
+        and the data with epsilon).
+    line_kw : dict, optional
+        matplotlib keyword arguments of the curve (``color``, ``linewidth``...).
 
     Returns
     -------
     matplotlib.axes.Axes
-        The curve (a line labelled 'p-value'), a dotted line at ``1 - level``, the
-        interval shaded (``axvspan``, gid 'interval') between its ends, and the
-        estimate as a point when the result has one.
+        The curve (a line labelled 'p-value', gid 'curve'), a dotted line at
+        ``1 - level``, the interval shaded (``axvspan``, gid 'interval') between its ends,
+        and the estimate as a point when the result has one.  Ratios use a log x axis.
 
     Raises
     ------
     TypeError
-        For a result without a p-value function (e.g. DP-JIMI, whose p-values need the
-        whole fiducial law at each null value): draw it from a callable instead.
+        For a result without a p-value function (e.g. a stratified, paired, survival or
+        design result, or the repro-samples mean with an unknown spread, whose answer is a
+        set computed once rather than a p-value at every null value), naming those that
+        plot; draw it from a callable instead.
 
     Examples
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from dpinfer import binom_ump_test
+    >>> from dpinfer import TulapReleaser, binom_ump_test, binom2_ump_test
     >>> res = binom_ump_test(11.2, 30, 0.2, epsilon=1.0)
     >>> ax = res.plot()
     >>> ax.get_ylabel(), [patch.get_gid() for patch in ax.patches]
     ('p-value', ['interval'])
+    >>> rel = TulapReleaser(epsilon=1.0)
+    >>> arm1, arm2 = rel.release(41, 60, rng=1), rel.release(27, 60, rng=2)
+    >>> ax = binom2_ump_test(arm1, arm2, effect="ratio").plot()
+    >>> ax.get_xlabel(), ax.get_xscale()
+    ('risk ratio p1 / p2 (log scale)', 'log')
     """
-    estimate, xlabel, title = None, "null value p0", None
+    estimate, axis, data_title = None, ("null value", False, (-np.inf, np.inf)), None
     if hasattr(result, "pvalue_function"):  # an HTestResult (duck-typed: results.py imports this module)
         if interval is not None:
             raise TypeError("`interval` is taken from the result; give it only with a callable.")
         if result.pvalue_function is None:
             raise TypeError(
-                f"this result ({result.method}) carries no p-value function; pass a callable "
-                "f(p0) returning the p-values instead.")
+                f"this result ({result.method}) carries no p-value function, so it has no confidence curve "
+                f"to draw. Results that plot: {_PLOTTABLE}. Pass a callable f(x) returning the p-values "
+                "instead.")
         func, interval, estimate = result.pvalue_function, result.conf_int, result.estimate
-        xlabel, title = f"null value: {result.null_name}", result.method
-        low_end = -1.0 if "difference" in result.null_name else 0.0
+        axis = _EFFECT_AXES.get(result.null_name, (f"null value: {result.null_name}", False, (-np.inf, np.inf)))
+        data_title = _result_title(result)
     elif callable(result):
-        func, low_end = result, 0.0
+        func, axis = result, ("null value p0", False, (0.0, 1.0))
     else:
         raise TypeError(f"`result` must be an HTestResult or a callable f(p0); got "
                         f"{type(result).__name__}.")
+    if line_kw is not None and not isinstance(line_kw, dict):
+        raise TypeError(f"`line_kw` must be a dict of matplotlib line properties; got {type(line_kw).__name__}.")
+    label, log, bounds = axis
     if theta is None:
-        grid = np.linspace(low_end, 1.0, 401)
-        grid = grid[(grid > low_end) & (grid < 1.0)]
-        grid = np.concatenate([[low_end + 1e-4, 1.0 - 1e-4], grid])
-        if interval is not None:
-            ends = [v for v in (interval.low, interval.high) if low_end < v < 1.0]
-            grid = np.concatenate([grid, ends])
-        theta = np.unique(grid)
+        theta = _curve_grid(interval, log, bounds)
     else:
         theta = np.sort(_as_real_array(theta, "theta", ndim_max=1).reshape(-1))
     p = _evaluate(func, theta, lambda f, v: f(v))
+    own = ax is None
     ax = _axes(ax)
-    ax.plot(theta, p, label="p-value")
+    ax.plot(theta, p, **{"label": "p-value", "gid": "curve", **(line_kw or {})})
     if interval is not None:
         level = interval.level
         ax.axhline(1.0 - level, color="0.5", linestyle=":", linewidth=1.0, gid="level",
                    label=f"1 - level = {1.0 - level:g}")
-        ax.axvspan(interval.low, interval.high, color="C1", alpha=0.2, gid="interval",
-                   label=f"{100 * level:g}% interval [{interval.low:.4g}, {interval.high:.4g}]")
-    if estimate is not None:
+        # an unbounded end (a one-sided interval of a mean or ratio) is shaded to the grid's edge
+        ax.axvspan(interval.low if np.isfinite(interval.low) else theta[0],
+                   interval.high if np.isfinite(interval.high) else theta[-1], color="C1", alpha=0.2,
+                   gid="interval", label=f"{100 * level:g}% interval [{interval.low:.4g}, {interval.high:.4g}]")
+    if estimate is not None and np.isfinite(estimate) and (not log or estimate > 0):
         ax.plot([estimate], [float(_evaluate(func, np.array([estimate]), lambda f, v: f(v))[0])],
                 "o", color="C3", label=f"estimate {estimate:.4g}", gid="estimate")
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(xlabel if xlabel is not None else label)
     ax.set_ylabel("p-value")
     ax.set_ylim(0.0, 1.02)
+    if log:
+        ax.set_xscale("log")
+    title = data_title if title is None else title
     if title:
-        import textwrap
-
-        ax.set_title("\n".join(textwrap.wrap(title, 60)), fontsize="medium")
-    ax.legend(loc="best", fontsize="small")
+        ax.set_title(title)
+    _finish(ax, own)
     return ax
+
+
+def _result_title(result):
+    """The method (wrapped) and, when short, the data with epsilon: what a report figure's title says."""
+    import textwrap
+
+    lines = textwrap.wrap(result.method, 60)
+    privacy = f"epsilon = {result.epsilon:g}" if result.epsilon is not None else ""
+    if result.data_name and len(result.data_name) <= 60:
+        privacy = f"{result.data_name}; {privacy}" if privacy else result.data_name
+    return "\n".join(lines + ([privacy] if privacy else []))
+
+
+def _curve_grid(interval, log, bounds):
+    """Null values for a confidence curve: the whole range of a proportion, else the interval's
+    neighbourhood (log scale for a ratio) with points packed near its finite ends."""
+    low_b, high_b = bounds
+    if bounds == (0.0, 1.0):
+        grid = np.linspace(0.0, 1.0, 401)[1:-1]
+        grid = np.concatenate([[1e-4, 1.0 - 1e-4], grid])
+        ends = [] if interval is None else [v for v in (interval.low, interval.high) if 0.0 < v < 1.0]
+        return np.unique(np.concatenate([grid, ends]))
+    fwd, back = (np.log, np.exp) if log else ((lambda v: v), (lambda v: v))
+    if interval is None:
+        raise TypeError("`theta` is needed to draw a callable without an interval outside [0, 1].")
+    ends = [v for v in (interval.low, interval.high) if low_b < v < high_b and np.isfinite(v)]
+    if not ends:
+        raise ValueError("the interval has no finite end inside the parameter range; give `theta`.")
+    t_ends = [float(fwd(v)) for v in ends]
+    width = max(t_ends) - min(t_ends) if len(t_ends) == 2 else 0.0
+    width = width if width > 0 else max(abs(t_ends[0]), 1.0) * 0.5
+    lo = max(min(t_ends) - width, float(fwd(low_b)) if low_b > -np.inf and (not log or low_b > 0) else -np.inf)
+    hi = min(max(t_ends) + width, float(fwd(high_b)) if high_b < np.inf else np.inf)
+    grid = [np.linspace(lo, hi, 61)]
+    for t in t_ends:
+        grid.append(t + 0.04 * width * np.linspace(-1.0, 1.0, 9))
+    grid = back(np.concatenate(grid))
+    grid = np.concatenate([grid, ends])
+    inside = (grid > low_b) & (grid < high_b)
+    return np.unique(grid[inside])
 
 
 def release_density(release, theta, *, grid=None, ax=None):
