@@ -41,8 +41,26 @@ METHOD_STYLES = {
                             "linestyle": "--"},
 }
 
+#: readable names of code names that have no style of their own (the local-DP and means studies)
+_LABELS = {
+    "rr_exact": "randomized response, exact",
+    "rr_wald": "randomized response, Wald",
+    "rr_wald_sample": "randomized response, Wald (sample)",
+    "two_coin_exact": "two-coin RR, exact",
+    "krr_bonferroni": "k-RR, Bonferroni",
+    "krr_scheffe": "k-RR, Scheffe",
+    "ue_bonferroni": "unary encoding, Bonferroni",
+    "ue_scheffe": "unary encoding, Scheffe",
+    "laplace_population": "local Laplace, population",
+    "laplace_sample": "local Laplace, sample",
+    "dp_jimi_lognormal": "DP-JIMI, log-normal model",
+    "repro": "repro samples",
+    "repro_lognormal": "repro samples, log-normal model",
+    "naive": "naive normal interval",
+}
+
 #: words of the studies' method code names, for a readable legend label of a method without a style
-_CODE_WORDS = {"dp": "DP", "ump": "UMP", "ump2": "UMP, two arms", "jimi": "JIMI", "nonprivate": "(non-private)",
+_CODE_WORDS = {"dp": "DP", "ump": "UMP", "jimi": "JIMI", "nonprivate": "(non-private)",
                "chi2": "chi-squared", "km": "Kaplan-Meier", "cmh": "CMH", "t": "t", "se": "SE"}
 
 
@@ -52,6 +70,8 @@ def readable_label(method):
     style = METHOD_STYLES.get(method)
     if style is not None:
         return style["label"]
+    if method in _LABELS:
+        return _LABELS[method]
     words = [_CODE_WORDS.get(w, w) for w in str(method).split("_")]
     if words[:2] == ["DP", "UMP"] or words[:2] == ["DP", "JIMI"]:
         words[:2] = ["-".join(words[:2])]

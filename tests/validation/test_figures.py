@@ -94,5 +94,6 @@ def test_the_two_arm_figure_has_readable_legends_and_no_overlap(tmp_path, monkey
 def test_every_method_has_a_readable_label():
     assert not [s["label"] for s in _figures.METHOD_STYLES.values() if "_" in s["label"]]
     assert _figures.readable_label("logrank_nonprivate") == "logrank (non-private)"
-    assert _figures.readable_label("dp_jimi_lognormal") == "DP-JIMI lognormal"
+    assert _figures.readable_label("dp_jimi_lognormal") == "DP-JIMI, log-normal model"
+    assert _figures.readable_label("dp_ump_new") == "DP-UMP new"
     assert _figures.method_style("chi2_nonprivate")["label"] == "chi-squared (non-private)"
