@@ -5,11 +5,16 @@ dpinfer`` does not import it.  Every function draws on the Axes given as ``ax=``
 figure's Axes when None) and returns that Axes, so pictures compose and can be checked
 or restyled afterwards (titles, limits, legends are plain matplotlib).
 
-* :func:`power_curve` -- power against the true proportion, ``n`` or ``epsilon`` for any
-  power function: :func:`~dpinfer.binom_ump_power`, :func:`~dpinfer.binom_normal_power`,
-  or a two-arm one (any callable taking the varied argument by keyword).
-* :func:`confidence_curve` -- the p-value function of a test result over the null value,
-  with the level line and the confidence interval marked (also ``result.plot()``).
+* :func:`power_curve` -- power against the true proportion, ``n`` (per arm for two arms),
+  ``epsilon`` or any argument of any power function: :func:`~dpinfer.binom_ump_power`,
+  :func:`~dpinfer.binom_normal_power`, :func:`~dpinfer.binom2_ump_power`...
+* :func:`confidence_curve` -- the p-value function of a test result over the effect (a
+  proportion, a risk difference, risk ratio or odds ratio, a mean or a difference of
+  means), with the level line and the confidence interval marked (also ``result.plot()``).
+
+A figure these functions make themselves (no ``ax=``) has the report defaults of the
+style guide (``docs/plots.rst``): fonts of :data:`REPORT_STYLE`, a title naming the data
+and epsilon, readable legend labels, 300 dpi on ``fig.savefig`` (``dpi=`` overrides).
 * :func:`release_density` -- the density of a release's law ``X + N`` (or ``X / n + L``)
   under chosen true proportions, with the released value marked.
 * :func:`rejection_region` -- where a two-arm test rejects, on a grid of the two releases.
@@ -25,7 +30,7 @@ import numpy as np
 
 from ._validation import _as_real_array, _check_alpha, _check_label
 
-__all__ = ["confidence_curve", "km_curves", "power_curve", "rejection_region", "release_density"]
+__all__ = ["REPORT_STYLE", "confidence_curve", "km_curves", "power_curve", "rejection_region", "release_density"]
 
 #: axis labels of the usual arguments of the power functions (the quantity and its unit)
 _AXIS_LABELS = {
@@ -366,6 +371,8 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
     label, log, bounds = axis
     if theta is None:
         theta = _curve_grid(interval, log, bounds)
+        if estimate is not None and theta[0] < estimate < theta[-1]:
+            theta = np.unique(np.append(theta, estimate))  # the curve's peak is drawn, not cut off
     else:
         theta = np.sort(_as_real_array(theta, "theta", ndim_max=1).reshape(-1))
     p = _evaluate(func, theta, lambda f, v: f(v))
@@ -387,7 +394,12 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
     ax.set_ylabel("p-value")
     ax.set_ylim(0.0, 1.02)
     if log:
+        from matplotlib.ticker import FuncFormatter
+
         ax.set_xscale("log")
+        plain = FuncFormatter(lambda v, _: f"{v:g}")  # 0.5, 1, 2 rather than 5 x 10^-1
+        ax.xaxis.set_major_formatter(plain)
+        ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
     title = data_title if title is None else title
     if title:
         ax.set_title(title)

@@ -271,7 +271,7 @@ def test_docs_script_draws_the_committed_figures(tmp_path):
     assert out.returncode == 0, out.stderr
     committed = docs / "_static" / "plots"
     drawn = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert drawn == sorted(p.name for p in committed.glob("*.png")) and len(drawn) == 6
+    assert drawn == sorted(p.name for p in committed.glob("*.png")) and len(drawn) == 8
     page = (docs / "plots.rst").read_text(encoding="utf-8")
     for name in drawn:
         assert f"_static/plots/{name}" in page
@@ -300,3 +300,16 @@ def test_km_curves_draw_each_arm_with_its_band_and_numbers_at_risk():
     assert fit.plot().get_ylabel() == "survival probability"
     with pytest.raises(TypeError, match="`fit` must be a KaplanMeierResult"):
         km_curves(rel)
+
+
+def test_docs_figures_have_no_overlapping_text():
+    """The rendered-page check's figure part (docs/check_rendered.py): every figure of the
+    plots page is redrawn and no two of its texts' boxes overlap."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "check_rendered.py"
+    spec = importlib.util.spec_from_file_location("check_rendered", path)
+    check_rendered = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check_rendered)
+    assert check_rendered.check_figures() == {}
