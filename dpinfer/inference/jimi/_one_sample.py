@@ -234,12 +234,12 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     return _stack(lo, hi, pi_hat.shape)
 
 
-@release_first(skip=("n",))
 def _one_sample_at(pi_hat, n, epsilon, tails, n_sim, p0, gen):
     """:func:`_one_sample` at the null value ``p0`` (for the confidence curve)."""
     return _one_sample(pi_hat, n, epsilon, tails, p0, n_sim, gen)
 
 
+@release_first(skip=("n",))
 def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternative="two-sided",
                     confidence_level=0.95, n_sim=None, rng=None):
     """DP-JIMI (fiducial matching) test of a binomial proportion from a Laplace release.
