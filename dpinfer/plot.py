@@ -11,15 +11,15 @@ or restyled afterwards (titles, limits, legends are plain matplotlib).
 * :func:`confidence_curve` -- the p-value function of a test result over the effect (a
   proportion, a risk difference, risk ratio or odds ratio, a mean or a difference of
   means), with the level line and the confidence interval marked (also ``result.plot()``).
-
-A figure these functions make themselves (no ``ax=``) has the report defaults of the
-style guide (``docs/plots.rst``): fonts of :data:`REPORT_STYLE`, a title naming the data
-and epsilon, readable legend labels, 300 dpi on ``fig.savefig`` (``dpi=`` overrides).
 * :func:`release_density` -- the density of a release's law ``X + N`` (or ``X / n + L``)
   under chosen true proportions, with the released value marked.
 * :func:`rejection_region` -- where a two-arm test rejects, on a grid of the two releases.
 * :func:`km_curves` -- Kaplan-Meier curves of a private life table per arm, with their
   pointwise bands and the numbers at risk under the axis (also ``fit.plot()``).
+
+A figure these functions make themselves (no ``ax=``) has the report defaults of the
+style guide (``docs/plots.rst``): fonts of :data:`REPORT_STYLE`, a title naming the data
+and epsilon, readable legend labels, 300 dpi on ``fig.savefig`` (``dpi=`` overrides).
 """
 
 from __future__ import annotations
