@@ -72,6 +72,7 @@ _EFFECT_AXES = {
     "odds ratio": ("odds ratio p1 (1 - p2) / (p2 (1 - p1)) (log scale)", True, (1e-6, 1e6)),
     "mean": ("mean mu", False, (-np.inf, np.inf)),
     "difference in means": ("difference in means mu1 - mu2", False, (-np.inf, np.inf)),
+    "p10 - p01": ("difference of paired proportions p10 - p01", False, (-1.0, 1.0)),
 }
 
 
@@ -285,7 +286,7 @@ def _default(func, name):
 #: the results whose ``plot()`` draws a confidence curve (said by the TypeError of one that cannot)
 _PLOTTABLE = ("binom_ump_test, binom_normal_test, prop_test, binom_jimi_test, binom2_ump_test (difference, "
               "ratio, odds ratio), binom2_jimi_test, mean_naive_test, mean_jimi_test, mean2_naive_test, "
-              "mean2_jimi_test, mean2_repro_test, mean_repro_test with sigma")
+              "mean2_jimi_test, mean2_repro_test, mean_repro_test with sigma, mcnemar_test")
 
 
 def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None, title=None, line_kw=None):
@@ -307,7 +308,8 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
     theta : array_like, optional
         Null values to draw at.  By default: for a proportion 400 points over [0, 1];
         otherwise 61 points around the interval (on a log scale for a ratio) and 9 more
-        packed near each of its ends, plus the ends themselves.
+        packed near each of its ends, plus the ends and the estimate (25 and 5 when one
+        p-value takes more than 0.05 s, as McNemar's does).
     interval : ConfidenceInterval, optional
         Only with a callable ``result``: the interval to mark.
     ax : matplotlib.axes.Axes, optional
@@ -370,7 +372,14 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
         raise TypeError(f"`line_kw` must be a dict of matplotlib line properties; got {type(line_kw).__name__}.")
     label, log, bounds = axis
     if theta is None:
-        theta = _curve_grid(interval, log, bounds)
+        # a slow p-value function (e.g. McNemar's, 0.2 s a margin) gets a coarser grid
+        import time
+
+        start = time.perf_counter()
+        _evaluate(func, np.array([estimate if estimate is not None and np.isfinite(estimate) else 0.5]),
+                  lambda f, v: f(v))
+        coarse = time.perf_counter() - start > 0.05
+        theta = _curve_grid(interval, log, bounds, base=25 if coarse else 61, near=5 if coarse else 9)
         if estimate is not None and theta[0] < estimate < theta[-1]:
             theta = np.unique(np.append(theta, estimate))  # the curve's peak is drawn, not cut off
     else:
@@ -418,7 +427,7 @@ def _result_title(result):
     return "\n".join(lines + ([privacy] if privacy else []))
 
 
-def _curve_grid(interval, log, bounds):
+def _curve_grid(interval, log, bounds, base=61, near=9):
     """Null values for a confidence curve: the whole range of a proportion, else the interval's
     neighbourhood (log scale for a ratio) with points packed near its finite ends."""
     low_b, high_b = bounds
@@ -438,9 +447,9 @@ def _curve_grid(interval, log, bounds):
     width = width if width > 0 else max(abs(t_ends[0]), 1.0) * 0.5
     lo = max(min(t_ends) - width, float(fwd(low_b)) if low_b > -np.inf and (not log or low_b > 0) else -np.inf)
     hi = min(max(t_ends) + width, float(fwd(high_b)) if high_b < np.inf else np.inf)
-    grid = [np.linspace(lo, hi, 61)]
+    grid = [np.linspace(lo, hi, base)]
     for t in t_ends:
-        grid.append(t + 0.04 * width * np.linspace(-1.0, 1.0, 9))
+        grid.append(t + 0.04 * width * np.linspace(-1.0, 1.0, near))
     grid = back(np.concatenate(grid))
     grid = np.concatenate([grid, ends])
     inside = (grid > low_b) & (grid < high_b)

@@ -151,3 +151,18 @@ def test_power_curve_over_n_per_arm_and_over_a_mapping():
         power_curve(d.binom2_ump_power, [20], over="n", n1=3, **kw)
     with pytest.raises(TypeError, match="`over` must be the name of an argument"):
         power_curve(d.binom2_ump_power, [20], over=3, **kw)
+
+
+def test_a_paired_result_draws_its_curve_over_p10_minus_p01():
+    rel = d.PairedTableReleaser(epsilon=1.0).release([[40, 5], [15, 40]], rng=7)
+    res = d.mcnemar_test(rel)
+    low, high = res.conf_int.low, res.conf_int.high
+    theta = [low - 0.02, low, res.estimate, high, high + 0.02]  # McNemar's p-value takes 0.2 s
+    ax = res.plot(theta=theta)
+    assert ax.get_xlabel() == "difference of paired proportions p10 - p01"
+    (curve,) = [line for line in ax.get_lines() if line.get_gid() == "curve"]
+    p = np.asarray(curve.get_ydata(), float)
+    # the interval inverts the test: alpha at both ends, below it outside, above it inside
+    assert p[1] == pytest.approx(0.05, abs=1e-6) and p[3] == pytest.approx(0.05, abs=1e-6)
+    assert p[0] < 0.05 and p[4] < 0.05 and p[2] > 0.05
+    assert res.pvalue_function(res.null_value) == res.pvalue
