@@ -67,6 +67,7 @@ REPORT_STYLE = {
 #: the effect axis of a confidence curve, by the result's ``null_name``: (label, log scale?, range)
 _EFFECT_AXES = {
     "probability of success": ("proportion p", False, (0.0, 1.0)),
+    "proportion": ("proportion p", False, (0.0, 1.0)),
     "difference in proportions": ("risk difference p1 - p2", False, (-1.0, 1.0)),
     "ratio of proportions": ("risk ratio p1 / p2 (log scale)", True, (1e-6, 1e6)),
     "odds ratio": ("odds ratio p1 (1 - p2) / (p2 (1 - p1)) (log scale)", True, (1e-6, 1e6)),
@@ -286,7 +287,7 @@ def _default(func, name):
 #: the results whose ``plot()`` draws a confidence curve (said by the TypeError of one that cannot)
 _PLOTTABLE = ("binom_ump_test, binom_normal_test, prop_test, binom_jimi_test, binom2_ump_test (difference, "
               "ratio, odds ratio), binom2_jimi_test, mean_naive_test, mean_jimi_test, mean2_naive_test, "
-              "mean2_jimi_test, mean2_repro_test, mean_repro_test with sigma, mcnemar_test")
+              "mean2_jimi_test, mean2_repro_test, mean_repro_test with sigma, mcnemar_test, rr_proportion_test")
 
 
 def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None, title=None, line_kw=None):

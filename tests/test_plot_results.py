@@ -55,6 +55,9 @@ CASES = [
     ("binom2_jimi_test", lambda: d.binom2_jimi_test(_L.proportion(41, 60, rng=1), _L.proportion(27, 60, rng=2),
                                                     rng=1),
      "risk difference p1 - p2", False, 2e-3),
+    ("rr_proportion_test", lambda: d.rr_proportion_test(
+        d.RandomizedResponseReleaser(1.0).release(np.random.default_rng(8).binomial(1, 0.7, 500), rng=9), p0=0.5),
+     "proportion p", False, 1e-6),
     ("mean_naive_test", lambda: d.mean_naive_test(_means()[0], mu0=125.0), "mean mu", False, 1e-6),
     ("mean_jimi_test", lambda: d.mean_jimi_test(_means()[0], mu0=125.0, rng=1), "mean mu", False, 2e-3),
     ("mean_repro_test sigma", lambda: d.mean_repro_test(_means()[0], mu0=125.0, sigma=15.0, rng=1), "mean mu",
