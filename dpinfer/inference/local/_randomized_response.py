@@ -23,6 +23,7 @@ from ..._validation import (
 )
 from ..._warnings import ApproximationWarning, warn
 from .._draw_summary import pvalue_from_shares
+from .._curves import WaldCurve
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
 from .._oc_warnings import coverage_message, worst_coverage
@@ -584,6 +585,12 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
     Normal approximation: its size is checked by simulation in the tests and in
     ``validation/ldp_gof_size.py`` (0.047-0.054 at n = 500 and 2000).
 
+    The interval is the unpooled Wald interval ``d_hat +- z se`` (clipped to [-1, 1]),
+    not the inversion of the pooled test, so ``result.plot()`` draws the confidence
+    curve of the Wald interval (the unpooled z test at each margin, whose inversion is
+    the printed interval); at the null it gives the Wald p-value, which differs from
+    the printed pooled one (in the example below 0.00112 against the pooled 0.00119).
+
     Examples
     --------
     >>> from dpinfer import rr_two_sample_test
@@ -632,6 +639,7 @@ def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None
         data_name=f"{int(y1)} of {m1} vs {int(y2)} of {m2} yes reports",
         statistic_name="z", estimate_name="difference in proportions",
         null_name="difference in proportions", mechanism=label, **provenance(rec1, rec2),
+        pvalue_function=WaldCurve(diff, se, alternative),
     )
 
 

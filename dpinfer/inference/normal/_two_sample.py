@@ -19,6 +19,7 @@ from ._kernels import (
     _pvalue_from_z,
     _two_sided_z,
 )
+from .._curves import WaldCurve
 from .._resolve import arm_pair, composed, provenance, release_first, resolve
 
 __all__ = [
@@ -92,6 +93,10 @@ def binom2_normal_test(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
     [-1, 1] (collapsing to -1 or 1 when entirely outside).  It is not the exact
     inversion of the pooled test, so near the boundary the two can disagree (as in
     R's ``prop.test``, whose interval is not the inversion of its test either).
+    ``result.plot()`` therefore draws the confidence curve of the Wald interval (the
+    unpooled z test at each margin, whose inversion is the printed interval); at the
+    null it gives the Wald p-value, not the printed pooled one (in the example below
+    0.0409 against 0.0435).
 
     No ApproximationWarning is raised: the size depends on the unknown common
     proportion and the rejection region (through ``pbar``) is not a half-plane,
@@ -177,4 +182,5 @@ def binom2_normal_test(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
         mechanism=r1.mechanism,
         **provenance(r1, r2),
         composition=composition,
+        pvalue_function=WaldCurve(diff, se, alternative),
     )
