@@ -74,6 +74,7 @@ _EFFECT_AXES = {
     "mean": ("mean mu", False, (-np.inf, np.inf)),
     "difference in means": ("difference in means mu1 - mu2", False, (-np.inf, np.inf)),
     "p10 - p01": ("difference of paired proportions p10 - p01", False, (-1.0, 1.0)),
+    "common risk difference": ("common risk difference p1 - p2", False, (-1.0, 1.0)),
 }
 
 
@@ -286,8 +287,10 @@ def _default(func, name):
 
 #: the results whose ``plot()`` draws a confidence curve (said by the TypeError of one that cannot)
 _PLOTTABLE = ("binom_ump_test, binom_normal_test, prop_test, binom_jimi_test, binom2_ump_test (difference, "
-              "ratio, odds ratio), binom2_jimi_test, mean_naive_test, mean_jimi_test, mean2_naive_test, "
-              "mean2_jimi_test, mean2_repro_test, mean_repro_test with sigma, mcnemar_test, rr_proportion_test")
+              "ratio, odds ratio), binom2_jimi_test, binom2_normal_test and rr_two_sample_test (the curve of "
+              "their Wald interval), binom_pooled_test, binom_strata_test, binom2_pooled_test, mean_naive_test, "
+              "mean_jimi_test, mean2_naive_test, mean2_jimi_test, mean2_repro_test, mean_repro_test, "
+              "mcnemar_test, rr_proportion_test")
 
 
 def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None, title=None, line_kw=None):
@@ -388,7 +391,9 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
     p = _evaluate(func, theta, lambda f, v: f(v))
     own = ax is None
     ax = _axes(ax)
-    ax.plot(theta, p, **{"label": "p-value", "gid": "curve", **(line_kw or {})})
+    # a curve that is not the printed test's (e.g. the Wald interval's own) says so in its legend
+    curve_label = getattr(func, "curve_label", "p-value")
+    ax.plot(theta, p, **{"label": curve_label, "gid": "curve", **(line_kw or {})})
     if interval is not None:
         level = interval.level
         ax.axhline(1.0 - level, color="0.5", linestyle=":", linewidth=1.0, gid="level",
@@ -410,6 +415,8 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
         plain = FuncFormatter(lambda v, _: f"{v:g}")  # 0.5, 1, 2 rather than 5 x 10^-1
         ax.xaxis.set_major_formatter(plain)
         ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
+    if title is None and data_title and curve_label != "p-value":
+        data_title = f"{data_title}\n{curve_label}"
     title = data_title if title is None else title
     if title:
         ax.set_title(title)

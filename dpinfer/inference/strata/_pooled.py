@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import stats
 
 from ..._validation import _check_alternative, _check_confidence_level, _check_probability
 from ...results import ConfidenceInterval, HTestResult
+from .._curves import SidedCurve
 from ._arguments import site_list
 from ._common import privacy, rejected_end
 from ._noise_sum import cell_allowance, check_convolution, noise_law, upper_tails
@@ -137,4 +140,5 @@ def binom_pooled_test(releases, p0=0.5, *, alternative="two-sided", confidence_l
         data_name=f"sum of {len(sites)} released counts out of N = {big_n}",
         statistic_name="sum of released counts", parameter=big_n, parameter_name="N",
         estimate_name="pooled proportion", null_name="probability of success", mechanism="tulap",
-        note=note, **origin)
+        note=note, **origin,
+        pvalue_function=SidedCurve(functools.partial(_pvalues, upper, lower, big_n), alternative, 0.0, 1.0))

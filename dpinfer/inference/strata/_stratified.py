@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 import numpy as np
 
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ...results import ConfidenceInterval, HTestResult
+from .._curves import SidedCurve
 from ..ump import binom_ump_ci
 from ._arguments import stratum_list
 from ._common import privacy, rejected_end
@@ -100,10 +102,10 @@ def answer(arm1, arm2, ns, boxes, margin, alternative, confidence_level, gamma, 
     (greater, less), found, pvalue = _test(arm1, arm2, ns, boxes, margin, alternative, gamma)
 
     def p_greater(d):
-        return min(1.0, greater.sup(d)[0] + gamma)
+        return _sides(greater, None, gamma, d)[0]
 
     def p_less(d):
-        return min(1.0, less.sup(-d)[0] + gamma)
+        return _sides(None, less, gamma, d)[1]
 
     side_level = (1.0 - confidence_level) / (2.0 if alternative == "two-sided" else 1.0)
     edge = 1.0 - 1e-9
@@ -119,7 +121,15 @@ def answer(arm1, arm2, ns, boxes, margin, alternative, confidence_level, gamma, 
         estimate=min(max(raw, -1.0), 1.0), estimate_raw=raw, conf_int=ConfidenceInterval(low, high, confidence_level),
         epsilon=epsilon, delta=delta, data_name=data_name, statistic_name="T", parameter=parameter,
         parameter_name=parameter_name, estimate_name="common risk difference", null_name="common risk difference",
-        mechanism="tulap", note=f"{note}; {sups}", **origin)
+        mechanism="tulap", note=f"{note}; {sups}", **origin,
+        pvalue_function=SidedCurve(functools.partial(_sides, greater, less, gamma), alternative, -edge, edge))
+
+
+def _sides(greater, less, gamma, d):
+    """``(p_greater, p_less)`` at the common difference ``d`` (NaN for a side the alternative does not
+    need): the one-sided p-values whose ``rejected_end`` gives the interval."""
+    return (min(1.0, greater.sup(d)[0] + gamma) if greater is not None else float("nan"),
+            min(1.0, less.sup(-d)[0] + gamma) if less is not None else float("nan"))
 
 
 def _strata_boxes(gamma):
