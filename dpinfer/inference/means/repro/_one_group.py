@@ -19,6 +19,7 @@ maximised over it on certified boxes (:mod:`._unknown_spread`).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -314,10 +315,7 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
     low, high = (float(v) for v in repro_interval(lows, highs, confidence_level, alternative))
     spread = "; the released squares are not used" if data.has_squares else ""
 
-    def pvalue_function(value):
-        out = repro_pvalues(lows, highs, value, alternative)
-        return float(out) if np.ndim(out) == 0 else out
-
+    pvalue_function = functools.partial(_sigma_known_pvalues, lows, highs, alternative)  # pickles
     return HTestResult(
         statistic=float(data.sum) / data.n, pvalue=p, null_value=mu0, alternative=alternative,
         method=f"Repro-samples test of a clipped mean ({_MODEL_WORDS[model]} model, sigma known)",
@@ -329,6 +327,12 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
               f"interval are valid in finite samples with the Monte Carlo error included (exact set, an "
               f"interval){spread}; the estimate is the seeds' median root"),
         **provenance(data.rec))
+
+
+def _sigma_known_pvalues(lows, highs, alternative, value):
+    """The repro-samples p-value at each mean in ``value``, from the seeds' roots."""
+    out = repro_pvalues(lows, highs, value, alternative)
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def describe_pieces(pieces, empty, confidence_level):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -272,11 +273,8 @@ def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="norma
     stream = ("from a stream derived from the releases (reproducible; pass rng= for another)" if derived
               else "from the given rng")
 
-    def pvalue_function(value):
-        values = np.atleast_1d(np.asarray(value, dtype=float))
-        out = np.array([two.supremum(float(v), alternative)[0] for v in values.reshape(-1)]).reshape(values.shape)
-        return float(out[0]) if np.ndim(value) == 0 else out
-
+    # a module-level function bound by functools.partial (not a closure): the result pickles
+    pvalue_function = functools.partial(_difference_pvalues, two, alternative)
     return HTestResult(
         statistic=float(d1.sum) / d1.n - float(d2.sum) / d2.n, pvalue=bound, null_value=margin,
         alternative=alternative, method="Repro-samples test of two clipped means (normal model, sigma known)",
@@ -292,6 +290,19 @@ def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="norma
         **provenance(d1.rec, d2.rec))
 
 
+def _difference_pvalues(two, alternative, value):
+    """The p-value (supremum over mu2) at each difference in ``value``, with the seeds of ``two``."""
+    values = np.atleast_1d(np.asarray(value, dtype=float))
+    out = np.array([two.supremum(float(v), alternative)[0] for v in values.reshape(-1)]).reshape(values.shape)
+    return float(out[0]) if np.ndim(value) == 0 else out
+
+
+def _joint_curve(bounds, n_sim, alternative, value):
+    """The joint statistic's p-value at each difference in ``value``, from the seeds' root bounds."""
+    out = joint_pvalues(bounds, n_sim, value, alternative)
+    return float(out) if np.ndim(out) == 0 else out
+
+
 def _joint_result(d1, d2, s1, s2, margin, alternative, confidence_level, n_sim, rng, composition, epsilon):
     """``statistic='joint'``: each group's roots, the Sidak rectangle's exact supremum and set (:mod:`._joint`)."""
     gen, derived = _stream(rng, "mean2_repro_joint", d1.release.value, d1.n, d1.release.epsilon, d1.lower,
@@ -305,10 +316,7 @@ def _joint_result(d1, d2, s1, s2, margin, alternative, confidence_level, n_sim, 
     shape = ("every difference is rejected (the model does not fit the releases)" if math.isnan(low)
              else "the acceptance set is one interval")
 
-    def pvalue_function(value):
-        out = joint_pvalues(bounds, n_sim, value, alternative)
-        return float(out) if np.ndim(out) == 0 else out
-
+    pvalue_function = functools.partial(_joint_curve, bounds, n_sim, alternative)
     return HTestResult(
         statistic=float(d1.sum) / d1.n - float(d2.sum) / d2.n, pvalue=pvalue_function(margin), null_value=margin,
         alternative=alternative,
