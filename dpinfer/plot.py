@@ -14,6 +14,8 @@ or restyled afterwards (titles, limits, legends are plain matplotlib).
 * :func:`release_density` -- the density of a release's law ``X + N`` (or ``X / n + L``)
   under chosen true proportions, with the released value marked.
 * :func:`rejection_region` -- where a two-arm test rejects, on a grid of the two releases.
+* :func:`forest_plot` -- the per-arm simultaneous intervals of a many-to-one comparison,
+  with the adjusted per-arm level in the title (also ``result.plot()``).
 * :func:`km_curves` -- Kaplan-Meier curves of a private life table per arm, with their
   pointwise bands and the numbers at risk under the axis (also ``fit.plot()``).
 
@@ -30,7 +32,7 @@ import numpy as np
 
 from ._validation import _as_real_array, _check_alpha, _check_label
 
-__all__ = ["REPORT_STYLE", "confidence_curve", "km_curves", "power_curve", "rejection_region", "release_density"]
+__all__ = ["REPORT_STYLE", "confidence_curve", "forest_plot", "km_curves", "power_curve", "rejection_region", "release_density"]
 
 #: axis labels of the usual arguments of the power functions (the quantity and its unit)
 _AXIS_LABELS = {
@@ -624,6 +626,76 @@ def rejection_region(test, z1, z2, *, alpha=0.05, labels=("release of arm 1", "r
     ax.set_title(f"rejection region at alpha = {alpha:g} (shaded: reject)", fontsize="medium")
     return ax
 
+
+
+def forest_plot(result, *, ax=None, title=None):
+    """Plot the per-arm intervals of a many-to-one comparison (a forest plot).
+
+    A many-to-one result has no single effect, hence no one confidence curve: its picture
+    is each arm's difference with the control and its simultaneous interval (each arm's
+    interval at the Bonferroni-adjusted level ``1 - (1 - level) / k`` for ``k`` arms, or
+    at ``level`` with ``adjust='none'``), with the margin drawn as a vertical line.
+
+    Parameters
+    ----------
+    result : ManyToOneResult
+        From :func:`~dpinfer.binom_many_to_one_test`.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new report figure's Axes when None.
+    title : str, optional
+        By default the level, the adjustment (with the per-arm level) and epsilon.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One row per arm (first arm on top): the estimate as a point (gid 'estimate') and
+        its interval as a horizontal line (gid 'interval k'); the margin (gid 'margin').
+
+    Raises
+    ------
+    TypeError
+        For anything but a ManyToOneResult.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from dpinfer import TulapReleaser, binom_many_to_one_test
+    >>> rel = TulapReleaser(epsilon=1.0)
+    >>> res = binom_many_to_one_test(rel.release(12, 40, rng=1), [rel.release(14, 40, rng=2),
+    ...                              rel.release(27, 40, rng=3)])
+    >>> ax = res.plot()
+    >>> ax.get_xlabel(), ax.get_title().splitlines()[0]
+    ('risk difference p_arm - p_control', '95% simultaneous intervals (Bonferroni: each arm at 97.5%)')
+    """
+    from .inference.pairs import ManyToOneResult
+
+    if not isinstance(result, ManyToOneResult):
+        raise TypeError(f"`result` must be a ManyToOneResult (from dpinfer.binom_many_to_one_test); got "
+                        f"{type(result).__name__}.")
+    own = ax is None
+    ax = _axes(ax)
+    k = len(result.names)
+    level = result.confidence_level
+    rows = np.arange(k)[::-1]  # the first arm on top, as the printed table reads
+    for i, (row, ci, est) in enumerate(zip(rows, result.conf_int, result.estimate)):
+        ax.plot([ci.low, ci.high], [row, row], color="C0", linewidth=2.0, gid=f"interval {i}",
+                label="simultaneous interval" if i == 0 else None)
+        ax.plot([est], [row], "o", color="C3", gid="estimate", label="estimate" if i == 0 else None)
+    ax.axvline(result.margin, color="0.5", linestyle=":", linewidth=1.0, gid="margin",
+               label=f"margin = {result.margin:g}")
+    ax.set_yticks(rows, [f"{name} - control" for name in result.names])
+    ax.set_ylim(-0.7, k - 0.3)
+    ax.set_xlabel("risk difference p_arm - p_control")
+    if title is None:
+        per_arm = f"{100 * (1.0 - (1.0 - level) / k):g}"
+        how = (f"Bonferroni: each arm at {per_arm}%" if result.adjust != "none" else "unadjusted, per comparison")
+        kind = "simultaneous" if result.adjust != "none" else "per-comparison"
+        title = f"{100 * level:g}% {kind} intervals ({how})\np-values adjusted by {result.adjust}; " \
+                f"epsilon = {result.epsilon:g}"
+    ax.set_title(title)
+    _finish(ax, own)
+    return ax
 
 
 def km_curves(fit, *, ax=None, bands=True, risk_table=True, colors=None):

@@ -98,6 +98,12 @@ class ManyToOneResult:
                 "epsilon": self.epsilon, "delta": self.delta, "mechanism": self.mechanism,
                 "secure": self.secure, "neighbours": self.neighbours, "privacy_unit": self.privacy_unit}
 
+    def plot(self, *, ax=None, title=None):
+        """The forest plot of the per-arm intervals (:func:`dpinfer.plot.forest_plot`)."""
+        from ...plot import forest_plot
+
+        return forest_plot(self, ax=ax, title=title)
+
     def to_frame(self):
         """One row per comparison (pandas imported lazily), broom-like columns."""
         import pandas as pd
