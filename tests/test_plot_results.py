@@ -10,6 +10,11 @@ interval as the set the test accepts.  Results without a p-value function raise 
 TypeError that names those that plot.
 """
 
+import functools
+import math
+import pickle
+from statistics import NormalDist
+
 import numpy as np
 import pytest
 
@@ -66,12 +71,42 @@ CASES = [
     ("mean2_jimi_test", lambda: d.mean2_jimi_test(*_means(), rng=1), "difference in means mu1 - mu2", False, 2e-3),
     ("mean2_repro_test", lambda: d.mean2_repro_test(*_means(), sigma=15.0, rng=1),
      "difference in means mu1 - mu2", False, 2e-3),
+    # the strata results: their interval is rejected_end on the one-sided p-values, bisected to a
+    # bracket of 1e-12, so the curve meets alpha at the printed ends within slope * 1e-12
+    ("binom_pooled_test", lambda: d.binom_pooled_test(_sites(), p0=0.25), "proportion p", False, 1e-6),
+    ("binom_pooled_test greater", lambda: d.binom_pooled_test(_sites(), p0=0.25, alternative="greater"),
+     "proportion p", False, 1e-6),
+    ("binom_strata_test", lambda: d.binom_strata_test(_strata()), "common risk difference p1 - p2", False, 1e-6),
+    ("binom2_pooled_test", lambda: d.binom2_pooled_test(*zip(*_strata()[1:])), "common risk difference p1 - p2",
+     False, 1e-6),
 ]
+
+
+def _sites():
+    return [d.TulapReleaser(e).release(x, n, rng=s) for s, (e, x, n) in enumerate([(0.5, 31, 80), (1.0, 45, 120),
+                                                                                      (2.0, 20, 60)])]
+
+
+def _strata():
+    counts = [(30, 18, 60), (25, 15, 50), (40, 28, 80)]
+    return [(d.TulapReleaser(e).release(x1, n, rng=10 * s), d.TulapReleaser(e).release(x2, n, rng=10 * s + 1))
+            for s, ((x1, x2, n), e) in enumerate(zip(counts, [0.5, 1.0, 2.0]))]
+
+
+# its set is certified on boxes (an end may lie up to h / 2**steps outside {p > alpha}): pickled only
+OTHERS = [("mean2_repro_test difference", lambda: d.mean2_repro_test(*_means(), sigma=15.0, rng=1, n_sim=99,
+                                                                     statistic="difference"))]
+
+
+@functools.lru_cache(maxsize=None)
+def _built(name):
+    """Each case's result, built once for all the tests of this file (results are frozen)."""
+    return {c[0]: c[1] for c in CASES + WALD + OTHERS}[name]()
 
 
 @pytest.mark.parametrize("name, build, xlabel, log, tol", CASES, ids=[c[0] for c in CASES])
 def test_every_result_with_an_interval_draws_its_confidence_curve(name, build, xlabel, log, tol):
-    res = build()
+    res = _built(name)
     ax = res.plot()
     assert ax.get_xlabel() == xlabel and "p0" not in ax.get_xlabel()
     assert ax.get_ylabel() == "p-value" and ax.get_xscale() == ("log" if log else "linear")
@@ -128,7 +163,8 @@ def test_results_without_a_curve_say_which_plot():
     rel1 = d.MeanReleaser(1.0, lower=80.0, upper=180.0, spread=True).release(
         np.random.default_rng(3).normal(130.0, 15.0, size=50), rng=4)
     res = d.mean_repro_test(rel1, mu0=125.0, rng=1, n_sim=50)
-    with pytest.raises(TypeError, match=r"carries no p-value function.*Results that plot: .*binom2_ump_test"):
+    with pytest.raises(TypeError, match=r"carries no p-value function \(with the spread released the p-value at "
+                                        r"one mean is a supremum over sigma.*Results that plot: .*binom2_ump_test"):
         res.plot()
     with pytest.raises(TypeError, match="`line_kw` must be a dict"):
         d.binom_ump_test(11.2, 30, 0.2, epsilon=1.0).plot(line_kw="red")
@@ -169,3 +205,113 @@ def test_a_paired_result_draws_its_curve_over_p10_minus_p01():
     assert p[1] == pytest.approx(0.05, abs=1e-6) and p[3] == pytest.approx(0.05, abs=1e-6)
     assert p[0] < 0.05 and p[4] < 0.05 and p[2] > 0.05
     assert res.pvalue_function(res.null_value) == res.pvalue
+
+
+# ---------------------------------------------------------------- Wald intervals of pooled z tests
+_RR = dict(yes_count1=330, n1=500, yes_count2=280, n2=500, epsilon=1.0)
+
+
+def _rr_wald():
+    """The unpooled Wald interval of rr_two_sample_test by hand (Warner's channel with epsilon = 1:
+    P(yes | 1) = e / (1 + e), P(yes | 0) = 1 / (1 + e))."""
+    a1 = math.e / (1.0 + math.e)
+    a0, b = 1.0 - a1, 2.0 * a1 - 1.0
+    lam = (_RR["yes_count1"] / 500, _RR["yes_count2"] / 500)
+    diff = (lam[0] - a0) / b - (lam[1] - a0) / b
+    return diff, math.sqrt(sum(v * (1.0 - v) / 500 for v in lam)) / b
+
+
+def _normal_wald():
+    """binom2_normal_test's unpooled Wald interval by hand (its Notes): pi_hat = 0.62 of 80, 0.45 of 75."""
+    se = math.sqrt(0.62 * 0.38 / 80 + 0.45 * 0.55 / 75 + 2.0 / 80 ** 2 + 2.0 / 75 ** 2)
+    return 0.62 - 0.45, se
+
+
+WALD = [
+    ("binom2_normal_test", lambda: d.binom2_normal_test(0.62, 80, 0.45, 75, epsilon=1.0), _normal_wald, "two-sided"),
+    ("binom2_normal_test greater", lambda: d.binom2_normal_test(0.62, 80, 0.45, 75, epsilon=1.0,
+                                                                alternative="greater"), _normal_wald, "greater"),
+    ("rr_two_sample_test", lambda: d.rr_two_sample_test(**_RR), _rr_wald, "two-sided"),
+    ("rr_two_sample_test less", lambda: d.rr_two_sample_test(**_RR, alternative="less"), _rr_wald, "less"),
+]
+
+
+@pytest.mark.parametrize("name, build, by_hand, alternative", WALD, ids=[c[0] for c in WALD])
+def test_pooled_z_tests_draw_the_confidence_curve_of_their_wald_interval(name, build, by_hand, alternative):
+    res = _built(name)
+    diff, se = by_hand()
+    std = NormalDist()
+    z = diff / se  # the unpooled Wald z at margin 0, by hand
+    wald_p = {"two-sided": 2.0 * std.cdf(-abs(z)), "greater": 1.0 - std.cdf(z), "less": std.cdf(z)}[alternative]
+    # at the null the curve is the Wald p-value, not the printed pooled one (the docs say by how much)
+    assert res.pvalue_function(0.0) == pytest.approx(wald_p, rel=1e-9)
+    assert abs(res.pvalue_function(0.0) - res.pvalue) > 1e-5
+    ax = res.plot()
+    assert ax.get_xlabel() == "risk difference p1 - p2"
+    (curve,) = [line for line in ax.get_lines() if line.get_gid() == "curve"]
+    assert curve.get_label() == "confidence curve of the Wald interval"
+    assert ax.get_title().endswith("confidence curve of the Wald interval")
+    x, p = np.asarray(curve.get_xdata(), float), np.asarray(curve.get_ydata(), float)
+    alpha = 1.0 - res.conf_int.level
+    # the printed ends are centre -+ z_crit se: the Wald p-value there is alpha up to the rounding of
+    # z_crit and of the centre (a few ulps, times the normal density: far below 1e-12)
+    ends = [e for e in (res.conf_int.low, res.conf_int.high) if -1.0 < e < 1.0]
+    assert ends
+    for end in ends:
+        assert res.pvalue_function(end) == pytest.approx(alpha, abs=1e-12)
+        (at,) = p[x == end]
+        assert at == pytest.approx(alpha, abs=1e-12)
+        i = int(np.flatnonzero(x == end)[0])
+        outside, inside = (i - 1, i + 1) if end == res.conf_int.low else (i + 1, i - 1)
+        assert p[outside] < alpha < p[inside]
+    assert np.isnan(res.pvalue_function(1.5))  # no risk difference beyond [-1, 1]
+
+
+def test_the_documented_gap_between_the_wald_curve_and_the_pooled_test():
+    res = _built("binom2_normal_test")
+    assert (round(res.pvalue_function(0.0), 4), round(res.pvalue, 4)) == (0.0409, 0.0435)
+    res = _built("rr_two_sample_test")
+    assert (round(res.pvalue_function(0.0), 5), round(res.pvalue, 5)) == (0.00112, 0.00119)
+
+
+# ---------------------------------------------------------------- pickling, forest plot, refusals
+@pytest.mark.parametrize("name", [c[0] for c in CASES + WALD + OTHERS])
+def test_every_result_pickles_with_a_working_curve(name):
+    res = _built(name)
+    back = pickle.loads(pickle.dumps(res))
+    points = [res.null_value] + [e for e in (res.conf_int.low, res.conf_int.high) if np.isfinite(e)]
+    for v in points:
+        a, b = res.pvalue_function(v), back.pvalue_function(v)
+        assert (np.isnan(a) and np.isnan(b)) or a == b
+
+
+def test_many_to_one_draws_a_forest_plot_with_the_adjusted_level():
+    rel = d.TulapReleaser(1.0)
+    control, arms = rel.release(12, 40, rng=1), [rel.release(14, 40, rng=2), rel.release(27, 40, rng=3)]
+    res = d.binom_many_to_one_test(control, arms)
+    ax = res.plot()
+    assert ax.get_xlabel() == "risk difference p_arm - p_control"
+    assert ax.get_title().splitlines() == ["95% simultaneous intervals (Bonferroni: each arm at 97.5%)",
+                                           "p-values adjusted by dunnett; epsilon = 3"]
+    for i, arm in enumerate(arms):
+        # an independent route: each arm's own exact test at the Bonferroni level 1 - 0.05 / 2
+        ci = d.binom2_ump_test(arm, control, confidence_level=0.975).conf_int
+        (line,) = [ln for ln in ax.get_lines() if ln.get_gid() == f"interval {i}"]
+        np.testing.assert_allclose(line.get_xdata(), [ci.low, ci.high], rtol=0, atol=1e-12)
+    # the first arm on top, as the printed table reads
+    assert {t.get_text(): y for t, y in zip(ax.get_yticklabels(), ax.get_yticks())} == {
+        "arm 1 - control": 1, "arm 2 - control": 0}
+    ax = d.binom_many_to_one_test(control, arms, adjust="none").plot()
+    assert ax.get_title().startswith("95% per-comparison intervals (unadjusted")
+    from dpinfer.plot import forest_plot
+
+    with pytest.raises(TypeError, match="`result` must be a ManyToOneResult"):
+        forest_plot(_built("binom2_normal_test"))
+
+
+def test_a_result_whose_interval_is_not_a_curves_says_why():
+    gen = np.random.default_rng(3)
+    time = np.concatenate([gen.exponential(10.0, 60), gen.exponential(5.0, 60)])
+    rel = d.LifeTableReleaser(1.0, breaks=[4, 8]).release(time, np.ones(120), ["a"] * 60 + ["b"] * 60, rng=4)
+    with pytest.raises(TypeError, match=r"carries no p-value function \(its interval is not the inversion"):
+        d.logrank_test(rel).plot()
