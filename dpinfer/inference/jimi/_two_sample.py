@@ -7,6 +7,7 @@ import numpy as np
 from . import _kernels as _k
 from ..._progress import SILENT, _check_progress, start
 from ..._streams import _mc_note, _share_se, _stream
+from ..._workers import check_workers, child_seed, map_tasks, root_seed
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ...results import ConfidenceInterval, HTestResult
 from .._resolve import arm_pair, composed, provenance, release_first, resolve
@@ -23,12 +24,13 @@ def _spawn_pair(gen):
     return tuple(gen.spawn(2))
 
 
-def _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, progress=SILENT):
+def _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, progress=SILENT, workers=None):
     """Simulated bounds of theta1 - theta2 and (share <= d0, share >= d0).
 
     ``pi_hat1``, ``pi_hat2`` flat arrays of equal length m; group 1 draws only from its own
     spawned stream and group 2 from its own, block by block.  ``progress``: the
-    :func:`_two_sample_units` of the same arguments.
+    :func:`_two_sample_units` of the same arguments.  ``workers`` other than None: the
+    draws of :func:`_two_sample_blocks` (the exact limit ignores it: it draws nothing).
     """
     m = pi_hat1.size
     lo = np.full(m, -1.0)
@@ -53,6 +55,8 @@ def _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, pro
                 le[i], ge[i] = lt + 0.5 * tie, gt + 0.5 * tie
                 progress.advance()
         return lo, hi, ((le, ge) if d0 is not None else None)
+    if workers is not None:
+        return _two_sample_blocks(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, progress, workers)
     g1, g2 = _spawn_pair(gen)
     for sl in _k._chunks(m, n_sim):
         diff = _k._draw_theta(g1, pi_hat1[sl], n1, eps1, n_sim)
@@ -60,6 +64,36 @@ def _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, pro
         _fill(sl, diff, tails, d0, lo, hi, le, ge, mid_ties=True)
         progress.advance(sl.stop - sl.start)
     return lo, hi, ((le, ge) if d0 is not None else None)
+
+
+#: releases per task of :func:`_two_sample_blocks` (fixed: the blocks, hence the answer,
+#: never depend on the number of workers)
+_BLOCK_ROWS = 64
+
+
+def _two_sample_blocks(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, progress, workers):
+    """The draws of :func:`_two_sample` as independent tasks of ``_BLOCK_ROWS`` releases.
+
+    Block ``i`` draws from the two streams spawned from child ``i`` of one root fixed
+    by ``gen`` (:func:`dpinfer._workers.child_seed`), so the answer is the same for
+    every ``workers`` (other than None, the serial stream of earlier releases).
+    """
+    root = root_seed(gen)
+    m = pi_hat1.size
+    tasks = [(pi_hat1[a:a + _BLOCK_ROWS], n1, eps1, pi_hat2[a:a + _BLOCK_ROWS], n2, eps2, tails, d0, n_sim,
+              child_seed(root, i)) for i, a in enumerate(range(0, m, _BLOCK_ROWS))]
+    parts = map_tasks(_two_sample_task, tasks, workers)
+    progress.advance(m)
+    lo, hi, le, ge = (np.concatenate(column) for column in zip(*parts))
+    return lo, hi, ((le, ge) if d0 is not None else None)
+
+
+def _two_sample_task(task):
+    """One block of :func:`_two_sample_blocks`: ``(lo, hi, le, ge)`` of its releases."""
+    *args, seed = task
+    lo, hi, shares = _two_sample(*args, np.random.default_rng(seed))
+    le, ge = shares if shares is not None else (np.empty(0), np.empty(0))
+    return lo, hi, le, ge
 
 
 #: quadratures of one exact-limit quantile, typically (its root search: 8-9 at n = 100)
@@ -112,7 +146,7 @@ def _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim):
 @release_first(skip=("n1", "n2"))
 def binom2_jimi_ci(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
                    kind1=None, kind2=None, confidence_level=0.95, alternative="two-sided",
-                   n_sim=10_000, rng=None, progress=None):
+                   n_sim=10_000, rng=None, progress=None, workers=None):
     """DP-JIMI interval for the difference ``theta1 - theta2`` of two proportions.
 
     Parameters
@@ -153,6 +187,16 @@ def binom2_jimi_ci(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
         shows a line on stderr once the call has run 2 s, if stderr is a terminal; True
         always, False never; a callable gets ``(done, total, message)``, the units being
         the quadratures of the exact limit (or the releases, with draws).
+    workers : None, int, callable or concurrent.futures.Executor, default None
+        Where the draws run, for arrays of releases (a sweep; see :ref:`scale`): None
+        (the default) draws serially from one stream, as earlier releases did; otherwise
+        the releases are split into fixed blocks of 64, block ``i`` drawing from child
+        ``i`` of a SeedSequence fixed by ``rng``, run in this process (``1``), in ``k``
+        local processes (``k``; ``-1`` all CPUs), by a map-like callable
+        ``workers(func, iterable)`` or by an Executor (Dask:
+        ``Client(...).get_executor()``).  Every ``workers`` other than None gives the
+        same answer, bit for bit; it differs from None's by Monte Carlo error only.
+        The exact limit (``n_sim=None``) draws nothing and ignores it.
 
     Returns
     -------
@@ -210,11 +254,12 @@ def binom2_jimi_ci(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
     alternative = _check_alternative(alternative)
     n_sim = _check_n_sim_two(n_sim)
     progress = _check_progress(progress)
+    workers = check_workers(workers)
     gen, _ = _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)
     tails = _tails(confidence_level, alternative)
     with start(progress, _two_sample_units(p1.size, tails, None, n_sim), "binom2_jimi_ci",
                "quadratures" if n_sim is None else "releases") as bar:
-        lo, hi, _ = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, None, n_sim, gen, bar)
+        lo, hi, _ = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, None, n_sim, gen, bar, workers)
     if scalar:
         return ConfidenceInterval(float(lo[0]), float(hi[0]), confidence_level)
     return _stack(lo, hi, p1.shape)
@@ -224,7 +269,7 @@ def binom2_jimi_ci(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
 def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, epsilon=None,
                      kind1=None, kind2=None, alternative="two-sided",
                      confidence_level=0.95, n_sim=10_000, rng=None, composition=None,
-                     progress=None):
+                     progress=None, workers=None):
     """DP-JIMI test of ``theta1 - theta2 = margin`` from two independent Laplace releases.
 
     Parameters
@@ -254,6 +299,8 @@ def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, eps
         of one budget's parallel set, else ``'sequential'`` (the sum, valid under any
         neighbouring relation); the one rule of every method (see :func:`~dpinfer.prop_test`).
     progress : None, bool or callable, default None
+        As in :func:`binom2_jimi_ci`.
+    workers : None, int, callable or concurrent.futures.Executor, default None
         As in :func:`binom2_jimi_ci`.
 
     Returns
@@ -321,11 +368,12 @@ def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, eps
     n_sim = _check_n_sim_two(n_sim)
     composition, epsilon, delta = composed(composition, (r1, r2))
     progress = _check_progress(progress)
+    workers = check_workers(workers)
     gen, derived = _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
     with start(progress, _two_sample_units(p1.size, tails, margin, n_sim), "binom2_jimi_test",
                "quadratures" if n_sim is None else "releases") as bar:
-        lo, hi, (le, ge) = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, margin, n_sim, gen, bar)
+        lo, hi, (le, ge) = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, margin, n_sim, gen, bar, workers)
     pvalue = np.clip(_pvalue(le, ge, alternative), 0.0, 1.0)
     if not scalar:
         return pvalue.reshape(p1.shape)
