@@ -152,3 +152,25 @@ def test_run_cells_bad_func_and_rng():
         run_cells(_uniform_cell, [1], rng=np.random.default_rng(1))
     with pytest.raises(TypeError, match="got -1"):
         run_cells(_uniform_cell, [1], rng=-1)
+
+
+# --------------------------------------------------------------------------- Monte Carlo table tests
+@pytest.fixture(scope="module")
+def table_release():
+    from dpinfer import ContingencyTableReleaser
+
+    return ContingencyTableReleaser(epsilon=1.0).release([[20, 18, 9], [15, 19, 12]], rng=3)
+
+
+@pytest.mark.parametrize("name", ["independence_jimi_test", "independence_mc_test"])
+def test_table_tests_same_answer_on_every_executor(name, table_release, dask_executor):
+    import dpinfer
+
+    test = getattr(dpinfer, name)
+    # 9000 draws: three tasks of 4096, 4096 and 808
+    answers = {key: test(table_release, n_sim=9000, rng=2, workers=w).pvalue
+               for key, w in _executors(dask_executor).items()}
+    assert len(set(answers.values())) == 1, answers
+    # the default (serial stream) estimates the same p-value: SE of each <= sqrt(0.25 / 9000)
+    serial = test(table_release, n_sim=9000, rng=2).pvalue
+    assert abs(serial - answers["1"]) < 4 * math.sqrt(2 * 0.25 / 9000)
