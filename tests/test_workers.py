@@ -174,3 +174,36 @@ def test_table_tests_same_answer_on_every_executor(name, table_release, dask_exe
     # the default (serial stream) estimates the same p-value: SE of each <= sqrt(0.25 / 9000)
     serial = test(table_release, n_sim=9000, rng=2).pvalue
     assert abs(serial - answers["1"]) < 4 * math.sqrt(2 * 0.25 / 9000)
+
+
+# --------------------------------------------------------------------------- repro samples
+@pytest.fixture(scope="module")
+def mean_releases():
+    from dpinfer import MeanReleaser
+
+    gen = np.random.default_rng(5)
+    releaser = MeanReleaser(1.0, lower=80.0, upper=180.0)
+    return (releaser.release(gen.normal(125.0, 15.0, 300), rng=6),
+            releaser.release(gen.normal(135.0, 15.0, 300), rng=7))
+
+
+def test_mean_repro_test_same_answer_on_every_executor(mean_releases, dask_executor):
+    from dpinfer import mean_repro_test
+
+    # n = 300: tasks of 833 seeds, so 1999 seeds make three tasks
+    answers = [mean_repro_test(mean_releases[0], mu0=120.0, sigma=15.0, rng=3, workers=w)
+               for w in _executors(dask_executor).values()]
+    for res in answers:
+        assert (res.pvalue, res.conf_int, res.estimate) == (answers[0].pvalue, answers[0].conf_int,
+                                                            answers[0].estimate)
+
+
+def test_mean2_repro_test_same_answer_on_every_executor(mean_releases, dask_executor):
+    from dpinfer import mean2_repro_test
+
+    answers = [mean2_repro_test(*mean_releases, sigma=15.0, rng=3, workers=w)
+               for w in _executors(dask_executor).values()]
+    for res in answers:
+        assert (res.pvalue, res.conf_int) == (answers[0].pvalue, answers[0].conf_int)
+    with pytest.raises(ValueError, match="`workers` must be None, an int .*got 0"):
+        mean2_repro_test(*mean_releases, sigma=15.0, rng=3, workers=0)
