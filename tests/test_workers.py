@@ -207,3 +207,18 @@ def test_mean2_repro_test_same_answer_on_every_executor(mean_releases, dask_exec
         assert (res.pvalue, res.conf_int) == (answers[0].pvalue, answers[0].conf_int)
     with pytest.raises(ValueError, match="`workers` must be None, an int .*got 0"):
         mean2_repro_test(*mean_releases, sigma=15.0, rng=3, workers=0)
+
+
+# --------------------------------------------------------------------------- logistic DP-JIMI
+@pytest.mark.parametrize("model", ["main-effects", "saturated"])
+def test_logistic_jimi_same_fit_on_every_executor(model, dask_executor):
+    from dpinfer import ContingencyTableReleaser, logistic_jimi
+
+    counts = [[60, 40], [35, 65], [55, 45], [30, 70]]
+    rel = ContingencyTableReleaser(epsilon=1.0).release(counts, rng=5)
+    design = {"arm": ["placebo", "drug"], "sex": ["F", "M"]}
+    # 4500 draws: tasks of 2000, 2000 and 500
+    fits = [logistic_jimi(rel, design=design, model=model, n_sim=4500, rng=1, draws=True, workers=w)
+            for w in _executors(dask_executor).values()]
+    for fit in fits:
+        assert np.array_equal(fit.draws, fits[0].draws)
