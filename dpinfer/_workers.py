@@ -97,3 +97,24 @@ def child_seed(root, index):
 def root_seed(gen):
     """A SeedSequence fixed by the Generator ``gen`` (four 63-bit words drawn from it)."""
     return np.random.SeedSequence([int(w) for w in gen.integers(0, 2**63, size=4)])
+
+
+def _block_task(task):
+    func, rows, seed = task
+    return func(*rows, seed)
+
+
+def seeded_blocks(func, arrays, block, gen, workers):
+    """``[func(*rows_i, seed_i)]`` over blocks of ``block`` rows of the equal-length ``arrays``.
+
+    ``rows_i`` are the arrays' rows ``[i block, (i + 1) block)``, sliced here so that a
+    task carries only its own rows; ``seed_i`` is child ``i`` of one root fixed by
+    ``gen`` (:func:`root_seed`).  ``block`` is fixed by the caller from public numbers
+    (never from ``workers``), so the results do not depend on where the blocks run.
+    ``func``: a module-level function, or a :func:`functools.partial` of one.
+    """
+    root = root_seed(gen)
+    total = len(arrays[0])
+    tasks = [(func, [arr[a:a + block] for arr in arrays], child_seed(root, i))
+             for i, a in enumerate(range(0, total, block))]
+    return map_tasks(_block_task, tasks, workers)

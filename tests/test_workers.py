@@ -222,3 +222,16 @@ def test_logistic_jimi_same_fit_on_every_executor(model, dask_executor):
             for w in _executors(dask_executor).values()]
     for fit in fits:
         assert np.array_equal(fit.draws, fits[0].draws)
+
+
+@pytest.mark.parametrize("name", ["binom_jimi_test", "binom_jimi_ci"])
+def test_binom_jimi_one_sample_same_answer_on_every_executor(name, releases, dask_executor):
+    import dpinfer
+
+    func = getattr(dpinfer, name)
+    p1, _ = releases
+    kwargs = {"p0": 0.4} if name == "binom_jimi_test" else {}
+    answers = [func(p1, 60, epsilon=1.0, n_sim=300, rng=5, workers=w, **kwargs)
+               for w in _executors(dask_executor).values()]
+    for value in answers:
+        assert np.array_equal(value, answers[0])

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import _kernels as _k
 from ..._progress import SILENT, _check_progress, start
 from ..._streams import _mc_note, _share_se, _stream
-from ..._workers import check_workers, child_seed, map_tasks, root_seed
+from ..._workers import check_workers, seeded_blocks
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ...results import ConfidenceInterval, HTestResult
 from .._resolve import arm_pair, composed, provenance, release_first, resolve
-from ._common import ACCEPTS, _check_jimi_n_sim, _data_name, _fill, _proportions, _pvalue, _stack, _tails
+from ._common import (ACCEPTS, BLOCK_ROWS, _check_jimi_n_sim, _data_name, _fill, _proportions, _pvalue, _stack,
+                      _tails, join_blocks)
 
 __all__ = [
     "binom2_jimi_ci",
@@ -66,34 +69,24 @@ def _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, pro
     return lo, hi, ((le, ge) if d0 is not None else None)
 
 
-#: releases per task of :func:`_two_sample_blocks` (fixed: the blocks, hence the answer,
-#: never depend on the number of workers)
-_BLOCK_ROWS = 64
-
-
 def _two_sample_blocks(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, progress, workers):
-    """The draws of :func:`_two_sample` as independent tasks of ``_BLOCK_ROWS`` releases.
+    """The draws of :func:`_two_sample` as independent tasks of ``BLOCK_ROWS`` releases.
 
     Block ``i`` draws from the two streams spawned from child ``i`` of one root fixed
-    by ``gen`` (:func:`dpinfer._workers.child_seed`), so the answer is the same for
+    by ``gen`` (:func:`dpinfer._workers.seeded_blocks`), so the answer is the same for
     every ``workers`` (other than None, the serial stream of earlier releases).
     """
-    root = root_seed(gen)
-    m = pi_hat1.size
-    tasks = [(pi_hat1[a:a + _BLOCK_ROWS], n1, eps1, pi_hat2[a:a + _BLOCK_ROWS], n2, eps2, tails, d0, n_sim,
-              child_seed(root, i)) for i, a in enumerate(range(0, m, _BLOCK_ROWS))]
-    parts = map_tasks(_two_sample_task, tasks, workers)
-    progress.advance(m)
-    lo, hi, le, ge = (np.concatenate(column) for column in zip(*parts))
-    return lo, hi, ((le, ge) if d0 is not None else None)
+    task = functools.partial(_two_sample_task, n1, eps1, n2, eps2, tails, d0, n_sim)
+    parts = seeded_blocks(task, (pi_hat1, pi_hat2), BLOCK_ROWS, gen, workers)
+    progress.advance(pi_hat1.size)
+    return join_blocks(parts, d0)
 
 
-def _two_sample_task(task):
-    """One block of :func:`_two_sample_blocks`: ``(lo, hi, le, ge)`` of its releases."""
-    *args, seed = task
-    lo, hi, shares = _two_sample(*args, np.random.default_rng(seed))
-    le, ge = shares if shares is not None else (np.empty(0), np.empty(0))
-    return lo, hi, le, ge
+def _two_sample_task(n1, eps1, n2, eps2, tails, d0, n_sim, pi_hat1, pi_hat2, seed):
+    """One block of releases of :func:`_two_sample_blocks`: ``(lo, hi, le, ge)``."""
+    lo, hi, shares = _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim,
+                                 np.random.default_rng(seed))
+    return (lo, hi) + (shares if shares is not None else (lo[:0], lo[:0]))
 
 
 #: quadratures of one exact-limit quantile, typically (its root search: 8-9 at n = 100)
