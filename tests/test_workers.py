@@ -235,3 +235,17 @@ def test_binom_jimi_one_sample_same_answer_on_every_executor(name, releases, das
                for w in _executors(dask_executor).values()]
     for value in answers:
         assert np.array_equal(value, answers[0])
+
+
+# --------------------------------------------------------------------------- DP-JIMI means
+def test_mean_jimi_tests_same_answer_on_every_executor(mean_releases, dask_executor):
+    from dpinfer import mean2_jimi_test, mean_jimi_test
+
+    # n = 300: tasks of 833 draws, so 2000 draws make three tasks
+    one = [mean_jimi_test(mean_releases[0], mu0=120.0, sigma=15.0, rng=3, workers=w)
+           for w in _executors(dask_executor).values()]
+    two = [mean2_jimi_test(*mean_releases, sigma=15.0, rng=3, workers=w)
+           for w in _executors(dask_executor).values()]
+    for answers in (one, two):
+        for res in answers:
+            assert (res.pvalue, res.conf_int) == (answers[0].pvalue, answers[0].conf_int)
