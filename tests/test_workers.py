@@ -249,3 +249,19 @@ def test_mean_jimi_tests_same_answer_on_every_executor(mean_releases, dask_execu
     for answers in (one, two):
         for res in answers:
             assert (res.pvalue, res.conf_int) == (answers[0].pvalue, answers[0].conf_int)
+
+
+# --------------------------------------------------------------------------- the log-rank null
+def test_logrank_test_same_answer_on_every_executor(dask_executor):
+    from dpinfer import LifeTableReleaser, logrank_test
+
+    gen = np.random.default_rng(8)
+    group = np.repeat(["a", "b"], 120)
+    time = np.where(group == "a", gen.exponential(4.0, 240), gen.exponential(6.0, 240))
+    event = (gen.random(240) < 0.8).astype(int)
+    release = LifeTableReleaser(1.0, (1.0, 2.0, 4.0, 8.0)).release(time, event, group, rng=9)
+    # 4500 tables: tasks of 2000, 2000 and 500
+    answers = [logrank_test(release, n_sim=4500, rng=2, workers=w) for w in _executors(dask_executor).values()]
+    for res in answers:
+        assert (res.pvalue, res.estimate, res.conf_int) == (answers[0].pvalue, answers[0].estimate,
+                                                            answers[0].conf_int)
