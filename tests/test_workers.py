@@ -190,8 +190,8 @@ def mean_releases():
 def test_mean_repro_test_same_answer_on_every_executor(mean_releases, dask_executor):
     from dpinfer import mean_repro_test
 
-    # n = 300: tasks of 833 seeds, so 1999 seeds make three tasks
-    answers = [mean_repro_test(mean_releases[0], mu0=120.0, sigma=15.0, rng=3, workers=w)
+    # n = 300: tasks of 833 seeds, so 1200 seeds make two tasks
+    answers = [mean_repro_test(mean_releases[0], mu0=120.0, sigma=15.0, n_sim=1200, rng=3, workers=w)
                for w in _executors(dask_executor).values()]
     for res in answers:
         assert (res.pvalue, res.conf_int, res.estimate) == (answers[0].pvalue, answers[0].conf_int,
@@ -201,7 +201,7 @@ def test_mean_repro_test_same_answer_on_every_executor(mean_releases, dask_execu
 def test_mean2_repro_test_same_answer_on_every_executor(mean_releases, dask_executor):
     from dpinfer import mean2_repro_test
 
-    answers = [mean2_repro_test(*mean_releases, sigma=15.0, rng=3, workers=w)
+    answers = [mean2_repro_test(*mean_releases, sigma=15.0, n_sim=1200, rng=3, workers=w)
                for w in _executors(dask_executor).values()]
     for res in answers:
         assert (res.pvalue, res.conf_int) == (answers[0].pvalue, answers[0].conf_int)
@@ -241,10 +241,10 @@ def test_binom_jimi_one_sample_same_answer_on_every_executor(name, releases, das
 def test_mean_jimi_tests_same_answer_on_every_executor(mean_releases, dask_executor):
     from dpinfer import mean2_jimi_test, mean_jimi_test
 
-    # n = 300: tasks of 833 draws, so 2000 draws make three tasks
-    one = [mean_jimi_test(mean_releases[0], mu0=120.0, sigma=15.0, rng=3, workers=w)
+    # n = 300: tasks of 833 draws, so 1200 draws make two tasks
+    one = [mean_jimi_test(mean_releases[0], mu0=120.0, sigma=15.0, n_sim=1200, rng=3, workers=w)
            for w in _executors(dask_executor).values()]
-    two = [mean2_jimi_test(*mean_releases, sigma=15.0, rng=3, workers=w)
+    two = [mean2_jimi_test(*mean_releases, sigma=15.0, n_sim=1200, rng=3, workers=w)
            for w in _executors(dask_executor).values()]
     for answers in (one, two):
         for res in answers:
