@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpinfer import LaplaceReleaser, binom2_jimi_ci, binom2_jimi_test, run_cells
+from dpinfer import LaplaceReleaser, binom2_jimi_ci, binom2_jimi_test, binom_jimi_test, run_cells
 
 
 def _serial_map(func, iterable):
@@ -103,6 +103,10 @@ def test_scalar_release_gives_an_htest_with_workers():
     a = binom2_jimi_test(r1, pi_hat2=r2, n_sim=500, rng=3, workers=1)
     b = binom2_jimi_test(r1, pi_hat2=r2, n_sim=500, rng=3, workers=_serial_map)
     assert a.pvalue == b.pvalue and a.conf_int == b.conf_int
+    # the confidence curve replays the same (blocked) draws, in this process
+    assert b.pvalue_function(0.0) == b.pvalue
+    one = binom_jimi_test(r1, p0=0.3, n_sim=500, rng=3, workers=_serial_map)
+    assert one.pvalue_function(0.3) == one.pvalue
 
 
 # --------------------------------------------------------------------------- run_cells

@@ -16,7 +16,7 @@
 #'   released pair \code{c(z.difference, z.discordant)} typed in (then \code{n}
 #'   and \code{epsilon} are needed).
 #' @param epsilon The privacy parameter (release; with a typed-in pair).
-#' @param seed,budget As in \code{\link{dp_release_count}}.
+#' @param seed,budget,group As in \code{\link{dp_release_count}}.
 #' @param n The public number of pairs (only with a typed-in pair).
 #' @param margin The null difference \code{p10 - p01} (0 is McNemar's null).
 #' @param alternative,conf.level As in \code{\link{dp_binom_test}}.
@@ -32,7 +32,7 @@
 #'   p.adjust(c(res$p.value, 0.01, 0.04), "holm")
 #' }
 #' @export
-dp_release_paired <- function(x, epsilon, seed = NULL, budget = NULL) {
+dp_release_paired <- function(x, epsilon, seed = NULL, budget = NULL, group = NULL) {
   if (!is.matrix(x) || !is.numeric(x) || !identical(dim(x), c(2L, 2L))) {
     stop("`x` must be a 2 x 2 numeric matrix of counts of pairs.", call. = FALSE)
   }
@@ -44,7 +44,7 @@ dp_release_paired <- function(x, epsilon, seed = NULL, budget = NULL) {
     as.list(as.integer(row))
   })
   releaser <- .call("PairedTableReleaser", list(epsilon))
-  .new_release(.call(releaser$release, list(rows), list(rng = .seed(seed), budget = .py_budget(budget))))
+  .new_release(.call(releaser$release, list(rows), list(rng = .seed(seed), budget = .py_budget(budget, group))))
 }
 
 #' @rdname dp_release_paired

@@ -2,8 +2,9 @@
 
 .dp <- new.env(parent = emptyenv())
 
-#: the one command that installs the Python package, named in every "not found" message
-.install_command <- "python3 -m pip install dpinfer"
+#: the one command that installs the Python package, named in every "not found" message: dpinfer is
+#: installed from its source checkout (no package registry has it), as the README's first command does
+.install_command <- "python3 -m pip install -e /path/to/dpinfer   (the source checkout holding pyproject.toml)"
 
 # The Python interpreter named by the `dpinfer` command on PATH (its "#!" line), or "".
 .python_of_command <- function() {
@@ -31,7 +32,8 @@ dp_python <- function() {
 
 .not_found <- function(detail) {
   stop(paste0(
-    "dpinfer for R needs the Python package dpinfer, ", detail, ". Install it with:\n  ",
+    "dpinfer for R needs the Python package dpinfer, ", detail, ". Install it from its source checkout ",
+    "(the README's first command does the same in a venv):\n  ",
     .install_command, "\nthen point R at that Python before the first dpinfer call: ",
     "Sys.setenv(RETICULATE_PYTHON = \"/path/to/python\") or options(dpinfer.python = \"/path/to/python\") ",
     "(or put its `dpinfer` command on the PATH)."), call. = FALSE)

@@ -13,8 +13,8 @@
     value <- aperm(array(as.numeric(unlist(value)), dim = c(2L, length(record$breaks), length(record$groups))),
                    c(3L, 2L, 1L))
     dimnames(value) <- list(unlist(record$groups), NULL, c("events", "censored"))
-  } else if (identical(record$kind, "paired")) {
-    value <- as.numeric(unlist(value))  # (difference, discordant)
+  } else if (record$kind %in% c("paired", "clipped_sum")) {
+    value <- as.numeric(unlist(value))  # (difference, discordant); (sum) or (sum, centred sum of squares)
   } else if (is.list(value)) value <- do.call(rbind, lapply(value, as.numeric))
   record$value <- value
   record$printed <- NULL

@@ -17,6 +17,8 @@
 #' @param conf.level The level of the interval for the common difference.
 #' @param margin The null common risk difference (0: no effect).
 #' @param gamma The Berger-Boos allowance (0 takes the supremum over the whole null).
+#' @param composition \code{NULL} (read the releases: parallel only when every release records
+#'   its own group of one budget's parallel set), \code{"sequential"} or \code{"parallel"}.
 #' @return An object of class \code{c("dp_htest", "htest")}: \code{statistic}
 #'   the sum of the released differences, \code{parameter} the number of strata,
 #'   \code{estimate} the Mantel-Haenszel risk difference, \code{conf.int}; the
@@ -32,7 +34,7 @@
 #' }
 #' @export
 dp_mantelhaen_test <- function(x, alternative = c("two.sided", "less", "greater"), conf.level = 0.95,
-                               margin = 0, gamma = 0.001) {
+                               margin = 0, gamma = 0.001, composition = NULL) {
   ok <- is.list(x) && length(x) >= 1L && !.is_release(x) &&
     all(vapply(x, function(s) is.list(s) && !.is_release(s) && length(s) == 2L &&
                  all(vapply(s, .is_release, logical(1))), logical(1)))
@@ -42,7 +44,7 @@ dp_mantelhaen_test <- function(x, alternative = c("two.sided", "less", "greater"
   }
   pairs <- unname(lapply(x, function(s) lapply(s, attr, "py")))
   kwargs <- list(alternative = .alternative(alternative), confidence_level = .level(conf.level),
-                 gamma = as.numeric(gamma))
+                 gamma = as.numeric(gamma), composition = .composition(composition))
   res <- .test("binom_strata_test", list(pairs, as.numeric(margin)), kwargs)
   if (!is.null(names(x)) && all(nzchar(names(x)))) {
     res$data.name <- paste0(res$data.name, " (strata: ", paste(names(x), collapse = ", "), ")")

@@ -91,6 +91,10 @@ dp_binom_test <- function(z, n = NULL, p = 0.5, alternative = c("two.sided", "le
 #'   ratio) and the effect (\code{"difference"}, \code{"ratio"} or
 #'   \code{"odds-ratio"}, the last for Tulap arms).
 #' @param n.sim,seed DP-JIMI with draws: their number and the seed.
+#' @param statistic Two Tulap arms: the exact test's ordering, \code{NULL}
+#'   (Python's default for the effect), \code{"difference"} or \code{"score"}
+#'   (Python's \code{statistic}; see \code{binom2_ump_test}).
+#' @param two.sided.method One Tulap arm, two-sided: as in \code{\link{dp_binom_test}}.
 #' @param composition Two arms: \code{NULL} (read the releases: \code{"parallel"},
 #'   the larger epsilon, only when they were charged to two groups of one
 #'   budget's parallel set, see \code{group} in \code{\link{dp_release_count}};
@@ -113,9 +117,12 @@ dp_binom_test <- function(z, n = NULL, p = 0.5, alternative = c("two.sided", "le
 #' @export
 dp_prop_test <- function(x, n = NULL, p = NULL, alternative = c("two.sided", "less", "greater"),
                          conf.level = 0.95, epsilon = NULL, delta = NULL, method = NULL,
-                         margin = NULL, effect = NULL, n.sim = NULL, seed = NULL, composition = NULL) {
+                         margin = NULL, effect = NULL, n.sim = NULL, seed = NULL, composition = NULL,
+                         statistic = NULL, two.sided.method = NULL) {
+  # NULL settings are left out of the call, so Python's own defaults apply (e.g. its default ordering)
   kwargs <- list(alternative = .alternative(alternative), confidence_level = .level(conf.level),
                  method = method, margin = margin, effect = effect, composition = composition,
+                 statistic = statistic, two_sided_method = two.sided.method,
                  n_sim = if (is.null(n.sim)) NULL else .whole(n.sim, "n.sim"), rng = .seed(seed))
   if (.is_release(x)) x <- list(x)
   if (is.list(x)) {
@@ -151,7 +158,10 @@ dp_prop_test <- function(x, n = NULL, p = NULL, alternative = c("two.sided", "le
     one <- list(alternative = kwargs$alternative, confidence_level = kwargs$confidence_level,
                 epsilon = epsilon, delta = delta)
     if (what == "binom_jimi_test") one <- c(one, list(n_sim = kwargs$n_sim, rng = kwargs$rng))
-    if (!is.null(margin) || !is.null(effect)) stop("`margin` and `effect` are for two arms.", call. = FALSE)
+    if (what == "binom_ump_test") one$two_sided_method <- two.sided.method
+    if (!is.null(margin) || !is.null(effect) || !is.null(statistic)) {
+      stop("`margin`, `effect` and `statistic` are for two arms.", call. = FALSE)
+    }
     return(.test(what, list(.typed_units(x, sizes, method), sizes[[1L]], if (is.null(p)) 0.5 else p), one))
   }
   if (!is.null(p)) stop("`p` is for one arm; two arms take `margin`.", call. = FALSE)
@@ -211,7 +221,8 @@ dp_chisq_test <- function(x, epsilon = NULL, method = c("jimi", "mc"), n.sim = 1
 #'
 #' Exactly one of \code{n} and \code{power} is \code{NULL}, and that one is
 #' computed: the exact power of the exact two-arm test of
-#' \code{\link{dp_prop_test}} on two Tulap releases at privacy \code{epsilon}
+#' \code{\link{dp_prop_test}} on two Tulap releases (Laplace with
+#' \code{mechanism = "laplace"}) at privacy \code{epsilon}
 #' (each arm released once, at \code{epsilon}), or the smallest \code{n} per
 #' group that reaches \code{power}.
 #'
@@ -223,9 +234,25 @@ dp_chisq_test <- function(x, epsilon = NULL, method = c("jimi", "mc"), n.sim = 1
 #'   the direction of \code{p1 - p2}, as R's), \code{"greater"} or \code{"less"}.
 #' @param epsilon,delta The privacy parameters of each arm's release.
 #' @param ratio \code{n2 / n1} when computing \code{n} (1: equal groups).
-#' @param margin The null difference (non-inferiority with a one-sided alternative).
+#' @param margin The null difference (non-inferiority with a one-sided alternative),
+#'   or ratio with \code{effect = "ratio"}.
+#' @param effect,statistic As in \code{\link{dp_prop_test}}: \code{NULL}
+#'   (Python's defaults: the difference, and its default ordering),
+#'   \code{"ratio"} or \code{"odds-ratio"}; \code{"difference"} or \code{"score"}.
+#' @param mechanism \code{NULL} (Tulap counts, as \code{\link{dp_release_count}}'s
+#'   default) or \code{"laplace"}: how both arms will be released.
 #' @return An object of class \code{"power.htest"}, as \code{power.prop.test}
-#'   returns, with \code{epsilon} and \code{delta} beside.
+#'   returns, with \code{epsilon} and \code{delta} beside, and the non-private
+#'   comparators that put a number on the price of privacy (printed as lines,
+#'   explained in the note): computing \code{n}, \code{nonprivate.n} (the same
+#'   exact test without the privacy noise: epsilon = Inf, where the Tulap noise
+#'   is its uniform part, a randomized exact test), \code{normal.n} (the
+#'   normal approximation without noise: \code{power.prop.test}'s \code{n}; for
+#'   \code{ratio} other than 1 the same formula with unequal groups; absent for a
+#'   non-zero \code{margin}), \code{price.n} (\code{n - nonprivate.n} per group)
+#'   and \code{price.total} (both groups); computing \code{power},
+#'   \code{nonprivate.power}, \code{normal.power} (\code{power.prop.test}'s) and
+#'   \code{price.power} (\code{nonprivate.power - power}).
 #' @examples
 #' if (dp_available()) {
 #'   print(dp_power_prop_test(n = 60, p1 = 0.5, p2 = 0.3, epsilon = 1))
@@ -234,7 +261,8 @@ dp_chisq_test <- function(x, epsilon = NULL, method = c("jimi", "mc"), n.sim = 1
 #' @export
 dp_power_prop_test <- function(n = NULL, p1 = NULL, p2 = NULL, sig.level = 0.05, power = NULL,
                                alternative = c("two.sided", "one.sided", "greater", "less"),
-                               epsilon, delta = 0, ratio = 1, margin = NULL) {
+                               epsilon, delta = 0, ratio = 1, margin = NULL, effect = NULL, statistic = NULL,
+                               mechanism = NULL) {
   alternative <- match.arg(alternative)
   if (is.null(sig.level)) {
     # in power.prop.test, NULL asks to solve for the level; that is not offered here
@@ -247,21 +275,24 @@ dp_power_prop_test <- function(n = NULL, p1 = NULL, p2 = NULL, sig.level = 0.05,
   if (is.null(n) == is.null(power)) stop("exactly one of `n` and `power` must be NULL.", call. = FALSE)
   alt <- switch(alternative, two.sided = "two-sided",
                 one.sided = if (p1 >= p2) "greater" else "less", alternative)
-  common <- list(epsilon = epsilon, delta = delta, alpha = sig.level, alternative = alt, margin = margin)
+  # NULL settings are left out of the call: Python's defaults apply (its default ordering included)
+  common <- list(epsilon = epsilon, delta = delta, alpha = sig.level, alternative = alt, margin = margin,
+                 effect = effect, statistic = statistic, mechanism = mechanism)
   if (is.null(power)) {
     size <- .whole(n, "n")
-    power <- .call("binom2_ump_power", list(p1, p2, size, size), common, convert = "_plain")
+    plan <- .call("binom2_ump_power", list(p1, p2, size, size), common, convert = "_planning")
+    power <- plan$power
   } else {
-    sizes <- unlist(.call("binom2_ump_sample_size", list(p1, p2),
-                          c(common, list(power = power, ratio = ratio)), convert = "_plain"))
-    n <- if (sizes[[1L]] == sizes[[2L]]) sizes[[1L]] else sizes
+    plan <- .call("binom2_ump_sample_size", list(p1, p2), c(common, list(power = power, ratio = ratio)),
+                  convert = "_planning")
+    n <- if (plan$n1 == plan$n2) plan$n1 else c(plan$n1, plan$n2)
   }
   note <- paste0("n is the number in *each* group", if (length(n) == 2L) " (n1, n2)" else "",
-                 "; each arm released once by the Tulap mechanism at epsilon = ", format(epsilon),
-                 ", delta = ", format(delta))
-  structure(list(n = n, p1 = p1, p2 = p2, sig.level = sig.level, power = power,
-                 alternative = if (alternative == "two.sided") "two.sided" else alternative,
-                 note = note, method = "Exact power of the private two-sample test of proportions",
-                 epsilon = epsilon, delta = delta),
+                 "; each arm released once by the ", if (identical(mechanism, "laplace")) "Laplace" else "Tulap",
+                 " mechanism at epsilon = ", format(epsilon), ", delta = ", format(delta), "; ", .price_note(plan))
+  structure(c(list(n = n, p1 = p1, p2 = p2, sig.level = sig.level, power = power,
+                   alternative = if (alternative == "two.sided") "two.sided" else alternative,
+                   note = note, method = "Exact power of the private two-sample test of proportions",
+                   epsilon = epsilon, delta = delta), .price_of_privacy(plan)),
             class = "power.htest")
 }

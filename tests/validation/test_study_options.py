@@ -28,6 +28,7 @@ STUDIES = {
     "table_size": (200, 200, "data sets simulated per point", True),
     "logistic_coverage": (400, 200, "data sets simulated per point", True),
     "two_arm": (2000, 200, "release pairs simulated per point", True),
+    "two_arm_ordering": (1, 1, "never used", False),
     "means": (100, 60, "data sets simulated per point", True),
     "survival": (100, 40, "data sets per point", True),
     "pairs_arms": (20_000, 2000, "global-null trials simulated per family-wise error setting", False),

@@ -6,6 +6,7 @@ Private helpers of :mod:`dpinfer.inference.jimi` (one sample) and
 
 from __future__ import annotations
 
+import copy
 import functools
 
 import numpy as np
@@ -15,7 +16,7 @@ from ..._printing import _r_format, _released
 from ... import _mechanisms
 from ..._validation import DPInferValueError, _arg, _check_n_sim, _check_proportion_scale
 from ..._workers import seeded_blocks
-from .._draw_summary import interval_tails, pvalue_from_shares
+from .._draw_summary import draw_share, interval_tails, pvalue_from_shares
 from .._resolve import accepts
 
 #: Most fiducial draws per release.  One release's draws are held in memory at once
@@ -145,10 +146,8 @@ def _fill(sl, draws, tails, p0, lo, hi, le, ge, *, mid_ties=False):
             ge[sl] = (1.0 - below - tied) + 0.5 * tied
         else:
             le[sl], ge[sl] = _k._tail_shares(draws, p0)
-        # a simulated p-value is never below 1 / (H + 1): the observed release counts as one
-        # of the draws, (k + 1) / (H + 1) as fima reports it (a share of 0 claimed p = 0, issue 40)
-        h = draws.shape[1]
-        le[sl], ge[sl] = (le[sl] * h + 1.0) / (h + 1.0), (ge[sl] * h + 1.0) / (h + 1.0)
+        h = draws.shape[1]  # the observed release counts as one of the draws (never p = 0, issue 40)
+        le[sl], ge[sl] = draw_share(le[sl] * h, h), draw_share(ge[sl] * h, h)
     if tails != (None, None):
         b_lo, b_hi = _k._sample_bounds(draws, *tails)
         if b_lo is not None:
@@ -159,3 +158,15 @@ def _fill(sl, draws, tails, p0, lo, hi, le, ge, *, mid_ties=False):
 
 def _stack(lo, hi, shape):
     return np.stack([lo, hi], axis=-1).reshape(shape + (2,))
+
+
+def _curve(run, gen, alternative, values):
+    """The p-value at each null value in ``values`` from the same draws as the test
+    (``run(value, gen)`` gives ``(lo, hi, (le, ge))``; ``gen`` is copied for every value, so
+    each value sees the stream the reported p-value and interval came from)."""
+    values = np.asarray(values, dtype=float)
+    out = np.empty(values.shape)
+    for i, value in enumerate(values.flat):
+        _, _, (le, ge) = run(float(value), copy.deepcopy(gen))
+        out.flat[i] = float(np.clip(np.ravel(_pvalue(le, ge, alternative))[0], 0.0, 1.0))
+    return out if values.ndim else float(out)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 
 import numpy as np
@@ -13,8 +14,8 @@ from ..._workers import check_workers, seeded_blocks
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ...results import ConfidenceInterval, HTestResult
 from .._resolve import arm_pair, composed, provenance, release_first, resolve
-from ._common import (ACCEPTS, BLOCK_ROWS, _check_jimi_n_sim, _data_name, _fill, _proportions, _pvalue, _stack,
-                      _tails, join_blocks)
+from ._common import (ACCEPTS, BLOCK_ROWS, _check_jimi_n_sim, _curve, _data_name, _fill, _proportions, _pvalue,
+                      _stack, _tails, join_blocks)
 
 __all__ = [
     "binom2_jimi_ci",
@@ -91,6 +92,14 @@ def _two_sample_task(n1, eps1, n2, eps2, tails, d0, n_sim, pi_hat1, pi_hat2, see
 
 #: quadratures of one exact-limit quantile, typically (its root search: 8-9 at n = 100)
 _QUANTILE_UNITS = 9
+
+
+def _two_sample_at(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, n_sim, workers, d0, gen):
+    """:func:`_two_sample` at the null difference ``d0`` (for the confidence curve).
+
+    ``workers``: None (the serial stream) or 1, the blocked draws in this process, which
+    are those of any ``workers`` the test ran with (the curve keeps no executor)."""
+    return _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, workers=workers)
 
 
 def _two_sample_units(m, tails, d0, n_sim):
@@ -364,6 +373,7 @@ def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, eps
     workers = check_workers(workers)
     gen, derived = _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
+    start_gen = copy.deepcopy(gen)
     with start(progress, _two_sample_units(p1.size, tails, margin, n_sim), "binom2_jimi_test",
                "quadratures" if n_sim is None else "releases") as bar:
         lo, hi, (le, ge) = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, margin, n_sim, gen, bar, workers)
@@ -399,5 +409,8 @@ def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, eps
         **provenance(r1, r2),
         composition=composition,
         n_sim=n_sim,
+        pvalue_function=functools.partial(_curve, functools.partial(_two_sample_at, p1.ravel(), n1, e1, p2.ravel(), n2,
+                                                                    e2, tails, n_sim, None if workers is None else 1), start_gen,
+                                            alternative),
         note=note,
     )

@@ -122,9 +122,11 @@ def _null(mu0, margin, *, two):
     """The null value: ``margin`` for two groups, ``mu0`` for one; the other one refused with a hint."""
     if two and mu0 is not None:
         raise DPInferTypeError(_arg("mu0"), " is the null mean of one group; with two releases give ",
-                               _arg("margin"), f" (the null difference mean_1 - mean_2); got mu0 = {_show(mu0)}.")
+                               _arg("margin"), " (the null difference mean_1 - mean_2); got ", _arg("mu0"),
+                               f" = {_show(mu0)}.")
     if not two and margin is not None:
         raise DPInferTypeError(_arg("margin"), " is the null difference of two groups; with one release give ",
-                               _arg("mu0"), f" (the null mean); got margin = {_show(margin)}.")
+                               _arg("mu0"), " (the null mean); got ", _arg("margin"),
+                               f" = {_show(margin)}.")
     given = margin if two else mu0
     return 0.0 if given is None else given

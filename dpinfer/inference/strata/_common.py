@@ -9,10 +9,11 @@ __all__ = []  # private module
 
 
 def privacy(sites, composition, labels):
-    """``(epsilon, delta, note, provenance)`` of a result from ``sites`` (labels name each).
+    """``(epsilon, delta, note, fields)`` of a result from ``sites`` (labels name each).
 
     The composition is decided only by :func:`dpinfer._composition_rule.composition_rule`
-    from the releases' records; the note lists every release's own budget.
+    from the releases' records; the note lists every release's own budget; ``fields`` are
+    the result's provenance and the composition as decided.
     """
     rule = composition_rule(composition, [s.release for s in sites])
     epsilon, delta = combined_privacy([s.record.epsilon for s in sites], [s.record.delta for s in sites], rule)
@@ -26,7 +27,7 @@ def privacy(sites, composition, labels):
 
     how = "parallel composition (disjoint people)" if rule == PARALLEL else "sequential composition"
     note = "; ".join(f"{label}: {one(s)}" for label, s in zip(labels, sites)) + f"; {how}"
-    return epsilon, delta, note, provenance(*[s.record for s in sites])
+    return epsilon, delta, note, {**provenance(*[s.record for s in sites]), "composition": rule}
 
 
 def rejected_end(pvalue, level, low, high, iterations=60):

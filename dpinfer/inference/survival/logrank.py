@@ -12,6 +12,7 @@ from ..._validation import _check_alternative, _check_confidence_level, _check_n
 from ..._warnings import ApproximationWarning, warn
 from ..._workers import check_workers, seeded_blocks
 from ...results import ConfidenceInterval
+from .._draw_summary import draw_share
 from .._resolve import provenance
 from ._result import LogRankResult
 from ._size import size_warning
@@ -148,7 +149,7 @@ def logrank_test(release, *, alternative="two-sided", confidence_level=0.95, n_s
         parts = seeded_blocks(functools.partial(_draw_task, laws), (np.arange(n_sim),), _TASK_DRAWS, gen, workers)
         drawn, drawn_hr = (np.concatenate(column) for column in zip(*parts))
     stat = _statistic(u, v, alternative)
-    pvalue = (1.0 + np.count_nonzero(drawn >= stat)) / (1.0 + n_sim)
+    pvalue = draw_share(np.count_nonzero(drawn >= stat), n_sim)
     estimate, conf_int = _hazard_ratio(_log_mh(d, r), drawn_hr, level, alternative)
     observed, expected = observed_expected(d, r)
     rec = table.record

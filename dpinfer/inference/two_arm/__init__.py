@@ -131,7 +131,8 @@ counts (the tail is ``b_1 F b_2`` with ``b_i`` the binomial pmfs), computed once
   limit (epsilon = 50, releases at ``x_i -+ (1/2 - 1e-6)`` so that every tie is in the tail)
   the p-value is ``scipy.stats.barnard_exact(pooled=True)``'s, checked to 1e-6.
 
-*The choice, by exact power* (``_critical._exact_power``; alpha = 0.05, equal n and epsilon
+*The choice, by exact power* (``_critical._exact_power``, tabled by ``python -m
+validation.two_arm_ordering``, three cells checked against ``tests/reference/make_two_arm_power.py``; alpha = 0.05, equal n and epsilon
 per arm, null of no difference; difference/score; "2s" two-sided; one-sided "greater" at
 ``(theta1, theta2)``, the "less" test at the mirrored pair has the same power; the last column
 the exact size of the one-sided test at ``theta1 = theta2 = 0.1``):
@@ -158,14 +159,16 @@ The sizes (suprema over 101 points of the null line) are at most alpha for both 
 epsilon = 1, 0.20 against 0.08), because the difference's tail is largest at nu = 1/2 and its
 test is conservative elsewhere (size 0.005 at 0.1 against 0.049); it loses a little at the
 centre (0.638 against 0.658 at 0.60 against 0.45) and at n = 20, epsilon = 0.5 near 0.1.  By
-power it is the better default; it is not the default (yet) because of its cost: a p-value
-about 3x the difference's (2.8x ``scipy.stats.barnard_exact`` at n = 100, where the
-difference's takes 0.85x), and the risk-difference interval, whose end search cannot use
-monotonicity in ``Delta0`` (the score's ordering moves with it), scans 81 margins per end
-(see :mod:`._interval`): 1.3 s at n = 100 (115x barnard_exact; the difference's 0.21 s), 5 s
-at n = 300 and 54 s at n = 1000 on a loaded machine, where a default answer should take
-well under 2 s (issue 41, after the speed-ups of ``benchmarks/bench_two_arm.py``: 0.15-0.35 s
-at n = 100, 7-10 s at n = 1000; the default switches when the goals there are met).  ``statistic='score'`` gives it where power away from 1/2 matters.
+power it is the better default; it is not the default (yet) because of its cost: the
+risk-difference interval, whose end search cannot use monotonicity in ``Delta0`` (the
+score's ordering moves with it), scans 81 margins per end (see :mod:`._interval`), each with
+its own order matrix.  Issue 41's goals: the p-value at most ``scipy.stats.barnard_exact``'s
+time at n = 100 per arm, the interval at most 0.2 s there and under 5 s at n = 1000.  After
+the speed-ups (``benchmarks/bench_two_arm.py``, four runs at load average 4.5-5.8 on 2
+cores): p-value 0.5-0.8x, interval 0.15-0.19 s at n = 100 (met), 4.4-6.9 s at n = 1000
+(missed in three runs of four); before them 1.1-1.2x, 0.15-0.35 s and 7-10 s, and at first 2.8x, 1.3 s and 54 s
+(the default switches when the goals are met in every run).  ``statistic='score'`` gives it
+where power away from 1/2 matters.
 
 **The odds ratio** (``effect='odds-ratio'``, :mod:`._odds_ratio`).  The null
 ``theta1 (1 - theta2) / (theta2 (1 - theta1)) = psi0`` is the curve

@@ -413,9 +413,7 @@ class _Plan:
         d1 = _binomial_derivatives(self.arms[0].n, theta1, pmf)
         d2 = _binomial_derivatives(self.arms[1].n, theta2, pmf)
         if self._lattice is not None:
-            g0, g1, g2 = (_times(d, self._lattice) for d in d1)
-            value = _row_dot(g0, d2[0])
-            curvature = slope ** 2 * _row_dot(g2, d2[0]) + 2.0 * slope * _row_dot(g1, d2[1]) + _row_dot(g0, d2[2])
+            value, _, curvature = self._lattice_derivatives(d1, d2, slope)
         else:
             c1 = [_convolved(self.arms[0], d) for d in d1]
             c2 = [_convolved(self.arms[1], d) for d in d2]
@@ -424,7 +422,22 @@ class _Plan:
                          + self._bilinear(c1[0], c2[2]))
         return np.clip(value, 0.0, 1.0), curvature
 
+    def along_line(self, theta1, theta2, slope):
+        """The tail and its first two derivatives along ``(theta1 + slope nu, theta2 + nu)``,
+        through the lattice (built): ``(value, first, second)``, as :meth:`with_curvature`."""
+        theta1, theta2 = _rows(theta1, theta2)
+        d1 = _binomial_derivatives(self.arms[0].n, theta1, _binomial_rows)
+        d2 = _binomial_derivatives(self.arms[1].n, theta2, _binomial_rows)
+        value, first, second = self._lattice_derivatives(d1, d2, slope)
+        return np.clip(value, 0.0, 1.0), first, second
 
+    def _lattice_derivatives(self, d1, d2, slope):
+        """``p``, ``p' = slope T(b1', b2) + T(b1, b2')`` and ``p''`` from the arms' pmf derivatives."""
+        g0, g1, g2 = (_times(d, self._lattice) for d in d1)
+        value = _row_dot(g0, d2[0])
+        first = slope * _row_dot(g1, d2[0]) + _row_dot(g0, d2[1])
+        second = slope ** 2 * _row_dot(g2, d2[0]) + 2.0 * slope * _row_dot(g1, d2[1]) + _row_dot(g0, d2[2])
+        return value, first, second
 
 
 class _TailPlan(_Plan):

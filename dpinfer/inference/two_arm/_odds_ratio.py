@@ -46,9 +46,9 @@ def _restricted_odds_ratio(j1, j2, n1, n2, psi):
     return np.where(m >= n1 + n2, 1.0, np.clip(t1, 0.0, 1.0)), t2
 
 
-def _odds_ratio_terms(n1, n2, psi, v1, v2):
-    """``(numerator, variance)`` of the ordering ``g`` on the lattice (``g = numerator / sqrt(variance)``)."""
-    j1 = np.arange(n1 + 1, dtype=float)[:, None]
+def _odds_ratio_terms(n1, n2, psi, v1, v2, rows=slice(None)):
+    """``(numerator, variance)`` of the ordering ``g`` on the lattice's ``rows`` (``g = numerator / sqrt(variance)``)."""
+    j1 = np.arange(n1 + 1, dtype=float)[rows, None]
     j2 = np.arange(n2 + 1, dtype=float)[None, :]
     t1, t2 = _restricted_odds_ratio(j1, j2, n1, n2, psi)
     a1, a2 = n1 * t1 * (1.0 - t1), n2 * t2 * (1.0 - t2)

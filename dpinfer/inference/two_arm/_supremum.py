@@ -176,6 +176,9 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
              if (i == 0 or values[i] >= values[i - 1]) and (i == last or values[i] >= values[i + 1])]
     peaks.sort(key=lambda i: -values[i])
     found = []  # the refined maxima: the certificate cuts its cells finely around them at once
+    # through a built lattice on a line, every maximum at once by Newton's method (its
+    # derivatives are closed forms: a few batched evaluations instead of a Brent search each)
+    batched = [] if line and getattr(tail, "_lattice", None) is not None else None  # (Laplace plans: none)
     for i in peaks:
         lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, last)]
         reach = max(bounds[max(i - 1, 0)], bounds[min(i, last - 1)])
@@ -186,12 +189,20 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
             inward = grid[i] + (1e-7 if i == 0 else -1e-7) * (null.high - null.low)
             if float(_on_line(tail, null, inward)[0]) <= values[i]:
                 continue
+        if batched is not None:
+            batched.append((grid[i], values[i], lo, hi))
+            continue
         res = optimize.minimize_scalar(
             lambda nu: -float(_on_line(tail, null, nu)[0]),
             bounds=(lo, hi), method="bounded", options={"xatol": XATOL})
         found.append((float(res.x), float(-res.fun)))
         if -res.fun > out.value:
             out = _Sup(float(-res.fun), float(res.x), float(-res.fun))
+    if batched:
+        found = _newton_maxima(tail, null, slope, *(np.array(c, float) for c in zip(*batched)))
+        for x, v in found:
+            if v > out.value:
+                out = _Sup(v, x, v)
     progress.advance(STEP_UNITS)
     if not certify or (arm1.n + 1) * (arm2.n + 1) > CERTIFY_LIMIT:
         return out
@@ -218,6 +229,44 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
                              max_cells=cells, initial=initial,
                              focus=[x for x, v in found if v >= out.value * (1.0 - FOCUS_GAP)])
     return _Sup(max(min(bound, cap), out.value), out.nu, out.value)
+
+
+#: Newton steps of :func:`_newton_maxima` at most (typically 1 to 7; brackets it leaves, bisected,
+#: took up to 26 in the interval of the benchmark)
+_NEWTON_STEPS = 40
+
+
+def _newton_maxima(tail, null, slope, x, value, lo, hi):
+    """Local maxima of the tail on the line, one in each bracket ``[lo, hi]`` (arrays), from ``x``.
+
+    Safeguarded Newton's method on ``p'``, all brackets at once (:meth:`._law._Plan.along_line`):
+    each step keeps the side of ``x`` where ``p'`` points, and a step that leaves the bracket
+    or meets ``p'' >= 0`` bisects it instead; a bracket stops when its step is below
+    ``XATOL``.  Every value returned was evaluated (the largest seen in each bracket), so
+    each is a tail value at its ``nu``: a lower bound of the supremum, as Brent's would be.
+    Returns ``[(nu, value), ...]``.
+    """
+    best_x, best = x.copy(), value.copy()
+    active = np.arange(x.size)
+    for _ in range(_NEWTON_STEPS):
+        xs = x[active]
+        v, first, second = tail.along_line(null.theta1(xs), xs, slope)
+        better = v > best[active]
+        best_x[active[better]], best[active[better]] = xs[better], v[better]
+        rising = first > 0.0
+        lo[active[rising]] = xs[rising]
+        hi[active[~rising]] = xs[~rising]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(second < 0.0, -first / second, np.nan)
+        new = xs + step
+        l, h = lo[active], hi[active]
+        bisect = ~((new > l) & (new < h))  # also where the step is nan
+        new = np.where(bisect, (l + h) / 2.0, new)
+        x[active] = new
+        active = active[(np.abs(new - xs) > XATOL) & (h - l > XATOL)]
+        if not active.size:
+            break
+    return [(float(a), float(b)) for a, b in zip(best_x, best)]
 
 
 def _exchangeable_cap(tail, arm1, arm2, null):

@@ -52,6 +52,11 @@ def _plain(value):
     return value
 
 
+def _planning(value):
+    """A planning result (power or sample size with its non-private comparators) as its flat dict."""
+    return _plain(value.to_dict())
+
+
 #: public calls named in dpinfer's messages -> what an R user runs instead (the release step
 #: named when a typed value looks like a confidential count)
 _R_CALLS = {
@@ -63,7 +68,7 @@ _R_CALLS = {
 
 
 #: Python argument names -> the R package's (what an R user typed)
-_R_NAMES = {"p0": "p", "theta1": "p1", "theta2": "p2", "confidence_level": "conf.level", "n_sim": "n.sim"}
+_R_NAMES = {"p0": "p", "mu0": "mu", "theta1": "p1", "theta2": "p2", "confidence_level": "conf.level", "n_sim": "n.sim"}
 
 
 def _spell_r(name):

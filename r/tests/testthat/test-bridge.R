@@ -12,14 +12,15 @@ test_that("Python warnings surface as R warnings", {
   expect_warning(dp_binom_test(0.4, 30, epsilon = 1), "InputWarning: .*read as a noisy count")
 })
 
-test_that("a missing Python names the one install command", {
+test_that("a missing Python names the one install command: the source checkout's, not a registry's", {
   rscript <- file.path(R.home("bin"), "Rscript")
   env <- c(paste0("R_LIBS=", paste(.libPaths(), collapse = .Platform$path.sep)),
            "RETICULATE_PYTHON=/nonexistent/python3")
   out <- suppressWarnings(system2(rscript, c("-e", shQuote("dpinfer::dp_binom_test(1, 2, epsilon = 1)")),
                                   env = env, stdout = TRUE, stderr = TRUE))
   text <- paste(out, collapse = "\n")
-  expect_match(text, "python3 -m pip install dpinfer", fixed = TRUE)
+  expect_match(text, "python3 -m pip install -e /path/to/dpinfer", fixed = TRUE)
+  expect_false(grepl("pip install dpinfer", text, fixed = TRUE))  # no registry has dpinfer
   expect_match(text, "RETICULATE_PYTHON", fixed = TRUE)
   expect_false(suppressWarnings(system2(rscript, c("-e", shQuote("cat(dpinfer::dp_available())")),
                                         env = env, stdout = TRUE)) == "TRUE")

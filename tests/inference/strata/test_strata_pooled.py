@@ -85,6 +85,9 @@ def test_ledger_of_a_multi_site_release_shows_each_site_budget():
     assert budget.spent_epsilon == pytest.approx(2.0)  # parallel: the largest
     res = prop_test(releases, p0=0.3)
     assert res.pvalue == binom_pooled_test(releases, 0.3).pvalue
+    # the result records the composition it used (R's dp_privacy(res)$composition reads it)
+    assert res.composition == "parallel" and res.epsilon == budget.spent_epsilon
+    assert binom_pooled_test(releases, 0.3, composition="sequential").composition == "sequential"
 
 
 def test_prop_test_call_shapes():
