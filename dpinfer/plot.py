@@ -32,7 +32,8 @@ import numpy as np
 
 from ._validation import _as_real_array, _check_alpha, _check_label
 
-__all__ = ["REPORT_STYLE", "confidence_curve", "forest_plot", "km_curves", "power_curve", "rejection_region", "release_density"]
+__all__ = ["REPORT_STYLE", "confidence_curve", "forest_plot", "km_curves", "power_curve", "rejection_region",
+           "release_density"]
 
 #: axis labels of the usual arguments of the power functions (the quantity and its unit)
 _AXIS_LABELS = {
@@ -315,7 +316,9 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
     ----------
     result : HTestResult or callable
         A test result that carries its p-value function (the one-arm DP-UMP, normal and
-        DP-JIMI tests, :func:`~dpinfer.binom2_ump_test` for every effect,
+        DP-JIMI tests, :func:`~dpinfer.binom2_ump_test` for every effect, the stratified
+        and pooled Tulap tests, the Wald interval's own curve of
+        :func:`~dpinfer.binom2_normal_test` and :func:`~dpinfer.rr_two_sample_test`,
         :func:`~dpinfer.binom2_jimi_test`, the naive and DP-JIMI tests of means and the
         repro-samples tests with a known sigma), or a callable ``f(x)`` giving p-values
         (then ``interval`` marks the interval, if any).
@@ -345,10 +348,10 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
     Raises
     ------
     TypeError
-        For a result without a p-value function (e.g. a stratified, paired, survival or
-        design result, or the repro-samples mean with an unknown spread, whose answer is a
-        set computed once rather than a p-value at every null value), naming those that
-        plot; draw it from a callable instead.
+        For a result without a p-value function (e.g. a survival or design result, one
+        without an interval, or the repro-samples mean with the spread released, whose
+        answer is a set certified once rather than a p-value at every null value), saying
+        why and naming those that plot; draw it from a callable instead.
 
     Examples
     --------
@@ -372,7 +375,7 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
         if result.pvalue_function is None:
             why = ("it has no confidence interval" if result.conf_int is None else next(
                 (reason for key, reason in _NO_CURVE.items() if key in result.method), "its interval is not "
-                "the inversion of a p-value at each null value"))
+                "computed by inverting a p-value function"))
             raise TypeError(
                 f"this result ({result.method}) carries no p-value function ({why}), so it has no confidence "
                 f"curve to draw. Results that plot: {_PLOTTABLE}. Pass a callable f(x) returning the p-values "
