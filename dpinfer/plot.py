@@ -301,6 +301,10 @@ _NO_CURVE = {
     "spread released": "with the spread released the p-value at one mean is a supremum over sigma bounded by "
                        "boxes (about 0.4 s each at R = 399 seeds, a curve would take tens of seconds) and the "
                        "interval is a union of slabs certified directly, not found from the p-values",
+    "log-rank": "its hazard-ratio interval comes from releases simulated at each arm's own estimated hazards, "
+                "not from the log-rank test at other hazard ratios (the test's null law is one common hazard)",
+    "stage-wise ordering": "a design's interval inverts the stage-wise ordering once, at the stage where the "
+                           "trial stopped, and keeps no p-value function",
 }
 
 

@@ -313,5 +313,18 @@ def test_a_result_whose_interval_is_not_a_curves_says_why():
     gen = np.random.default_rng(3)
     time = np.concatenate([gen.exponential(10.0, 60), gen.exponential(5.0, 60)])
     rel = d.LifeTableReleaser(1.0, breaks=[4, 8]).release(time, np.ones(120), ["a"] * 60 + ["b"] * 60, rng=4)
-    with pytest.raises(TypeError, match=r"carries no p-value function \(its interval is not computed by inverting"):
+    with pytest.raises(TypeError, match=r"carries no p-value function \(its hazard-ratio interval comes from releases simulated"):
         d.logrank_test(rel).plot()
+
+    import dataclasses
+
+    # the other reasons, on results stripped of their curve (the branch reads the method and the interval)
+    res = _built("binom2_normal_test")
+    design = dataclasses.replace(res, method="Exact test after Simon's design (stage-wise ordering)",
+                                 pvalue_function=None)
+    with pytest.raises(TypeError, match=r"\(a design's interval inverts the stage-wise ordering once"):
+        design.plot()
+    with pytest.raises(TypeError, match=r"\(it has no confidence interval\)"):
+        dataclasses.replace(res, conf_int=None, pvalue_function=None).plot()
+    with pytest.raises(TypeError, match=r"\(its interval is not computed by inverting a p-value function\)"):
+        dataclasses.replace(res, pvalue_function=None).plot()
