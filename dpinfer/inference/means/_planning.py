@@ -340,3 +340,146 @@ def mean_power(mu1, n, *, mu2=None, mu0=None, margin=None, sigma, lower, upper, 
     power, se = _power_at(q, ns, n_sim, gen)
     used = n_sim or (_SIM_DEFAULT if se is not None else None)
     return _result(PowerResult, power, q, ns, power, se, used, partial(_power_comparators, q, ns))
+
+
+def _normal_n(q, power, ratio):
+    """The textbook z test's n without noise or clipping (real; per group for two, ``n2 = ratio n1``)."""
+    alt, alpha = q["alternative"], q["alpha"]
+    z = stats.norm.isf(alpha / 2.0 if alt == "two-sided" else alpha) + stats.norm.isf(1.0 - power)
+    diff = (q["mu1"] - (q["mu2"] if q["two"] else 0.0)) - q["null"]
+    var = q["sigma"][0] ** 2 + (q["sigma"][1] ** 2 / ratio if q["two"] else 0.0)
+    n = var * (z / diff) ** 2
+    return (n, ratio * n) if q["two"] else n
+
+
+def _search(q, target, ratio, power_of):
+    """The smallest n1 whose power reaches ``target`` (the power assumed to grow with n, checked at the end)."""
+    cache = {}
+
+    def at(n):
+        if n not in cache:
+            cache[n] = power_of(_sizes(q, n, ratio))
+        return cache[n]
+
+    def reaches(n):
+        return n >= 2 and at(n) >= target
+
+    def gauge(n):
+        return float(stats.norm.ppf(min(max(at(n), 1e-12), 1 - 1e-12)) - stats.norm.ppf(target))
+
+    guess = _normal_n(q, target, ratio)
+    start = max(2, int(math.ceil(guess[0] if q["two"] else guess)))
+    bracket = integer_bracket(reaches, min(start, _N_MAX), _N_MAX)
+    if bracket is None:
+        return None, cache
+    return smallest_integer(reaches, gauge, *bracket), cache
+
+
+def _size_comparators(q, target, ratio):
+    def nonprivate(ns):
+        return _nonprivate_power(q, ns)
+
+    n, _ = _search(q, target, ratio, nonprivate)
+    normal = _normal_n(q, target, ratio)
+    if q["two"]:
+        pair = _sizes(q, n, ratio) if n is not None else (None, None)
+        return {"nonprivate_n1": pair[0], "nonprivate_n2": pair[1], "normal_n1": float(normal[0]),
+                "normal_n2": float(normal[1])}
+    return {"nonprivate_n": n, "normal_n": float(normal)}
+
+
+def mean_sample_size(mu1, *, mu2=None, mu0=None, margin=None, power=0.8, ratio=1.0, sigma, lower, upper,
+                     epsilon, alpha=0.05, alternative="two-sided", method="naive", spread=False, split=0.5,
+                     n_sim=None, rng=None):
+    """Smallest n for the private test of a mean (or of two means) to reach a power, like ``power.t.test``.
+
+    Parameters
+    ----------
+    mu1, mu2, mu0, margin, sigma, lower, upper, epsilon, alpha, alternative, method, spread, split
+        As in :func:`mean_power`.
+    power : float, default 0.8
+        Target power, in (alpha, 1).
+    ratio : float, default 1
+        Two groups: the allocation ``n2 / n1`` (``n2 = ceil(ratio n1)``).
+    n_sim : int, optional
+        Data sets simulated per ``n`` tried (None: exact with ``spread=False``; 4000 with
+        ``spread=True``).
+    rng : None, int, SeedSequence or numpy.random.Generator
+        The simulation's stream (None: seeded from the question); every ``n`` tried reuses it
+        (common random numbers, so that the simulated power is smooth in ``n``).
+
+    Returns
+    -------
+    SampleSizeResult or SampleSizesResult
+        One group: ``n`` (an int); two: ``(n1, n2)``.  Prints as R's ``power.htest`` with the
+        power reached (``exact_power``; with its Monte Carlo SE when simulated), the ``n`` of the
+        same z test without noise (clipping kept) and of the textbook z test (no noise, no
+        clipping), and the price of privacy.
+
+    Raises
+    ------
+    ValueError
+        For an invalid argument; if ``mu1`` (the difference) is not on the alternative's side of the
+        null, or no ``n`` up to 1e7 reaches the power (clipping can hold the clipped mean near the
+        null whatever ``n``: choose wider bounds).
+
+    See Also
+    --------
+    mean_power
+
+    Notes
+    -----
+    The search assumes the power grows with ``n`` (it does for the exact law when the clipped
+    mean lies on the alternative's side) and checks the answer's predecessor.  A simulated
+    answer is the smallest ``n`` whose *estimated* power reaches the target: the true power there
+    is within a few Monte Carlo SE of it (the print states the SE).
+
+    Examples
+    --------
+    >>> from dpinfer import mean_sample_size
+    >>> n = mean_sample_size(128.0, mu0=120.0, sigma=15.0, lower=80.0, upper=180.0, epsilon=1.0)
+    >>> int(n)
+    60
+    """
+    q = _question(mu1, mu2, mu0, margin, sigma, lower, upper, epsilon, alpha, alternative, method, spread, split)
+    target = _check_probability(power, "power", open_low=True, open_high=True)
+    if target <= q["alpha"]:
+        raise ValueError(f"`power` must be above `alpha` (a test reaches alpha at the null); got power = "
+                         f"{target!r} with alpha = {q['alpha']!r}.")
+    ratio = _check_positive(ratio, "ratio") if q["two"] else 1.0
+    if not q["two"] and ratio != 1.0:
+        raise ValueError(f"`ratio` applies to two groups (give `mu2`); got ratio = {ratio!r}.")
+    diff = (q["mu1"] - (q["mu2"] if q["two"] else 0.0)) - q["null"]
+    side = {"greater": diff > 0, "less": diff < 0, "two-sided": diff != 0}[q["alternative"]]
+    if not side:
+        what = "mu1 - mu2 - margin" if q["two"] else "mu1 - mu0"
+        raise ValueError(f"the planned effect {what} = {diff!r} is not on the side of alternative = "
+                         f"{q['alternative']!r}; no n gives the power asked for.")
+    n_sim = _check_n_sim(n_sim)
+    gen = None if rng is None else np.random.default_rng(rng)
+    simulate = q["spread"] or n_sim is not None
+    draws = n_sim or _SIM_DEFAULT
+    seed = gen.bit_generator.seed_seq if gen is not None else None
+    state = {}
+
+    def power_of(ns):
+        if simulate:
+            stream = np.random.default_rng(seed) if seed is not None else _default_stream(q, (0, 0))
+            p, se = _simulated_power(q, ns, draws, stream)
+        else:
+            p, se = _power_at(q, ns, None, None)
+        state[ns] = se
+        return p
+
+    n, cache = _search(q, target, ratio, power_of)
+    if n is None:
+        raise ValueError(f"no n up to {_N_MAX:g} per group reaches power {target!r}: with the bounds "
+                         f"[{q['lower']:g}, {q['upper']:g}] the clipped mean stays too near the null (or the "
+                         "noise too large); widen the bounds or raise epsilon.")
+    ns = _sizes(q, n, ratio)
+    reached = cache[n]
+    se = state.get(ns)
+    cls = SampleSizesResult if q["two"] else SampleSizeResult
+    value = ns if q["two"] else n
+    return _result(cls, value, q, ns, reached, se, draws if se is not None else None,
+                   partial(_size_comparators, q, target, ratio))
