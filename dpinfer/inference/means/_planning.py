@@ -31,7 +31,7 @@ from ...releasers.mean import MeanReleaser
 from ...results import PowerResult, SampleSizeResult, SampleSizesResult
 from .._roots import integer_bracket, smallest_integer
 from ._common import clipped
-from ._law import Group, difference_cdf
+from ._law import Group, clipped_moments, difference_cdf
 from ._naive import naive_moments
 
 __all__ = ["mean_power", "mean_sample_size"]
@@ -41,6 +41,8 @@ _N_MAX = 10**7
 _EXACT_TOL = 1e-8
 _SIM_DEFAULT = 4000
 _CHUNK = 500
+#: the most values a simulated power draws (data sets times values per data set)
+_MAX_VALUES = 4e8
 
 
 def _pair(value, name, check):
@@ -130,6 +132,10 @@ def _simulated_power(q, ns, n_sim, gen):
     seeds = gen.bit_generator.seed_seq.spawn(2) if hasattr(gen.bit_generator, "seed_seq") else None
     streams = [np.random.default_rng(s) for s in seeds] if seeds else [gen, gen]
     k = 2 if q["two"] else 1
+    if sum(ns) * n_sim > _MAX_VALUES:
+        raise ValueError(f"simulating {n_sim} data sets of n = {' and '.join(map(str, ns))} draws more than "
+                         f"{_MAX_VALUES:g} values; give a smaller `n_sim`, or plan with sigma known "
+                         "(spread=False, exact).")
     releasers = [MeanReleaser(q["epsilon"][i], q["lower"], q["upper"], spread=q["spread"], split=q["split"])
                  for i in range(k)]
     mus = (q["mu1"], q["mu2"])
@@ -158,7 +164,7 @@ def _simulated_power(q, ns, n_sim, gen):
 
 def _nonprivate_power(q, ns):
     """Power of the same z test without noise (sigma known, clipping kept): exact, or simulated when out of
-    the exact path's reach (200000 data sets, seeded from the question)."""
+    the exact path's reach (up to 200000 data sets, seeded from the question)."""
     power, _ = _exact_power(q, ns, noise=False)
     if power is not None:
         return power
@@ -166,12 +172,12 @@ def _nonprivate_power(q, ns):
     lo, hi = _cuts(q, ns, noise=False)
     k = 2 if q["two"] else 1
     mus = (q["mu1"], q["mu2"])
-    hits = 0
+    hits, rows = 0, max(1, min(5000, int(_MAX_VALUES / 40 / sum(ns))))
     for _ in range(40):
-        est = sum((1.0 if i == 0 else -1.0) * np.clip(gen.normal(mus[i], q["sigma"][i], (5000, ns[i])),
+        est = sum((1.0 if i == 0 else -1.0) * np.clip(gen.normal(mus[i], q["sigma"][i], (rows, ns[i])),
                                                        q["lower"], q["upper"]).mean(axis=1) for i in range(k))
         hits += int(np.sum((est < lo) | (est > hi)))
-    return hits / 200000
+    return hits / (40 * rows)
 
 
 def _normal_power(q, ns):
@@ -328,7 +334,7 @@ def mean_power(mu1, n, *, mu2=None, mu0=None, margin=None, sigma, lower, upper, 
     >>> from dpinfer import mean_power
     >>> res = mean_power(128.0, 100, mu0=120.0, sigma=15.0, lower=80.0, upper=180.0, epsilon=1.0)
     >>> round(float(res), 4)
-    0.7856
+    0.9717
     """
     q = _question(mu1, mu2, mu0, margin, sigma, lower, upper, epsilon, alpha, alternative, method, spread, split)
     ns = _pair(n, "n", lambda v, name: _check_int(v, name, minimum=2, maximum=_N_MAX))
@@ -439,14 +445,14 @@ def mean_sample_size(mu1, *, mu2=None, mu0=None, margin=None, power=0.8, ratio=1
     >>> from dpinfer import mean_sample_size
     >>> n = mean_sample_size(128.0, mu0=120.0, sigma=15.0, lower=80.0, upper=180.0, epsilon=1.0)
     >>> int(n)
-    60
+    64
     """
     q = _question(mu1, mu2, mu0, margin, sigma, lower, upper, epsilon, alpha, alternative, method, spread, split)
     target = _check_probability(power, "power", open_low=True, open_high=True)
     if target <= q["alpha"]:
         raise ValueError(f"`power` must be above `alpha` (a test reaches alpha at the null); got power = "
                          f"{target!r} with alpha = {q['alpha']!r}.")
-    ratio = _check_positive(ratio, "ratio") if q["two"] else 1.0
+    ratio = _check_positive(ratio, "ratio")
     if not q["two"] and ratio != 1.0:
         raise ValueError(f"`ratio` applies to two groups (give `mu2`); got ratio = {ratio!r}.")
     diff = (q["mu1"] - (q["mu2"] if q["two"] else 0.0)) - q["null"]
@@ -455,6 +461,13 @@ def mean_sample_size(mu1, *, mu2=None, mu0=None, margin=None, power=0.8, ratio=1
         what = "mu1 - mu2 - margin" if q["two"] else "mu1 - mu0"
         raise ValueError(f"the planned effect {what} = {diff!r} is not on the side of alternative = "
                          f"{q['alternative']!r}; no n gives the power asked for.")
+    clipped_diff = sum((1.0 if i == 0 else -1.0) * clipped_moments((q["mu1"], q["mu2"])[i], q["sigma"][i],
+                                                                    q["lower"], q["upper"])[0]
+                       for i in range(2 if q["two"] else 1)) - q["null"]
+    if not {"greater": clipped_diff > 0, "less": clipped_diff < 0, "two-sided": clipped_diff != 0}[q["alternative"]]:
+        raise ValueError(f"no n up to {_N_MAX:g} per group reaches power {target!r}: with the bounds "
+                         f"[{q['lower']:g}, {q['upper']:g}] the clipped mean(s) minus the null is {clipped_diff:.6g}, "
+                         "not on the alternative's side, so the power does not grow with n; widen the bounds.")
     n_sim = _check_n_sim(n_sim)
     gen = None if rng is None else np.random.default_rng(rng)
     simulate = q["spread"] or n_sim is not None
@@ -467,7 +480,12 @@ def mean_sample_size(mu1, *, mu2=None, mu0=None, margin=None, power=0.8, ratio=1
             stream = np.random.default_rng(seed) if seed is not None else _default_stream(q, (0, 0))
             p, se = _simulated_power(q, ns, draws, stream)
         else:
-            p, se = _power_at(q, ns, None, None)
+            p, se = _exact_power(q, ns)
+            if p is None:
+                raise ValueError(f"the exact power is out of reach at n = {' and '.join(map(str, ns))} (the "
+                                 "characteristic function's integral did not reach 1e-8); give `n_sim` to "
+                                 "simulate the search.")
+            se = None
         state[ns] = se
         return p
 
