@@ -41,13 +41,15 @@ _N_MAX = 10**7
 _EXACT_TOL = 1e-8
 _SIM_DEFAULT = 4000
 _CHUNK = 500
+#: the ratios of public scales (bounds' width to sigma, distances in sigma) the numerics hold
+_SCALE_MIN, _SCALE_MAX = 1e-6, 1e6
 #: the most values a simulated power draws (data sets times values per data set)
 _MAX_VALUES = 4e8
 
 
 def _pair(value, name, check):
     """A value for both groups or a pair (group 1, group 2), each checked."""
-    if isinstance(value, (tuple, list, np.ndarray)) and np.ndim(value) == 1:
+    if isinstance(value, (tuple, list, np.ndarray)):
         if len(value) != 2:
             raise ValueError(f"`{name}` must be one number or a pair (group 1, group 2); got {len(value)} values.")
         return tuple(check(v, name) for v in value)
@@ -79,9 +81,28 @@ def _question(mu1, mu2, mu0, margin, sigma, lower, upper, epsilon, alpha, altern
     if not isinstance(spread, (bool, np.bool_)):
         raise TypeError(f"`spread` must be True or False; got {spread!r}.")
     split = _check_probability(split, "split", open_low=True, open_high=True)
+    width = upper - lower
+    for mu, sd in zip((mu1, mu1 if mu2 is None else mu2), sigmas):
+        # the exact law's numerics work in sd units: refuse scales they cannot hold, from public numbers
+        if not (math.isfinite(width) and _SCALE_MIN <= width / sd <= _SCALE_MAX
+                and max(abs(lower - mu), abs(upper - mu), abs(null)) / sd <= _SCALE_MAX):
+            raise ValueError(f"`sigma` must be between {_SCALE_MIN:g} and {_SCALE_MAX:g} times the bounds' width, and "
+                             f"the means, the null and the bounds within {_SCALE_MAX:g} sigma of each other; got "
+                             f"sigma = {sd!r}, lower = {lower!r}, upper = {upper!r}, mean {mu!r}.")
     return dict(mu1=mu1, mu2=mu2, null=null, sigma=sigmas, lower=lower, upper=upper, epsilon=epsilons,
                 alpha=_check_alpha(alpha), alternative=_check_alternative(alternative), method=method,
                 spread=bool(spread), split=split, two=two)
+
+
+def _check_noise(q, ns):
+    """The noise on a mean at most 1e6 sigma (epsilon n not vanishingly small against the bounds' width)."""
+    width = q["upper"] - q["lower"]
+    for i, n in enumerate(ns):
+        lam = width / (q["epsilon"][i] * n)
+        if not lam / q["sigma"][i] <= _SCALE_MAX:
+            raise ValueError(f"`epsilon` = {q['epsilon'][i]!r} with n = {n} and bounds {width!r} apart puts noise of "
+                             f"scale {lam:.3g} on the mean, over {_SCALE_MAX:g} sigma: no test has power there; "
+                             "raise epsilon or narrow the bounds.")
 
 
 def _groups(q, ns, noise=True):
@@ -341,6 +362,7 @@ def mean_power(mu1, n, *, mu2=None, mu0=None, margin=None, sigma, lower, upper, 
     ns = ns if q["two"] else (ns[0],)
     if not q["two"] and isinstance(n, (tuple, list, np.ndarray)):
         raise ValueError(f"`n` must be one number for one group; got a pair {tuple(n)!r} (give `mu2` for two).")
+    _check_noise(q, ns)
     n_sim = _check_n_sim(n_sim)
     gen = None if rng is None else np.random.default_rng(rng)
     power, se = _power_at(q, ns, n_sim, gen)
@@ -468,6 +490,7 @@ def mean_sample_size(mu1, *, mu2=None, mu0=None, margin=None, power=0.8, ratio=1
         raise ValueError(f"no n up to {_N_MAX:g} per group reaches power {target!r}: with the bounds "
                          f"[{q['lower']:g}, {q['upper']:g}] the clipped mean(s) minus the null is {clipped_diff:.6g}, "
                          "not on the alternative's side, so the power does not grow with n; widen the bounds.")
+    _check_noise(q, _sizes(q, _N_MAX, ratio) if q["two"] else (_N_MAX,))
     n_sim = _check_n_sim(n_sim)
     gen = None if rng is None else np.random.default_rng(rng)
     simulate = q["spread"] or n_sim is not None
