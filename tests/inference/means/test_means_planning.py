@@ -159,7 +159,7 @@ def test_comparators_and_price():
     (dict(mu1=1.0, n=10, sigma=1e-300), ValueError, "`sigma` must be between 1e-06 and 1e\\+06 times"),
     (dict(mu1=1.0, n=10, upper=1e300), ValueError, "`sigma` must be between"),
     (dict(mu1=1.0, n=10, epsilon=1e-12), ValueError, "noise of scale 6e\\+11 on the mean"),
-    (dict(mu1=1.0, n=[[1, 2], [3]], mu2=0.0), ValueError, "`n`"),
+    (dict(mu1=1.0, n=[[1, 2], [3]], mu2=0.0), TypeError, "`n` must be an integer; got a list"),
 ])
 def test_power_refusals(kwargs, error, match):
     base = dict(sigma=1.0, lower=-3.0, upper=3.0, epsilon=1.0)
