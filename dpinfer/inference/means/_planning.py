@@ -49,6 +49,8 @@ _MAX_VALUES = 4e8
 
 def _pair(value, name, check):
     """A value for both groups or a pair (group 1, group 2), each checked."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
     if isinstance(value, (tuple, list, np.ndarray)):
         if len(value) != 2:
             raise ValueError(f"`{name}` must be one number or a pair (group 1, group 2); got {len(value)} values.")
@@ -258,7 +260,8 @@ def _result(cls, value, q, ns, power, se, n_sim, compute):
                + ("each group released once" if q["two"] else "released once"))
     fields = {"n1": ns[0], "n2": ns[1] if q["two"] else None, "mu1": q["mu1"], "mu2": q["mu2"],
               "null": q["null"], "sigma1": q["sigma"][0], "sigma2": q["sigma"][1] if q["two"] else None,
-              "lower": q["lower"], "upper": q["upper"], "power": power, "exact_power": power,
+              "lower": q["lower"], "upper": q["upper"], "power": power,
+              "exact_power": power if se is None else None,
               "mc_se": se, "n_sim": n_sim if se is not None else None, "alpha": q["alpha"],
               "alternative": q["alternative"], "epsilon": eps[0] if len(eps) == 1 else list(eps),
               "delta": 0.0, "mechanism": "laplace", "spread": q["spread"], "split": q["split"] if q["spread"] else None}
@@ -358,6 +361,8 @@ def mean_power(mu1, n, *, mu2=None, mu0=None, margin=None, sigma, lower, upper, 
     0.9717
     """
     q = _question(mu1, mu2, mu0, margin, sigma, lower, upper, epsilon, alpha, alternative, method, spread, split)
+    if isinstance(n, np.ndarray) and n.ndim == 0:
+        n = n[()]
     ns = _pair(n, "n", lambda v, name: _check_int(v, name, minimum=2, maximum=_N_MAX))
     ns = ns if q["two"] else (ns[0],)
     if not q["two"] and isinstance(n, (tuple, list, np.ndarray)):
@@ -440,7 +445,8 @@ def mean_sample_size(mu1, *, mu2=None, mu0=None, margin=None, power=0.8, ratio=1
     -------
     SampleSizeResult or SampleSizesResult
         One group: ``n`` (an int); two: ``(n1, n2)``.  Prints as R's ``power.htest`` with the
-        power reached (``exact_power``; with its Monte Carlo SE when simulated), the ``n`` of the
+        power reached (``exact_power``, None when simulated: ``to_dict()["power"]`` and
+        ``["mc_se"]`` then hold the estimate and its Monte Carlo SE), the ``n`` of the
         same z test without noise (clipping kept) and of the textbook z test (no noise, no
         clipping), and the price of privacy.
 
