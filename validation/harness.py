@@ -20,6 +20,10 @@ no global state): one panel per question, a legend naming each method, the nomin
 level as a dashed line, and +/- 2 Monte Carlo standard-error bands where a curve is
 simulated.
 
+The seeding is that of the public :func:`dpinfer.run_cells` (``rng=seed``), which a
+user's own sweep calls with ``workers=``; this module adds the executors by name, the
+Dask cluster's start-up, the progress bar and the resume cache on top.
+
 Layout: the CSV files are written and read in ``_csv``, the figures drawn in
 ``_figures``; both are re-exported here, the one module the studies import.
 """
@@ -49,7 +53,9 @@ from ._figures import (
     plot_band,
     plot_curves,
     plot_nominal,
+    readable_label,
     save_figure,
+    text_overlaps,
 )
 
 
@@ -72,6 +78,7 @@ __all__ = [
     "positive_float",
     "positive_int",
     "read_csv",
+    "readable_label",
     "resolve_common",
     "run_cells",
     "run_study_rows",
@@ -79,6 +86,7 @@ __all__ = [
     "study_metadata",
     "study_parser",
     "study_stem",
+    "text_overlaps",
     "write_csv",
 ]
 

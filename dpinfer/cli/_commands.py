@@ -611,6 +611,10 @@ def _cmd_demo(args):
     from ..inference.ump import binom_ump_test
 
     trial = load_example_trial()
+    if args.data:  # the synthetic per-patient file, as shipped: what the guide's shell examples release
+        with open(trial.path, encoding="utf-8") as handle:
+            sys.stdout.write(handle.read())
+        return EXIT_OK
     tulap_seed, laplace_seed = np.random.SeedSequence(args.seed).spawn(2)
     budget = PrivacyBudget(2 * args.epsilon, args.delta, description="embedded example trial (synthetic)")
     tulap = TulapReleaser(args.epsilon, args.delta).release(trial.responders, trial.n, rng=tulap_seed,

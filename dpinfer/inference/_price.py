@@ -36,8 +36,7 @@ R Core Team, ``stats::power.prop.test``.
 from __future__ import annotations
 
 import math
-
-from scipy import stats
+from statistics import NormalDist  # not scipy: the command's first DP-UMP answer loads no scipy
 
 __all__ = ["NONPRIVATE_EPSILON", "normal_n", "normal_power", "same_test_label", "NORMAL_TWO", "NORMAL_ONE"]
 
@@ -47,6 +46,7 @@ NONPRIVATE_EPSILON = 1e9
 #: the printed names of the comparators
 NORMAL_TWO = "normal approximation (power.prop.test)"
 NORMAL_ONE = "normal approximation (Lachin 1981)"
+_NORMAL = NormalDist()
 
 
 def same_test_label(one_arm):
@@ -56,7 +56,7 @@ def same_test_label(one_arm):
 
 
 def _z_alpha(alpha, alternative):
-    return float(stats.norm.isf(alpha / 2.0 if alternative == "two-sided" else alpha))
+    return -_NORMAL.inv_cdf(alpha / 2.0 if alternative == "two-sided" else alpha)
 
 
 def _sds(theta1, theta2, k):
@@ -78,7 +78,7 @@ def normal_n(theta1, theta2, ratio, alpha, power, alternative):
     if gap == 0.0:
         return None
     sd0, sd1 = _sds(theta1, theta2, ratio)
-    return ((_z_alpha(alpha, alternative) * sd0 + float(stats.norm.isf(1.0 - power)) * sd1) / gap) ** 2
+    return ((_z_alpha(alpha, alternative) * sd0 + _NORMAL.inv_cdf(power) * sd1) / gap) ** 2
 
 
 def normal_power(theta1, theta2, n1, n2, alpha, alternative):
@@ -93,4 +93,4 @@ def normal_power(theta1, theta2, n1, n2, alpha, alternative):
     shift = math.sqrt(n1) * gap - _z_alpha(alpha, alternative) * sd0
     if sd1 == 0.0:
         return 1.0 if shift > 0.0 else 0.0
-    return float(stats.norm.cdf(shift / sd1))
+    return _NORMAL.cdf(shift / sd1)

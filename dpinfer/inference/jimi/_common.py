@@ -6,13 +6,17 @@ Private helpers of :mod:`dpinfer.inference.jimi` (one sample) and
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import numpy as np
 
 from . import _kernels as _k
 from ..._printing import _r_format, _released
 from ... import _mechanisms
 from ..._validation import DPInferValueError, _arg, _check_n_sim, _check_proportion_scale
-from .._draw_summary import interval_tails, pvalue_from_shares
+from ..._workers import seeded_blocks
+from .._draw_summary import draw_share, interval_tails, pvalue_from_shares
 from .._resolve import accepts
 
 #: Most fiducial draws per release.  One release's draws are held in memory at once
@@ -73,11 +77,12 @@ _EXACT_BLOCK = 4096  # releases per block on the exact path
 
 
 # --------------------------------------------------------------------------- one sample: kernels
-def _one_sample(pi_hat, n, epsilon, tails, p0, n_sim, gen, low=0.0):
+def _one_sample(pi_hat, n, epsilon, tails, p0, n_sim, gen, low=0.0, workers=None):
     """Interval bounds and, if p0 is given, (share <= p0, share >= p0) per release.
 
     ``pi_hat`` flat (m,); ``tails`` = (lower, upper) tail probabilities, None for
     the parameter's own bound (``low`` and 1); ``n_sim`` None is the exact limit.
+    ``workers`` other than None: the draws in blocks run there (:mod:`dpinfer._workers`).
     """
     lo_tail, hi_tail = tails
     lo = np.full(pi_hat.size, low)
@@ -100,11 +105,31 @@ def _one_sample(pi_hat, n, epsilon, tails, p0, n_sim, gen, low=0.0):
                 shares[0][sl] = _k._exact_cdf(p0, pi_hat[sl], n, epsilon)
                 shares[1][sl] = _k._exact_upper(p0, pi_hat[sl], n, epsilon)
         return lo, hi, shares
+    if workers is not None:  # fixed blocks of BLOCK_ROWS releases, block i from child i of one root
+        task = functools.partial(_one_sample_task, n, epsilon, tails, p0, n_sim, low)
+        return join_blocks(seeded_blocks(task, (pi_hat,), BLOCK_ROWS, gen, workers), p0)
     le = np.empty(pi_hat.size)
     ge = np.empty(pi_hat.size)
     for sl in _k._chunks(pi_hat.size, n_sim):
         draws = _k._draw_theta(gen, pi_hat[sl], n, epsilon, n_sim)
         _fill(sl, draws, tails, p0, lo, hi, le, ge)
+    return lo, hi, ((le, ge) if p0 is not None else None)
+
+
+#: releases per task with ``workers`` (fixed: the blocks, hence the answer, never depend
+#: on the number of workers)
+BLOCK_ROWS = 64
+
+
+def _one_sample_task(n, epsilon, tails, p0, n_sim, low, pi_hat, seed):
+    """One block of releases of :func:`_one_sample` with ``workers``: ``(lo, hi, le, ge)``."""
+    lo, hi, shares = _one_sample(pi_hat, n, epsilon, tails, p0, n_sim, np.random.default_rng(seed), low)
+    return (lo, hi) + (shares if shares is not None else (lo[:0], lo[:0]))
+
+
+def join_blocks(parts, p0):
+    """``(lo, hi, shares)`` from the blocks' ``(lo, hi, le, ge)`` (shares None without a null)."""
+    lo, hi, le, ge = (np.concatenate(column) for column in zip(*parts))
     return lo, hi, ((le, ge) if p0 is not None else None)
 
 
@@ -121,10 +146,8 @@ def _fill(sl, draws, tails, p0, lo, hi, le, ge, *, mid_ties=False):
             ge[sl] = (1.0 - below - tied) + 0.5 * tied
         else:
             le[sl], ge[sl] = _k._tail_shares(draws, p0)
-        # a simulated p-value is never below 1 / (H + 1): the observed release counts as one
-        # of the draws, (k + 1) / (H + 1) as fima reports it (a share of 0 claimed p = 0, issue 40)
-        h = draws.shape[1]
-        le[sl], ge[sl] = (le[sl] * h + 1.0) / (h + 1.0), (ge[sl] * h + 1.0) / (h + 1.0)
+        h = draws.shape[1]  # the observed release counts as one of the draws (never p = 0, issue 40)
+        le[sl], ge[sl] = draw_share(le[sl] * h, h), draw_share(ge[sl] * h, h)
     if tails != (None, None):
         b_lo, b_hi = _k._sample_bounds(draws, *tails)
         if b_lo is not None:
@@ -135,3 +158,15 @@ def _fill(sl, draws, tails, p0, lo, hi, le, ge, *, mid_ties=False):
 
 def _stack(lo, hi, shape):
     return np.stack([lo, hi], axis=-1).reshape(shape + (2,))
+
+
+def _curve(run, gen, alternative, values):
+    """The p-value at each null value in ``values`` from the same draws as the test
+    (``run(value, gen)`` gives ``(lo, hi, (le, ge))``; ``gen`` is copied for every value, so
+    each value sees the stream the reported p-value and interval came from)."""
+    values = np.asarray(values, dtype=float)
+    out = np.empty(values.shape)
+    for i, value in enumerate(values.flat):
+        _, _, (le, ge) = run(float(value), copy.deepcopy(gen))
+        out.flat[i] = float(np.clip(np.ravel(_pvalue(le, ge, alternative))[0], 0.0, 1.0))
+    return out if values.ndim else float(out)

@@ -118,8 +118,9 @@ def test_one_sided_intervals_and_pvalues_agree():
     with pytest.warns(ApproximationWarning, match="two-sided 95% intervals"):
         two = mean_jimi_test(rel, mu0=2.3, n_sim=1000, rng=2)
     assert less.conf_int.low == -math.inf and greater.conf_int.high == math.inf
-    # the same draws: the two one-sided shares add to 1 (no ties) and the two-sided is twice the smaller
-    assert less.pvalue + greater.pvalue == pytest.approx(1.0)
+    # the same draws: the two one-sided counts add to H (no ties), each p-value (k + 1) / (H + 1) (the
+    # observed release counts as one of the draws), and the two-sided is twice the smaller
+    assert less.pvalue + greater.pvalue == pytest.approx(1002 / 1001, rel=1e-12)
     assert two.pvalue == pytest.approx(min(1.0, 2 * min(less.pvalue, greater.pvalue)))
     # mu0 outside the one-sided interval exactly when the p-value is below the level's tail
     assert (less.conf_int.high < 2.3) == (less.pvalue <= 0.05)
@@ -144,8 +145,9 @@ def test_default_stream_is_derived_from_the_release_and_printed():
 def test_undefined_two_sample_draws_count_on_both_sides():
     draws = np.array([[-1.0, 0.5, np.nan, 2.0, np.inf, np.nan, -np.inf, 0.1, 0.2, 3.0]])
     le, ge = shares(draws, 0.3)
-    # brute force: each NaN counted as at or below and at or above 0.3
-    assert le[0] == pytest.approx(6 / 10) and ge[0] == pytest.approx(6 / 10)
+    # brute force: each NaN counted as at or below and at or above 0.3, 6 of 10, and the observed
+    # release as one more draw on each side: (6 + 1) / (10 + 1)
+    assert le[0] == pytest.approx(7 / 11) and ge[0] == pytest.approx(7 / 11)
     # k = ceil(3.5) = 4th smallest and 4th largest; NaN counts as -inf below and as +inf above
     lo, hi = sample_bounds(draws, (0.35, 0.35))
     assert lo[0] == -1.0 and hi[0] == 3.0
