@@ -214,6 +214,10 @@ SPECS = {
     "mcnemar_power": (
         lambda a: dpinfer.mcnemar_power(**a),
         dict(p01=0.1, p10=0.3, n=8, epsilon=1.0, margin=0.0, alpha=0.05, alternative="greater"), "prob"),
+    "mean_power": (
+        lambda a: dpinfer.mean_power(**a),
+        dict(mu1=1.0, n=20, mu0=0.0, sigma=1.0, lower=-3.0, upper=3.0, epsilon=1.0, alpha=0.05,
+             alternative="two-sided"), "prob"),
     "adjust_pvalues": (
         lambda a: dpinfer.adjust_pvalues(**a), dict(p=[0.01, 0.2, 0.04], method="hochberg", n=None), "prob"),
     "binom_many_to_one_test": (
@@ -598,6 +602,8 @@ NOT_FUZZED = {
     "SampleSizesResult": "record returned by binom2_ump_sample_size",
     "ManyToOneResult": "record returned by binom_many_to_one_test",
     "KaplanMeierResult": "record returned by kaplan_meier",
+    "mean_sample_size": "a search over n calling mean_power (fuzzed) until the target power; its own argument "
+                        "checks are tested in tests/inference/means/test_means_planning.py",
     "mcnemar_sample_size": "a search over n calling mcnemar_power (fuzzed) until the target power: extreme "
                            "targets take minutes; its own argument checks are tested in tests/inference/pairs",
     "ApproximationWarning": "warning class",

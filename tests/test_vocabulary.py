@@ -34,8 +34,10 @@ KNOWN_WRONG = {
 #: the null value's name in each family (the first argument a test compares against)
 NULLS = {"p0", "mu0", "margin"}
 #: which functions take which null: two-group comparisons take margin, one-sample tests p0 or mu0.
-#: prop_test and mean_test take both forms (one release: p0/mu0; two: margin), refusing the wrong one.
-ONE_AND_TWO = {"prop_test": {"p0", "margin"}, "mean_test": {"mu0", "margin"}}
+#: prop_test and mean_test take both forms (one release: p0/mu0; two: margin), refusing the wrong one;
+#: so do the means' planning functions (one group: mu0; with mu2: margin).
+ONE_AND_TWO = {"prop_test": {"p0", "margin"}, "mean_test": {"mu0", "margin"}, "mean_power": {"mu0", "margin"},
+               "mean_sample_size": {"mu0", "margin"}}
 
 #: the release argument: a Release (release, release1/release2, releases) or numbers standing for
 #: one (z / pi_hat and their arm forms).  Local-DP functions take the privatized reports (or their

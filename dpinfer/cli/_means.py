@@ -1,9 +1,10 @@
-"""``dpinfer mean-release`` and ``dpinfer mean-test``: private means of a numeric column.
+"""``dpinfer mean-release``, ``mean-test`` and ``mean-power``: private means of a numeric column.
 
 ``mean-release`` clips a CSV column to public bounds and releases its clipped sum (and,
 with ``--spread``, its centred sum of squares) with :class:`~dpinfer.MeanReleaser`;
 ``mean-test`` reads one or two such releases and runs :func:`~dpinfer.mean_test`, like
-R's ``t.test``.
+R's ``t.test``; ``mean-power`` plans it (:func:`~dpinfer.mean_power` with ``--n``,
+:func:`~dpinfer.mean_sample_size` with ``--power``), like R's ``power.t.test``.
 """
 
 from __future__ import annotations
@@ -77,6 +78,25 @@ def cmd_mean_test(args):
     return EXIT_OK
 
 
+def cmd_mean_power(args):
+    """Power at ``--n``, or the sample size for ``--power`` (one of the two), like R's power.t.test."""
+    from ..inference.means import mean_power, mean_sample_size
+
+    if (args.n is None) == (args.power is None):
+        raise _UsageError("give --n (for the power) or --power (for the sample size), not both nor neither.")
+    sigma = args.sigma[0] if len(args.sigma) == 1 else tuple(args.sigma)
+    common = dict(mu2=args.mu2, mu0=args.mu0, margin=args.margin, sigma=sigma, lower=args.lower, upper=args.upper,
+                  epsilon=args.epsilon, alpha=args.alpha, alternative=args.alternative, spread=args.spread,
+                  split=0.5 if args.split is None else args.split, n_sim=args.n_sim, rng=args.seed)
+    if args.n is not None:
+        n = args.n[0] if len(args.n) == 1 else tuple(args.n)
+        result = mean_power(args.mu1, n, **common)
+    else:
+        result = mean_sample_size(args.mu1, power=args.power, ratio=args.ratio, **common)
+    _emit(args.format, str(result), [result.to_dict()])
+    return EXIT_OK
+
+
 def add_ledger_options(parser, real):
     """The ledger options of a release subcommand (``--budget FILE`` and what creates it)."""
     led = parser.add_argument_group("privacy budget (a ledger file kept across invocations)")
@@ -90,7 +110,7 @@ def add_ledger_options(parser, real):
 
 
 def add_mean_parsers(sub, subcommand, real, whole, add_format):
-    """The parsers of ``mean-release`` and ``mean-test`` (called from the parser builders)."""
+    """The parsers of ``mean-release``, ``mean-test`` and ``mean-power`` (called from the parser builders)."""
     rel = subcommand(sub, "mean-release", "privatize the mean of a numeric CSV column (clipped sum)",
                      "Clip a numeric column to public bounds and release its clipped sum with Laplace\n"
                      "noise (and, with --spread, its centred sum of squares, the budget split by --split).\n"
@@ -140,3 +160,31 @@ def add_mean_parsers(sub, subcommand, real, whole, add_format):
                            "releases: parallel, the larger epsilon, only when they record different groups of "
                            "one ledger's parallel set; else sequential, the sum)")
     test.set_defaults(func=cmd_mean_test)
+
+    plan = subcommand(sub, "mean-power", "power or sample size of the private test of a mean, like R's power.t.test",
+                      "The naive test of the clipped mean (mean-test --method naive) for data N(mu, sd^2)\n"
+                      "clipped to the bounds: --n gives the power, --power the smallest n.  Exact with the\n"
+                      "sd known (the default); --spread (the spread released) simulates, seeded, and\n"
+                      "prints the Monte Carlo SE.  --mu2 for two groups (n per group).")
+    add_format(plan)
+    plan.add_argument("--mu1", type=real, required=True, help="the true mean planned for (group 1)")
+    plan.add_argument("--mu2", type=real, help="two groups: the second group's true mean")
+    plan.add_argument("--mu0", type=real, help="one group: the null mean (default 0)")
+    plan.add_argument("--margin", type=real, help="two groups: the null difference mean_1 - mean_2 (default 0)")
+    plan.add_argument("--sigma", type=real, nargs="+", metavar="SD", required=True,
+                      help="the data's standard deviation (one, or one per group)")
+    plan.add_argument("--lower", type=real, required=True, help="the release's lower clipping bound")
+    plan.add_argument("--upper", type=real, required=True, help="the release's upper clipping bound")
+    plan.add_argument("--epsilon", type=real, required=True, help="each group's release epsilon")
+    plan.add_argument("--n", type=whole, nargs="+", help="number of values (per group; two values: n1 n2): the power")
+    plan.add_argument("--power", type=real, help="target power: the smallest n")
+    plan.add_argument("--ratio", type=real, default=1.0, help="two groups, with --power: n2 / n1 (default 1)")
+    plan.add_argument("--alpha", type=real, default=0.05, help="significance level (default 0.05)")
+    plan.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
+                      help="alternative hypothesis (default two-sided, as power.t.test)")
+    plan.add_argument("--spread", action="store_true", help="the spread is released and plugged in (simulated)")
+    plan.add_argument("--split", type=real, default=None, help="with --spread: share of epsilon for the sum (0.5)")
+    plan.add_argument("--n-sim", type=whole, default=None, help="data sets simulated (default: exact, or 4000 "
+                      "with --spread)")
+    plan.add_argument("--seed", type=whole, help="seed of the simulation (default: derived from the question)")
+    plan.set_defaults(func=cmd_mean_power)

@@ -88,3 +88,24 @@ def test_mean_test_repro_two_groups(capsys, column, tmp_path):
     assert "Repro-samples test of two clipped means" in json.loads(out)["method"]
     code, _, err = call(capsys, "mean-test", "--release", files[0], "--release", files[1], "--method", "repro")
     assert code == 2 and "`sigma` is needed for the two-group repro-samples test" in err
+
+
+def test_mean_power_door_matches_python(capsys):
+    from dpinfer import mean_power, mean_sample_size
+
+    common = ["--mu1", 128, "--sigma", 15, "--lower", 80, "--upper", 180, "--epsilon", 1]
+    code, out, _ = call(capsys, "mean-power", *common, "--mu0", 120, "--n", 100, "--format", "json")
+    assert code == 0
+    assert json.loads(out)["power"] == float(mean_power(128.0, 100, mu0=120.0, sigma=15.0, lower=80.0, upper=180.0,
+                                                        epsilon=1.0))
+    code, out, _ = call(capsys, "mean-power", *common, "--mu2", 120, "--power", 0.8, "--ratio", 2)
+    expected = mean_sample_size(128.0, mu2=120.0, sigma=15.0, lower=80.0, upper=180.0, epsilon=1.0, ratio=2.0)
+    assert code == 0 and str(expected) in out and f"n1 = {expected[0]}" in out
+
+
+def test_mean_power_door_needs_n_or_power(capsys):
+    common = ["--mu1", 1, "--sigma", 1, "--lower", -3, "--upper", 3, "--epsilon", 1]
+    code, _, err = call(capsys, "mean-power", *common)
+    assert code == 2 and "give --n (for the power) or --power (for the sample size)" in err
+    code, _, err = call(capsys, "mean-power", *common, "--n", 10, "--power", 0.8)
+    assert code == 2 and "not both nor neither" in err

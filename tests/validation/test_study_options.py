@@ -65,7 +65,7 @@ def _help(module, capsys):
 
 #: studies that compute without the harness's cells (exact sums, or a few seeded whole-trial runs
 #: of their own): they take ``--quick`` and ``--out`` but no harness options
-STANDALONE = {"designs", "strata"}
+STANDALONE = {"designs", "means_guide", "strata"}
 
 
 def test_the_table_lists_every_study():
