@@ -606,6 +606,8 @@ NOT_FUZZED = {
                         "checks are tested in tests/inference/means/test_means_planning.py",
     "mcnemar_sample_size": "a search over n calling mcnemar_power (fuzzed) until the target power: extreme "
                            "targets take minutes; its own argument checks are tested in tests/inference/pairs",
+    "run_cells": "runs the caller's own function over the caller's cells (nothing of ours to fuzz but its "
+                 "arguments); the refusals of func, rng and workers are tested in tests/test_workers.py",
     "ApproximationWarning": "warning class",
     "DPInferWarning": "warning class",
     "PrivacyWarning": "warning class",
