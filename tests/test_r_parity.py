@@ -31,6 +31,8 @@ class Omit(str):
 _SECURE = Omit("the path follows `seed`: NULL draws on the hardened path, a seed the research path")
 _ARRAY = Omit("R releases one data set per call")
 _PROGRESS = Omit("R prints no progress bar")
+_WORKERS = Omit("R calls one Python process through reticulate; sweeps over workers run in Python "
+                "(docs/scale.rst), and the default (None) is the answer R gets")
 _SENSITIVITY = Omit("one count per person (sensitivity 1), as the R releases make them")
 
 #: what every releaser's ``release`` takes, and where R passes it
@@ -49,7 +51,8 @@ AUDIT = {
         "composition": "composition", "statistic": "statistic",
         "pooled": Omit("sites sharing one proportion are not offered from R (one or two releases here; "
                        "strata: dp_mantelhaen_test)")})], {}),
-    "dp_chisq_test": ([(name, {"release": "x", "n_sim": "n.sim", "rng": "seed", "progress": _PROGRESS})
+    "dp_chisq_test": ([(name, {"release": "x", "n_sim": "n.sim", "rng": "seed", "progress": _PROGRESS,
+                               "workers": _WORKERS})
                        for name in ("independence_jimi_test", "independence_mc_test")],
                       {"epsilon": "releases a matrix x first", "budget": "charged by that release",
                        "method": "chooses the Python function (jimi or mc)"}),
@@ -88,7 +91,7 @@ AUDIT = {
             "groups": Omit("the arms in Python's order of their labels")})], {}),
     "dp_survdiff": ([("logrank_test", {
         "release": "x", "alternative": "alternative", "confidence_level": "conf.level", "n_sim": "n.sim",
-        "rng": "seed"})], {}),
+        "rng": "seed", "workers": _WORKERS})], {}),
     "dp_survfit": ([("kaplan_meier", {
         "release": "x", "estimator": "estimator", "confidence_level": "conf.int", "method": "conf.type",
         "n_sim": "n.sim", "rng": "seed"})], {}),
