@@ -222,7 +222,8 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
         same privacy line from every ``method``.
     statistic : {None, 'difference', 'score'}, optional
         Two Tulap arms: the exact test's ordering (None: its default, the
-        difference, or the score for the odds ratio; see
+        score; two Laplace arms, and arms beyond 4e6 lattice cells, are ordered
+        by the difference, and the result's ``method`` says so; see
         :func:`~dpinfer.binom2_ump_test`).
     pooled : bool or None, optional
         Several sites (see **Sites and strata**): None pools a list of three or

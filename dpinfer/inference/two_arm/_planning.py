@@ -63,8 +63,9 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
         Significance level.
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
     statistic : {None, 'difference', 'score'}, default None
-        The test's ordering, as in :func:`binom2_ump_test` (None: the score for the odds
-        ratio, else the difference).
+        The test's ordering, as in :func:`binom2_ump_test` (None: the score; the difference
+        for Laplace arms and, at each ``(n1, n2)``, beyond 4e6 lattice cells, as the test
+        will use: one question, one answer).
     mechanism : {'tulap', 'laplace'}, default 'tulap'
         How both arms will be released: :class:`~dpinfer.TulapReleaser` counts, or
         :class:`~dpinfer.LaplaceReleaser` counts or proportions (``delta`` 0, ``sensitivity``
