@@ -100,7 +100,7 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     --------
     >>> from dpinfer import binom2_ump_power
     >>> round(float(binom2_ump_power(0.6, 0.4, 100, 100, epsilon=1.0)), 4)
-    0.7828
+    0.7786
     """
     theta1 = _as_probability_array(theta1, "theta1")
     theta2 = _as_probability_array(theta2, "theta2")
@@ -207,7 +207,7 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     --------
     >>> from dpinfer import binom2_ump_sample_size
     >>> binom2_ump_sample_size(0.6, 0.4, epsilon=1.0)
-    (105, 105)
+    (109, 109)
     """
     theta1 = _check_probability(theta1, "theta1")
     theta2 = _check_probability(theta2, "theta2")
