@@ -2,7 +2,10 @@
 
 Usage (from the repository root, with Debian's ``chromium`` installed)::
 
-    python docs/check_rendered.py [--browser /usr/bin/chromium] [--width 1024]
+    .venv/bin/python docs/check_rendered.py [--browser /usr/bin/chromium] [--width 1024]
+
+(the python of the environment dpinfer is installed in, which has Sphinx; Chromium from
+Debian: ``apt-get install chromium``).
 
 It builds the guide with Sphinx into a temporary folder, opens each checked page in
 headless Chromium at the given window width, and reports every ``pre``, ``table`` and
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import importlib.util
 import json
 import re
 import shutil
@@ -82,6 +86,10 @@ def main(argv=None):
     parser.add_argument("--browser", default=shutil.which("chromium") or "/usr/bin/chromium")
     parser.add_argument("--width", type=int, default=1024, help="window width in pixels (default 1024)")
     args = parser.parse_args(argv)
+    if importlib.util.find_spec("sphinx") is None:  # e.g. the system python3 instead of the environment's
+        print(f"Sphinx is not installed for {sys.executable}; run this with the python of the environment "
+              "dpinfer is installed in: .venv/bin/python docs/check_rendered.py", file=sys.stderr)
+        return 2
     if not Path(args.browser).exists():
         print(f"no browser at {args.browser}: apt-get install -y chromium", file=sys.stderr)
         return 2

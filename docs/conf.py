@@ -39,9 +39,17 @@ html_theme = "alabaster"
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
 html_title = f"dpinfer {release}"
+# A wide text column (issue 42): R-style printouts (htest's "data:" and "privacy:" lines run to
+# 110-150 characters) need about 960 px, which alabaster's default (940 px page, 220 px sidebar,
+# 800 px body cap: a 660 px column) wrapped inside code blocks.  Prose keeps a readable measure
+# (custom.css caps paragraphs at 46em); the page switches to one column below page_width.
+_PAGE_WIDTH, _SIDEBAR_WIDTH = 1240, 220
 html_theme_options = {
     "description": "Statistical inference on differentially private releases",
     "fixed_sidebar": True,
+    "page_width": f"{_PAGE_WIDTH}px",
+    "sidebar_width": f"{_SIDEBAR_WIDTH}px",
+    "body_max_width": "none",
 }
 pygments_style = "sphinx"
 

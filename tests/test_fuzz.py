@@ -593,6 +593,9 @@ NOT_FUZZED = {
     "SimonDesign": "record returned by simon_design",
     "LogisticJimiResult": "record returned by logistic_jimi",
     "PointEstimate": "record returned by the local-DP estimators",
+    "PowerResult": "record returned by binom_ump_power and binom2_ump_power (one theta and n)",
+    "SampleSizeResult": "record returned by binom_ump_sample_size",
+    "SampleSizesResult": "record returned by binom2_ump_sample_size",
     "ManyToOneResult": "record returned by binom_many_to_one_test",
     "KaplanMeierResult": "record returned by kaplan_meier",
     "mcnemar_sample_size": "a search over n calling mcnemar_power (fuzzed) until the target power: extreme "

@@ -180,22 +180,45 @@ def test_table_warns_and_passes_in_both_directions():
     assert {row[-1] for row in WARN_TABLE} == {True, False}
 
 
-@pytest.mark.parametrize("n, epsilon", [(5, 0.5), (30, 1.0), (200, 2.0)])
-@pytest.mark.parametrize("level, upper_side", [(0.025, True), (0.025, False), (0.05, True)])
-def test_tabled_cuts_match_cuts_solved_one_by_one(n, epsilon, level, upper_side):
-    # the exact alternative: every cut solved by its own root search from the full bracket
-    thetas, _ = coverage_thetas(0.12, 0.61, n)
-    direct = _exact._release_cuts(thetas, level, n, epsilon, upper_side)
-    grid, _, spline, usable = _exact._cut_table(level, n, epsilon, upper_side)
-    tabled = _exact._tabled_cuts(thetas, level, n, epsilon, upper_side)
-    tabled = _exact._tabled_cuts(thetas, level, n, epsilon, upper_side)  # the second ask reads the table
-    cell = np.clip(np.searchsorted(grid, thetas, side="right") - 1, 0, grid.size - 2)
-    assert np.mean(usable[cell]) > 0.5  # the table, not the fallback, is what is checked here
+def _assert_cuts_agree(tabled, direct, n, epsilon):
     finite = np.isfinite(direct)
     np.testing.assert_array_equal(np.isfinite(tabled), finite)
     np.testing.assert_array_equal(tabled[~finite], direct[~finite])
     # as a rejection probability the cut's error moves it by at most n epsilon / 2 times it
     assert np.max(np.abs(tabled[finite] - direct[finite]), initial=0.0) * n * epsilon / 2 <= 1e-6
+
+
+@pytest.mark.parametrize("n, epsilon", [(5, 0.5), (30, 1.0), (200, 2.0)])
+@pytest.mark.parametrize("level, upper_side", [(0.025, True), (0.025, False), (0.05, True)])
+def test_tabled_cuts_match_cuts_solved_one_by_one(n, epsilon, level, upper_side):
+    # the exact alternative: every cut solved by its own root search from the full bracket, at the
+    # thetas of an interval and over all of [0, 1] (the kinks where a cut crosses 0 or 1, the steep
+    # start near theta = 0 and 1)
+    for low, high in ((0.12, 0.61), (0.0, 1.0)):
+        thetas, _ = coverage_thetas(low, high, n)
+        direct = _exact._release_cuts(thetas, level, n, epsilon, upper_side)
+        read = _exact._cut_table(level, n, epsilon, upper_side).read(thetas)
+        assert np.mean(np.isnan(read)) <= 0.01  # the table, not the per-call fallback, is what is checked
+        _exact._tabled_cuts(thetas, level, n, epsilon, upper_side)
+        tabled = _exact._tabled_cuts(thetas, level, n, epsilon, upper_side)  # the second ask reads the table
+        _assert_cuts_agree(tabled, direct, n, epsilon)
+
+
+@pytest.mark.parametrize("upper_side", [True, False])
+def test_cells_failing_the_spline_check_are_read_from_finer_pieces(upper_side):
+    # issue 41: an interval ending in such a cell used to solve its cuts on every call (2.6 ms)
+    n, epsilon, level = 30, 1.0, 0.025
+    top = _exact._cut_table(level, n, epsilon, upper_side)
+    bad = np.flatnonzero(~top.usable)
+    thetas = np.sort(np.concatenate([top.grid[bad] + f * (top.grid[bad + 1] - top.grid[bad])
+                                     for f in (0.1, 0.37, 0.5, 0.83)]))
+    read = top.read(thetas)
+    assert bad.size and set(top.children) == set(bad.tolist())  # each refined once asked for, and kept
+    np.testing.assert_array_equal(top.read(thetas), read)
+    assert np.mean(np.isnan(read)) <= 0.05
+    direct = _exact._release_cuts(thetas, level, n, epsilon, upper_side)
+    ok = ~np.isnan(read)
+    _assert_cuts_agree(read[ok], direct[ok], n, epsilon)
 
 
 def test_table_is_built_once_per_public_numbers():
@@ -207,3 +230,13 @@ def test_table_is_built_once_per_public_numbers():
     info = _exact._cut_table.cache_info()
     # the first call solves its own cuts; the second builds the table (two sides); the others read it
     assert info.misses == 2 and info.hits == 4
+
+
+def test_table_stays_small_where_the_cuts_are_steps():
+    # epsilon = 1e9: the cuts are steps in theta, almost every cell fails the spline check; refining them
+    # all at once asked for 3.6 million cut solves (5.7 GB); a piece gets at most _MAX_REFINED finer
+    # pieces, the rest is solved per call
+    top = _exact._cut_table(0.025, 30, 1e9, True)
+    thetas, _ = coverage_thetas(0.05, 0.95, 30)
+    top.read(thetas)
+    assert (~top.usable).sum() > _exact._MAX_REFINED and len(top.children) <= _exact._MAX_REFINED

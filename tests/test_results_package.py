@@ -23,7 +23,8 @@ from dpinfer import (
 )
 
 NAMES = ("ConfidenceInterval", "HTestResult", "HTestResults", "LogisticJimiResult", "PointEstimate",
-         "PrivacyRecord", "RobustEstimate", "map_results", "results_to_frame")
+         "PowerResult", "PrivacyRecord", "RobustEstimate", "SampleSizeResult", "SampleSizesResult", "map_results",
+         "results_to_frame")
 
 
 @pytest.mark.parametrize("name", NAMES)

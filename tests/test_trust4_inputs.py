@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import dpinfer
-from dpinfer import LaplaceReleaser, MeanReleaser, prop_test
+from dpinfer import ApproximationWarning, LaplaceReleaser, MeanReleaser, prop_test
 
 SECRETS = ("987654", "31415", "12.3456789", "HIV+secret")
 SECRET_VALUES = [987654.321, 31415.9265, 12.3456789]
@@ -136,7 +136,8 @@ def test_mean_repro_test_reports_progress():
 def test_jimi_mean_tests_report_progress():
     spread = MeanReleaser(1.0, 0.0, 10.0, spread=True).release(np.linspace(1, 9, 20), rng=3)
     seen = []
-    dpinfer.mean_jimi_test(spread, 4.0, n_sim=50, rng=1, progress=lambda d, t, m: seen.append((d, t)))
+    with pytest.warns(ApproximationWarning, match="two-sided 95% intervals"):  # n = 20 with the spread released
+        dpinfer.mean_jimi_test(spread, 4.0, n_sim=50, rng=1, progress=lambda d, t, m: seen.append((d, t)))
     assert seen[-1] == (50 * 20, 50 * 20)
     seen.clear()
     dpinfer.mean2_jimi_test(spread, spread, n_sim=50, rng=1, progress=lambda d, t, m: seen.append((d, t)))
@@ -173,7 +174,11 @@ def test_jimi_draws_in_blocks_give_the_same_answer(monkeypatch):
 
     spread = MeanReleaser(1.0, 0.0, 10.0, spread=True).release(np.linspace(1, 9, 30), rng=1)
     plain = MeanReleaser(1.0, 0.0, 10.0).release(np.linspace(1, 9, 30), rng=1)
-    calls = [lambda: dpinfer.mean_jimi_test(spread, 4.0, n_sim=400, rng=1),
+    def spread_call():
+        with pytest.warns(ApproximationWarning, match="two-sided 95% intervals"):  # n = 30, spread released
+            return dpinfer.mean_jimi_test(spread, 4.0, n_sim=400, rng=1)
+
+    calls = [spread_call,
              lambda: dpinfer.mean_jimi_test(plain, 4.0, sigma=2.0, model="lognormal", n_sim=400, rng=2),
              lambda: dpinfer.mean2_jimi_test(spread, plain, sigma=(2.0, 2.0), n_sim=400, rng=3)]
     whole = [(c().pvalue, tuple(c().conf_int)) for c in calls]
@@ -263,6 +268,59 @@ def test_mean_release_split_needs_spread(tmp_path, capsys):
                       "--epsilon", 1, "--split", 0.3, "--spread", "--seed", 1], capsys)
     assert code == 0 and "epsilon split 0.3 (sum) / 0.7 (squares)" in out.out
     assert "array of" not in out.out  # the text format keeps the release's two values
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "csv"])
+def test_mean_release_spread_with_a_budget_on_the_hardened_path_keeps_the_release(tmp_path, capsys, fmt):
+    # issue 40: 'mean-release --spread --budget' charged the ledger and then printed "array of 2 values"
+    # (text), and its --format csv file could not be read back: a charged release was lost.  Now, as
+    # 'release --budget': charged, the ledger on disk, then the whole release printed in a form read back.
+    import json
+    import re
+
+    from dpinfer import PrivacyBudget
+    from dpinfer.cli._input import _releases_from_file
+
+    data, ledger = tmp_path / "bp.csv", tmp_path / "ledger.json"
+    data.write_text("bp\n" + "\n".join(str(v) for v in [121.5, 130.25, 118.0, 140.75, 125.5] * 4) + "\n")
+    code, out = _run(["mean-release", "--csv", data, "--column", "bp", "--lower", 80, "--upper", 180,
+                      "--epsilon", 1, "--spread", "--budget", ledger, "--total-epsilon", 3, "--format", fmt], capsys)
+    assert code == 0, out.err
+    budget = PrivacyBudget.from_json(ledger.read_text())
+    assert len(budget.ledger) == 1 and budget.spent_epsilon == 1.0
+    if fmt == "text":
+        (pair,) = re.findall(r"value: +c\(([^)]*)\)", out.out)
+        values = [float(v) for v in pair.split(", ")]  # every digit, both statistics
+        assert len(values) == 2 and "array of" not in out.out
+        assert budget.head_digest in out.out.replace("\n", "").replace(" ", "")
+        assert "sampling:    hardened" in out.out
+        return
+    file = tmp_path / f"release.{fmt}"
+    file.write_text(out.out)
+    (release,) = _releases_from_file(str(file))
+    assert release.secure and release.ledger_digest == budget.head_digest
+    assert release.value.shape == (2,) and release.bounds == (80.0, 180.0) and release.split == (0.5, 0.5)
+    if fmt == "json":
+        assert list(release.value) == json.loads(out.out)["value"]
+    code, out = _run(["mean-test", "--release", file, "--mu0", 125], capsys)
+    assert code == 0 and "spread released" in out.out, out.err
+
+
+def test_mean_release_with_a_budget_prints_nothing_when_the_ledger_cannot_be_written(tmp_path, capsys,
+                                                                                     monkeypatch):
+    # the order 'release --budget' keeps: no release is shown whose charge is not on disk
+    import dpinfer.cli._ledger_file as lf
+
+    def broken(handle):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(lf, "_flush_to_disk", broken)
+    data, ledger = tmp_path / "bp.csv", tmp_path / "ledger.json"
+    data.write_text("bp\n121.5\n130.25\n118.0\n")
+    code, out = _run(["mean-release", "--csv", data, "--column", "bp", "--lower", 80, "--upper", 180,
+                      "--epsilon", 1, "--spread", "--budget", ledger, "--total-epsilon", 3], capsys)
+    assert code == 2 and "cannot write ledger file" in out.err
+    assert out.out == "" and not ledger.exists()
 
 
 @pytest.mark.parametrize("text, message", [

@@ -9,7 +9,9 @@ R's ``fisher.test`` convention for an undefined odds ratio; fima's ``(k + 1) / (
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -102,6 +104,21 @@ def test_ratio_margins_near_zero_and_infinity_agree_with_enumeration(margin, alt
     # the certified p-value is an upper bound of the supremum, at most 1e-12 relative above the
     # located one; the enumeration's grid maximum is a value of the tail (a lower bound)
     assert want * (1 - 1e-10) <= got <= want * (1 + 1e-8)
+
+
+#: odds-ratio margins across [1e-6, 1e6] by direct summation in mpmath, the supremum searched evenly in
+#: the mean log-odds (tests/reference/make_two_arm_odds_ratio.py margins; no dpinfer import)
+_OR_MARGINS = json.loads((Path(__file__).parent / "reference" / "two_arm_odds_ratio_margins_values.json").read_text())
+
+
+@pytest.mark.parametrize("case", _OR_MARGINS["cases"], ids=lambda c: f"{c['margin']:g}-{c['z1']}")
+@pytest.mark.parametrize("alternative", ["greater", "less", "two-sided"])
+def test_odds_ratio_margins_inside_the_range_agree_with_enumeration(case, alternative):
+    # issue 40: margins beyond [1e-6, 1e6] are refused; inside, the p-value is the exact one
+    assert case["margin"] in (1e-6, 1e-3, 1.0, 1e3, 1e6)
+    got = binom2_ump_test(case["z1"], case["n1"], case["z2"], case["n2"], epsilon=1.0, effect="odds-ratio",
+                          margin=case["margin"], alternative=alternative).pvalue
+    assert got == pytest.approx(float(case[alternative]), rel=1e-11)  # measured: 1e-12
 
 
 # --------------------------------------------------------------------------- wrong numbers at extreme margins
@@ -225,3 +242,65 @@ def test_release_file_with_impossible_fields_is_refused(capsys, tmp_path, edit, 
     code, out, err = _cli(capsys, "test", "--release", path, "--p0", 0.3)
     assert code == 2 and out == ""
     assert words in err
+
+
+@pytest.mark.parametrize("kind", ["count", "proportion"])
+def test_release_file_count_under_add_remove_is_refused(capsys, tmp_path, kind):
+    # issue 40: "neighbours": "add-remove" on a count was used silently; a count's n is public
+    # (replace-one) and the tests condition on it
+    import json
+    if kind == "count":
+        record = _release_record(capsys)
+    else:
+        code, out, _ = _cli(capsys, "release", "--x", 11, "--n", 30, "--epsilon", 1, "--seed", 1,
+                            "--mechanism", "laplace", "--kind", "proportion", "--format", "json")
+        assert code == 0
+        record = json.loads(out)
+    assert record["kind"] == kind and record["neighbours"] == "replace-one"
+    path = tmp_path / "add_remove.json"
+    path.write_text(json.dumps({**record, "neighbours": "add-remove"}))
+    code, out, err = _cli(capsys, "test", "--release", path, "--p0", 0.3)
+    assert code == 2 and out == ""
+    assert f"`neighbours` of a '{kind}' release must be 'replace-one'" in err and "got 'add-remove'" in err
+    assert str(path) in err
+
+
+def test_release_file_clipped_sum_with_a_sensitivity_other_than_the_width_is_refused(capsys, tmp_path):
+    # issue 40: a sensitivity not equal to upper - lower was used silently (noise scale and clipping
+    # model read from two fields that disagree)
+    import json
+    data = tmp_path / "x.csv"
+    data.write_text("sbp\n" + "\n".join(str(v) for v in [121.5, 130.25, 118.0, 140.75, 125.5] * 6) + "\n")
+    code, out, err = _cli(capsys, "mean-release", "--csv", data, "--column", "sbp", "--lower", 80, "--upper", 180,
+                          "--epsilon", 1, "--seed", 3, "--format", "json")
+    assert code == 0, err
+    record = json.loads(out)
+    assert record["sensitivity"] == 100.0 and record["bounds"] == [80.0, 180.0]
+    path = tmp_path / "edited.json"
+    for sensitivity in (1.0, 100.0 + 2**-40, 200.0):
+        path.write_text(json.dumps({**record, "sensitivity": sensitivity}))
+        code, out, err = _cli(capsys, "mean-test", "--release", path, "--sigma", 15, "--mu0", 125)
+        assert code == 2 and out == ""
+        assert ("`sensitivity` of a 'clipped_sum' release must be upper - lower = 100.0" in err
+                and f"got {sensitivity!r}" in err), err
+    path.write_text(json.dumps(record))  # as written: read
+    assert _cli(capsys, "mean-test", "--release", path, "--sigma", 15, "--mu0", 125)[0] == 0
+
+
+def test_release_refuses_a_relation_or_sensitivity_its_kind_cannot_have():
+    from dpinfer import Release
+
+    with pytest.raises(ValueError, match=r"`neighbours` of a 'count' release must be 'replace-one'.*got 'add-remove'"):
+        Release(11.3, "tulap", 1.0, 0.0, 1.0, 30, "count", neighbours="add-remove")
+    with pytest.raises(ValueError, match=r"`neighbours` of a 'clipped_sum' release .*got 'add-remove'"):
+        Release(3000.5, "laplace", 1.0, 0.0, 100.0, 30, "clipped_sum", bounds=(80.0, 180.0),
+                neighbours="add-remove")
+    with pytest.raises(ValueError, match=r"`sensitivity` of a 'clipped_sum' release must be upper - lower = "
+                                         r"100\.0 .*got 50\.0 with bounds \(80\.0, 180\.0\)"):
+        Release(3000.5, "laplace", 1.0, 0.0, 50.0, 30, "clipped_sum", bounds=(80.0, 180.0))
+    # a table keeps both relations (add-remove: sensitivity 1, n private)
+    table = Release(np.array([[3.5, 4.5], [5.5, 6.5]]), "laplace", 1.0, 0.0, 1.0, None, "table",
+                    neighbours="add-remove")
+    assert table.neighbours == "add-remove"
+    rel = MeanReleaser(1.0, 80.0, 180.0).release([120.0] * 10, rng=1)
+    assert rel.sensitivity == rel.bounds[1] - rel.bounds[0] and rel.neighbours == "replace-one"

@@ -10,7 +10,9 @@ the bounds public), the coverage of the population mean and the median length of
 * ``dp_jimi_lognormal``: the same with ``model='lognormal'`` (log-normal truth only; in
   the ``--full`` and ``--quick`` runs, left out of the default run to keep it under a
   minute);
-* ``repro``: :func:`dpinfer.mean_repro_test`'s interval (repro samples, Awan & Wang),
+* ``repro``: :func:`dpinfer.mean_repro_test`'s interval (repro samples, Awan & Wang;
+  at n = 500 only in the ``--full`` run: there it cost four fifths of the default
+  run's repro time),
   normal model with the truth's standard deviation known (the released squares unused),
   ``R = n_sim - 1`` seeds simulating the released law exactly (grid and discrete noise);
   valid in finite samples with the Monte Carlo error included,
@@ -34,9 +36,13 @@ path) with ``--n-sim`` DP-JIMI draws each; the Monte Carlo SE of a coverage is
 ``sqrt(c (1 - c) / reps)``.
 
 Run: ``python -m validation.means [--quick | --full]`` (the default run, 100 data
-sets and 200 draws per point, takes under a minute on 2 cores; ``--full`` uses 1000
-data sets and 1000 draws).  The run then does the study's two-group part, size and
-power of the private two-group comparison (``validation/_means_two_group.py``).
+sets and 200 draws per point, repro samples at n = 30 and 100 only, takes 52 s of
+CPU with the two-group part, about 53 s on an idle 2-core machine; ``--full`` uses
+1000 data sets and 1000 draws and repro samples at every n).  The run then does the
+study's two-group part, size and power of the private two-group comparison
+(``validation/_means_two_group.py``).  The tails part behind DP-JIMI's warning
+(``validation/_means_tails.py``: 30-40% clipping, the table the warning reads) runs
+on its own, ``python -m validation._means_tails`` (about 15 min of CPU).
 """
 
 from __future__ import annotations
@@ -97,7 +103,7 @@ def coverage_cell(cell, seed_sequence):
         draws = means_draws(data, None, model, n_sim, gen)
         intervals[method] = means_bounds(draws, tails)
     for method, model in (("repro", "normal"), ("repro_lognormal", "lognormal")):
-        if model == "lognormal" and truth != "lognormal":
+        if (model == "lognormal" and truth != "lognormal") or not cell.get("repro", True):
             continue
         lows, highs = means_repro_roots(data, known_sigma(truth, model), model, n_sim - 1, gen)
         intervals[method] = means_repro_bounds(lows, highs, LEVEL, "two-sided")
@@ -123,7 +129,8 @@ def build_cells(args):
     truths = ["normal", "lognormal"]
     ns, eps_grid, clips = (([100], [1.0], [0.0, 0.2]) if args.quick else (NS, EPSILONS, CLIPS))
     return [{"truth": t, "n": n, "epsilon": e, "clip": c, "reps": args.reps, "n_sim": args.n_sim,
-             "mode": args.mode, "lognormal_model": bool(args.full or args.quick)}
+             "mode": args.mode, "lognormal_model": bool(args.full or args.quick),
+             "repro": bool(args.full or args.quick or n < max(NS))}
             for t in truths for c in clips for e in eps_grid for n in ns]
 
 

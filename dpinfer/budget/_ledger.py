@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from fractions import Fraction
 
+from .._json import strict_loads
 from .._validation import _check_delta, _check_epsilon, _check_int, _check_positive, _show
 
 __all__ = [
@@ -292,20 +293,15 @@ def _load_json(text, what):
     """``json.loads(text)`` refusing duplicate keys and deep nesting with a ValueError naming ``what``.
 
     A duplicate key would let a file say two things at once (json keeps the last
-    silently); nesting deeper than Python's recursion limit would crash the parser.
+    silently): refused by :func:`dpinfer._json.strict_loads`, the one rule every
+    reader of a dpinfer file applies; nesting deeper than Python's recursion limit
+    would crash the parser.
     """
-    def no_duplicates(pairs):
-        seen = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise ValueError(f"{what} holds the key {key!r} twice in one object; a hand edit? "
-                                 "Each key may appear once.")
-            seen.add(key)
-        return dict(pairs)
-
     try:
-        return json.loads(text, object_pairs_hook=no_duplicates)
-    except json.JSONDecodeError as exc:
+        return strict_loads(text)
+    except json.JSONDecodeError as exc:  # first: it is a ValueError too
         raise ValueError(f"{what} is not JSON ({exc.msg}, line {exc.lineno}).") from exc
+    except ValueError as exc:  # a key twice in one object
+        raise ValueError(f"{what} holds a {exc} in one object; a hand edit? Each key may appear once.") from exc
     except RecursionError:
         raise ValueError(f"{what} nests lists or objects too deeply to be read.") from None

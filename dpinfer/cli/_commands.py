@@ -473,9 +473,12 @@ def _cmd_power(args):
     lines = [f"Exact power of the {name[args.method]}",
              f"n = {args.n}, p0 = {_fmt(args.p0)}, alpha = {_fmt(args.alpha)}, "
              f"alternative = {args.alternative}, epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}"
-             + (f", sensitivity = {args.sensitivity}" if args.sensitivity != 1 else ""),
-             "", f"{'theta':>10} {'power':>10}"]
-    lines += [f"{_fmt(r['theta']):>10} {_fmt(r['power'], 4):>10}" for r in records]
+             + (f", sensitivity = {args.sensitivity}" if args.sensitivity != 1 else ""), ""]
+    if args.method == "ump":
+        lines += _power_price(args, records)
+    else:
+        lines += [f"{'theta':>10} {'power':>10}"] + [f"{_fmt(r['theta']):>10} {_fmt(r['power'], 4):>10}"
+                                                      for r in records]
     if args.method == "normal":
         lines += ["", f"exact size (power at theta = p0): {_fmt(size, 4)}"]
         if size > args.alpha:
@@ -487,6 +490,28 @@ def _cmd_power(args):
                  "often, so do not compare it with DP-UMP's power at this alpha.", ApproximationWarning)
     _emit(args.format, "\n".join(lines), records, as_list=True)
     return EXIT_OK
+
+
+def _power_price(args, records):
+    """The DP-UMP power table's comparator columns (added to ``records``): the same test without
+    noise (epsilon = Inf) and the normal approximation without noise, with the price of privacy."""
+    import numpy as np
+
+    from ..inference._price import NONPRIVATE_EPSILON, normal_power
+    from ..inference.ump import binom_ump_power
+
+    plain = np.atleast_1d(binom_ump_power(np.asarray(args.theta), args.n, args.p0, epsilon=NONPRIVATE_EPSILON,
+                                          alpha=args.alpha, alternative=args.alternative))
+    for r, q in zip(records, plain):
+        r.update(nonprivate_power=float(q), normal_power=normal_power(r["theta"], None, args.n, args.p0, args.alpha,
+                                                                      args.alternative), price_power=float(q) - r["power"])
+    lines = [f"{'theta':>10} {'power':>10} {'no noise':>10} {'normal':>10} {'price':>10}"]
+    lines += [" ".join(f"{_fmt(r[k], 4 if k != 'theta' else 7):>10}"
+                       for k in ("theta", "power", "nonprivate_power", "normal_power", "price_power"))
+              for r in records]
+    return lines + ["", "no noise: the same test without the privacy noise (epsilon = Inf: the randomized "
+                    "binomial test);", "normal: the normal approximation without noise (Lachin 1981); price: "
+                    "no noise minus power."]
 
 
 def _cmd_sample_size(args):
@@ -502,15 +527,17 @@ def _cmd_sample_size(args):
     n = binom_ump_sample_size(args.theta1, args.p0, epsilon=args.epsilon, delta=args.delta,
                               alpha=args.alpha, power=args.power, alternative=args.alternative,
                               sensitivity=args.sensitivity)
+    found = n.to_dict()
     record = {"n": int(n), "theta1": args.theta1, "p0": args.p0, "alpha": args.alpha,
               "power": args.power, "alternative": args.alternative, "epsilon": args.epsilon,
-              "delta": args.delta, "sensitivity": args.sensitivity, "method": "ump"}
+              "delta": args.delta, "sensitivity": args.sensitivity, "method": "ump",
+              **{k: found[k] for k in ("exact_power", "nonprivate_n", "normal_n", "price_n")}}
     text = (f"Sample size for the DP-UMP test (Tulap release)\n"
             f"p0 = {_fmt(args.p0)}, theta1 = {_fmt(args.theta1)}, alpha = {_fmt(args.alpha)}, "
             f"power = {_fmt(args.power)}, alternative = {args.alternative}, "
             f"epsilon = {_fmt(args.epsilon)}, delta = {_fmt(args.delta)}"
             + (f", sensitivity = {args.sensitivity}" if args.sensitivity != 1 else "")
-            + f"\n\nn = {int(n)}")
+            + f"\n\nn = {int(n)} (exact power {_fmt(n.exact_power, 4)})\n\n{n.price_of_privacy()}")
     _emit(args.format, text, [record])
     return EXIT_OK
 
@@ -584,6 +611,10 @@ def _cmd_demo(args):
     from ..inference.ump import binom_ump_test
 
     trial = load_example_trial()
+    if args.data:  # the synthetic per-patient file, as shipped: what the guide's shell examples release
+        with open(trial.path, encoding="utf-8") as handle:
+            sys.stdout.write(handle.read())
+        return EXIT_OK
     tulap_seed, laplace_seed = np.random.SeedSequence(args.seed).spawn(2)
     budget = PrivacyBudget(2 * args.epsilon, args.delta, description="embedded example trial (synthetic)")
     tulap = TulapReleaser(args.epsilon, args.delta).release(trial.responders, trial.n, rng=tulap_seed,

@@ -386,12 +386,25 @@ def _check_producible(release, path):
         )
 
 
+#: the fields a release's CSV row may hold as a JSON list (how ``--format csv`` writes a list: the
+#: pair of a clipped sum with its squares, the bounds and split, a life table's layout, the group)
+_CSV_LIST_FIELDS = ("value", "bounds", "split", "breaks", "groups", "group_sizes", "disjoint")
+
+
 def _typed_csv_row(row, path, line):
-    """A CSV row of a release with its numbers and flags converted from text."""
+    """A CSV row of a release with its numbers, lists and flags converted from text."""
     out = dict(row)
+    for key in _CSV_LIST_FIELDS:
+        cell = out.get(key)
+        if isinstance(cell, str) and cell.lstrip().startswith("["):
+            try:
+                out[key] = strict_loads(cell)
+            except (ValueError, RecursionError) as exc:
+                raise _UsageError(f"release file {path!r}, release {line}: {key} must be a number or the JSON list "
+                                  "'dpinfer release --format csv' writes (e.g. [80.0, 180.0]); it is not.") from exc
     for key, kind in (("value", float), ("epsilon", float), ("delta", float),
                       ("sensitivity", float), ("n", int)):
-        if out.get(key) not in (None, ""):
+        if out.get(key) not in (None, "") and not isinstance(out[key], list):
             try:
                 out[key] = kind(out[key])
             except ValueError as exc:
@@ -401,12 +414,9 @@ def _typed_csv_row(row, path, line):
     if "secure" in out:
         word = str(out["secure"]).strip().lower()
         out["secure"] = {"true": True, "false": False}.get(word, out["secure"])
-    if out.get("disjoint") not in (None, ""):  # written as JSON text, ["scope", "group"]
-        try:
-            out["disjoint"] = json.loads(out["disjoint"])
-        except json.JSONDecodeError as exc:
-            raise _UsageError(f"release file {path!r}, release {line}: disjoint must be the JSON pair "
-                              f"[\"scope\", \"group\"] 'dpinfer release' writes; got {out['disjoint']!r}.") from exc
+    if isinstance(out.get("disjoint"), str) and out["disjoint"] != "":
+        raise _UsageError(f"release file {path!r}, release {line}: disjoint must be the JSON pair "
+                          f"[\"scope\", \"group\"] 'dpinfer release' writes; got {out['disjoint']!r}.")
     return {k: v for k, v in out.items() if v != ""}
 
 
@@ -437,13 +447,14 @@ def _release_from_record(data, path):
         raise _UsageError(f"release file {path!r}: a {data['kind']} has no clipping bounds (only a clipped sum, "
                           "as 'dpinfer mean-release' writes, has them); a hand edit?")
     where = f"in release file {path}"
-    return Release(
-        _check_real(data["value"], f"value {where}"), data["mechanism"],
-        _check_epsilon(data["epsilon"], f"epsilon {where}"), _check_delta(data["delta"], f"delta {where}"),
-        _check_positive(data["sensitivity"], f"sensitivity {where}"),
-        _check_int(data["n"], f"n {where}", minimum=1), data["kind"],
-        secure=_secure(data, path), **_semantics(data, path),
-    )
+    fields = (_check_real(data["value"], f"value {where}"), data["mechanism"],
+              _check_epsilon(data["epsilon"], f"epsilon {where}"), _check_delta(data["delta"], f"delta {where}"),
+              _check_positive(data["sensitivity"], f"sensitivity {where}"),
+              _check_int(data["n"], f"n {where}", minimum=1), data["kind"])
+    try:  # the Release's own rules (a relation its kind cannot have, ...), named with the file
+        return Release(*fields, secure=_secure(data, path), **_semantics(data, path))
+    except (TypeError, ValueError) as exc:
+        raise _UsageError(f"release file {path!r}: {exc}") from exc
 
 
 def _secure(data, path):

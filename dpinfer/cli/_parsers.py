@@ -453,6 +453,9 @@ def _add_demo(sub):
     demo.add_argument("--delta", type=_REAL, default=0.0, help="delta of the Tulap release (default 0)")
     demo.add_argument("--confidence-level", type=_REAL, default=0.95, help="interval level (default 0.95)")
     demo.add_argument("--seed", type=_WHOLE, default=2024, help="seed of the demo's noise (default 2024)")
+    demo.add_argument("--data", action="store_true",
+                      help="print the example trial's per-patient CSV (synthetic; columns patient_id, response) "
+                           "and stop: 'dpinfer demo --data > trial.csv' gives the file the guide's examples read")
     demo.set_defaults(func=_cmd_demo)
 
 

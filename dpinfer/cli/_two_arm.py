@@ -223,6 +223,7 @@ def cmd_power_two(args, emit, fmt):
     """``dpinfer power --theta1 ... --theta2 ... --n1 --n2``: exact power of the two-arm test."""
     import numpy as np
 
+    from ..inference._price import NONPRIVATE_EPSILON, normal_power
     from ..inference.two_arm import binom2_ump_power
 
     _planning_checks(args)
@@ -237,19 +238,31 @@ def cmd_power_two(args, emit, fmt):
     effect, margin, null = _hypothesis_text(args)
     mechanism = args.mechanism or "tulap"
     theta1 = np.asarray(args.theta1, dtype=float)
+    common = dict(effect=effect, margin=margin, alpha=args.alpha, alternative=args.alternative, mechanism=mechanism,
+                  **_statistic(args))
     power = np.atleast_1d(binom2_ump_power(theta1, args.theta2, args.n1, args.n2, epsilon=args.epsilon,
-                                           delta=args.delta, sensitivity=args.sensitivity, effect=effect,
-                                           margin=margin, alpha=args.alpha, alternative=args.alternative,
-                                           mechanism=mechanism, **_statistic(args)))
+                                           delta=args.delta, sensitivity=args.sensitivity, **common))
+    # the non-private comparators: the same test at epsilon = Inf, and power.prop.test's (null of equality)
+    plain = np.atleast_1d(binom2_ump_power(theta1, args.theta2, args.n1, args.n2, epsilon=NONPRIVATE_EPSILON,
+                                           **{**common, "mechanism": "tulap"}))
+    equality = margin == (0.0 if effect == "difference" else 1.0)
     records = [{"theta1": float(t), "theta2": args.theta2, "power": float(p), "n1": args.n1, "n2": args.n2,
                 "effect": effect, "margin": margin, "alpha": args.alpha, "alternative": args.alternative,
                 "epsilon": args.epsilon, "delta": args.delta, "sensitivity": args.sensitivity,
-                "method": "ump", "mechanism": mechanism, **_statistic(args)} for t, p in zip(theta1, power)]
+                "method": "ump", "mechanism": mechanism, **_statistic(args), "nonprivate_power": float(q),
+                "normal_power": (normal_power(float(t), args.theta2, args.n1, args.n2, args.alpha, args.alternative)
+                                 if equality else None), "price_power": float(q) - float(p)}
+               for t, p, q in zip(theta1, power, plain)]
     lines = [f"Exact power of the exact two-arm test ({mechanism.capitalize()} releases)",
              f"{null}, n1 = {args.n1}, n2 = {args.n2}, alpha = {fmt(args.alpha)}, "
              f"alternative = {args.alternative}, epsilon = {fmt(args.epsilon)}, delta = {fmt(args.delta)}",
-             "", f"{'theta1':>10} {'theta2':>10} {'power':>10}"]
-    lines += [f"{fmt(r['theta1']):>10} {fmt(r['theta2']):>10} {fmt(r['power'], 4):>10}" for r in records]
+             "", f"{'theta1':>10} {'theta2':>10} {'power':>10} {'no noise':>10} {'normal':>10} {'price':>10}"]
+    lines += [f"{fmt(r['theta1']):>10} {fmt(r['theta2']):>10} {fmt(r['power'], 4):>10} "
+              f"{fmt(r['nonprivate_power'], 4):>10} "
+              f"{'-' if r['normal_power'] is None else fmt(r['normal_power'], 4):>10} {fmt(r['price_power'], 4):>10}"
+              for r in records]
+    lines += ["", "no noise: the same exact test without the privacy noise (epsilon = Inf: a randomized exact test);",
+              "normal: power.prop.test's normal approximation without noise; price: no noise minus power."]
     emit(args.format, "\n".join(lines), records, as_list=True)
     return EXIT_OK
 
@@ -263,18 +276,23 @@ def cmd_sample_size_two(args, emit, fmt):
         raise _UsageError("--p0 describes one arm; the null of two arms is --margin.")
     effect, margin, null = _hypothesis_text(args)
     mechanism = args.mechanism or "tulap"
-    n1, n2 = binom2_ump_sample_size(args.theta1, args.theta2, power=args.power, ratio=args.ratio,
+    result = binom2_ump_sample_size(args.theta1, args.theta2, power=args.power, ratio=args.ratio,
                                     epsilon=args.epsilon, delta=args.delta, sensitivity=args.sensitivity,
                                     effect=effect, margin=margin, alpha=args.alpha,
                                     alternative=args.alternative, mechanism=mechanism, **_statistic(args))
+    n1, n2 = result
+    found = result.to_dict()
     record = {"n1": int(n1), "n2": int(n2), "theta1": args.theta1, "theta2": args.theta2, "effect": effect,
               "margin": margin, "ratio": args.ratio, "alpha": args.alpha, "power": args.power,
               "alternative": args.alternative, "epsilon": args.epsilon, "delta": args.delta,
-              "sensitivity": args.sensitivity, "method": "ump", "mechanism": mechanism, **_statistic(args)}
+              "sensitivity": args.sensitivity, "method": "ump", "mechanism": mechanism, **_statistic(args),
+              **{k: found[k] for k in ("exact_power", "nonprivate_n1", "nonprivate_n2", "normal_n1", "normal_n2",
+                                       "price_n1", "price_n2", "price_total")}}
     text = (f"Sample size per arm for the exact two-arm test ({mechanism.capitalize()} releases)\n"
             f"{null}, theta1 = {fmt(args.theta1)}, theta2 = {fmt(args.theta2)}, ratio n2/n1 = "
             f"{fmt(args.ratio)}, alpha = {fmt(args.alpha)}, power = {fmt(args.power)}, "
             f"alternative = {args.alternative}, epsilon = {fmt(args.epsilon)}, delta = {fmt(args.delta)}"
-            f"\n\nn1 = {int(n1)}, n2 = {int(n2)}")
+            f"\n\nn1 = {int(n1)}, n2 = {int(n2)} (exact power {fmt(result.exact_power, 4)}, "
+            f"{found['statistic']} ordering)\n\n{result.price_of_privacy()}")
     emit(args.format, text, [record])
     return EXIT_OK

@@ -233,17 +233,17 @@ def expand_bracket_within(f, start, step, low, high):
     return lo, hi
 
 
-def integer_bracket(reaches, start, limit):
+def integer_bracket(reaches, start, limit, first_step=None):
     """(lo, hi) with ``reaches(hi)`` and (``lo == 0`` or not ``reaches(lo)``), integers.
 
     ``reaches`` is a criterion on the integers ``n >= 1`` that is false up to some
     point and true after it; the bracket grows from ``start`` by steps of 10% of it
-    (at least 1), doubled at every move.  Returns None when the criterion still fails
-    at ``limit``.
+    (at least 1; ``first_step`` when given, for a start known to be close), doubled at
+    every move.  Returns None when the criterion still fails at ``limit``.
     """
     hi = start
     if reaches(hi):
-        step = max(hi // 10, 1)
+        step = first_step or max(hi // 10, 1)
         lo = hi - step
         while lo >= 1 and reaches(lo):
             hi = lo
@@ -251,7 +251,7 @@ def integer_bracket(reaches, start, limit):
             lo = hi - step
         return max(lo, 0), hi
     lo = hi
-    step = max(hi // 10, 1)
+    step = first_step or max(hi // 10, 1)
     while True:
         if lo >= limit:
             return None

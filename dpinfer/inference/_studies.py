@@ -93,6 +93,8 @@ means_tails = _mean_tails
 #: ``means_shares(draws, null)`` and ``means_pvalue(le, ge, alternative)``: the DP-JIMI p-value from the draws
 means_shares = _mean_shares
 means_pvalue = _mean_pvalue
+#: ``measured_rate_bar(nominal, reps)``: the rate a measured one must exceed to warn (the shared rule)
+measured_rate_bar = _oc_warnings.measured_rate_bar
 #: ``means_naive(data, sigma)``: the naive interval's centre and variance per release
 means_naive = _naive_moments
 #: ``means_repro_roots(data, sigma, model, n_seeds, gen)``: the repro-samples seeds' sorted roots ``(m, M)``

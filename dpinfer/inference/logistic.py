@@ -31,7 +31,7 @@ from .._validation import (
 from .. import _mechanisms
 from .._streams import _mc_note, _share_se, _stream
 from .._warnings import ApproximationWarning, warn
-from ._draw_summary import pvalue_from_shares
+from ._draw_summary import draw_share, pvalue_from_shares
 from ..results import LogisticJimiResult
 from ._resolve import accepts, resolve
 
@@ -212,7 +212,9 @@ def _summaries(draws, confidence_level):
     ordered = np.sort(draws, axis=0)
     low, high = ordered[k - 1], ordered[n_sim - k]
     median = np.median(draws, axis=0)
-    le, ge = np.mean(draws <= 0.0, axis=0), np.mean(draws >= 0.0, axis=0)
+    # the observed table counts as one of the draws: a p-value is never below 2 / (n_sim + 1) (issue 40)
+    le, ge = (draw_share(np.count_nonzero(draws <= 0.0, axis=0), n_sim),
+              draw_share(np.count_nonzero(draws >= 0.0, axis=0), n_sim))
     return median, low, high, pvalue_from_shares(le, ge, "two-sided")
 
 
@@ -366,8 +368,9 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
     The estimate is the median of ``beta*``, the interval its equal-tailed
     order statistics (the ``k``-th from each end, ``k = ceil(n_sim (1 -
     level) / 2)``), the p-value for ``beta = 0`` twice the smaller share of
-    draws on either side of 0 (capped at 1), as for the DP-JIMI proportion
-    tests.
+    draws on either side of 0 (capped at 1), each share ``(k + 1) / (H + 1)``
+    with the observed table counted as one of the draws (never 0), as for the
+    DP-JIMI proportion tests.
 
     **Where this departs from the authors' code, and why.**
     ``fima_logistic`` (SMAC-Group/fima, commit 4178bd8) takes one noisy
@@ -418,10 +421,10 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
     data:   noisy 4 x 2 table (n = 400, Laplace scale 2 per cell)
     <BLANKLINE>
     Coefficients:
-                Estimate   2.5 %   97.5 % Pr(fid.)
-    (Intercept)  -0.4864 -0.8813 -0.08481    0.019
-    armdrug       1.2902  0.7717  1.85868 < 0.0005
-    sexM          1.0917  0.5941  1.61796 < 0.0005
+                Estimate   2.5 %   97.5 %  Pr(fid.)
+    (Intercept)  -0.4864 -0.8813 -0.08481    0.0195
+    armdrug       1.2902  0.7717  1.85868 0.0004999
+    sexM          1.0917  0.5941  1.61796 0.0004999
     ---
     Estimate: fiducial median; interval: equal-tailed fiducial quantiles;
     Pr(fid.): two-sided fiducial p-value for coefficient = 0

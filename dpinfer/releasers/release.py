@@ -67,7 +67,9 @@ class Release:
         Set by the releaser; None (a release built by hand, or read from a file
         written before releases carried it) fills in the rule of the mechanism
         and kind (replace-one, and for a table the relation its sensitivity
-        stands for: 2 replace-one, 1 add-remove).
+        stands for: 2 replace-one, 1 add-remove).  A count, proportion,
+        clipped sum, life table or paired release has a public ``n``: only
+        'replace-one' is accepted there.
     privacy_unit : str
         What the guarantee protects, in words (e.g. ``'one record (replace-one,
         n public)'``); results computed from the release print it.  Set by the
@@ -80,7 +82,7 @@ class Release:
         a later edit of the ledger's entries up to this one breaks the match.
     bounds : tuple of two floats or None
         Kind ``'clipped_sum'`` only (required there): the public clipping bounds
-        ``(lower, upper)``; ``sensitivity`` is then ``upper - lower``.
+        ``(lower, upper)``; ``sensitivity`` must then be ``upper - lower``.
     split : tuple of two floats or None
         Kind ``'clipped_sum'`` only: None when only the clipped sum is released;
         ``(s, 1 - s)`` when the centred sum of squares is released too, the shares
@@ -156,6 +158,12 @@ class Release:
             object.__setattr__(self, "neighbours", neighbours)
         elif not isinstance(self.neighbours, str) or self.neighbours not in _mechanisms.NEIGHBOURS:
             raise ValueError(f"`neighbours` must be None, 'replace-one' or 'add-remove'; got {_show(self.neighbours)}.")
+        if self.kind in _N_PUBLIC and self.neighbours != _mechanisms.REPLACE_ONE:
+            # inference conditions on the recorded n: a release whose n moves with one person
+            # (add/remove) would be inverted with a law it does not have
+            raise ValueError(f"`neighbours` of a {self.kind!r} release must be 'replace-one' (its n is public and "
+                             f"inference conditions on it; add-remove fits a table whose total is private); "
+                             f"got {self.neighbours!r}.")
         if self.privacy_unit is None:
             object.__setattr__(self, "privacy_unit", unit)
         elif not isinstance(self.privacy_unit, str) or not self.privacy_unit:
@@ -194,6 +202,12 @@ class Release:
             raise ValueError("`bounds` of a 'clipped_sum' release must be a pair (lower, upper) of finite "
                              f"numbers with lower < upper; got {_show(pair)}.")
         object.__setattr__(self, "bounds", (float(pair[0]), float(pair[1])))
+        width = self.bounds[1] - self.bounds[0]
+        if self.sensitivity != width:
+            # the noise scale is read from the sensitivity, the clipping model from the bounds: they must agree
+            raise ValueError(f"`sensitivity` of a 'clipped_sum' release must be upper - lower = {width!r} (replacing "
+                             f"one value moves the clipped sum by at most the width of the bounds, as MeanReleaser "
+                             f"records it); got {self.sensitivity!r} with bounds {self.bounds!r}.")
         if self.n is None:
             raise ValueError("`n` of a 'clipped_sum' release must be given (the group size is public); got None.")
         if self.split is None:
@@ -357,6 +371,8 @@ class Release:
 
 
 _KINDS = ("count", "proportion", "value", "reports", "table", "clipped_sum", "life_table", "paired")
+#: the kinds whose n is public (replace-one neighbours only): inference conditions on the recorded n
+_N_PUBLIC = ("count", "proportion", "clipped_sum", "life_table", "paired")
 
 _SAMPLING = {
     True: "hardened (OS cryptographic source, exact integer noise)",

@@ -11,7 +11,9 @@ column names, and :func:`results_to_frame` stacks many results into one frame.
 One small module per type: ``_privacy`` (:class:`PrivacyRecord`), ``_interval``
 (:class:`ConfidenceInterval`), ``_htest`` (:class:`HTestResult`, :func:`results_to_frame`),
 ``_collection`` (:class:`HTestResults`, :func:`map_results`), ``_point`` (:class:`PointEstimate`), ``_robust``
-(:class:`RobustEstimate`), ``_logistic`` (:class:`LogisticJimiResult`).  Each
+(:class:`RobustEstimate`), ``_logistic`` (:class:`LogisticJimiResult`), ``_planning``
+(:class:`PowerResult`, :class:`SampleSizeResult`, :class:`SampleSizesResult`: the planning
+functions' numbers with their non-private comparators).  Each
 class names ``dpinfer.results`` as its module, so pickles and the docs use the
 public path.
 """
@@ -23,6 +25,7 @@ from ._collection import HTestResults, map_results
 from ._point import PointEstimate
 from ._robust import RobustEstimate
 from ._logistic import LogisticJimiResult
+from ._planning import PowerResult, SampleSizeResult, SampleSizesResult
 
 __all__ = [
     "ConfidenceInterval",
@@ -30,8 +33,11 @@ __all__ = [
     "HTestResults",
     "LogisticJimiResult",
     "PointEstimate",
+    "PowerResult",
     "PrivacyRecord",
     "RobustEstimate",
+    "SampleSizeResult",
+    "SampleSizesResult",
     "map_results",
     "results_to_frame",
 ]

@@ -242,7 +242,17 @@ dp_chisq_test <- function(x, epsilon = NULL, method = c("jimi", "mc"), n.sim = 1
 #' @param mechanism \code{NULL} (Tulap counts, as \code{\link{dp_release_count}}'s
 #'   default) or \code{"laplace"}: how both arms will be released.
 #' @return An object of class \code{"power.htest"}, as \code{power.prop.test}
-#'   returns, with \code{epsilon} and \code{delta} beside.
+#'   returns, with \code{epsilon} and \code{delta} beside, and the non-private
+#'   comparators that put a number on the price of privacy (printed as lines,
+#'   explained in the note): computing \code{n}, \code{nonprivate.n} (the same
+#'   exact test without the privacy noise: epsilon = Inf, where the Tulap noise
+#'   is its uniform part, a randomized exact test), \code{normal.n} (the
+#'   normal approximation without noise: \code{power.prop.test}'s \code{n}; for
+#'   \code{ratio} other than 1 the same formula with unequal groups; absent for a
+#'   non-zero \code{margin}), \code{price.n} (\code{n - nonprivate.n} per group)
+#'   and \code{price.total} (both groups); computing \code{power},
+#'   \code{nonprivate.power}, \code{normal.power} (\code{power.prop.test}'s) and
+#'   \code{price.power} (\code{nonprivate.power - power}).
 #' @examples
 #' if (dp_available()) {
 #'   print(dp_power_prop_test(n = 60, p1 = 0.5, p2 = 0.3, epsilon = 1))
@@ -270,18 +280,19 @@ dp_power_prop_test <- function(n = NULL, p1 = NULL, p2 = NULL, sig.level = 0.05,
                  effect = effect, statistic = statistic, mechanism = mechanism)
   if (is.null(power)) {
     size <- .whole(n, "n")
-    power <- .call("binom2_ump_power", list(p1, p2, size, size), common, convert = "_plain")
+    plan <- .call("binom2_ump_power", list(p1, p2, size, size), common, convert = "_planning")
+    power <- plan$power
   } else {
-    sizes <- unlist(.call("binom2_ump_sample_size", list(p1, p2),
-                          c(common, list(power = power, ratio = ratio)), convert = "_plain"))
-    n <- if (sizes[[1L]] == sizes[[2L]]) sizes[[1L]] else sizes
+    plan <- .call("binom2_ump_sample_size", list(p1, p2), c(common, list(power = power, ratio = ratio)),
+                  convert = "_planning")
+    n <- if (plan$n1 == plan$n2) plan$n1 else c(plan$n1, plan$n2)
   }
   note <- paste0("n is the number in *each* group", if (length(n) == 2L) " (n1, n2)" else "",
                  "; each arm released once by the ", if (identical(mechanism, "laplace")) "Laplace" else "Tulap",
-                 " mechanism at epsilon = ", format(epsilon), ", delta = ", format(delta))
-  structure(list(n = n, p1 = p1, p2 = p2, sig.level = sig.level, power = power,
-                 alternative = if (alternative == "two.sided") "two.sided" else alternative,
-                 note = note, method = "Exact power of the private two-sample test of proportions",
-                 epsilon = epsilon, delta = delta),
+                 " mechanism at epsilon = ", format(epsilon), ", delta = ", format(delta), "; ", .price_note(plan))
+  structure(c(list(n = n, p1 = p1, p2 = p2, sig.level = sig.level, power = power,
+                   alternative = if (alternative == "two.sided") "two.sided" else alternative,
+                   note = note, method = "Exact power of the private two-sample test of proportions",
+                   epsilon = epsilon, delta = delta), .price_of_privacy(plan)),
             class = "power.htest")
 }

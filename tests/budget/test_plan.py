@@ -94,7 +94,7 @@ def test_plan_checks():
         AllocationPlan([])
     with pytest.raises(TypeError, match="`plan` must be None or a dpinfer.AllocationPlan"):
         PrivacyBudget(1.0, plan=[("a", 0.1)])
-    with pytest.raises(ValueError, match="holds the key 'epsilon' twice"):
+    with pytest.raises(ValueError, match="holds a duplicate key 'epsilon' in one object"):
         AllocationPlan.from_json('{"lines": [{"label": "a", "epsilon": 0.1, "epsilon": 9}]}')
     short = AllocationPlan.from_json('{"lines": [{"label": "a", "epsilon": 0.1}], "description": "d"}')
     assert short == AllocationPlan([("a", 0.1)], description="d")

@@ -303,3 +303,27 @@ def test_deleting_the_lock_file_during_concurrent_releases_loses_no_charge(tmp_p
     budget = PrivacyBudget.from_json(ledger.read_text())
     assert printed == 36 and len(budget.ledger) == printed
     assert budget.spent_epsilon == float(Fraction(1, 4) * printed)
+
+
+# ------------------------------------------------------------------ one duplicate-key rule
+def test_ledger_plan_and_export_readers_share_the_duplicate_key_rule():
+    # issue 40: the ledger had its own duplicate-key reader beside dpinfer._json.strict_loads (release
+    # files); both now refuse a key given twice with the same words, naming what was read
+    from dpinfer import _json
+    from dpinfer.budget import _ledger
+
+    assert _ledger.strict_loads is _json.strict_loads
+    budget = PrivacyBudget(1.0)
+    budget.charge(0.25)
+    text = budget.to_json()
+    twice = text.replace('"epsilon": 1.0', '"epsilon": 1.0, "epsilon": 50.0', 1)
+    assert twice != text
+    with pytest.raises(ValueError, match=r"`text` holds a duplicate key 'epsilon' in one object; a hand edit\?"):
+        PrivacyBudget.from_json(twice)
+    with pytest.raises(ValueError, match=r"`text` holds a duplicate key 'label' in one object"):
+        AllocationPlan.from_json('{"lines": [{"label": "a", "label": "b", "epsilon": 0.1}]}')
+    with pytest.raises(ValueError, match=r"`data` holds a duplicate key 'x' in one object"):
+        PrivacyBudget.from_events('{"x": 1, "x": 2}')
+    with pytest.raises(ValueError, match=r"`text` is not JSON \(Expecting property name .*, line 1\)"):
+        PrivacyBudget.from_json("{")
+    assert PrivacyBudget.from_json(text).spent_epsilon == 0.25

@@ -245,7 +245,8 @@ def test_result_fields_print_and_serialisation():
 def test_summaries_are_those_of_the_draws():
     # With draws=True the reported numbers are the stated functionals of the returned draws:
     # median, the k-th order statistics from each end (k = ceil(0.025 * 999) = 25), and
-    # twice the smaller share on either side of 0.
+    # twice the smaller share on either side of 0, the observed table counted as one of the
+    # draws: (k + 1) / (H + 1) (issue 40: never 0).
     fit = logistic_jimi([[12.3, 30.1], [25.2, 18.7], [8.8, 40.2]], epsilon=1.0, n_sim=999, draws=True, rng=2)
     d = fit.draws
     assert d.shape == (999, 3) and fit.terms == ("(Intercept)", "x2", "x3")
@@ -253,8 +254,8 @@ def test_summaries_are_those_of_the_draws():
     np.testing.assert_array_equal(fit.conf_low, s[24])
     np.testing.assert_array_equal(fit.conf_high, s[999 - 25])
     np.testing.assert_array_equal(fit.estimate, np.median(d, axis=0))
-    share = np.minimum((d <= 0).mean(axis=0), (d >= 0).mean(axis=0))
-    np.testing.assert_array_equal(fit.pvalue, np.minimum(1.0, 2 * share))
+    share = np.minimum((d <= 0).sum(axis=0) + 1.0, (d >= 0).sum(axis=0) + 1.0) / 1000.0
+    np.testing.assert_allclose(fit.pvalue, np.minimum(1.0, 2 * share), rtol=1e-15)
 
 
 def test_release_and_bare_counts_agree_and_are_reproducible():

@@ -30,12 +30,16 @@ p-value is the supremum over the null curve ``theta1 = psi0 nu / (1 - nu + psi0 
 the three best grid brackets; two-sided is ``min(1, 2 min(p_greater, p_less))``.
 
 Run: ``python tests/reference/make_two_arm_odds_ratio.py`` (several minutes); writes
-``two_arm_odds_ratio_values.json``.
+``two_arm_odds_ratio_values.json``.  ``python tests/reference/make_two_arm_odds_ratio.py margins``
+writes ``two_arm_odds_ratio_margins_values.json``: margins 1e-6 to 1e6 (issue 40), the supremum
+searched evenly in the mean log-odds (:func:`log_odds_sup`), since at a margin far from 1 the
+null curve bends within ``1 / psi`` of a corner.
 """
 
 import functools
 import json
 import pathlib
+import sys
 
 import mpmath as mp
 # the supremum search, the binomial pmf and the rows of the two-arm script, the quadrature of the
@@ -98,7 +102,9 @@ def score_matrix(n1, n2, psi, v1, v2):
     return g
 
 
-def one_sided(case, upper):
+def one_sided(case, upper, search=None):
+    """The one-sided p-value of ``case``: the supremum (by ``search(tail, psi)``; default the grid in
+    ``nu = theta2``) of the tail over the null curve."""
     n1, n2 = case["n1"], case["n2"]
     b1, b2 = mp.exp(-mp.mpf(case["epsilon1"])), mp.exp(-mp.mpf(case["epsilon2"]))
     v1, v2 = 2 * b1 / (1 - b1) ** 2, 2 * b2 / (1 - b2) ** 2
@@ -135,7 +141,26 @@ def one_sided(case, upper):
         total = mp.fsum(p1[kk1] * mp.fsum(p2[kk2] for kk2 in row) for kk1, row in strict.items())
         return total + mp.fsum(p1[kk1] * p2[kk2] * w for (kk1, kk2), w in tied.items())
 
+    if search is not None:
+        return search(tail, psi)
     return grid_golden_sup(tail, mp.mpf(0), mp.mpf(1), peaks=3, tol=mp.mpf(10) ** -13)
+
+
+def log_odds_sup(tail, psi):
+    """The supremum over the null curve searched in the mean log-odds ``L``: ``logit(theta1) = L + log(psi)/2``,
+    ``logit(theta2) = L - log(psi)/2``.
+
+    At a margin far from 1 the curve turns within ``nu`` of order ``1 / psi`` (or ``psi``) of a corner,
+    where a grid even in ``nu`` has no point; even in ``L`` it is spread evenly.  Four 41-point
+    grids on [-40, 40] (step 0.5), golden-section search on each one's best brackets, and the two
+    corners (``nu`` = 0 and 1, the limits ``L -> -inf, +inf``).
+    """
+    def at(ell):
+        return tail(1 / (1 + mp.exp(-(ell - mp.log(psi) / 2))))
+
+    ends = [mp.mpf(v) for v in (-40, -20, 0, 20, 40)]
+    parts = [grid_golden_sup(at, a, b, peaks=2, tol=mp.mpf(10) ** -10) for a, b in zip(ends, ends[1:])]
+    return max(parts + [tail(mp.mpf(0)), tail(mp.mpf(1))])
 
 
 CASES = [
@@ -150,11 +175,26 @@ CASES = [
 ]
 
 
-def main():
-    out = case_rows([{**case, "effect": "odds-ratio"} for case in CASES], one_sided)
-    path = pathlib.Path(__file__).with_name("two_arm_odds_ratio_values.json")
-    path.write_text(json.dumps({"script": "make_two_arm_odds_ratio.py", "dps": 30, "cases": out}, indent=1) + "\n")
+#: issue 40: margins across the whole accepted range [1e-6, 1e6], one pair of releases, small arms
+MARGIN_CASES = [
+    dict(name=f"odds ratio {margin:g}, n = 10 and 12", n1=10, n2=12, epsilon1=1.0, epsilon2=1.0, z1=z1,
+         z2=z2, margin=margin)
+    for margin in (1e-6, 1e-3, 1.0, 1e3, 1e6) for z1, z2 in ((6.3, 4.6), (1.7, 10.4))
+]
+
+
+def main(which):
+    if which == "margins":
+        out = case_rows([{**case, "effect": "odds-ratio"} for case in MARGIN_CASES],
+                        functools.partial(one_sided, search=log_odds_sup))
+        name = "two_arm_odds_ratio_margins_values.json"
+    else:
+        out = case_rows([{**case, "effect": "odds-ratio"} for case in CASES], one_sided)
+        name = "two_arm_odds_ratio_values.json"
+    path = pathlib.Path(__file__).with_name(name)
+    path.write_text(json.dumps({"script": "make_two_arm_odds_ratio.py" + (" margins" if which == "margins" else ""),
+                                "dps": 30, "cases": out}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1] if len(sys.argv) > 1 else "cases")

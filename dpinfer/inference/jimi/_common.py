@@ -12,7 +12,7 @@ from . import _kernels as _k
 from ..._printing import _r_format, _released
 from ... import _mechanisms
 from ..._validation import DPInferValueError, _arg, _check_n_sim, _check_proportion_scale
-from .._draw_summary import interval_tails, pvalue_from_shares
+from .._draw_summary import draw_share, interval_tails, pvalue_from_shares
 from .._resolve import accepts
 
 #: Most fiducial draws per release.  One release's draws are held in memory at once
@@ -121,10 +121,8 @@ def _fill(sl, draws, tails, p0, lo, hi, le, ge, *, mid_ties=False):
             ge[sl] = (1.0 - below - tied) + 0.5 * tied
         else:
             le[sl], ge[sl] = _k._tail_shares(draws, p0)
-        # a simulated p-value is never below 1 / (H + 1): the observed release counts as one
-        # of the draws, (k + 1) / (H + 1) as fima reports it (a share of 0 claimed p = 0, issue 40)
-        h = draws.shape[1]
-        le[sl], ge[sl] = (le[sl] * h + 1.0) / (h + 1.0), (ge[sl] * h + 1.0) / (h + 1.0)
+        h = draws.shape[1]  # the observed release counts as one of the draws (never p = 0, issue 40)
+        le[sl], ge[sl] = draw_share(le[sl] * h, h), draw_share(ge[sl] * h, h)
     if tails != (None, None):
         b_lo, b_hi = _k._sample_bounds(draws, *tails)
         if b_lo is not None:

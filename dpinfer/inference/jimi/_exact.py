@@ -175,36 +175,117 @@ def _sorted_cuts(theta, level, n, epsilon, upper_side):
 #: per set of public numbers (n, epsilon, level, side).
 _TABLE_STEPS = 1024
 
+#: Sub-intervals a cell that fails the spline check is cut into, and how many times a
+#: failing sub-cell is cut again (so a stretch still solved per call is at most
+#: ``1 / (1024 * 16**3)``, 2.4e-7, wide around each kink of the cuts).  A piece gets at
+#: most ``_MAX_REFINED`` finer pieces (cuts that are not smooth almost anywhere, e.g.
+#: epsilon = 1e9, where they are steps, are solved per call as before).
+_SUB_STEPS, _SUB_DEPTH, _MAX_REFINED = 16, 3, 128
 
-@functools.lru_cache(maxsize=256)
-def _cut_table(level, n, epsilon, upper_side):
-    """The cuts of one side on a fixed theta grid of [0, 1], solved once per public numbers (cached).
 
-    Returns ``(grid, cuts, spline, usable)``: the cubic spline through the finite
-    cuts and, per grid interval, whether it may be read from the spline.  Usable:
-    both ends finite and the spline through every second node is within
-    ``2 _INTERPOLATION_TOL / (n epsilon)`` of the cuts at the nodes between (the
-    spline through all nodes, at half the spacing, is far closer: its error falls
-    as the fourth power of the spacing).  The cuts depend on public numbers only,
-    so a warning costs the table once and a spline evaluation after.
+class _CutPiece:
+    """Cuts solved at the nodes of a theta grid, the checked spline through them, and finer pieces.
+
+    ``usable[i]``: the grid's cell ``i`` may be read from ``spline`` (both ends finite
+    and the spline through every second node within ``tol`` of the cuts at the nodes
+    between, :func:`_checked_spline`); ``children[i]``: a piece on a finer grid of cell
+    ``i`` where it may not (a kink of the cuts, where the release's cut crosses 0 or 1,
+    or the steep start at theta near 0 or 1), made the first time a theta in that cell
+    is asked for (its nodes are public: a cell of a fixed grid) and kept.  ``key``: the
+    public numbers ``(level, n, epsilon, upper_side)``.
+    """
+
+    __slots__ = ("grid", "cuts", "spline", "usable", "children", "key", "depth")
+
+    def __init__(self, grid, cuts, key, depth=0):
+        self.grid, self.cuts, self.key, self.depth = grid, cuts, key, depth
+        self.spline, self.usable = _checked_spline(grid, cuts, 2.0 * _INTERPOLATION_TOL / (key[1] * key[2]))
+        self.children = {}
+
+    def read(self, theta):
+        """The cuts at ``theta`` (inside the grid's span) from this piece and its children; NaN where none may."""
+        cell = np.searchsorted(self.grid[1:-1], theta, side="right")  # in 0 .. steps - 1, the ends included
+        read = self.usable[cell]
+        if read.all() and theta.size:  # the usual case: one spline evaluation
+            return self.spline(theta)
+        out = np.full(theta.size, np.nan)
+        if read.any():
+            out[read] = self.spline(theta[read])
+        for node in (cell, cell + 1):  # a node's own solved cut (theta = 0 or 1 too, where it may be infinite)
+            at = ~read & (theta == self.grid[node])
+            out[at] = self.cuts[node[at]]
+            read |= at
+        rest = np.flatnonzero(~read)
+        cells = np.unique(cell[rest])
+        self._refine([int(c) for c in cells if int(c) not in self.children])
+        for c in cells:
+            child = self.children.get(int(c))
+            if child is not None:
+                rows = rest[cell[rest] == c]
+                out[rows] = child.read(theta[rows])
+        return out
+
+    def _refine(self, cells):
+        """Give each of ``cells`` a child piece on ``_SUB_STEPS`` sub-cells (none beyond the depth or the cap).
+
+        Their new nodes are solved together (one vectorised root search), each bracketed
+        by its cell's end cuts (the cuts increase with theta; an infinite end falls back
+        to the full bracket).
+        """
+        if not cells or self.depth >= _SUB_DEPTH or len(self.children) + len(cells) > _MAX_REFINED:
+            return
+        cells = np.asarray(cells)
+        inner = np.arange(1, _SUB_STEPS) / _SUB_STEPS
+        lo_t, hi_t = self.grid[cells], self.grid[cells + 1]
+        theta = (lo_t[:, None] + inner * (hi_t - lo_t)[:, None]).ravel()
+        bracket = (np.repeat(self.cuts[cells], inner.size), np.repeat(self.cuts[cells + 1], inner.size))
+        solved = _release_cuts(theta, *self.key, bracket).reshape(cells.size, inner.size)
+        for i, row in zip(cells, solved):
+            grid = np.linspace(self.grid[i], self.grid[i + 1], _SUB_STEPS + 1)
+            grid[-1] = self.grid[i + 1]
+            cuts = np.concatenate([[self.cuts[i]], row, [self.cuts[i + 1]]])
+            self.children[int(i)] = _CutPiece(grid, cuts, self.key, self.depth + 1)
+
+
+def _checked_spline(grid, cuts, tol):
+    """``(spline, usable)``: the cubic spline through the finite cuts and which grid cells may read it.
+
+    Usable: both ends finite and the spline through every second finite node is within
+    ``tol`` of the cuts at the nodes between (the spline through all nodes, at half the
+    spacing, is far closer: its error falls as the fourth power of the spacing).
     """
     from scipy.interpolate import CubicSpline  # imported on first use (start-up time)
 
-    grid = np.linspace(0.0, 1.0, _TABLE_STEPS + 1)
-    cuts = _sorted_cuts(grid, level, n, epsilon, upper_side)
+    steps = grid.size - 1
     finite = np.isfinite(cuts)
     usable = finite[:-1] & finite[1:]
     good = np.flatnonzero(finite)
     if good.size < 9:
-        return grid, cuts, None, np.zeros(_TABLE_STEPS, dtype=bool)
-    tol = 2.0 * _INTERPOLATION_TOL / (n * epsilon)
+        return None, np.zeros(steps, dtype=bool)
     for parity in (0, 1):
         nodes, checks = good[parity::2], good[1 - parity::2]
         checks = checks[(checks > nodes[0]) & (checks < nodes[-1])]
         err = np.abs(CubicSpline(grid[nodes], cuts[nodes])(grid[checks]) - cuts[checks])
         bad = checks[~(err <= tol)]
-        usable[np.clip(np.concatenate([bad - 2, bad - 1, bad, bad + 1]), 0, _TABLE_STEPS - 1)] = False
-    return grid, cuts, CubicSpline(grid[good], cuts[good]), usable
+        usable[np.clip(np.concatenate([bad - 2, bad - 1, bad, bad + 1]), 0, steps - 1)] = False
+    return CubicSpline(grid[good], cuts[good]), usable
+
+
+@functools.lru_cache(maxsize=256)
+def _cut_table(level, n, epsilon, upper_side):
+    """The cuts of one side on a fixed theta grid of [0, 1], solved once per public numbers (cached).
+
+    Returns the top :class:`_CutPiece` (1024 cells).  A cell whose spline check fails
+    is cut into 16 sub-cells with their own checked spline the first time a theta in it
+    is asked for, and a failing sub-cell again, ``_SUB_DEPTH`` times: the cuts are smooth
+    in theta except at a few kinks, so the cells left to solve per call shrink to a few
+    2.4e-7-wide stretches.  The cuts depend on public numbers only, so a warning costs
+    the table once (about 0.3-0.6 s), a few milliseconds the first time it reaches a
+    failing cell, and spline evaluations after.
+    """
+    key = (level, n, epsilon, upper_side)
+    grid = np.linspace(0.0, 1.0, _TABLE_STEPS + 1)
+    return _CutPiece(grid, _sorted_cuts(grid, level, n, epsilon, upper_side), key)
 
 
 #: Public numbers whose cuts were asked for once (bounded: cleared when full).
@@ -214,7 +295,7 @@ _ASKED = set()
 def _tabled_cuts(theta, level, n, epsilon, upper_side):
     """The cuts at increasing thetas read from :func:`_cut_table` where usable, else solved here.
 
-    The table (about 0.3 s) is built the second time the same public numbers are
+    The table (about 0.3-0.6 s) is built the second time the same public numbers are
     asked for: a single call solves its own cuts (:func:`_sorted_cuts`, about 60 ms
     at n = 30) and does not pay for a table it would not reuse.
     """
@@ -224,16 +305,21 @@ def _tabled_cuts(theta, level, n, epsilon, upper_side):
             _ASKED.clear()
         _ASKED.add(key)
         return _sorted_cuts(theta, level, n, epsilon, upper_side)
-    grid, _, spline, usable = _cut_table(*key)
-    inside = (theta >= 0.0) & (theta <= 1.0)
-    cell = np.clip(np.searchsorted(grid, np.where(inside, theta, 0.0), side="right") - 1, 0, _TABLE_STEPS - 1)
-    read = inside & usable[cell] if spline is not None else np.zeros(theta.size, dtype=bool)
-    cuts = np.empty(theta.size)
-    cuts[read] = spline(theta[read])
-    rest = np.flatnonzero(~read)
+    if theta[0] >= 0.0 and theta[-1] <= 1.0:  # increasing: all inside [0, 1]
+        cuts = _cut_table(*key).read(theta)
+    else:
+        inside = (theta >= 0.0) & (theta <= 1.0)
+        cuts = np.full(theta.size, np.nan)
+        cuts[inside] = _cut_table(*key).read(theta[inside])
+    rest = np.flatnonzero(np.isnan(cuts))
     if rest.size:
         cuts[rest] = _sorted_cuts(theta[rest], level, n, epsilon, upper_side)
     return cuts
+
+
+#: A cut this far out (proportion scale) is beyond every count and its Laplace reach:
+#: ``P(x + N > n c)`` is exactly 1 for ``c = -_FAR_CUT`` and 0 for ``+_FAR_CUT`` in double precision.
+_FAR_CUT = 1e200
 
 
 def _exact_rejection(theta, lo_level, hi_level, n, epsilon, *, sorted_grid=False):
@@ -254,13 +340,15 @@ def _exact_rejection(theta, lo_level, hi_level, n, epsilon, *, sorted_grid=False
     theta = np.atleast_1d(np.asarray(theta, float))
     law = LaplaceLaw.from_rate(epsilon)
     accuracy = COUNT_TAIL_ACCURACY if sorted_grid else {}
-    total = np.zeros(theta.size)
     sides = [(upper, (_tabled_cuts if sorted_grid else _release_cuts)(theta, level, n, epsilon, upper))
              for level, upper in ((lo_level, True), (hi_level, False)) if level is not None]
-    if all(np.all(np.isfinite(cuts)) for _, cuts in sides):
-        # the usual case: one finite sum over both cuts (one binomial window per theta)
-        total += law.count_tail(theta, n, [(n * cuts, 1 if upper else -1) for upper, cuts in sides], **accuracy)
-        return np.clip(total, 0.0, 1.0)
+    if sorted_grid:
+        # an infinite cut rejects everything or nothing: as +-1e200 it does so exactly in the one finite sum
+        sides = [(upper, np.clip(cuts, -_FAR_CUT, _FAR_CUT)) for upper, cuts in sides]
+    if all(np.isfinite(cuts).all() for _, cuts in sides):
+        # the usual case: one finite sum over both cuts (one binomial window per theta), in [0, 1]
+        return law.count_tail(theta, n, [(n * cuts, 1 if upper else -1) for upper, cuts in sides], **accuracy)
+    total = np.zeros(theta.size)
     for upper, cuts in sides:
         finite = np.isfinite(cuts)
         # an infinite cut rejects everything (-inf above, +inf below) or nothing

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import special, stats
 
 from ..._ldp_channels import _two_coin_epsilon
+from ...distributions._binomial_rows import bernstein_window, binomial_rows
 from ... import _mechanisms
 from ..._validation import (
     _check_alternative,
@@ -279,38 +282,48 @@ _COVERAGE_BLOCK = 1 << 22
 def _rr_wald_bounds(yes, n, a0, a1, b, level, alternative, estimand):
     est = (yes / n - a0) / b
     se = _rr_se(yes, n, a0, a1, b, estimand)
-    z = stats.norm.ppf(1.0 - (1.0 - level) / (2.0 if alternative == "two-sided" else 1.0))
+    z = _wald_z(level, alternative)
     low = np.clip(est - z * se, 0.0, 1.0) if alternative != "less" else np.zeros_like(est)
     high = np.clip(est + z * se, 0.0, 1.0) if alternative != "greater" else np.ones_like(est)
     return low, high
+
+
+@functools.lru_cache(maxsize=64)
+def _wald_z(level, alternative):
+    """The Wald interval's normal quantile (cached by the public level and side)."""
+    return float(stats.norm.ppf(1.0 - (1.0 - level) / (2.0 if alternative == "two-sided" else 1.0)))
 
 
 def _rr_wald_coverage(p, n, a0, a1, b, level, alternative):
     """Exact coverage of the (population) Wald interval at each ``p`` of an array (NaN: too costly).
 
     The yes count is Binomial(n, a0 + b p); the sum runs over the counts holding all
-    but 1e-15 of the mass on each side (so it is exact to about 2e-15).  A ``p``
-    whose window is wider than ``_MAX_COVERAGE_WINDOW`` counts gets NaN.
+    but 1e-15 of the mass on each side (Bernstein's bound,
+    :func:`~dpinfer.distributions._binomial_rows.bernstein_window`, so it is exact to
+    about 2e-15 plus the closed-form pmf rows' rounding,
+    :func:`~dpinfer.distributions._binomial_rows.binomial_rows`), each row over its own
+    window.  A ``p`` whose window is wider than ``_MAX_COVERAGE_WINDOW`` counts gets NaN.
     """
     p = np.atleast_1d(np.asarray(p, dtype=float))
     lam = a0 + b * p
-    lo = stats.binom.ppf(1e-15, n, lam)
-    hi = stats.binom.isf(1e-15, n, lam)
-    lo = np.where(np.isfinite(lo), np.maximum(lo - 1.0, 0.0), 0.0)
-    hi = np.where(np.isfinite(hi), np.minimum(hi + 1.0, float(n)), float(n))
+    lo, hi = bernstein_window(n, lam, 1e-15)
     out = np.full(p.size, np.nan)
     fits = np.flatnonzero(hi - lo <= _MAX_COVERAGE_WINDOW)
     if fits.size == 0:
         return out
-    y = np.arange(np.min(lo[fits]), np.max(hi[fits]) + 1.0)
+    first = np.min(lo[fits])
+    y = np.arange(first, np.max(hi[fits]) + 1.0)
     low, high = _rr_wald_bounds(y, n, a0, a1, b, level, alternative, "population")
-    rows = max(1, _COVERAGE_BLOCK // y.size)
+    width = int(np.max(hi[fits] - lo[fits])) + 1
+    step = np.arange(width, dtype=float)
+    rows = max(1, _COVERAGE_BLOCK // width)
     for start in range(0, fits.size, rows):
         idx = fits[start:start + rows]
+        x = np.minimum(lo[idx, None] + step, hi[idx, None])  # each row's own window (repeats masked below)
+        at = (x - first).astype(np.int64)
         pi = p[idx, None]
-        covered = (low[None, :] <= pi) & (pi <= high[None, :]) \
-            & (y[None, :] >= lo[idx, None]) & (y[None, :] <= hi[idx, None])
-        out[idx] = np.sum(np.where(covered, stats.binom.pmf(y[None, :], n, lam[idx, None]), 0.0), axis=1)
+        covered = (low[at] <= pi) & (pi <= high[at]) & (lo[idx, None] + step <= hi[idx, None])
+        out[idx] = np.sum(np.where(covered, binomial_rows(n, lam[idx], x), 0.0), axis=1)
     return out
 
 

@@ -15,7 +15,7 @@ from ..._printing import _r_format
 from ..._validation import DPInferValueError, _arg, _check_choice, _check_n_sim, _check_positive, _check_real, _kind_of
 from ...distributions._mean_grid import release_grid
 from ...releasers.release import Release
-from .._draw_summary import interval_tails, pvalue_from_shares
+from .._draw_summary import draw_share, interval_tails, pvalue_from_shares
 from .._resolve import accepts, resolve
 from ._kernels import LOG_SIGMA_CAP, SIGMA_CAP, Seeds, solve_location, solve_location_scale
 
@@ -249,9 +249,15 @@ def sample_bounds(draws, tails_):
 
 
 def shares(draws, null):
-    """``(share of draws <= null, share >= null)`` along the last axis; an undefined draw counts in both."""
+    """``(share of draws <= null, share >= null)`` along the last axis, each ``(k + 1) / (H + 1)``.
+
+    The observed release counts as one of the ``H`` draws (:func:`draw_share`), so neither
+    share, nor a p-value from them, is ever 0; an undefined draw counts in both.
+    """
     undefined = np.isnan(draws)
-    return np.mean((draws <= null) | undefined, axis=-1), np.mean((draws >= null) | undefined, axis=-1)
+    h = draws.shape[-1]
+    return (draw_share(np.count_nonzero((draws <= null) | undefined, axis=-1), h),
+            draw_share(np.count_nonzero((draws >= null) | undefined, axis=-1), h))
 
 
 pvalue = pvalue_from_shares

@@ -111,9 +111,9 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     Warns
     -----
     ApproximationWarning
-        A one-sided ``alternative`` with the spread released where the study
-        measured an end of the interval missing beyond the shared rule (see
-        Notes); decided from n, the model and the alternative only.
+        With the spread released, where the study measured the interval (or,
+        one-sided, an end of it) missing beyond the shared rule (see Notes);
+        decided from public numbers only.
 
     See Also
     --------
@@ -145,26 +145,27 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     or ``+inf`` (the data would all be clipped); one whose squares no scale
     reaches has scale 0 or the cap.  The interval is the ``k``-th smallest and
     largest ``k = ceil(a H)`` draw of the mean, the p-value the share of draws
-    on the null side (doubled, two-sided).
+    on the null side with the observed release counted as one of them, ``(k + 1)
+    / (H + 1)`` as fima reports it, so never 0 (doubled, two-sided).
 
     **Validity.**  With ``sigma`` known the one-sample test is exact up to Monte
     Carlo error: the equation is monotone in ``mu``, so the share of draws at or
     below ``mu0`` is the probability, at ``mu0``, of a release at or above the one
     observed (checked against a brute-force simulation of the release in the
     tests).  With the spread released it is approximate.  The validation study
-    ``means`` (``dpinfer validate means``; the tails by ``python -m
-    validation._means_tails``, 199 draws, 2000 data sets per point) measured
-    95% two-sided coverage within 4 Monte Carlo SE of 0.95 everywhere (0.940 to
-    0.962 at n = 30 to 500, epsilon 0.5 to 3, 0 to 20% clipped above, normal
-    model and truth), but where the bounds clip the data the interval leans
-    toward the clipped side: its lower end lay above the mean in 0.047 (n = 30)
-    and 0.050 (n = 100) of data sets with 20% clipped, for a nominal 0.025 (SE
-    0.0035), its upper end below it in 0.008 to 0.019; at n = 500 both ends were
-    within 0.018 to 0.032.  So a one-sided test or interval with the spread
-    released warns below n = 500, with the log-normal model below n = 100 (the
-    rule and its table: ``dpinfer/inference/means/_approx.py``); a given
-    ``sigma``, a two-sided test or a larger n does not.  Under another model (skewed data with the
-    normal model) it can miss; the log-normal model is there for skewed data.
+    ``means`` (its tails part, ``python -m validation._means_tails``; 199 draws,
+    2000 data sets per point) measured the 95% interval at n = 30, 80 and 500,
+    epsilon 0.5 to 3, bounds clipping 0 to 40% above, both tails, or with a lower
+    bound 6 instead of 4 sd below the mean: where the bounds clip much of one tail
+    the interval leans toward the clipped side, and with wide bounds the two ends'
+    errors no longer offset (issue 40: two-sided coverage 0.92 at n = 80, epsilon
+    0.5, 30% clipped above, lower bound 6 sd below; its lower end above the mean
+    in 0.0785 of data sets).  The warning reads public numbers only (n, the
+    effective epsilon, the model, the alternative) and the study's worst measured
+    error over the bounds it studied for them (the rule and its table:
+    ``dpinfer/inference/means/_approx.py``); a given ``sigma`` never warns.
+    Under another model (skewed data with the normal model) it can miss; the
+    log-normal model is there for skewed data.
     The release's discrete noise and grid (:class:`~dpinfer.MeanReleaser`) are
     within ``epsilon 2**-26`` in cdf of the continuous law simulated here.
 
@@ -195,7 +196,7 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = check_draws(n_sim, data.n)
     progress = _check_progress(progress)
-    message = spread_warning(data.n, model, sigma, alternative)  # public numbers only, before any draw
+    message = spread_warning(data, model, sigma, alternative)  # public numbers only, before any draw
     if message is not None:
         warn(message, ApproximationWarning)
     gen, derived = _stream(rng, "mean_jimi", data.release.value, data.n, data.release.epsilon, data.lower,

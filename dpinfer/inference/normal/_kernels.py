@@ -110,11 +110,16 @@ def _pvalue_from_z(z, alternative):
     return np.minimum(1.0, 2.0 * norm.sf(np.abs(z)))
 
 
+@functools.lru_cache(maxsize=64)
 def _one_sided_z(confidence_level):
+    """``z`` of a one-sided interval at ``confidence_level`` (cached by the public level: the coverage
+    check's bisection evaluates the interval 61 times, and scipy's ``isf`` costs more than the interval)."""
     return norm.isf(1.0 - confidence_level)
 
 
+@functools.lru_cache(maxsize=64)
 def _two_sided_z(confidence_level):
+    """``z`` of a two-sided interval at ``confidence_level`` (cached by the public level)."""
     return norm.isf(0.5 * (1.0 - confidence_level))
 
 

@@ -10,6 +10,7 @@ from ..._streams import _mc_note, _share_se, _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_n_sim
 from ..._warnings import ApproximationWarning, warn
 from ...results import ConfidenceInterval
+from .._draw_summary import draw_share
 from .._resolve import provenance
 from ._result import LogRankResult
 from ._size import size_warning
@@ -134,7 +135,7 @@ def logrank_test(release, *, alternative="two-sided", confidence_level=0.95, n_s
     u0, v0 = _score(*_projected(simulate(null_gen, np.stack([pooled, pooled]), g, table.sizes, table.b, n_sim),
                                 table.sizes))
     stat, drawn = _statistic(u, v, alternative), _statistic(u0, v0, alternative)
-    pvalue = (1.0 + np.count_nonzero(drawn >= stat)) / (1.0 + n_sim)
+    pvalue = draw_share(np.count_nonzero(drawn >= stat), n_sim)
     drawn_hr = _log_mh(*_projected(simulate(alt_gen, h, g, table.sizes, table.b, n_sim), table.sizes))
     estimate, conf_int = _hazard_ratio(_log_mh(d, r), drawn_hr, level, alternative)
     observed, expected = observed_expected(d, r)

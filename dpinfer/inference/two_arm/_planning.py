@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 from scipy import stats
 
+from ... import _mechanisms
+from ...results import PowerResult, SampleSizesResult
 from ..._validation import (
     _as_probability_array,
     _as_real_array,
@@ -20,6 +23,7 @@ from ..._validation import (
     _check_sensitivity,
 )
 from ..._progress import _check_progress, start
+from .._price import NONPRIVATE_EPSILON, NORMAL_TWO, normal_n, normal_power, same_test_label
 from .._resolve import arm_pair
 from .._roots import integer_bracket, smallest_integer
 from ._arguments import MAX_N, _check_effect, _check_laplace_ordering, _check_mechanism, _checked_arm, _ordering
@@ -73,8 +77,12 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
 
     Returns
     -------
-    float or ndarray
+    PowerResult or ndarray
         ``P(reject)`` at each ``(theta1, theta2, n1, n2)``; at a null point it is the size.
+        For one of each, a :class:`~dpinfer.results.PowerResult`: the float, which prints
+        as R's ``power.htest`` with the power of the same test without noise (epsilon =
+        Inf, the same ``statistic``), ``power.prop.test``'s power (null of equality) and
+        the price of privacy beside it (computed when first read).
 
     Raises
     ------
@@ -125,7 +133,97 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
         used = _ordering(statistic, effect, a, b, mechanism)
         mask = (nn1 == a) & (nn2 == b)
         out[mask] = _exact_power(arm1, arm2, null, th1[mask], th2[mask], alpha, alternative, used)
-    return float(out) if out.ndim == 0 else out
+    if out.ndim:
+        return out
+    a, b = int(nn1), int(nn2)
+    question = dict(theta1=float(th1), theta2=float(th2), n1=a, n2=b, alpha=alpha, alternative=alternative,
+                    effect=effect, margin=margin, statistic=_ordering(statistic, effect, a, b, mechanism),
+                    ratio=None, epsilon=epsilon, delta=delta, mechanism=mechanism)
+    compute = partial(_power_comparators, float(th1), float(th2), a, b, effect, margin, alpha, alternative,
+                      statistic, mechanism)
+    return _planned(PowerResult, float(out), dict(question, power=float(out)), compute)
+
+
+def _planned(cls, value, question, compute):
+    """The result ``cls(value)`` with the power.htest record of ``question`` and its comparators."""
+    q = question
+    n1, n2 = q["n1"], q["n2"]
+    lines = {"n": n1} if n1 == n2 else {"n1": n1, "n2": n2}
+    lines.update({"p1": q["theta1"], "p2": q["theta2"], "sig.level": q["alpha"], "power": q["power"],
+                  "alternative": {"two-sided": "two.sided"}.get(q["alternative"], q["alternative"])})
+    if (q["effect"], q["margin"]) != ("difference", 0.0):
+        lines.update({"effect": q["effect"], "margin": q["margin"]})
+    what = "power" if cls is PowerResult else "sample size"
+    method = (f"Exact {what} of the private two-sample test of proportions "
+              f"({q['statistic']} ordering)")
+    note = "n is number in *each* group" if n1 == n2 else "n1 and n2 are the numbers in the two groups"
+    pairs = [[float(x) for x in arm_pair(q[k], k)] for k in ("epsilon", "delta")]
+    eps, dlt = (v[0] if v[0] == v[1] else v for v in pairs)
+    shown = [" and ".join(f"{x:g}" for x in v) if isinstance(v, list) else f"{v:g}" for v in (eps, dlt)]
+    mechanism = _mechanisms.NAMES[q["mechanism"]]
+    privacy = f"privacy: epsilon = {shown[0]}, delta = {shown[1]}, {mechanism} mechanism, each arm released once"
+    fields = {"n1": n1, "n2": n2, "theta1": q["theta1"], "theta2": q["theta2"], "power": q["power"],
+              "exact_power": q.get("exact_power", q["power"]), "alpha": q["alpha"],
+              "alternative": q["alternative"], "effect": q["effect"], "margin": q["margin"],
+              "statistic": q["statistic"], "ratio": q["ratio"], "epsilon": eps, "delta": dlt,
+              "mechanism": q["mechanism"]}
+    return cls._make(value)._setup(method, lines, fields, compute, note,
+                                   (same_test_label(False), NORMAL_TWO), privacy)
+
+
+def _equality_null(effect, margin):
+    """Whether the null is ``theta1 = theta2`` (where power.prop.test's formula applies)."""
+    return margin == (0.0 if effect == "difference" else 1.0)
+
+
+def _power_comparators(theta1, theta2, n1, n2, effect, margin, alpha, alternative, statistic, mechanism):
+    """The power of the same test without noise at ``(n1, n2)``, and power.prop.test's.
+
+    Without noise both mechanisms' tests are tests of the counts; the comparator is the randomized
+    one (Tulap arms at epsilon = Inf) for either: Laplace arms at epsilon = Inf are the
+    non-randomized test, whose power is saw-toothed in ``n`` (``docs/two_arm.rst``)."""
+    arm1, arm2 = _arms(n1, n2, NONPRIVATE_EPSILON, 0.0, 1, _mechanisms.TULAP)
+    used = _ordering(statistic, effect, n1, n2, _mechanisms.TULAP)
+    exact = float(np.clip(_exact_power(arm1, arm2, _null(effect, margin), theta1, theta2, alpha,
+                                       alternative, used)[0], 0.0, 1.0))
+    normal = normal_power(theta1, theta2, n1, n2, alpha, alternative) if _equality_null(effect, margin) else None
+    return {"nonprivate_power": exact, "normal_power": normal}
+
+
+def _start_without_noise(n1, theta1, theta2, ratio, epsilon, sensitivity, mechanism, c):
+    """Where to start the search without noise: the ``n`` whose binomial variance alone equals the
+    private variance at ``n1`` under the normal model: ``Var(Z1/n1 - c Z2/n2)`` is ``S / n1 + V / n1^2``
+    with ``S = t1 q1 + c^2 t2 q2 / r`` and ``V = v1 + c^2 v2 / r^2`` (``v_i`` the noise variance beyond
+    the uniform part), so ``S / n = S / n1 + V / n1^2`` gives ``n = n1 S n1 / (S n1 + V)``; a start only."""
+    eps = [e / k for e, k in zip(arm_pair(epsilon, "epsilon"), arm_pair(sensitivity, "sensitivity"))]
+    v = [2.0 / e**2 if mechanism == _mechanisms.LAPLACE else 2.0 * math.exp(-e) / (1.0 - math.exp(-e)) ** 2
+         for e in eps]
+    spread = theta1 * (1.0 - theta1) + c * c * theta2 * (1.0 - theta2) / ratio
+    if spread <= 0.0:
+        return None
+    noise = v[0] + c * c * v[1] / ratio**2
+    return max(1, math.ceil(n1 * spread * n1 / (spread * n1 + noise)))
+
+
+class _Quiet:
+    """A progress bar that shows nothing (the comparators' searches are not the call's units)."""
+
+    def advance(self, *args):
+        return None
+
+
+def _size_comparators(theta1, theta2, power, ratio, effect, margin, alpha, alternative, statistic, mechanism,
+                      start):
+    """``(n1, n2)`` of the same test without noise (searched from ``start``; randomized, Tulap arms at
+    epsilon = Inf, whatever ``mechanism``: see :func:`_power_comparators`), and power.prop.test's."""
+    try:
+        (n1, n2), _ = _sample_size(theta1, theta2, power, ratio, NONPRIVATE_EPSILON, 0.0, 1, effect, margin, alpha,
+                                   alternative, statistic, _mechanisms.TULAP, _Quiet(), start)
+    except ValueError:  # beyond the exact sums' reach (a print must not fail): not computed
+        n1 = n2 = None
+    normal = normal_n(theta1, theta2, ratio, alpha, power, alternative) if _equality_null(effect, margin) else None
+    return {"nonprivate_n1": n1, "nonprivate_n2": n2, "normal_n1": normal,
+            "normal_n2": None if normal is None else ratio * normal}
 
 
 def _normal_n(theta1, theta2, ratio, arm, null, alpha, power, alternative, n_max=_N_MAX):
@@ -176,9 +274,16 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
 
     Returns
     -------
-    tuple of int
+    SampleSizesResult
         ``(n1, n2)``: the smallest ``n1`` (with ``n2 = ceil(ratio n1)``) whose exact power is at
-        least ``power``.
+        least ``power``.  A tuple, which prints as R's ``power.htest`` with the non-private
+        comparators beside it: ``nonprivate_n``, the sizes of the same test (the same
+        ``statistic``, effect, margin, ratio) without the privacy noise (epsilon = Inf: a
+        randomized exact test); ``normal_n``, R's ``power.prop.test`` sizes (null of
+        equality; unequal arms by the same formula); ``price`` and ``price_total``, the
+        patients privacy costs; ``exact_power`` (see ``docs/two_arm.rst``, *Plan the next
+        trial*).  The comparators are computed when first read (0.1 to 0.9 times the
+        search's time, ``benchmarks/bench_price.py``).
 
     Raises
     ------
@@ -208,6 +313,12 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     >>> from dpinfer import binom2_ump_sample_size
     >>> binom2_ump_sample_size(0.6, 0.4, epsilon=1.0)
     (109, 109)
+
+    Printed, it shows the price of privacy (``print(size)``); its numbers are attributes:
+
+    >>> size = binom2_ump_sample_size(0.6, 0.4, epsilon=1.0)
+    >>> size.nonprivate_n, size.price_total, round(size.normal_n[0], 2)   # power.prop.test: 96.92
+    ((102, 102), 14, 96.92)
     """
     theta1 = _check_probability(theta1, "theta1")
     theta2 = _check_probability(theta2, "theta2")
@@ -225,8 +336,15 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     _check_laplace_ordering(statistic, mechanism)
     progress = _check_progress(progress)
     with start(progress, _SEARCH_UNITS, "binom2_ump_sample_size", "power evaluations") as bar:
-        return _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effect, margin, alpha,
-                            alternative, statistic, mechanism, bar)
+        (n1, n2), reached = _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effect, margin,
+                                         alpha, alternative, statistic, mechanism, bar)
+    question = dict(theta1=theta1, theta2=theta2, n1=n1, n2=n2, alpha=alpha, alternative=alternative, effect=effect,
+                    margin=margin, statistic=_ordering(statistic, effect, n1, n2, mechanism), ratio=ratio,
+                    epsilon=epsilon, delta=delta, mechanism=mechanism, power=power, exact_power=reached)
+    compute = partial(_size_comparators, theta1, theta2, power, ratio, effect, margin, alpha, alternative, statistic,
+                      mechanism, _start_without_noise(n1, theta1, theta2, ratio, epsilon, sensitivity, mechanism,
+                                                      _null(effect, margin).coefficient))
+    return _planned(SampleSizesResult, (n1, n2), question, compute)
 
 
 #: exact power evaluations of a sample-size search, typically (3 to 6: 0.6 v 0.4, 0.52 v 0.5, 0.3 v 0.1)
@@ -234,8 +352,9 @@ _SEARCH_UNITS = 6
 
 
 def _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effect, margin, alpha, alternative,
-                 statistic, mechanism, bar):
-    """:func:`binom2_ump_sample_size` on checked arguments; ``bar`` counts the power evaluations."""
+                 statistic, mechanism, bar, first=None):
+    """:func:`binom2_ump_sample_size` on checked arguments: ``((n1, n2), exact power there)``; ``bar``
+    counts the power evaluations; ``first``: where the search starts (None: the normal approximation)."""
     n_max = MAX_N_LAPLACE if mechanism == "laplace" else _N_MAX
     if effect == "odds-ratio":  # the score ordering's lattice: (n1 + 1)(n2 + 1) <= MAX_CELLS
         n_max = int(math.isqrt(MAX_CELLS)) - 1
@@ -263,7 +382,7 @@ def _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effe
     one_sided = alpha / 2.0 if alternative == "two-sided" else alpha
     z_a, z_b = stats.norm.isf(one_sided), stats.norm.isf(1.0 - power)
     arm1, _ = _arms(1, 1, epsilon, delta, sensitivity, mechanism)
-    n = _normal_n(theta1, theta2, ratio, arm1, null, alpha, power, alternative, n_max)
+    n = _normal_n(theta1, theta2, ratio, arm1, null, alpha, power, alternative, n_max) if first is None else first
     cap = max(1, min(n_max, math.floor(n_max / ratio)))
     if n > cap:
         raise ValueError(f"`theta1` = {theta1!r} and `theta2` = {theta2!r} need more than {n_max} per "
@@ -289,10 +408,10 @@ def _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effe
     def gauge(k):
         return stats.norm.ppf(min(max(power_at(k), 1e-300), 1.0 - 1e-16)) - z_b
 
-    bracket = integer_bracket(reaches, n, cap)
+    bracket = integer_bracket(reaches, n, cap, None if first is None else 1)
     if bracket is None:
         raise ValueError(f"no n1 up to {cap} reaches `power` = {power!r} at `theta1` = "
                          f"{theta1!r}, `theta2` = {theta2!r}; the effect is too small for "
                          "this privacy budget.")
     high = smallest_integer(reaches, gauge, *bracket)
-    return high, max(1, math.ceil(ratio * high))
+    return (high, max(1, math.ceil(ratio * high))), power_at(high)

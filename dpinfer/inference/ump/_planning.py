@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
+from functools import partial
+
 import numpy as np
 
+from ...results import PowerResult, SampleSizeResult
 from ..._validation import (
     DPInferValueError,
     _arg,
@@ -31,6 +35,7 @@ from ._kernels import (
     _umpu_parameters,
 )
 from .._over_n import _power_over_n
+from .._price import NONPRIVATE_EPSILON, NORMAL_ONE, normal_n, normal_power, same_test_label
 from .._roots import expand_bracket, find_root, integer_bracket, smallest_integer
 from ._common import _released_law, _resolve_two_sided_method
 
@@ -191,9 +196,14 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
 
     Returns
     -------
-    float or ndarray
+    PowerResult or ndarray
         ``E_theta[phi(X)]``; at ``theta = p0`` this is the size, alpha.  An array of
-        the broadcast shape of ``theta`` and ``n`` when either is an array.
+        the broadcast shape of ``theta`` and ``n`` when either is an array.  For one
+        ``theta`` and ``n``, a :class:`~dpinfer.results.PowerResult`: the float, which
+        prints (``print(result)``) as R's ``power.htest`` with the non-private comparators
+        beside it: the power of the same test without noise (epsilon = Inf: the randomized
+        binomial test) and of the normal approximation (Lachin 1981), and the price of
+        privacy (see ``docs/two_arm.rst``, *Plan the next trial*).
 
     Raises
     ------
@@ -232,6 +242,7 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
     >>> binom_ump_power(0.4, [30, 60], 0.2, epsilon=1.0).round(4)   # over n
     array([0.612 , 0.9097])
     """
+    asked = (epsilon, delta, sensitivity)
     n, p0, epsilon, delta, alpha, alternative, two_sided_method = _check_power_args(
         n, p0, epsilon, delta, alpha, alternative, two_sided_method, sensitivity, n_array=True)
     theta = _as_probability_array(theta, "theta")
@@ -242,7 +253,49 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
 
     if np.ndim(n):
         return _power_over_n(theta, n, power_at)
-    return _scalar_or_array(power_at(theta, n))
+    out = _scalar_or_array(power_at(theta, n))
+    if not isinstance(out, float):
+        return out
+    th = float(theta)
+    question = dict(n=n, p0=p0, theta1=th, alpha=alpha, power=out, alternative=alternative,
+                    two_sided_method=two_sided_method, asked=asked)
+    question["compute"] = partial(_power_comparators, th, n, p0, alpha, alternative, two_sided_method)
+    return _planned(PowerResult, out, question)
+
+
+def _planned(cls, value, q):
+    """``cls(value)`` with the power.htest record of the question ``q`` and its comparators."""
+    epsilon, delta, sensitivity = q["asked"]
+    what = "power" if cls is PowerResult else "sample size"
+    test = ("" if q["alternative"] != "two-sided" else f", two-sided: {q['two_sided_method']}")
+    method = f"Exact {what} of the private one-sample test of a proportion (DP-UMP{test})"
+    lines = {"n": q["n"], "p0": q["p0"], "p1": q["theta1"], "sig.level": q["alpha"], "power": q["power"],
+             "alternative": {"two-sided": "two.sided"}.get(q["alternative"], q["alternative"])}
+    unit = "" if sensitivity == 1 else f", sensitivity {sensitivity}"
+    privacy = f"privacy: epsilon = {float(epsilon):g}, delta = {float(delta):g}{unit}, Tulap mechanism, released once"
+    fields = {"n": q["n"], "p0": q["p0"], "theta1": q["theta1"], "power": q["power"],
+              "exact_power": q.get("exact_power", q["power"]), "alpha": q["alpha"],
+              "alternative": q["alternative"], "two_sided_method": q["two_sided_method"],
+              "epsilon": float(epsilon), "delta": float(delta), "sensitivity": int(sensitivity),
+              "mechanism": "tulap"}
+    return cls._make(value)._setup(method, lines, fields, q["compute"], "", (same_test_label(True), NORMAL_ONE),
+                                   privacy)
+
+
+def _nonprivate_rule(n, p0, alpha, alternative, method):
+    """The same test without noise: the kernels at epsilon = Inf (the Tulap law's uniform part)."""
+    return _Rule(n, p0, _released_law(NONPRIVATE_EPSILON, 0.0, n), alpha, alternative, method)
+
+
+def _power_comparators(theta1, n, p0, alpha, alternative, method):
+    exact = float(np.clip(np.exp(_nonprivate_rule(n, p0, alpha, alternative, method).log_power(theta1)), 0.0, 1.0))
+    return {"nonprivate_power": exact, "normal_power": normal_power(theta1, None, n, p0, alpha, alternative)}
+
+
+def _size_comparators(theta1, p0, alpha, power, alternative, method, start):
+    law = _released_law(NONPRIVATE_EPSILON, 0.0)
+    n, _ = _search(theta1, p0, law, alpha, power, alternative, method, start)
+    return {"nonprivate_n": n, "normal_n": normal_n(theta1, None, p0, alpha, power, alternative)}
 
 
 def binom_ump_phi(n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative="two-sided",
@@ -338,8 +391,14 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
 
     Returns
     -------
-    int
-        The smallest ``n >= 1`` with ``binom_ump_power(theta1, n, ...) >= power``.
+    SampleSizeResult
+        The smallest ``n >= 1`` with ``binom_ump_power(theta1, n, ...) >= power``: an
+        ``int``, which prints as R's ``power.htest`` with the non-private comparators: the
+        smallest ``n`` of the same test without noise (epsilon = Inf: the UMP randomized
+        binomial test one-sided, the randomized form of the two-sided test chosen),
+        the normal approximation's ``n`` (Lachin 1981) and the price of privacy, ``n``
+        minus the first (attributes ``nonprivate_n``, ``normal_n``, ``price``,
+        ``exact_power``; computed when first read).
 
     Raises
     ------
@@ -375,6 +434,8 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
     True
     >>> binom_ump_sample_size(0.4, 0.2, epsilon=1.0, alternative='greater')
     38
+    >>> n.nonprivate_n, n.price, round(n.normal_n, 2)   # without noise: 36; Lachin's formula: 35.78
+    (36, 9, 35.78)
     """
     from ..._validation import _check_real
 
@@ -397,6 +458,20 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
         raise DPInferValueError(_arg("theta1"), f" must be {rule} for ", _setting("alternative", alternative),
                                 f"; got theta1={theta1!r}, p0={p0!r}.")
     law = _released_law(*unit_privacy(epsilon, delta, _check_sensitivity(sensitivity)))
+    n, reached = _search(theta1, p0, law, alpha, power, alternative, two_sided_method)
+    question = dict(n=n, p0=p0, theta1=theta1, alpha=alpha, power=power, exact_power=reached,
+                    alternative=alternative, two_sided_method=two_sided_method,
+                    asked=(epsilon, delta, sensitivity))
+    # the search without noise starts at the normal approximation's n without noise: the
+    # randomized test's power follows it closely (0.4 v 0.2: 35.78, the exact answer 36); a start only
+    start = math.ceil(normal_n(theta1, None, p0, alpha, power, alternative))
+    question["compute"] = partial(_size_comparators, theta1, p0, alpha, power, alternative, two_sided_method, start)
+    return _planned(SampleSizeResult, n, question)
+
+
+def _search(theta1, p0, law, alpha, power, alternative, two_sided_method, start=None):
+    """The smallest ``n`` whose exact power under ``law`` reaches ``power``, and that power; from
+    ``start`` (bracketed by steps of 1) when given, else from the normal approximation."""
 
     def pw(n):
         rule = _Rule(n, p0, law, alpha, alternative, two_sided_method)
@@ -412,8 +487,10 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
     def reaches(n):
         return pw_cached(n) >= power
 
-    start = _normal_sample_size(theta1, p0, law, alpha, power, alternative)
-    bracket = integer_bracket(reaches, start, _MAX_SAMPLE_SIZE)
+    first_step = None if start is None else 1
+    if start is None:
+        start = _normal_sample_size(theta1, p0, law, alpha, power, alternative)
+    bracket = integer_bracket(reaches, start, _MAX_SAMPLE_SIZE, first_step)
     if bracket is None:
         raise ValueError(f"the target power {power} is not reached for n <= {_MAX_SAMPLE_SIZE}; "
                          "check theta1, epsilon and power.")
@@ -424,4 +501,5 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
     def gauge(n):
         return _ndtri(min(max(pw_cached(n), 1e-300), 1 - 1e-16)) - target
 
-    return smallest_integer(reaches, gauge, *bracket)
+    n = smallest_integer(reaches, gauge, *bracket)
+    return n, pw_cached(n)

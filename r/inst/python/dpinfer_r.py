@@ -52,6 +52,11 @@ def _plain(value):
     return value
 
 
+def _planning(value):
+    """A planning result (power or sample size with its non-private comparators) as its flat dict."""
+    return _plain(value.to_dict())
+
+
 #: public calls named in dpinfer's messages -> what an R user runs instead (the release step
 #: named when a typed value looks like a confidential count)
 _R_CALLS = {

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._draw_summary import pvalue_from_shares
+from ..._draw_summary import draw_share, pvalue_from_shares
 from ._simulator import GridSeeds, draw_noise
 
 __all__ = []  # package-internal
@@ -49,7 +49,7 @@ def _counts(hi, lo, t):
 
 def pvalue_of(c_ge, c_le, r, alternative):
     """The rank p-value from the counts (two-sided: twice the smaller one-sided, at most 1)."""
-    return pvalue_from_shares((1.0 + c_ge) / (r + 1), (1.0 + c_le) / (r + 1), alternative)
+    return pvalue_from_shares(draw_share(c_ge, r), draw_share(c_le, r), alternative)
 
 
 def draw_seeds(d1, d2, sigma1, sigma2, n_sim, gen):

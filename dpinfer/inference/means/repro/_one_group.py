@@ -27,7 +27,7 @@ from ...._progress import _check_progress, start
 from ...._streams import _stream
 from ...._validation import _check_alternative, _check_confidence_level
 from ....results import ConfidenceInterval, HTestResult
-from ..._draw_summary import pvalue_from_shares
+from ..._draw_summary import draw_share, pvalue_from_shares
 from ..._resolve import provenance
 from .._common import check_draws, check_model, check_mu0, check_repro_cost, check_sigma, clipped
 from ._simulator import GridSeeds, draw_noise
@@ -92,7 +92,7 @@ def repro_pvalues(low_sorted, high_sorted, null, alternative):
     null = np.asarray(null, dtype=float)
     le = np.searchsorted(low_sorted, null, side="right")
     ge = r - np.searchsorted(high_sorted, null, side="left")
-    return pvalue_from_shares((1.0 + le) / (r + 1), (1.0 + ge) / (r + 1), alternative)
+    return pvalue_from_shares(draw_share(le, r), draw_share(ge, r), alternative)
 
 
 def repro_interval(low_sorted, high_sorted, confidence_level, alternative):
