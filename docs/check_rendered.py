@@ -1,5 +1,9 @@
 """Check the rendered user guide in a real headless browser: no horizontal overflow, no raw math.
 
+It first redraws the figures of ``docs/make_plots.py`` and checks that no two texts of a
+figure overlap (titles, axis and tick labels, legends: :func:`check_figures`, which
+needs no browser; the test suite runs it).
+
 Usage (from the repository root, with Debian's ``chromium`` installed)::
 
     .venv/bin/python docs/check_rendered.py [--browser /usr/bin/chromium] [--width 1024]
@@ -81,6 +85,36 @@ def check_page(browser, page, width):
     return json.loads(html.unescape(found.group(1)))
 
 
+def check_figures():
+    """``{figure name: [(text, text), ...]}`` for every figure of ``make_plots.py`` whose texts
+    overlap (compared as drawn by the Agg renderer); empty when none does."""
+    import importlib.util
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sys.path.insert(0, str(DOCS.parent))
+    try:
+        from validation._figures import text_overlaps
+    finally:
+        sys.path.pop(0)
+    spec = importlib.util.spec_from_file_location("make_plots", DOCS / "make_plots.py")
+    make_plots = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_plots)
+    found = {}
+    for name, draw in make_plots.FIGURES.items():
+        fig, ax = plt.subplots(figsize=make_plots.SIZE, layout="constrained")
+        draw(ax)
+        fig.set_dpi(make_plots.DPI)
+        overlaps = text_overlaps(fig)
+        plt.close(fig)
+        if overlaps:
+            found[name] = overlaps
+    return found
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--browser", default=shutil.which("chromium") or "/usr/bin/chromium")
@@ -94,6 +128,9 @@ def main(argv=None):
         print(f"no browser at {args.browser}: apt-get install -y chromium", file=sys.stderr)
         return 2
     failed = 0
+    for name, overlaps in check_figures().items():
+        failed += 1
+        print(f"FAIL {name}: overlapping texts {overlaps}")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "html"
         build(out)

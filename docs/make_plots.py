@@ -20,6 +20,8 @@ from dpinfer import (  # noqa: E402
     Release,
     TulapReleaser,
     binom2_normal_test,
+    binom2_ump_power,
+    binom2_ump_test,
     binom_normal_power,
     binom_ump_power,
     binom_ump_test,
@@ -62,6 +64,23 @@ def confidence_curve_of_a_test(ax):
     confidence_curve(result, ax=ax)  # the same picture as result.plot()
 
 
+def two_arm_confidence_curves(ax):
+    releaser = TulapReleaser(epsilon=1.0)
+    arm1 = releaser.release(41, 60, rng=1)  # treatment: 41 of 60 responded
+    arm2 = releaser.release(27, 60, rng=2)  # control: 27 of 60
+    result = binom2_ump_test(arm1, arm2, effect="ratio")
+    result.plot(ax=ax)  # the risk ratio's exact confidence curve, on a log axis
+    ax.set_title("Risk ratio, 60 patients per arm, epsilon = 1 per arm")
+
+
+def power_per_arm(ax):
+    n = [20, 30, 40, 60, 80, 120]
+    for ordering in ("difference", "score"):
+        power_curve(binom2_ump_power, n, over="n", theta1=0.6, theta2=0.3, epsilon=1.0,
+                    statistic=ordering, ax=ax)
+    ax.set_title("Power for 60% vs 30% response, epsilon = 1 per arm")
+
+
 def law_of_a_release(ax):
     trial = load_example_trial()
     release = TulapReleaser(epsilon=1.0).release(trial.responders, trial.n, rng=2024)
@@ -86,6 +105,8 @@ FIGURES = {
     "power_n.png": power_over_n,
     "power_epsilon.png": power_over_epsilon,
     "confidence_curve.png": confidence_curve_of_a_test,
+    "confidence_curve_two_arm.png": two_arm_confidence_curves,
+    "power_per_arm.png": power_per_arm,
     "release_density.png": law_of_a_release,
     "rejection_region.png": two_arm_rejection_region,
 }

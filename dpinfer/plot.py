@@ -5,16 +5,21 @@ dpinfer`` does not import it.  Every function draws on the Axes given as ``ax=``
 figure's Axes when None) and returns that Axes, so pictures compose and can be checked
 or restyled afterwards (titles, limits, legends are plain matplotlib).
 
-* :func:`power_curve` -- power against the true proportion, ``n`` or ``epsilon`` for any
-  power function: :func:`~dpinfer.binom_ump_power`, :func:`~dpinfer.binom_normal_power`,
-  or a two-arm one (any callable taking the varied argument by keyword).
-* :func:`confidence_curve` -- the p-value function of a test result over the null value,
-  with the level line and the confidence interval marked (also ``result.plot()``).
+* :func:`power_curve` -- power against the true proportion, ``n`` (per arm for two arms),
+  ``epsilon`` or any argument of any power function: :func:`~dpinfer.binom_ump_power`,
+  :func:`~dpinfer.binom_normal_power`, :func:`~dpinfer.binom2_ump_power`...
+* :func:`confidence_curve` -- the p-value function of a test result over the effect (a
+  proportion, a risk difference, risk ratio or odds ratio, a mean or a difference of
+  means), with the level line and the confidence interval marked (also ``result.plot()``).
 * :func:`release_density` -- the density of a release's law ``X + N`` (or ``X / n + L``)
   under chosen true proportions, with the released value marked.
 * :func:`rejection_region` -- where a two-arm test rejects, on a grid of the two releases.
 * :func:`km_curves` -- Kaplan-Meier curves of a private life table per arm, with their
   pointwise bands and the numbers at risk under the axis (also ``fit.plot()``).
+
+A figure these functions make themselves (no ``ax=``) has the report defaults of the
+style guide (``docs/plots.rst``): fonts of :data:`REPORT_STYLE`, a title naming the data
+and epsilon, readable legend labels, 300 dpi on ``fig.savefig`` (``dpi=`` overrides).
 """
 
 from __future__ import annotations
@@ -25,24 +30,82 @@ import numpy as np
 
 from ._validation import _as_real_array, _check_alpha, _check_label
 
-__all__ = ["confidence_curve", "km_curves", "power_curve", "rejection_region", "release_density"]
+__all__ = ["REPORT_STYLE", "confidence_curve", "km_curves", "power_curve", "rejection_region", "release_density"]
 
-#: axis labels of the usual arguments of the power functions
+#: axis labels of the usual arguments of the power functions (the quantity and its unit)
 _AXIS_LABELS = {
     "theta": "true proportion theta",
-    "theta1": "true proportion theta1",
-    "n": "number of records n",
+    "theta1": "true proportion theta1 (arm 1)",
+    "theta2": "true proportion theta2 (arm 2)",
+    "n": "number of patients n",
+    "n1": "patients in arm 1 (n1)",
+    "n2": "patients in arm 2 (n2)",
     "epsilon": "privacy-loss parameter epsilon",
+    "margin": "margin",
+}
+
+#: readable legend names of the package's power functions (never a function's code name)
+_POWER_NAMES = {
+    "binom_ump_power": "exact DP test (DP-UMP)",
+    "binom_normal_power": "normal approximation",
+    "binom2_ump_power": "exact DP test",
+    "mcnemar_power": "exact DP McNemar test",
+}
+
+#: report defaults of a figure dpinfer makes itself (``docs/plots.rst``, *Style guide*):
+#: fonts that read at print size; change them with ``matplotlib.rc_context`` or on the Axes
+REPORT_STYLE = {
+    "font.size": 11,
+    "axes.titlesize": 11,
+    "axes.labelsize": 11,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 10,
+    "legend.fontsize": 9,
+    "lines.linewidth": 1.8,
+}
+
+#: the effect axis of a confidence curve, by the result's ``null_name``: (label, log scale?, range)
+_EFFECT_AXES = {
+    "probability of success": ("proportion p", False, (0.0, 1.0)),
+    "proportion": ("proportion p", False, (0.0, 1.0)),
+    "difference in proportions": ("risk difference p1 - p2", False, (-1.0, 1.0)),
+    "ratio of proportions": ("risk ratio p1 / p2 (log scale)", True, (1e-6, 1e6)),
+    "odds ratio": ("odds ratio p1 (1 - p2) / (p2 (1 - p1)) (log scale)", True, (1e-6, 1e6)),
+    "mean": ("mean mu", False, (-np.inf, np.inf)),
+    "difference in means": ("difference in means mu1 - mu2", False, (-np.inf, np.inf)),
+    "p10 - p01": ("difference of paired proportions p10 - p01", False, (-1.0, 1.0)),
 }
 
 
+def _report_figure_class():
+    """A Figure whose ``savefig`` writes 300 dpi unless ``dpi=`` says otherwise."""
+    from matplotlib.figure import Figure
+
+    class ReportFigure(Figure):
+        def savefig(self, fname, *args, dpi=300, **kwargs):
+            return super().savefig(fname, *args, dpi=dpi, **kwargs)
+
+    return ReportFigure
+
+
 def _axes(ax):
-    """``ax`` itself, or the Axes of a new figure."""
+    """``ax`` itself, or the Axes of a new report figure (6.4 x 4.4 in, fonts of
+    :data:`REPORT_STYLE`, saved at 300 dpi)."""
     if ax is not None:
         return ax
+    import matplotlib
     import matplotlib.pyplot as plt
 
-    return plt.subplots(figsize=(6.0, 4.0), layout="constrained")[1]
+    with matplotlib.rc_context(REPORT_STYLE):
+        return plt.subplots(figsize=(6.4, 4.4), layout="constrained", FigureClass=_report_figure_class())[1]
+
+
+def _styled(ax):
+    """The report fonts on an Axes dpinfer made (labels and titles are set after creation)."""
+    ax.xaxis.label.set_size(REPORT_STYLE["axes.labelsize"])
+    ax.yaxis.label.set_size(REPORT_STYLE["axes.labelsize"])
+    ax.title.set_size(REPORT_STYLE["axes.titlesize"])
+    ax.tick_params(labelsize=REPORT_STYLE["xtick.labelsize"])
 
 
 def _evaluate(func, values, call):
@@ -63,24 +126,35 @@ def _pvalues(out):
     return getattr(out, "pvalue", out)
 
 
-def power_curve(power, values, *, over="theta", ax=None, label=None, **kwargs):
-    """Plot the power of a test against one of its arguments (theta, n or epsilon).
+def power_curve(power, values, *, over="theta", ax=None, label=None, xlabel=None, title=None, line_kw=None,
+                **kwargs):
+    """Plot the power of a test against one of its arguments (theta, n per arm, epsilon, ...).
 
     Parameters
     ----------
     power : callable
-        A power function, e.g. :func:`~dpinfer.binom_ump_power` or
-        :func:`~dpinfer.binom_normal_power`; for two arms, any callable taking ``over``
-        by keyword (the two-arm power functions plug in the same way).
+        A power function, e.g. :func:`~dpinfer.binom_ump_power`,
+        :func:`~dpinfer.binom_normal_power` or :func:`~dpinfer.binom2_ump_power`; any
+        callable taking the varied argument by keyword.
     values : array_like
         The values of the varied argument (the x axis).
-    over : str, default 'theta'
-        The name of the varied argument: 'theta', 'n', 'epsilon', or any keyword of
-        ``power`` (e.g. 'theta1' for two arms).
+    over : str or callable, default 'theta'
+        What varies: the name of an argument of ``power`` ('theta', 'n', 'epsilon',
+        'theta1', 'margin', ...), or a callable mapping one x value to a dict of keyword
+        arguments (``lambda n: {"n1": n, "n2": 2 * n}``; then give ``xlabel``).  ``'n'``
+        for a two-arm power function (arguments ``n1``, ``n2``, no ``n``) means both arms
+        at once, ``n1 = n2 = n`` (the axis reads "patients per arm").
     ax : matplotlib.axes.Axes, optional
-        Where to draw; a new figure's Axes when None.
+        Where to draw; a new report figure's Axes when None (report fonts, title, 300 dpi
+        on ``savefig``; see the style guide in ``docs/plots.rst``).
     label : str, optional
-        Legend label of the curve; by default the function's name and the alternative.
+        Legend label of the curve; by default the test in words and its alternative
+        (e.g. "exact DP test, difference ordering, two-sided").
+    xlabel, title : str, optional
+        The x axis label (by default the quantity and its unit) and, for a new figure, the
+        title (by default the fixed arguments: ``n``, ``epsilon``, the null, alpha).
+    line_kw : dict, optional
+        matplotlib keyword arguments of the curve (``color``, ``linestyle``, ``linewidth``...).
     **kwargs
         The other arguments of ``power``, by keyword (``n=30, p0=0.2, epsilon=1.0``).
 
@@ -91,46 +165,112 @@ def power_curve(power, values, *, over="theta", ax=None, label=None, **kwargs):
         horizontal line at it (the size the curve meets at the null value); y limits
         [0, 1.02].
 
+    Raises
+    ------
+    TypeError
+        For a ``power`` that is not callable, an ``over`` that is neither a name nor a
+        callable, or the varied argument given again in ``kwargs``.
+
     Examples
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from dpinfer import binom_ump_power
+    >>> from dpinfer import binom_ump_power, binom2_ump_power
     >>> from dpinfer.plot import power_curve
     >>> ax = power_curve(binom_ump_power, [0.2, 0.3, 0.4, 0.5], n=30, p0=0.2, epsilon=1.0)
-    >>> ax.get_xlabel(), ax.get_ylabel()
-    ('true proportion theta', 'power')
-    >>> ax = power_curve(binom_ump_power, [10, 30, 60, 100], over='n', theta=0.4, p0=0.2,
-    ...                  epsilon=1.0, ax=ax)
+    >>> ax.get_xlabel(), ax.get_ylabel(), ax.get_title()
+    ('true proportion theta', 'power', 'power at n = 30, epsilon = 1, p0 = 0.2, alpha = 0.05')
+    >>> ax = power_curve(binom2_ump_power, [20, 40, 80], over='n', theta1=0.6, theta2=0.3,
+    ...                  epsilon=1.0)
+    >>> ax.get_xlabel(), ax.get_legend().get_texts()[0].get_text()
+    ('patients per arm (n1 = n2 = n)', 'exact DP test, difference ordering, two-sided')
     """
     if not callable(power):
         raise TypeError(f"`power` must be a power function (callable); got {type(power).__name__}.")
-    if not isinstance(over, str) or not over:
-        raise TypeError(f"`over` must be the name of an argument of `power`; got {over!r}.")
-    if over in kwargs:
-        raise TypeError(f"`{over}` is the varied argument (`over`); give its values as `values`.")
+    if callable(over):
+        mapping, name = over, None
+    elif isinstance(over, str) and over:
+        name = over
+        params = _parameters(power)
+        if over == "n" and params is not None and "n" not in params and {"n1", "n2"} <= params:
+            def mapping(v):
+                return {"n1": v, "n2": v}
+
+            xlabel = xlabel or "patients per arm (n1 = n2 = n)"
+        else:
+            def mapping(v):
+                return {over: v}
+    else:
+        raise TypeError(f"`over` must be the name of an argument of `power` or a callable mapping an x value "
+                        f"to keyword arguments; got {over!r}.")
+    varied = set(mapping(1)) if callable(over) else {name} | ({"n1", "n2"} if name == "n" else set())
+    clash = sorted(varied & set(kwargs))
+    if clash:
+        raise TypeError(f"`{clash[0]}` is the varied argument (`over`); give its values as `values`.")
     label = _check_label(label)
+    if line_kw is not None and not isinstance(line_kw, dict):
+        raise TypeError(f"`line_kw` must be a dict of matplotlib line properties; got {type(line_kw).__name__}.")
     x = _as_real_array(values, "values", ndim_max=1).reshape(-1)
-    if over == "n":
+    if name == "n" or (callable(over) and np.all(x == np.floor(x))):
         x = x.astype(np.int64) if np.all(x == np.floor(x)) else x
-    y = _evaluate(power, x, lambda f, v: f(**{over: v}, **kwargs))
+    y = _evaluate(power, x, lambda f, v: f(**mapping(v), **kwargs))
+    own = ax is None
     ax = _axes(ax)
     if label is None:
-        name = getattr(power, "__name__", "power")
-        alternative = kwargs.get("alternative", _default(power, "alternative"))
-        label = name if alternative is None else f"{name} ({alternative})"
-    ax.plot(x, y, marker="o" if x.size <= 12 else None, label=label)
+        label = _power_label(power, kwargs)
+    ax.plot(x, y, **{"marker": "o" if x.size <= 12 else None, "label": label, **(line_kw or {})})
     alpha = kwargs.get("alpha", _default(power, "alpha"))
     if alpha is not None and not any(line.get_gid() == "alpha" for line in ax.get_lines()):
         ax.axhline(float(alpha), color="0.5", linestyle=":", linewidth=1.0, gid="alpha",
                    label=f"alpha = {float(alpha):g}")
-    ax.set_xlabel(_AXIS_LABELS.get(over, over))
+    ax.set_xlabel(xlabel if xlabel is not None else _AXIS_LABELS.get(name, name or "x"))
     ax.set_ylabel("power")
     ax.set_ylim(0.0, 1.02)
-    if over in ("n", "epsilon") and x.min() > 0 and x.max() / x.min() >= 50:
+    if name in ("n", "n1", "n2", "epsilon") and x.min() > 0 and x.max() / x.min() >= 50:
         ax.set_xscale("log")
-    ax.legend(loc="best", fontsize="small")
+    if title is None and own:
+        fixed = [f"{key} = {kwargs[key]:g}" for key in _TITLE_KEYS
+                 if key in kwargs and isinstance(kwargs[key], (int, float)) and not isinstance(kwargs[key], bool)]
+        if alpha is not None and "alpha" not in kwargs:
+            fixed.append(f"alpha = {float(alpha):g}")
+        title = "power at " + ", ".join(fixed) if fixed else None
+    if title is not None:
+        ax.set_title(title)
+    _finish(ax, own)
     return ax
+
+
+#: the fixed arguments a power curve's title names, in this order
+_TITLE_KEYS = ("n", "n1", "n2", "epsilon", "p0", "theta", "theta1", "theta2", "margin", "alpha")
+
+
+def _parameters(func):
+    """The names of ``func``'s parameters, or None when it has no signature."""
+    try:
+        return set(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return None
+
+
+def _power_label(power, kwargs):
+    """The legend label of a power function in words: the test, its ordering, its alternative."""
+    name = getattr(power, "__name__", "power")
+    parts = [_POWER_NAMES.get(name, name.replace("_", " "))]
+    if name == "binom2_ump_power":
+        effect = kwargs.get("effect", "difference")
+        ordering = kwargs.get("statistic") or ("score" if effect == "odds-ratio" else "difference")
+        parts.append(f"{ordering} ordering")
+    alternative = kwargs.get("alternative", _default(power, "alternative"))
+    if alternative is not None:
+        parts.append(str(alternative))
+    return ", ".join(parts)
+
+
+def _finish(ax, own):
+    """The legend, and the report fonts on a figure dpinfer made."""
+    ax.legend(loc="best", fontsize=REPORT_STYLE["legend.fontsize"] if own else "small")
+    if own:
+        _styled(ax)
 
 
 def _default(func, name):
@@ -144,97 +284,177 @@ def _default(func, name):
     return param.default
 
 
-def confidence_curve(result, *, theta=None, interval=None, ax=None):
+#: the results whose ``plot()`` draws a confidence curve (said by the TypeError of one that cannot)
+_PLOTTABLE = ("binom_ump_test, binom_normal_test, prop_test, binom_jimi_test, binom2_ump_test (difference, "
+              "ratio, odds ratio), binom2_jimi_test, mean_naive_test, mean_jimi_test, mean2_naive_test, "
+              "mean2_jimi_test, mean2_repro_test, mean_repro_test with sigma, mcnemar_test, rr_proportion_test")
+
+
+def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None, title=None, line_kw=None):
     """Plot the confidence curve (p-value function) of a test, with its interval marked.
 
     The curve is the p-value the same test gives the same release at every null value
-    ``p0``; the confidence interval at level ``L`` is where it lies above ``1 - L``
-    (for DP-UMP exactly; see each test for hulls at the edges).
+    (``p0``, a margin of a difference, ratio or odds ratio, a mean): the confidence
+    interval at level ``L`` is where it lies above ``1 - L`` (for the exact tests exactly;
+    see each test for hulls at the edges).
 
     Parameters
     ----------
     result : HTestResult or callable
-        A test result that carries its p-value function (:func:`~dpinfer.binom_ump_test`,
-        :func:`~dpinfer.binom_normal_test`, or :func:`~dpinfer.prop_test` with those
-        methods), or a callable ``f(p0)`` giving p-values (then ``interval`` marks the
-        interval, if any).
+        A test result that carries its p-value function (the one-arm DP-UMP, normal and
+        DP-JIMI tests, :func:`~dpinfer.binom2_ump_test` for every effect,
+        :func:`~dpinfer.binom2_jimi_test`, the naive and DP-JIMI tests of means and the
+        repro-samples tests with a known sigma), or a callable ``f(x)`` giving p-values
+        (then ``interval`` marks the interval, if any).
     theta : array_like, optional
-        Null values to draw at; by default 400 points over [0, 1] ([-1, 1] for a
-        difference of proportions) plus the interval's ends.
+        Null values to draw at.  By default: for a proportion 400 points over [0, 1];
+        otherwise 61 points around the interval (on a log scale for a ratio) and 9 more
+        packed near each of its ends, plus the ends and the estimate (25 and 5 when one
+        p-value takes more than 0.05 s, as McNemar's does).
     interval : ConfidenceInterval, optional
         Only with a callable ``result``: the interval to mark.
     ax : matplotlib.axes.Axes, optional
+        Where to draw; a new report figure's Axes when None (see the style guide).
+    xlabel, title : str, optional
+        The x axis label (by default the effect: "risk difference p1 - p2", "risk ratio
+        p1 / p2", "odds ratio ...", "mean mu", ...) and the title (by default the method
+        and the data with epsilon).
+    line_kw : dict, optional
+        matplotlib keyword arguments of the curve (``color``, ``linewidth``...).
 
     Returns
     -------
     matplotlib.axes.Axes
-        The curve (a line labelled 'p-value'), a dotted line at ``1 - level``, the
-        interval shaded (``axvspan``, gid 'interval') between its ends, and the
-        estimate as a point when the result has one.
+        The curve (a line labelled 'p-value', gid 'curve'), a dotted line at
+        ``1 - level``, the interval shaded (``axvspan``, gid 'interval') between its ends,
+        and the estimate as a point when the result has one.  Ratios use a log x axis.
 
     Raises
     ------
     TypeError
-        For a result without a p-value function (e.g. DP-JIMI, whose p-values need the
-        whole fiducial law at each null value): draw it from a callable instead.
+        For a result without a p-value function (e.g. a stratified, paired, survival or
+        design result, or the repro-samples mean with an unknown spread, whose answer is a
+        set computed once rather than a p-value at every null value), naming those that
+        plot; draw it from a callable instead.
 
     Examples
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from dpinfer import binom_ump_test
+    >>> from dpinfer import TulapReleaser, binom_ump_test, binom2_ump_test
     >>> res = binom_ump_test(11.2, 30, 0.2, epsilon=1.0)
     >>> ax = res.plot()
     >>> ax.get_ylabel(), [patch.get_gid() for patch in ax.patches]
     ('p-value', ['interval'])
+    >>> rel = TulapReleaser(epsilon=1.0)
+    >>> arm1, arm2 = rel.release(41, 60, rng=1), rel.release(27, 60, rng=2)
+    >>> ax = binom2_ump_test(arm1, arm2, effect="ratio").plot()
+    >>> ax.get_xlabel(), ax.get_xscale()
+    ('risk ratio p1 / p2 (log scale)', 'log')
     """
-    estimate, xlabel, title = None, "null value p0", None
+    estimate, axis, data_title = None, ("null value", False, (-np.inf, np.inf)), None
     if hasattr(result, "pvalue_function"):  # an HTestResult (duck-typed: results.py imports this module)
         if interval is not None:
             raise TypeError("`interval` is taken from the result; give it only with a callable.")
         if result.pvalue_function is None:
             raise TypeError(
-                f"this result ({result.method}) carries no p-value function; pass a callable "
-                "f(p0) returning the p-values instead.")
+                f"this result ({result.method}) carries no p-value function, so it has no confidence curve "
+                f"to draw. Results that plot: {_PLOTTABLE}. Pass a callable f(x) returning the p-values "
+                "instead.")
         func, interval, estimate = result.pvalue_function, result.conf_int, result.estimate
-        xlabel, title = f"null value: {result.null_name}", result.method
-        low_end = -1.0 if "difference" in result.null_name else 0.0
+        axis = _EFFECT_AXES.get(result.null_name, (f"null value: {result.null_name}", False, (-np.inf, np.inf)))
+        data_title = _result_title(result)
     elif callable(result):
-        func, low_end = result, 0.0
+        func, axis = result, ("null value p0", False, (0.0, 1.0))
     else:
         raise TypeError(f"`result` must be an HTestResult or a callable f(p0); got "
                         f"{type(result).__name__}.")
+    if line_kw is not None and not isinstance(line_kw, dict):
+        raise TypeError(f"`line_kw` must be a dict of matplotlib line properties; got {type(line_kw).__name__}.")
+    label, log, bounds = axis
     if theta is None:
-        grid = np.linspace(low_end, 1.0, 401)
-        grid = grid[(grid > low_end) & (grid < 1.0)]
-        grid = np.concatenate([[low_end + 1e-4, 1.0 - 1e-4], grid])
-        if interval is not None:
-            ends = [v for v in (interval.low, interval.high) if low_end < v < 1.0]
-            grid = np.concatenate([grid, ends])
-        theta = np.unique(grid)
+        # a slow p-value function (e.g. McNemar's, 0.2 s a margin) gets a coarser grid
+        import time
+
+        start = time.perf_counter()
+        _evaluate(func, np.array([estimate if estimate is not None and np.isfinite(estimate) else 0.5]),
+                  lambda f, v: f(v))
+        coarse = time.perf_counter() - start > 0.05
+        theta = _curve_grid(interval, log, bounds, base=25 if coarse else 61, near=5 if coarse else 9)
+        if estimate is not None and theta[0] < estimate < theta[-1]:
+            theta = np.unique(np.append(theta, estimate))  # the curve's peak is drawn, not cut off
     else:
         theta = np.sort(_as_real_array(theta, "theta", ndim_max=1).reshape(-1))
     p = _evaluate(func, theta, lambda f, v: f(v))
+    own = ax is None
     ax = _axes(ax)
-    ax.plot(theta, p, label="p-value")
+    ax.plot(theta, p, **{"label": "p-value", "gid": "curve", **(line_kw or {})})
     if interval is not None:
         level = interval.level
         ax.axhline(1.0 - level, color="0.5", linestyle=":", linewidth=1.0, gid="level",
                    label=f"1 - level = {1.0 - level:g}")
-        ax.axvspan(interval.low, interval.high, color="C1", alpha=0.2, gid="interval",
-                   label=f"{100 * level:g}% interval [{interval.low:.4g}, {interval.high:.4g}]")
-    if estimate is not None:
+        # an unbounded end (a one-sided interval of a mean or ratio) is shaded to the grid's edge
+        ax.axvspan(interval.low if np.isfinite(interval.low) else theta[0],
+                   interval.high if np.isfinite(interval.high) else theta[-1], color="C1", alpha=0.2,
+                   gid="interval", label=f"{100 * level:g}% interval [{interval.low:.4g}, {interval.high:.4g}]")
+    if estimate is not None and np.isfinite(estimate) and (not log or estimate > 0):
         ax.plot([estimate], [float(_evaluate(func, np.array([estimate]), lambda f, v: f(v))[0])],
                 "o", color="C3", label=f"estimate {estimate:.4g}", gid="estimate")
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(xlabel if xlabel is not None else label)
     ax.set_ylabel("p-value")
     ax.set_ylim(0.0, 1.02)
-    if title:
-        import textwrap
+    if log:
+        from matplotlib.ticker import FuncFormatter
 
-        ax.set_title("\n".join(textwrap.wrap(title, 60)), fontsize="medium")
-    ax.legend(loc="best", fontsize="small")
+        ax.set_xscale("log")
+        plain = FuncFormatter(lambda v, _: f"{v:g}")  # 0.5, 1, 2 rather than 5 x 10^-1
+        ax.xaxis.set_major_formatter(plain)
+        ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
+    title = data_title if title is None else title
+    if title:
+        ax.set_title(title)
+    _finish(ax, own)
     return ax
+
+
+def _result_title(result):
+    """The method (wrapped) and, when short, the data with epsilon: what a report figure's title says."""
+    import textwrap
+
+    lines = textwrap.wrap(result.method, 60)
+    privacy = f"epsilon = {result.epsilon:g}" if result.epsilon is not None else ""
+    if result.data_name and len(result.data_name) <= 60:
+        privacy = f"{result.data_name}; {privacy}" if privacy else result.data_name
+    return "\n".join(lines + ([privacy] if privacy else []))
+
+
+def _curve_grid(interval, log, bounds, base=61, near=9):
+    """Null values for a confidence curve: the whole range of a proportion, else the interval's
+    neighbourhood (log scale for a ratio) with points packed near its finite ends."""
+    low_b, high_b = bounds
+    if bounds == (0.0, 1.0):
+        grid = np.linspace(0.0, 1.0, 401)[1:-1]
+        grid = np.concatenate([[1e-4, 1.0 - 1e-4], grid])
+        ends = [] if interval is None else [v for v in (interval.low, interval.high) if 0.0 < v < 1.0]
+        return np.unique(np.concatenate([grid, ends]))
+    fwd, back = (np.log, np.exp) if log else ((lambda v: v), (lambda v: v))
+    if interval is None:
+        raise TypeError("`theta` is needed to draw a callable without an interval outside [0, 1].")
+    ends = [v for v in (interval.low, interval.high) if low_b < v < high_b and np.isfinite(v)]
+    if not ends:
+        raise ValueError("the interval has no finite end inside the parameter range; give `theta`.")
+    t_ends = [float(fwd(v)) for v in ends]
+    width = max(t_ends) - min(t_ends) if len(t_ends) == 2 else 0.0
+    width = width if width > 0 else max(abs(t_ends[0]), 1.0) * 0.5
+    lo = max(min(t_ends) - width, float(fwd(low_b)) if low_b > -np.inf and (not log or low_b > 0) else -np.inf)
+    hi = min(max(t_ends) + width, float(fwd(high_b)) if high_b < np.inf else np.inf)
+    grid = [np.linspace(lo, hi, base)]
+    for t in t_ends:
+        grid.append(t + 0.04 * width * np.linspace(-1.0, 1.0, near))
+    grid = back(np.concatenate(grid))
+    grid = np.concatenate([grid, ends])
+    inside = (grid > low_b) & (grid < high_b)
+    return np.unique(grid[inside])
 
 
 def release_density(release, theta, *, grid=None, ax=None):

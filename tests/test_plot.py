@@ -85,7 +85,7 @@ def test_power_curve_over_theta():
     assert list(alpha_line.get_ydata()) == [0.05, 0.05]
     assert ax.get_xlabel() == "true proportion theta" and ax.get_ylabel() == "power"
     assert ax.get_ylim() == (0.0, 1.02)
-    assert curve.get_label() == "binom_ump_power (two-sided)"
+    assert curve.get_label() == "exact DP test (DP-UMP), two-sided"
     # at theta = p0 the power is the size alpha: the curve meets the alpha line there
     assert binom_ump_power(0.2, 30, 0.2, epsilon=1.0) == pytest.approx(0.05, abs=1e-10)
 
@@ -99,7 +99,7 @@ def test_power_curves_over_n_and_epsilon_share_an_axes():
     lines = [l for l in ax.get_lines() if l.get_gid() != "alpha"]
     assert len(lines) == 2 and len([l for l in ax.get_lines() if l.get_gid() == "alpha"]) == 1
     np.testing.assert_array_equal(lines[1].get_ydata(), binom_normal_power(0.4, n, 0.2, epsilon=1.0))
-    assert ax.get_xscale() == "log" and ax.get_xlabel() == "number of records n"
+    assert ax.get_xscale() == "log" and ax.get_xlabel() == "number of patients n"
     ax2 = power_curve(binom_ump_power, [0.25, 0.5, 1.0, 2.0], over="epsilon", theta=0.4, n=30, p0=0.2)
     ys = ax2.get_lines()[0].get_ydata()
     assert np.all(np.diff(ys) > 0)  # more privacy budget, less noise, more power
@@ -117,7 +117,7 @@ def test_power_curve_takes_any_two_arm_power_function():
 
     ax = power_curve(power2, [0.3, 0.4, 0.5, 0.6], over="theta1", theta2=0.3, n=100)
     ys = ax.get_lines()[0].get_ydata()
-    assert ys[0] == pytest.approx(0.05, abs=1e-12) and ax.get_xlabel() == "true proportion theta1"
+    assert ys[0] == pytest.approx(0.05, abs=1e-12) and ax.get_xlabel() == "true proportion theta1 (arm 1)"
     assert ax.get_lines()[0].get_label() == "power2"
 
 
@@ -139,8 +139,9 @@ def test_confidence_curve_marks_the_interval_where_the_pvalue_crosses_the_level(
     curve = ax.get_lines()[0]
     theta, p = curve.get_xdata(), curve.get_ydata()
     assert ax.get_ylabel() == "p-value" and ax.get_ylim() == (0.0, 1.02)
-    assert ax.get_xlabel() == "null value: probability of success"
-    assert ax.get_title().replace("\n", " ") == res.method
+    assert ax.get_xlabel() == "proportion p"
+    assert ax.get_title().replace("\n", " ").startswith(res.method)
+    assert ax.get_title().endswith(f"{res.data_name}; epsilon = 1")
     level = [l for l in ax.get_lines() if l.get_gid() == "level"][0]
     assert list(level.get_ydata()) == pytest.approx([0.05, 0.05])
     (span,) = [p for p in ax.patches if p.get_gid() == "interval"]
@@ -167,8 +168,8 @@ def test_confidence_curve_of_the_normal_test_and_of_a_callable():
 
 
 def test_confidence_curve_refuses_a_result_without_a_pvalue_function():
-    res = binom_jimi_test(0.4013, 30, 0.2, epsilon=1.0)
-    with pytest.raises(TypeError, match="carries no p-value function"):
+    res = binom2_normal_test(0.4013, 30, 0.2513, 30, epsilon=1.0)
+    with pytest.raises(TypeError, match="carries no p-value function.*Results that plot: binom_ump_test"):
         res.plot()
     with pytest.raises(TypeError, match="`result` must be an HTestResult or a callable"):
         confidence_curve(0.3)
@@ -270,7 +271,7 @@ def test_docs_script_draws_the_committed_figures(tmp_path):
     assert out.returncode == 0, out.stderr
     committed = docs / "_static" / "plots"
     drawn = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert drawn == sorted(p.name for p in committed.glob("*.png")) and len(drawn) == 6
+    assert drawn == sorted(p.name for p in committed.glob("*.png")) and len(drawn) == 8
     page = (docs / "plots.rst").read_text(encoding="utf-8")
     for name in drawn:
         assert f"_static/plots/{name}" in page
@@ -299,3 +300,16 @@ def test_km_curves_draw_each_arm_with_its_band_and_numbers_at_risk():
     assert fit.plot().get_ylabel() == "survival probability"
     with pytest.raises(TypeError, match="`fit` must be a KaplanMeierResult"):
         km_curves(rel)
+
+
+def test_docs_figures_have_no_overlapping_text():
+    """The rendered-page check's figure part (docs/check_rendered.py): every figure of the
+    plots page is redrawn and no two of its texts' boxes overlap."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "check_rendered.py"
+    spec = importlib.util.spec_from_file_location("check_rendered", path)
+    check_rendered = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check_rendered)
+    assert check_rendered.check_figures() == {}

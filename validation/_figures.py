@@ -31,12 +31,56 @@ METHOD_STYLES = {
     "clopper_pearson": {"label": "Clopper-Pearson (non-private)", "color": "0.25", "marker": "",
                         "linestyle": "--"},
     "wald": {"label": "Wald (non-private)", "color": "0.55", "marker": "", "linestyle": ":"},
+    "dp_ump2": {"label": "exact DP test, difference ordering (Tulap)", "color": "#0072B2", "marker": "o",
+                "linestyle": "-"},
+    "dp_ump2_score": {"label": "exact DP test, score ordering (Tulap)", "color": "#56B4E9", "marker": "o",
+                      "linestyle": "-"},
+    "dp_ump2_odds_ratio": {"label": "exact DP test, odds ratio (Tulap)", "color": "#0072B2", "marker": "x",
+                           "linestyle": "-"},
+    "boschloo_nonprivate": {"label": "Boschloo exact test (non-private)", "color": "0.3", "marker": "",
+                            "linestyle": "--"},
 }
+
+#: readable names of code names that have no style of their own (the local-DP and means studies)
+_LABELS = {
+    "rr_exact": "randomized response, exact",
+    "rr_wald": "randomized response, Wald",
+    "rr_wald_sample": "randomized response, Wald (sample)",
+    "two_coin_exact": "two-coin RR, exact",
+    "krr_bonferroni": "k-RR, Bonferroni",
+    "krr_scheffe": "k-RR, Scheffe",
+    "ue_bonferroni": "unary encoding, Bonferroni",
+    "ue_scheffe": "unary encoding, Scheffe",
+    "laplace_population": "local Laplace, population",
+    "laplace_sample": "local Laplace, sample",
+    "dp_jimi_lognormal": "DP-JIMI, log-normal model",
+    "repro": "repro samples",
+    "repro_lognormal": "repro samples, log-normal model",
+    "naive": "naive normal interval",
+}
+
+#: words of the studies' method code names, for a readable legend label of a method without a style
+_CODE_WORDS = {"dp": "DP", "ump": "UMP", "jimi": "JIMI", "nonprivate": "(non-private)",
+               "chi2": "chi-squared", "km": "Kaplan-Meier", "cmh": "CMH", "t": "t", "se": "SE"}
+
+
+def readable_label(method):
+    """The legend label of a method: its style's, else its code name in words
+    (``'logrank_nonprivate'`` -> ``'logrank (non-private)'``); never a code name with underscores."""
+    style = METHOD_STYLES.get(method)
+    if style is not None:
+        return style["label"]
+    if method in _LABELS:
+        return _LABELS[method]
+    words = [_CODE_WORDS.get(w, w) for w in str(method).split("_")]
+    if words[:2] == ["DP", "UMP"] or words[:2] == ["DP", "JIMI"]:
+        words[:2] = ["-".join(words[:2])]
+    return " ".join(words)
 
 
 def method_style(method):
     """Plot keywords (label, color, marker, linestyle) for a method name; a neutral default."""
-    style = dict(METHOD_STYLES.get(method, {"label": method, "color": "#CC79A7", "marker": "d",
+    style = dict(METHOD_STYLES.get(method, {"label": readable_label(method), "color": "#CC79A7", "marker": "d",
                                             "linestyle": "-"}))
     style.setdefault("markersize", 3.5)
     style.setdefault("linewidth", 1.4)
@@ -63,13 +107,72 @@ def new_figure(ncols=1, nrows=1, *, panel_width=3.4, panel_height=2.8, sharex=Fa
 
 
 def finish_axes(ax, *, title=None, xlabel=None, ylabel=None):
-    """Title and axis labels at the house font sizes."""
+    """Title and axis labels at the house font sizes; a title is wrapped to its panel's width
+    (a long one would otherwise run over the neighbouring panel's)."""
     if title:
-        ax.set_title(title, fontsize=9)
+        ax.set_title(_wrap_to_panel(ax, title, 9), fontsize=9)
     if xlabel:
         ax.set_xlabel(xlabel, fontsize=8.5)
     if ylabel:
         ax.set_ylabel(ylabel, fontsize=8.5)
+
+
+def _wrap_to_panel(ax, text, fontsize):
+    """``text`` with each line wrapped to the panel's width (about 0.55 em per character)."""
+    import textwrap
+
+    spec = ax.get_subplotspec()
+    ncols = spec.get_gridspec().ncols if spec is not None else 1
+    width_pt = 72.0 * ax.figure.get_figwidth() / ncols * 0.92
+    chars = max(int(width_pt / (0.55 * fontsize)), 12)
+    return "\n".join(textwrap.fill(line, chars) for line in text.split("\n"))
+
+
+def text_overlaps(fig):
+    """Pairs of texts of ``fig`` whose drawn boxes overlap: ``[(text a, text b), ...]``.
+
+    Compares the window extents (from the figure's renderer, after a draw) of every
+    visible non-empty text: the titles, axis labels, tick labels, legend texts and free
+    texts of all panels, and the figure's own titles and legends.  Tick labels of one axis
+    are not compared with each other (matplotlib spaces them).  Empty when nothing overlaps.
+    """
+    from matplotlib.text import Text
+
+    if not hasattr(fig.canvas, "get_renderer"):  # a bare Figure (new_figure): lay it out with Agg
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts, groups = [], []
+    for i, ax in enumerate(fig.axes):
+        for j, axis in enumerate((ax.xaxis, ax.yaxis)):
+            low, high = sorted(axis.get_view_interval())
+            slack = 1e-9 * max(abs(low), abs(high), 1.0)
+            # only the ticks in view are drawn (the others keep a label but no place)
+            for loc, t in zip(axis.get_majorticklocs(), axis.get_majorticklabels()):
+                texts.append(t)
+                groups.append(("ticks", i, j) if low - slack <= loc <= high + slack else ("hidden", id(t)))
+    for t in fig.findobj(Text):
+        if all(t is not u for u in texts):
+            texts.append(t)
+            groups.append(("text", id(t)))
+    boxes = []
+    for t, g in zip(texts, groups):
+        if g[0] != "hidden" and t.get_visible() and t.get_text().strip() and t.figure is not None:
+            box = t.get_window_extent(renderer)
+            if box.width > 0 and box.height > 0:
+                boxes.append((t, g, box))
+    found = []
+    for a in range(len(boxes)):
+        for b in range(a + 1, len(boxes)):
+            (ta, ga, ba), (tb, gb, bb) = boxes[a], boxes[b]
+            if ga == gb:
+                continue
+            # a strict overlap, with a pixel's slack for touching edges
+            if ba.x0 < bb.x1 - 1 and bb.x0 < ba.x1 - 1 and ba.y0 < bb.y1 - 1 and bb.y0 < ba.y1 - 1:
+                found.append((ta.get_text(), tb.get_text()))
+    return found
 
 
 def log_axis(ax, ticks, *, base=10, labels=None):

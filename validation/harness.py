@@ -49,7 +49,9 @@ from ._figures import (
     plot_band,
     plot_curves,
     plot_nominal,
+    readable_label,
     save_figure,
+    text_overlaps,
 )
 
 
@@ -72,6 +74,7 @@ __all__ = [
     "positive_float",
     "positive_int",
     "read_csv",
+    "readable_label",
     "resolve_common",
     "run_cells",
     "run_study_rows",
@@ -79,6 +82,7 @@ __all__ = [
     "study_metadata",
     "study_parser",
     "study_stem",
+    "text_overlaps",
     "write_csv",
 ]
 

@@ -170,7 +170,7 @@ def plot(rows, meta, path):
             for j, r in enumerate(sel):
                 err = 2 * r["mc_se"] if r["mc_se"] is not None else 0.0
                 ax.errorbar(pos, r["coverage"], yerr=err, color=colours[method], marker="o", markersize=3,
-                            capsize=2, linewidth=0.9, label=method if j == 0 else "_nolegend_")
+                            capsize=2, linewidth=0.9, label=harness.readable_label(method) if j == 0 else "_nolegend_")
                 tag = f"e={r['epsilon']:.2g}" + (f", p={r['p']}" if r["p"] is not None else "")
                 labels.append(tag)
                 pos += 1

@@ -154,7 +154,7 @@ def plot(rows, meta, path):
                     ax.errorbar(ns, [r["coverage"] for r in pts], yerr=[2 * r["mc_se"] for r in pts],
                                 color=COLOURS[method], linestyle=DASHES.get(eps, "-"), marker="o", markersize=2.5,
                                 capsize=1.5, linewidth=0.9,
-                                label="_" if (method, eps) in labelled else f"{method}, epsilon = {eps:g}")
+                                label="_" if (method, eps) in labelled else f"{harness.readable_label(method)}, epsilon = {eps:g}")
                     labelled.add((method, eps))
             harness.plot_nominal(ax, LEVEL, label="nominal 0.95" if i == 0 and j == 0 else "_")
             harness.log_axis(ax, NS)

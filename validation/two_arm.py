@@ -208,7 +208,7 @@ def plot(rows, meta, path):
                      key=lambda r: r["theta1"])
         if sel:
             ax.plot([r["theta1"] for r in sel], [r["power"] for r in sel], marker="o", markersize=3,
-                    color=colour, label=f"power: {method}")
+                    color=colour, label=f"power: {harness.readable_label(method)}")
     harness.finish_axes(ax, title=f"power, n = {n0} per arm, epsilon = {e0:g}, theta2 = {THETA2}",
                         xlabel="theta1", ylabel="rejection probability")
     ax = axes[2]

@@ -310,15 +310,18 @@ class HTestResult:
                     f"confidence_level={level!r} for that interval.")
         return self.conf_int
 
-    def plot(self, *, theta=None, ax=None):
-        """The confidence curve (p-value function) with the interval marked.
+    def plot(self, *, theta=None, ax=None, xlabel=None, title=None, line_kw=None):
+        """The confidence curve (p-value function) of the effect with the interval marked.
 
         See :func:`dpinfer.plot.confidence_curve` (matplotlib is imported here, not
-        before).  Returns the matplotlib Axes.
+        before): the axis names the effect (risk difference, risk ratio or odds ratio on
+        a log scale, mean...), a new figure has the report defaults.  Returns the
+        matplotlib Axes.  A result without a p-value function raises a TypeError naming
+        the results that plot.
         """
         from ..plot import confidence_curve
 
-        return confidence_curve(self, theta=theta, ax=ax)
+        return confidence_curve(self, theta=theta, ax=ax, xlabel=xlabel, title=title, line_kw=line_kw)
 
     def to_frame(self):
         """One-row tidy :class:`pandas.DataFrame` whose columns are the keys of :meth:`to_dict`.

@@ -6,6 +6,8 @@ Private helpers of :mod:`dpinfer.inference.jimi` (one sample) and
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from . import _kernels as _k
@@ -133,3 +135,15 @@ def _fill(sl, draws, tails, p0, lo, hi, le, ge, *, mid_ties=False):
 
 def _stack(lo, hi, shape):
     return np.stack([lo, hi], axis=-1).reshape(shape + (2,))
+
+
+def _curve(run, gen, alternative, values):
+    """The p-value at each null value in ``values`` from the same draws as the test
+    (``run(value, gen)`` gives ``(lo, hi, (le, ge))``; ``gen`` is copied for every value, so
+    each value sees the stream the reported p-value and interval came from)."""
+    values = np.asarray(values, dtype=float)
+    out = np.empty(values.shape)
+    for i, value in enumerate(values.flat):
+        _, _, (le, ge) = run(float(value), copy.deepcopy(gen))
+        out.flat[i] = float(np.clip(np.ravel(_pvalue(le, ge, alternative))[0], 0.0, 1.0))
+    return out if values.ndim else float(out)

@@ -19,6 +19,9 @@ drawn from independent streams.
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import numpy as np
 
 from ..._streams import _mc_note, _share_se, _stream
@@ -28,6 +31,7 @@ from ...results import ConfidenceInterval, HTestResult
 from ._common import (
     ACCEPTS,
     _check_jimi_n_sim,
+    _curve,
     _data_name,
     _one_sample,
     _proportions,
@@ -230,6 +234,11 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     return _stack(lo, hi, pi_hat.shape)
 
 
+def _one_sample_at(pi_hat, n, epsilon, tails, n_sim, p0, gen):
+    """:func:`_one_sample` at the null value ``p0`` (for the confidence curve)."""
+    return _one_sample(pi_hat, n, epsilon, tails, p0, n_sim, gen)
+
+
 @release_first(skip=("n",))
 def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternative="two-sided",
                     confidence_level=0.95, n_sim=None, rng=None):
@@ -371,6 +380,7 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
     if message is not None:
         warn(message, ApproximationWarning)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
+    start_gen = copy.deepcopy(gen)
     lo, hi, (le, ge) = _one_sample(pi_hat.ravel(), n, epsilon, tails, p0, n_sim, gen)
     pvalue = np.clip(_pvalue(le, ge, alternative), 0.0, 1.0)
     if not scalar:
@@ -398,4 +408,6 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
         **provenance(rec),
         n_sim=n_sim,
         note=note,
+        pvalue_function=functools.partial(_curve, functools.partial(_one_sample_at, pi_hat.ravel(), n, epsilon,
+                                                                    tails, n_sim), start_gen, alternative),
     )

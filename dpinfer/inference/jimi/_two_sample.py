@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import numpy as np
 
 from . import _kernels as _k
@@ -10,7 +13,7 @@ from ..._streams import _mc_note, _share_se, _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ...results import ConfidenceInterval, HTestResult
 from .._resolve import arm_pair, composed, provenance, release_first, resolve
-from ._common import ACCEPTS, _check_jimi_n_sim, _data_name, _fill, _proportions, _pvalue, _stack, _tails
+from ._common import ACCEPTS, _check_jimi_n_sim, _curve, _data_name, _fill, _proportions, _pvalue, _stack, _tails
 
 __all__ = [
     "binom2_jimi_ci",
@@ -64,6 +67,11 @@ def _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, pro
 
 #: quadratures of one exact-limit quantile, typically (its root search: 8-9 at n = 100)
 _QUANTILE_UNITS = 9
+
+
+def _two_sample_at(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, n_sim, d0, gen):
+    """:func:`_two_sample` at the null difference ``d0`` (for the confidence curve)."""
+    return _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen)
 
 
 def _two_sample_units(m, tails, d0, n_sim):
@@ -323,6 +331,7 @@ def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, eps
     progress = _check_progress(progress)
     gen, derived = _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
+    start_gen = copy.deepcopy(gen)
     with start(progress, _two_sample_units(p1.size, tails, margin, n_sim), "binom2_jimi_test",
                "quadratures" if n_sim is None else "releases") as bar:
         lo, hi, (le, ge) = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, margin, n_sim, gen, bar)
@@ -358,5 +367,7 @@ def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, eps
         **provenance(r1, r2),
         composition=composition,
         n_sim=n_sim,
+        pvalue_function=functools.partial(_curve, functools.partial(_two_sample_at, p1.ravel(), n1, e1, p2.ravel(), n2,
+                                                                    e2, tails, n_sim), start_gen, alternative),
         note=note,
     )

@@ -510,7 +510,18 @@ def rr_proportion_test(reports=None, p0=0.5, *, yes_count=None, n=None, epsilon=
         data_name=f"{int(yes)} yes reports out of n = {n} (P(yes|1) = {a1:.6g}, P(yes|0) = {a0:.6g})",
         statistic_name="number of yes reports", estimate_name="proportion", null_name="proportion",
         mechanism=label, parameter=n, parameter_name="number of trials", **provenance(rec),
+        pvalue_function=functools.partial(_rr_pvalues, float(yes), n, a0, b, alternative),
     )
+
+
+def _rr_pvalues(yes, n, a0, b, alternative, values):
+    """The exact binomial test's p-value at each null proportion in ``values`` (the confidence
+    curve): the yes count is Binomial(n, a0 + b p) under ``p``."""
+    values = np.asarray(values, dtype=float)
+    lam = a0 + b * np.clip(values, 0.0, 1.0)
+    p = pvalue_from_shares(stats.binom.sf(yes - 1, n, lam), stats.binom.cdf(yes, n, lam), alternative)
+    p = np.where((values >= 0.0) & (values <= 1.0), p, np.nan)
+    return p if values.ndim else float(p)
 
 
 def rr_two_sample_test(reports1=None, reports2=None, *, yes_count1=None, n1=None, yes_count2=None, n2=None,

@@ -263,5 +263,13 @@ def shares(draws, null):
 pvalue = pvalue_from_shares
 
 
+def draw_pvalues(draws, alternative, values):
+    """The p-value the draws give at each of ``values`` (the result's confidence curve):
+    the same shares as the test's p-value, at other null values."""
+    values = np.asarray(values, dtype=float)
+    out = np.array([float(pvalue(*shares(draws, v), alternative)) for v in values.flat]).reshape(values.shape)
+    return out if values.ndim else float(out)
+
+
 def is_release(value):
     return isinstance(value, Release)

@@ -9,6 +9,8 @@ sample; its percentiles are the interval and its share on the null side the p-va
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..._progress import _check_progress, start
@@ -25,6 +27,7 @@ from ._common import (
     check_sigma,
     check_sigmas,
     clipped,
+    draw_pvalues,
     mean_draws,
     pvalue,
     sample_bounds,
@@ -316,4 +319,5 @@ def _result(draws, null, alternative, confidence_level, n_sim, derived, *, stati
         estimate_name=estimate_name, null_name=null_name, mechanism=rec[0].mechanism, n_sim=n_sim,
         parameter=parameter, parameter_name=parameter_name,
         note=_mc_note(n_sim, se, derived) + "; the estimate is the draws' median",
-        composition=composition, **provenance(*rec))
+        composition=composition, **provenance(*rec),
+        pvalue_function=functools.partial(draw_pvalues, draws, alternative))

@@ -10,6 +10,7 @@ show what clipping costs (``dpinfer validate means``).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -41,6 +42,21 @@ def naive_moments(data, sigma):
     return mean, s2 / n + noise
 
 
+def _normal_pvalues(estimate, se, alternative, values):
+    """The normal test's p-value at each null value in ``values`` (the confidence curve, which
+    lies above ``1 - confidence_level`` exactly on the reported interval)."""
+    from scipy.stats import norm
+
+    values = np.asarray(values, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (estimate - values) / se if se > 0 else np.where(estimate == values, 0.0, np.sign(estimate - values) * np.inf)
+    if alternative == "two-sided":
+        p = np.minimum(2.0 * norm.sf(np.abs(z)), 1.0)
+    else:
+        p = norm.sf(z) if alternative == "greater" else norm.cdf(z)
+    return p if values.ndim else float(p)
+
+
 def _normal_result(estimate, var, null, alternative, confidence_level, *, epsilon, rec, data_name, method, names,
                    composition=None):
     from scipy.stats import norm
@@ -64,7 +80,8 @@ def _normal_result(estimate, var, null, alternative, confidence_level, *, epsilo
         epsilon=epsilon, delta=0.0, data_name=data_name, statistic_name="z", estimate_name=estimate_name,
         null_name=null_name, mechanism=rec[0].mechanism,
         note="normal interval around the clipped mean (noise variance added); it ignores the clipping bias",
-        composition=composition, **provenance(*rec))
+        composition=composition, **provenance(*rec),
+        pvalue_function=functools.partial(_normal_pvalues, estimate, se, alternative))
 
 
 def mean_naive_test(release, mu0=0.0, *, sigma=None, alternative="two-sided", confidence_level=0.95):

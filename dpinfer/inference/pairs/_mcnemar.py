@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ... import _mechanisms
@@ -200,14 +202,7 @@ def mcnemar_test(release, n=None, *, epsilon=None, margin=0.0, alternative="two-
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     observation = _Observation(z_d, z_s, n, epsilon_1, half_step)
-    greater = observation.pvalue(margin, True) if alternative != "less" else None
-    less = observation.pvalue(margin, False) if alternative != "greater" else None
-    if alternative == "greater":
-        pvalue = greater
-    elif alternative == "less":
-        pvalue = less
-    else:
-        pvalue = min(1.0, 2.0 * min(greater, less))
+    pvalue = _margin_pvalues(observation, alternative, margin)
     alpha = 1.0 - confidence_level
     side = alpha / 2.0 if alternative == "two-sided" else alpha
     low = _end(observation, side, True) if alternative != "less" else -1.0
@@ -219,7 +214,26 @@ def mcnemar_test(release, n=None, *, epsilon=None, margin=0.0, alternative="two-
         conf_int=ConfidenceInterval(float(low), float(high), confidence_level),
         epsilon=record.epsilon, delta=0.0, data_name=data, statistic_name="z",
         estimate_name="difference in paired proportions (p10 - p01)", null_name="p10 - p01",
-        mechanism=record.mechanism, **provenance(record))
+        mechanism=record.mechanism, **provenance(record),
+        pvalue_function=functools.partial(_margin_pvalues, observation, alternative))
+
+
+def _margin_pvalues(observation, alternative, margins):
+    """The test's p-value at each margin ``p10 - p01`` (the confidence curve; NaN outside (-1, 1))."""
+    values = np.asarray(margins, dtype=float)
+    out = np.full(values.shape, np.nan)
+    for i, margin in enumerate(values.flat):
+        if not -1.0 < margin < 1.0:
+            continue
+        greater = observation.pvalue(float(margin), True) if alternative != "less" else None
+        less = observation.pvalue(float(margin), False) if alternative != "greater" else None
+        if alternative == "greater":
+            out.flat[i] = greater
+        elif alternative == "less":
+            out.flat[i] = less
+        else:
+            out.flat[i] = min(1.0, 2.0 * min(greater, less))
+    return out if values.ndim else float(out)
 
 
 def _first(test, lo, hi):

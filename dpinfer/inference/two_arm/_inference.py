@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -40,6 +41,27 @@ def _estimate(effect, props, raw):
     if den > 0.0:
         return num / den, None
     return (math.inf if num > 0.0 else 0.0), None
+
+
+def _margin_pvalues(arm1, arm2, z1, z2, effect, statistic, alternative, margins):
+    """The test's p-value for the same releases at each of ``margins`` (the confidence curve).
+
+    Each value is the exact certified p-value :func:`binom2_ump_test` reports at that margin
+    (the statistic ``z1/n1 - c z2/n2`` moves with ``c`` for a ratio), so the curve lies above
+    ``1 - confidence_level`` exactly on the interval; margins outside the effect's range
+    give NaN (no test there).
+    """
+    values = np.asarray(margins, dtype=float)
+    out = np.full(values.shape, np.nan)
+    for i, value in enumerate(values.flat):
+        try:
+            _, margin = _check_effect(effect, float(value))
+        except ValueError:
+            continue
+        null = _null(effect, margin)
+        t = _Observed(z1, z2) if statistic == "score" else z1 / arm1.n - null.coefficient * z2 / arm2.n
+        out.flat[i] = min(max(_pvalues(arm1, arm2, null, t, alternative)[0], 0.0), 1.0)
+    return out if values.ndim else float(out)
 
 
 def _privacy_note(arm1, arm2):
@@ -278,6 +300,7 @@ def binom2_ump_test(z1, n1=None, z2=None, n2=None, *, epsilon=None, delta=None, 
         **provenance(*records),
         composition=composition,
         note=note,
+        pvalue_function=functools.partial(_margin_pvalues, arm1, arm2, z1f, z2f, effect, statistic, alternative),
     )
 
 
