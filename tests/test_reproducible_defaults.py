@@ -241,6 +241,9 @@ def test_exact_two_arm_default_beyond_the_score_lattice_is_the_difference():
     # (2001 + 1)^2 > 4e6 cells: the score ordering's lattice is not kept, the difference is used
     power = binom2_ump_power(0.53, 0.5, 2001, 2001, epsilon=1.0)
     assert power == binom2_ump_power(0.53, 0.5, 2001, 2001, epsilon=1.0, statistic="difference")
+    res = binom2_ump_test(1050.3, 2001, 1000.6, 2001, epsilon=1.0, alternative="greater")  # a second or two
+    assert res.method.endswith("ordered by the difference of the released proportions: the score ordering's "
+                               "lattice (n1 + 1)(n2 + 1) is limited to 4 million cells)")
 
 
 # --------------------------------------------------------------------------- one-sample DP-JIMI and the draws

@@ -130,8 +130,8 @@ counts (the tail is ``b_1 F b_2`` with ``b_i`` the binomial pmfs), computed once
   The lattice is kept in memory: above 4e6 cells (about 2000 per arm) the difference ordering
   is used, and the result's ``method`` says which ordering was used and why; so do two Laplace
   releases by default (the score reads Tulap integer parts; an explicit ``'score'`` is
-  refused).  In the non-private limit (epsilon = 50, releases at ``x_i -+ (1/2 - 1e-6)`` so that every tie is in the tail)
-  the p-value is ``scipy.stats.barnard_exact(pooled=True)``'s, checked to 1e-6.
+  refused).  In the non-private limit (epsilon = 50, releases at ``x_i -+ (1/2 - 1e-6)`` so
+  that every tie is in the tail) the p-value is ``scipy.stats.barnard_exact(pooled=True)``'s, checked to 1e-6.
 
 *The choice, by exact power* (``_critical._exact_power``, tabled by ``python -m
 validation.two_arm_ordering``, three cells checked against ``tests/reference/make_two_arm_power.py``; alpha = 0.05, equal n and epsilon

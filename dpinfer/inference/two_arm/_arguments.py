@@ -218,4 +218,5 @@ def _ordering_text(requested, used, mechanism):
         return text
     if mechanism == _mechanisms.LAPLACE:
         return f"{text}: the default score ordering reads Tulap integer parts"
-    return f"{text}: the score ordering's lattice (n1 + 1)(n2 + 1) is limited to {MAX_CELLS:.0e} cells"
+    return (f"{text}: the score ordering's lattice (n1 + 1)(n2 + 1) is limited to "
+            f"{MAX_CELLS // 10**6} million cells")
