@@ -173,7 +173,7 @@ cores): p-value 0.5-0.8x, interval 0.15-0.19 s at n = 100 (met), 4.4-6.9 s at n 
 (missed in three runs of four, on a loaded machine); before them 1.1-1.2x, 0.15-0.35 s and
 7-10 s, and at first 2.8x, 1.3 s and 54 s.  Planning with it costs more than with the
 difference: an exact power is a bisection over the score levels, each a located supremum (about
-4 s at 1400 per arm, so a sample-size search ending near 1500 per arm takes about 20 s, against
+4 s at 1400 per arm, so a sample-size search ending near 1500 per arm takes 20-30 s, against
 under a second for the difference).  ``statistic='difference'`` gives the linear ordering.
 
 **The odds ratio** (``effect='odds-ratio'``, :mod:`._odds_ratio`).  The null

@@ -309,7 +309,7 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     ``n1 - 1``.  About a second at ``n1`` near 1e4 on a quiet machine (the difference
     ordering).  The default score ordering costs more per power evaluation (a bisection over
     its levels, each a located supremum: about 4 s at 1400 per arm on a loaded two-core
-    machine), so a search ending near 1500 per arm takes about 20 s, and reading the
+    machine), so a search ending near 1500 per arm takes 20-30 s, and reading the
     comparator without noise (printing) as long again; above 4e6 lattice cells (about 2000 per arm) the test, and so the
     search, uses the difference, whose answer can be much larger (0.12 against 0.094: 4559
     per arm, where the score ordering at 1999 per arm has power 0.752).
