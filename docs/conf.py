@@ -89,6 +89,7 @@ _API_GROUPS = [
     ("Privacy budgets", ("dpinfer.budget",)),
     ("Noise distributions", ("dpinfer.distributions",)),
     ("Results", ("dpinfer.results",)),
+    ("Simulation at scale", ("dpinfer.simulation",)),
     ("Example data", ("dpinfer.datasets",)),
     ("Warnings", ("dpinfer._warnings",)),
 ]
@@ -167,7 +168,7 @@ _API_PAGES = {
     "api_local": ("Local differential privacy", "Robust and other inference"),
     "api_releases": ("Releasing a statistic", "Privacy budgets", "Auditing a mechanism",
                      "Noise distributions"),
-    "api_results": ("Results", "Example data", "Warnings", "Other"),
+    "api_results": ("Results", "Simulation at scale", "Example data", "Warnings", "Other"),
 }
 
 

@@ -20,6 +20,10 @@ no global state): one panel per question, a legend naming each method, the nomin
 level as a dashed line, and +/- 2 Monte Carlo standard-error bands where a curve is
 simulated.
 
+The seeding is that of the public :func:`dpinfer.run_cells` (``rng=seed``), which a
+user's own sweep calls with ``workers=``; this module adds the executors by name, the
+Dask cluster's start-up, the progress bar and the resume cache on top.
+
 Layout: the CSV files are written and read in ``_csv``, the figures drawn in
 ``_figures``; both are re-exported here, the one module the studies import.
 """

@@ -31,6 +31,7 @@ from .._validation import (
 from .. import _mechanisms
 from .._streams import _mc_note, _share_se, _stream
 from .._warnings import ApproximationWarning, warn
+from .._workers import check_workers, child_seed, map_tasks, root_seed
 from ._draw_summary import draw_share, pvalue_from_shares
 from ..results import LogisticJimiResult
 from ._resolve import accepts, resolve
@@ -151,6 +152,23 @@ def _loglik(eta, y, w):
     return np.sum(w * (y * eta - np.logaddexp(0.0, eta)), axis=-1)
 
 
+def _draw_beta(gen, z, b, n_sim, x):
+    """``(beta (n_sim, p), converged (n_sim,))``: the coefficients of ``n_sim`` fiducial draws."""
+    logit, weights = _fiducial_logits(gen, z, b, n_sim)
+    if x.shape[0] == x.shape[1]:  # saturated (or one predictor): beta = X^-1 logit(theta), exact
+        return logit @ np.linalg.inv(x).T, np.ones(n_sim, dtype=bool)
+    return _fit_main_effects(logit, weights, x)
+
+
+#: draws per task with ``workers`` (fixed: the tasks never depend on the number of workers)
+_TASK_DRAWS = 2000
+
+
+def _beta_task(task):
+    z, b, n_sim, x, seed = task
+    return _draw_beta(np.random.default_rng(seed), z, b, n_sim, x)
+
+
 def _fit_main_effects(logit, weights, x):
     """Weighted logistic MLE for every draw at once (Newton-Raphson with step halving).
 
@@ -263,7 +281,7 @@ def _table_input(table, epsilon, neighbours):
 
 
 def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, neighbours=None,
-                  n_sim=10_000, confidence_level=0.95, draws=False, rng=None):
+                  n_sim=10_000, confidence_level=0.95, draws=False, rng=None, workers=None):
     """Logistic-regression coefficients with categorical predictors from a noisy table (DP-JIMI).
 
     The private counterpart of ``glm(y ~ a + b, family = binomial)`` for
@@ -311,6 +329,14 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
         parameters and ``n_sim``: the same table gives the same fit on every
         call (post-processing, no privacy cost).  The result's ``note`` states
         the stream and the largest Monte Carlo standard error of the p-values.
+    workers : None, int, callable or concurrent.futures.Executor, default None
+        Where the draws and their fits run (see :ref:`scale`): None (the default)
+        draws them at once from one stream, as earlier releases did; otherwise in fixed
+        tasks of 2000 draws, task ``i`` drawing from child ``i`` of a SeedSequence fixed
+        by ``rng``, in this process (``1``), ``k`` local processes (``k``; ``-1`` all
+        CPUs), a map-like callable ``workers(func, iterable)`` or an Executor (Dask:
+        ``Client(...).get_executor()``).  Every ``workers`` other than None gives the
+        same fit, bit for bit; it differs from None's by Monte Carlo error only.
 
     Returns
     -------
@@ -453,14 +479,19 @@ def logistic_jimi(table, *, design=None, model="main-effects", epsilon=None, nei
         raise ValueError(
             f"`n_sim` times cells times coefficients must be at most {_MAX_SIM_WORK:_} (the draws are held "
             f"in memory at once); got n_sim = {n_sim} for {k} cells and {p} coefficients.")
+    workers = check_workers(workers)
     gen, derived = _stream(rng, "logistic_jimi", z, b, eps, delta, n, n_sim)
 
-    logit, weights = _fiducial_logits(gen, z, b, n_sim)
+    if workers is None:
+        beta, converged = _draw_beta(gen, z, b, n_sim, x)
+    else:  # fixed tasks of _TASK_DRAWS draws, task i from child i of one root: the same for every workers
+        root = root_seed(gen)
+        tasks = [(z, b, min(_TASK_DRAWS, n_sim - a), x, child_seed(root, i))
+                 for i, a in enumerate(range(0, n_sim, _TASK_DRAWS))]
+        parts = map_tasks(_beta_task, tasks, workers)
+        beta, converged = (np.concatenate(column) for column in zip(*parts))
     notes = []
-    if p == k:  # saturated (or one predictor): beta = X^-1 logit(theta), exact
-        beta = logit @ np.linalg.inv(x).T
-    else:
-        beta, converged = _fit_main_effects(logit, weights, x)
+    if p != k:
         bad = int(np.count_nonzero(~converged))
         if bad:
             notes.append(f"{bad} of {n_sim} draws did not converge in {_MAX_ITER} Newton iterations")

@@ -25,6 +25,7 @@ from .. import _mechanisms
 from .._streams import _mc_note, _share_se, _stream
 from .._progress import _check_progress, start
 from .._validation import DPInferValueError, _arg, _check_n_sim, _kind_of
+from .._workers import check_workers, child_seed, map_tasks, root_seed
 from ..results import HTestResult
 from ._resolve import accepts, provenance, resolve
 
@@ -135,6 +136,58 @@ def _blocks(n_sim, cells):
     return [min(per, n_sim - start) for start in range(0, n_sim, per)]
 
 
+def _jimi_hits(gen, size, z, n, b, stat):
+    """Simulated clamped statistics >= ``stat`` among ``size`` DP-JIMI draws."""
+    r, c = z.shape
+    n_star = _fiducial_total(gen, z, n, b, size)
+    rows = _fiducial_probabilities(gen, z.sum(axis=1), n_star, b, c)
+    cols = _fiducial_probabilities(gen, z.sum(axis=0), n_star, b, r)
+    sims = _simulate(gen, n_star, rows[:, :, None] * cols[:, None, :], b, z.shape)
+    return np.count_nonzero(_clamped_chi2(sims) >= stat)
+
+
+def _mc_hits(gen, size, z, n_used, b, stat, p, q):
+    """Simulated plug-in statistics >= ``stat`` among ``size`` draws of Gaboardi et al.'s null."""
+    probs = np.broadcast_to(p[:, None] * q[None, :], (size,) + z.shape)
+    sims = _simulate(gen, np.full(size, n_used, dtype=np.int64), probs, b, z.shape)
+    return np.count_nonzero(_plugin_chi2(sims, np.full(size, n_used)) >= stat)
+
+
+#: draws per task when ``workers`` is given (fixed: the tasks, hence the answer, never
+#: depend on the number of workers)
+_TASK_DRAWS = 4096
+
+
+def _count_hits(hits, args, gen, n_sim, workers, progress, method):
+    """Total of ``hits(gen, size, *args)`` over the blocks of ``n_sim`` draws.
+
+    ``workers=None``: the blocks of :func:`_blocks` from ``gen`` in turn (the stream of
+    earlier releases).  Otherwise tasks of ``_TASK_DRAWS`` draws (fewer in the last),
+    task ``i`` drawing from child ``i`` of a SeedSequence fixed by ``gen``, run where
+    ``workers`` says (:mod:`dpinfer._workers`): the same count for every ``workers``.
+    """
+    z = args[0]
+    total = 0
+    with start(progress, n_sim, method, "draws") as bar:
+        if workers is None:
+            for size in _blocks(n_sim, z.size):
+                total += hits(gen, size, *args)
+                bar.advance(size)
+            return total
+        root = root_seed(gen)
+        per = min(_TASK_DRAWS, max(1, _BLOCK_CELLS // z.size))
+        tasks = [(hits, min(per, n_sim - a), args, child_seed(root, i))
+                 for i, a in enumerate(range(0, n_sim, per))]
+        total = int(sum(map_tasks(_hits_task, tasks, workers)))
+        bar.advance(n_sim)
+    return total
+
+
+def _hits_task(task):
+    hits, size, args, seed = task
+    return hits(np.random.default_rng(seed), size, *args)
+
+
 def _table_stream(rng, method, rec, n_sim):
     """The draws' generator: ``rng``, or the stream derived from the public release and ``n_sim``."""
     return _stream(rng, method, rec.value, rec.n, rec.epsilon, rec.delta, rec.sensitivity, n_sim)
@@ -154,7 +207,7 @@ def _result(stat, pvalue, method, rec, n, statistic_name, n_sim, derived):
     )
 
 
-def independence_jimi_test(release, *, n_sim=10_000, rng=None, progress=None):
+def independence_jimi_test(release, *, n_sim=10_000, rng=None, progress=None, workers=None):
     """DP-JIMI (fiducial matching) test of independence for a noisy r x c table.
 
     Parameters
@@ -181,6 +234,15 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None, progress=None):
         simulated cell (``n_sim`` x r x c): a 50 x 50 table at ``n_sim = 10_000``
         takes about 30 s.  Memory stays near 60 MB: the draws are made in blocks
         of about 2**20 cells.
+    workers : None, int, callable or concurrent.futures.Executor, default None
+        Where the draws run (see :ref:`scale`): None (the default) draws the blocks in
+        turn from one stream, as earlier releases did; otherwise the draws are split
+        into fixed tasks of 4096 draws (fewer for tables of more than 256 cells), task
+        ``i`` drawing from child ``i`` of a SeedSequence fixed by ``rng``, run in this
+        process (``1``), in ``k`` local processes (``k``; ``-1`` all CPUs), by a
+        map-like callable ``workers(func, iterable)`` or by an Executor (Dask:
+        ``Client(...).get_executor()``).  Every ``workers`` other than None gives the
+        same p-value, bit for bit; it differs from None's by Monte Carlo error only.
 
     Returns
     -------
@@ -264,25 +326,17 @@ def independence_jimi_test(release, *, n_sim=10_000, rng=None, progress=None):
     """
     rec, z, b, n_sim = _table_input(release, n_sim, "independence_jimi_test")
     progress = _check_progress(progress)
+    workers = check_workers(workers)
     n = rec.n
     gen, derived = _table_stream(rng, "independence_jimi_test", rec, n_sim)
-    r, c = z.shape
     stat = _clamped_chi2(z)
-    hits = 0
-    with start(progress, n_sim, "independence_jimi_test", "draws") as bar:
-        for size in _blocks(n_sim, z.size):
-            n_star = _fiducial_total(gen, z, n, b, size)
-            rows = _fiducial_probabilities(gen, z.sum(axis=1), n_star, b, c)
-            cols = _fiducial_probabilities(gen, z.sum(axis=0), n_star, b, r)
-            sims = _simulate(gen, n_star, rows[:, :, None] * cols[:, None, :], b, z.shape)
-            hits += np.count_nonzero(_clamped_chi2(sims) >= stat)
-            bar.advance(size)
+    hits = _count_hits(_jimi_hits, (z, n, b, stat), gen, n_sim, workers, progress, "independence_jimi_test")
     pvalue = (1.0 + hits) / (1.0 + n_sim)
     return _result(stat, pvalue, f"DP-JIMI fiducial test of independence ({n_sim} draws)", rec, n,
                    "X-squared (noisy, clamped)", n_sim, derived)
 
 
-def independence_mc_test(release, *, n_sim=10_000, rng=None, progress=None):
+def independence_mc_test(release, *, n_sim=10_000, rng=None, progress=None, workers=None):
     """Monte Carlo test of independence for a noisy r x c table (Gaboardi et al. 2016).
 
     Parameters
@@ -298,6 +352,8 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None, progress=None):
         :func:`independence_jimi_test` does: the same p-value on every call.
     progress : None, bool or callable, default None
         As :func:`independence_jimi_test` (draws in blocks).
+    workers : None, int, callable or concurrent.futures.Executor, default None
+        As :func:`independence_jimi_test`.
 
     Returns
     -------
@@ -348,18 +404,14 @@ def independence_mc_test(release, *, n_sim=10_000, rng=None, progress=None):
     """
     rec, z, b, n_sim = _table_input(release, n_sim, "independence_mc_test")
     progress = _check_progress(progress)
+    workers = check_workers(workers)
     n = rec.n
     gen, derived = _table_stream(rng, "independence_mc_test", rec, n_sim)
     n_used = n if n is not None else max(1, int(np.rint(z.sum())))
     stat = _plugin_chi2(z, n_used)
     p, q = _plugin_margins(z)
-    hits = 0
-    with start(progress, n_sim, "independence_mc_test", "draws") as bar:
-        for size in _blocks(n_sim, z.size):
-            probs = np.broadcast_to(p[:, None] * q[None, :], (size,) + z.shape)
-            sims = _simulate(gen, np.full(size, n_used, dtype=np.int64), probs, b, z.shape)
-            hits += np.count_nonzero(_plugin_chi2(sims, np.full(size, n_used)) >= stat)
-            bar.advance(size)
+    hits = _count_hits(_mc_hits, (z, n_used, b, stat, p, q), gen, n_sim, workers, progress,
+                       "independence_mc_test")
     pvalue = (1.0 + hits) / (1.0 + n_sim)
     return _result(stat, pvalue, f"Monte Carlo test of independence, Gaboardi et al. 2016 ({n_sim} draws)",
                    rec, n_used, "Q-squared (noisy)", n_sim, derived)

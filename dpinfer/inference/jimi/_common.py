@@ -7,6 +7,7 @@ Private helpers of :mod:`dpinfer.inference.jimi` (one sample) and
 from __future__ import annotations
 
 import copy
+import functools
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from . import _kernels as _k
 from ..._printing import _r_format, _released
 from ... import _mechanisms
 from ..._validation import DPInferValueError, _arg, _check_n_sim, _check_proportion_scale
+from ..._workers import seeded_blocks
 from .._draw_summary import draw_share, interval_tails, pvalue_from_shares
 from .._resolve import accepts
 
@@ -75,11 +77,12 @@ _EXACT_BLOCK = 4096  # releases per block on the exact path
 
 
 # --------------------------------------------------------------------------- one sample: kernels
-def _one_sample(pi_hat, n, epsilon, tails, p0, n_sim, gen, low=0.0):
+def _one_sample(pi_hat, n, epsilon, tails, p0, n_sim, gen, low=0.0, workers=None):
     """Interval bounds and, if p0 is given, (share <= p0, share >= p0) per release.
 
     ``pi_hat`` flat (m,); ``tails`` = (lower, upper) tail probabilities, None for
     the parameter's own bound (``low`` and 1); ``n_sim`` None is the exact limit.
+    ``workers`` other than None: the draws in blocks run there (:mod:`dpinfer._workers`).
     """
     lo_tail, hi_tail = tails
     lo = np.full(pi_hat.size, low)
@@ -102,11 +105,31 @@ def _one_sample(pi_hat, n, epsilon, tails, p0, n_sim, gen, low=0.0):
                 shares[0][sl] = _k._exact_cdf(p0, pi_hat[sl], n, epsilon)
                 shares[1][sl] = _k._exact_upper(p0, pi_hat[sl], n, epsilon)
         return lo, hi, shares
+    if workers is not None:  # fixed blocks of BLOCK_ROWS releases, block i from child i of one root
+        task = functools.partial(_one_sample_task, n, epsilon, tails, p0, n_sim, low)
+        return join_blocks(seeded_blocks(task, (pi_hat,), BLOCK_ROWS, gen, workers), p0)
     le = np.empty(pi_hat.size)
     ge = np.empty(pi_hat.size)
     for sl in _k._chunks(pi_hat.size, n_sim):
         draws = _k._draw_theta(gen, pi_hat[sl], n, epsilon, n_sim)
         _fill(sl, draws, tails, p0, lo, hi, le, ge)
+    return lo, hi, ((le, ge) if p0 is not None else None)
+
+
+#: releases per task with ``workers`` (fixed: the blocks, hence the answer, never depend
+#: on the number of workers)
+BLOCK_ROWS = 64
+
+
+def _one_sample_task(n, epsilon, tails, p0, n_sim, low, pi_hat, seed):
+    """One block of releases of :func:`_one_sample` with ``workers``: ``(lo, hi, le, ge)``."""
+    lo, hi, shares = _one_sample(pi_hat, n, epsilon, tails, p0, n_sim, np.random.default_rng(seed), low)
+    return (lo, hi) + (shares if shares is not None else (lo[:0], lo[:0]))
+
+
+def join_blocks(parts, p0):
+    """``(lo, hi, shares)`` from the blocks' ``(lo, hi, le, ge)`` (shares None without a null)."""
+    lo, hi, le, ge = (np.concatenate(column) for column in zip(*parts))
     return lo, hi, ((le, ge) if p0 is not None else None)
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from ..._streams import _mc_note, _share_se, _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_probability
 from ..._warnings import ApproximationWarning, warn
+from ..._workers import check_workers
 from ...results import ConfidenceInterval, HTestResult
 from ._common import (
     ACCEPTS,
@@ -47,7 +48,7 @@ __all__ = ["binom_jimi_ci", "binom_jimi_test"]
 
 @release_first(skip=("n",))
 def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0.95,
-                  alternative="two-sided", n_sim=None, rng=None):
+                  alternative="two-sided", n_sim=None, rng=None, workers=None):
     """DP-JIMI (fiducial matching) confidence interval for a binomial proportion.
 
     Parameters
@@ -88,6 +89,15 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
         so element i of an array call differs from a scalar call with the same seed.
         None (the default) derives the stream from the public release(s) and
         ``n_sim``: the same answer on every call (post-processing, no privacy cost).
+    workers : None, int, callable or concurrent.futures.Executor, default None
+        Where the draws run for an array of releases (a sweep; see :ref:`scale`): None
+        (the default) draws serially from one stream, as earlier releases did; otherwise
+        the releases are split into fixed blocks of 64, block ``i`` drawing from child
+        ``i`` of a SeedSequence fixed by ``rng``, in this process (``1``), ``k`` local
+        processes (``k``; ``-1`` all CPUs), a map-like callable ``workers(func,
+        iterable)`` or an Executor (Dask: ``Client(...).get_executor()``).  Every
+        ``workers`` other than None gives the same answer, bit for bit.  The exact limit
+        (``n_sim=None``) draws nothing and ignores it.
 
     Returns
     -------
@@ -222,10 +232,11 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     confidence_level = _check_confidence_level(confidence_level)
     alternative = _check_alternative(alternative)
     n_sim = _check_jimi_n_sim(n_sim)
+    workers = check_workers(workers)
     # checked even when unused (exact limit): a bad seed is an error; None: derived from the release
     gen, _ = _stream(rng, "binom_jimi", pi_hat, n, epsilon, n_sim)
     tails = _tails(confidence_level, alternative)
-    lo, hi, _ = _one_sample(pi_hat.ravel(), n, epsilon, tails, None, n_sim, gen)
+    lo, hi, _ = _one_sample(pi_hat.ravel(), n, epsilon, tails, None, n_sim, gen, workers=workers)
     message = _coverage_message(lo, hi, n, epsilon, confidence_level, alternative)
     if message is not None:
         warn(message, ApproximationWarning)
@@ -234,14 +245,17 @@ def binom_jimi_ci(pi_hat, n=None, *, epsilon=None, kind=None, confidence_level=0
     return _stack(lo, hi, pi_hat.shape)
 
 
-def _one_sample_at(pi_hat, n, epsilon, tails, n_sim, p0, gen):
-    """:func:`_one_sample` at the null value ``p0`` (for the confidence curve)."""
-    return _one_sample(pi_hat, n, epsilon, tails, p0, n_sim, gen)
+def _one_sample_at(pi_hat, n, epsilon, tails, n_sim, workers, p0, gen):
+    """:func:`_one_sample` at the null value ``p0`` (for the confidence curve).
+
+    ``workers``: None (the serial stream) or 1, the blocked draws in this process, which
+    are those of any ``workers`` the test ran with (the curve keeps no executor)."""
+    return _one_sample(pi_hat, n, epsilon, tails, p0, n_sim, gen, workers=workers)
 
 
 @release_first(skip=("n",))
 def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternative="two-sided",
-                    confidence_level=0.95, n_sim=None, rng=None):
+                    confidence_level=0.95, n_sim=None, rng=None, workers=None):
     """DP-JIMI (fiducial matching) test of a binomial proportion from a Laplace release.
 
     Parameters
@@ -265,6 +279,8 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
         stream from the public release and ``n_sim``, as :func:`binom_jimi_ci`.
         With draws, the result's ``note`` states the stream and the Monte Carlo
         standard error of the p-value.
+    workers : None, int, callable or concurrent.futures.Executor, default None
+        As in :func:`binom_jimi_ci`.
 
     Returns
     -------
@@ -374,6 +390,7 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = _check_jimi_n_sim(n_sim)
+    workers = check_workers(workers)
     # checked even when unused (exact limit): a bad seed is an error; None: derived from the release
     gen, derived = _stream(rng, "binom_jimi", pi_hat, n, epsilon, n_sim)
     message = _size_message(n, epsilon, p0, 1.0 - confidence_level, alternative)
@@ -381,7 +398,7 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
         warn(message, ApproximationWarning)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
     start_gen = copy.deepcopy(gen)
-    lo, hi, (le, ge) = _one_sample(pi_hat.ravel(), n, epsilon, tails, p0, n_sim, gen)
+    lo, hi, (le, ge) = _one_sample(pi_hat.ravel(), n, epsilon, tails, p0, n_sim, gen, workers=workers)
     pvalue = np.clip(_pvalue(le, ge, alternative), 0.0, 1.0)
     if not scalar:
         return pvalue.reshape(pi_hat.shape)
@@ -409,5 +426,6 @@ def binom_jimi_test(pi_hat, n=None, p0=0.5, *, epsilon=None, kind=None, alternat
         n_sim=n_sim,
         note=note,
         pvalue_function=functools.partial(_curve, functools.partial(_one_sample_at, pi_hat.ravel(), n, epsilon,
-                                                                    tails, n_sim), start_gen, alternative),
+                                                                    tails, n_sim, None if workers is None else 1), start_gen,
+                                            alternative),
     )

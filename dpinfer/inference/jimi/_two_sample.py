@@ -10,10 +10,12 @@ import numpy as np
 from . import _kernels as _k
 from ..._progress import SILENT, _check_progress, start
 from ..._streams import _mc_note, _share_se, _stream
+from ..._workers import check_workers, seeded_blocks
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ...results import ConfidenceInterval, HTestResult
 from .._resolve import arm_pair, composed, provenance, release_first, resolve
-from ._common import ACCEPTS, _check_jimi_n_sim, _curve, _data_name, _fill, _proportions, _pvalue, _stack, _tails
+from ._common import (ACCEPTS, BLOCK_ROWS, _check_jimi_n_sim, _curve, _data_name, _fill, _proportions, _pvalue,
+                      _stack, _tails, join_blocks)
 
 __all__ = [
     "binom2_jimi_ci",
@@ -26,12 +28,13 @@ def _spawn_pair(gen):
     return tuple(gen.spawn(2))
 
 
-def _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, progress=SILENT):
+def _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, progress=SILENT, workers=None):
     """Simulated bounds of theta1 - theta2 and (share <= d0, share >= d0).
 
     ``pi_hat1``, ``pi_hat2`` flat arrays of equal length m; group 1 draws only from its own
     spawned stream and group 2 from its own, block by block.  ``progress``: the
-    :func:`_two_sample_units` of the same arguments.
+    :func:`_two_sample_units` of the same arguments.  ``workers`` other than None: the
+    draws of :func:`_two_sample_blocks` (the exact limit ignores it: it draws nothing).
     """
     m = pi_hat1.size
     lo = np.full(m, -1.0)
@@ -56,6 +59,8 @@ def _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, pro
                 le[i], ge[i] = lt + 0.5 * tie, gt + 0.5 * tie
                 progress.advance()
         return lo, hi, ((le, ge) if d0 is not None else None)
+    if workers is not None:
+        return _two_sample_blocks(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, progress, workers)
     g1, g2 = _spawn_pair(gen)
     for sl in _k._chunks(m, n_sim):
         diff = _k._draw_theta(g1, pi_hat1[sl], n1, eps1, n_sim)
@@ -65,13 +70,36 @@ def _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, pro
     return lo, hi, ((le, ge) if d0 is not None else None)
 
 
+def _two_sample_blocks(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, progress, workers):
+    """The draws of :func:`_two_sample` as independent tasks of ``BLOCK_ROWS`` releases.
+
+    Block ``i`` draws from the two streams spawned from child ``i`` of one root fixed
+    by ``gen`` (:func:`dpinfer._workers.seeded_blocks`), so the answer is the same for
+    every ``workers`` (other than None, the serial stream of earlier releases).
+    """
+    task = functools.partial(_two_sample_task, n1, eps1, n2, eps2, tails, d0, n_sim)
+    parts = seeded_blocks(task, (pi_hat1, pi_hat2), BLOCK_ROWS, gen, workers)
+    progress.advance(pi_hat1.size)
+    return join_blocks(parts, d0)
+
+
+def _two_sample_task(n1, eps1, n2, eps2, tails, d0, n_sim, pi_hat1, pi_hat2, seed):
+    """One block of releases of :func:`_two_sample_blocks`: ``(lo, hi, le, ge)``."""
+    lo, hi, shares = _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim,
+                                 np.random.default_rng(seed))
+    return (lo, hi) + (shares if shares is not None else (lo[:0], lo[:0]))
+
+
 #: quadratures of one exact-limit quantile, typically (its root search: 8-9 at n = 100)
 _QUANTILE_UNITS = 9
 
 
-def _two_sample_at(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, n_sim, d0, gen):
-    """:func:`_two_sample` at the null difference ``d0`` (for the confidence curve)."""
-    return _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen)
+def _two_sample_at(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, n_sim, workers, d0, gen):
+    """:func:`_two_sample` at the null difference ``d0`` (for the confidence curve).
+
+    ``workers``: None (the serial stream) or 1, the blocked draws in this process, which
+    are those of any ``workers`` the test ran with (the curve keeps no executor)."""
+    return _two_sample(pi_hat1, n1, eps1, pi_hat2, n2, eps2, tails, d0, n_sim, gen, workers=workers)
 
 
 def _two_sample_units(m, tails, d0, n_sim):
@@ -120,7 +148,7 @@ def _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim):
 @release_first(skip=("n1", "n2"))
 def binom2_jimi_ci(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
                    kind1=None, kind2=None, confidence_level=0.95, alternative="two-sided",
-                   n_sim=10_000, rng=None, progress=None):
+                   n_sim=10_000, rng=None, progress=None, workers=None):
     """DP-JIMI interval for the difference ``theta1 - theta2`` of two proportions.
 
     Parameters
@@ -161,6 +189,16 @@ def binom2_jimi_ci(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
         shows a line on stderr once the call has run 2 s, if stderr is a terminal; True
         always, False never; a callable gets ``(done, total, message)``, the units being
         the quadratures of the exact limit (or the releases, with draws).
+    workers : None, int, callable or concurrent.futures.Executor, default None
+        Where the draws run, for arrays of releases (a sweep; see :ref:`scale`): None
+        (the default) draws serially from one stream, as earlier releases did; otherwise
+        the releases are split into fixed blocks of 64, block ``i`` drawing from child
+        ``i`` of a SeedSequence fixed by ``rng``, run in this process (``1``), in ``k``
+        local processes (``k``; ``-1`` all CPUs), by a map-like callable
+        ``workers(func, iterable)`` or by an Executor (Dask:
+        ``Client(...).get_executor()``).  Every ``workers`` other than None gives the
+        same answer, bit for bit; it differs from None's by Monte Carlo error only.
+        The exact limit (``n_sim=None``) draws nothing and ignores it.
 
     Returns
     -------
@@ -218,11 +256,12 @@ def binom2_jimi_ci(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
     alternative = _check_alternative(alternative)
     n_sim = _check_n_sim_two(n_sim)
     progress = _check_progress(progress)
+    workers = check_workers(workers)
     gen, _ = _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)
     tails = _tails(confidence_level, alternative)
     with start(progress, _two_sample_units(p1.size, tails, None, n_sim), "binom2_jimi_ci",
                "quadratures" if n_sim is None else "releases") as bar:
-        lo, hi, _ = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, None, n_sim, gen, bar)
+        lo, hi, _ = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, None, n_sim, gen, bar, workers)
     if scalar:
         return ConfidenceInterval(float(lo[0]), float(hi[0]), confidence_level)
     return _stack(lo, hi, p1.shape)
@@ -232,7 +271,7 @@ def binom2_jimi_ci(pi_hat1, n1=None, pi_hat2=None, n2=None, *, epsilon=None,
 def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, epsilon=None,
                      kind1=None, kind2=None, alternative="two-sided",
                      confidence_level=0.95, n_sim=10_000, rng=None, composition=None,
-                     progress=None):
+                     progress=None, workers=None):
     """DP-JIMI test of ``theta1 - theta2 = margin`` from two independent Laplace releases.
 
     Parameters
@@ -262,6 +301,8 @@ def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, eps
         of one budget's parallel set, else ``'sequential'`` (the sum, valid under any
         neighbouring relation); the one rule of every method (see :func:`~dpinfer.prop_test`).
     progress : None, bool or callable, default None
+        As in :func:`binom2_jimi_ci`.
+    workers : None, int, callable or concurrent.futures.Executor, default None
         As in :func:`binom2_jimi_ci`.
 
     Returns
@@ -329,12 +370,13 @@ def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, eps
     n_sim = _check_n_sim_two(n_sim)
     composition, epsilon, delta = composed(composition, (r1, r2))
     progress = _check_progress(progress)
+    workers = check_workers(workers)
     gen, derived = _pair_stream(rng, p1, n1, e1, p2, n2, e2, n_sim)
     tails = _tails(confidence_level, alternative) if scalar else (None, None)
     start_gen = copy.deepcopy(gen)
     with start(progress, _two_sample_units(p1.size, tails, margin, n_sim), "binom2_jimi_test",
                "quadratures" if n_sim is None else "releases") as bar:
-        lo, hi, (le, ge) = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, margin, n_sim, gen, bar)
+        lo, hi, (le, ge) = _two_sample(p1.ravel(), n1, e1, p2.ravel(), n2, e2, tails, margin, n_sim, gen, bar, workers)
     pvalue = np.clip(_pvalue(le, ge, alternative), 0.0, 1.0)
     if not scalar:
         return pvalue.reshape(p1.shape)
@@ -368,6 +410,7 @@ def binom2_jimi_test(pi_hat1, n1=None, pi_hat2=None, n2=None, margin=0.0, *, eps
         composition=composition,
         n_sim=n_sim,
         pvalue_function=functools.partial(_curve, functools.partial(_two_sample_at, p1.ravel(), n1, e1, p2.ravel(), n2,
-                                                                    e2, tails, n_sim), start_gen, alternative),
+                                                                    e2, tails, n_sim, None if workers is None else 1), start_gen,
+                                            alternative),
         note=note,
     )

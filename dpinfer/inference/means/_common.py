@@ -13,6 +13,7 @@ import numpy as np
 from ... import _mechanisms
 from ..._printing import _r_format
 from ..._validation import DPInferValueError, _arg, _check_choice, _check_n_sim, _check_positive, _check_real, _kind_of
+from ..._workers import child_seed, map_tasks, root_seed
 from ...distributions._mean_grid import release_grid
 from ...releasers.release import Release
 from .._draw_summary import draw_share, interval_tails, pvalue_from_shares
@@ -207,6 +208,35 @@ def mean_draws(data, sigma, model, n_sim, gen, bar=None):
         gen.bit_generator.state = after
         out[start:stop] = means.reshape(k, n_sim)
     return out.reshape(np.shape(data.sum) + (n_sim,))
+
+
+#: seed values (draws x n) per task with ``workers``: fixed, so the tasks never depend on the
+#: number of workers
+_TASK = 250_000
+
+
+def mean_draws_on(data, sigma, model, n_sim, gen, bar, workers):
+    """:func:`mean_draws`, its draws run where ``workers`` says (None: :func:`mean_draws` itself).
+
+    Otherwise tasks of ``_TASK // n`` draws (of every release), task ``i`` drawing from
+    child ``i`` of one root fixed by ``gen`` (:mod:`dpinfer._workers`), concatenated along
+    the draws: the same draws whatever ``workers`` is.
+    """
+    if workers is None:
+        return mean_draws(data, sigma, model, n_sim, gen, bar)
+    root = root_seed(gen)
+    per = max(1, _TASK // data.n)
+    tasks = [(data, sigma, model, min(per, n_sim - a), child_seed(root, i))
+             for i, a in enumerate(range(0, n_sim, per))]
+    out = np.concatenate(map_tasks(_draws_task, tasks, workers), axis=-1)
+    if bar is not None:
+        bar.advance(int(np.size(data.sum)) * n_sim * data.n)
+    return out
+
+
+def _draws_task(task):
+    data, sigma, model, n_sim, seed = task
+    return mean_draws(data, sigma, model, n_sim, np.random.default_rng(seed))
 
 
 def _solve_block(seeds, target1, target2, sigma, model):

@@ -17,6 +17,7 @@ from ..._progress import _check_progress, start
 from ..._streams import _mc_note, _share_se, _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_real
 from ..._warnings import ApproximationWarning, warn
+from ..._workers import check_workers
 from ...results import ConfidenceInterval, HTestResult
 from .._resolve import composed, provenance
 from ._approx import spread_warning
@@ -28,7 +29,7 @@ from ._common import (
     check_sigmas,
     clipped,
     draw_pvalues,
-    mean_draws,
+    mean_draws_on,
     pvalue,
     sample_bounds,
     shares,
@@ -61,7 +62,7 @@ def _how(model, sigma):
 
 
 def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative="two-sided",
-                   confidence_level=0.95, n_sim=2000, rng=None, progress=None):
+                   confidence_level=0.95, n_sim=2000, rng=None, progress=None, workers=None):
     """DP-JIMI test and interval for the mean of clipped data, like R's ``t.test(x, mu = mu0)``.
 
     Parameters
@@ -94,6 +95,14 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
         Progress of the draws, counted in seed values (:mod:`dpinfer._progress`:
         None shows a line on a terminal after 2 s).  The draws are made in blocks
         of bounded memory, with the same answer at any block size.
+    workers : None, int, callable or concurrent.futures.Executor, optional
+        Where the draws run (see :ref:`scale`): None (the default) draws them in turn
+        from one stream, as earlier releases did; otherwise in fixed tasks of
+        ``250000 // n`` draws, task ``i`` drawing from child ``i`` of a SeedSequence
+        fixed by ``rng``, in this process (``1``), ``k`` local processes (``k``; ``-1``
+        all CPUs), a map-like callable ``workers(func, iterable)`` or an Executor (Dask:
+        ``Client(...).get_executor()``).  Every ``workers`` other than None gives the
+        same answer, bit for bit; it differs from None's by Monte Carlo error only.
 
     Returns
     -------
@@ -199,6 +208,7 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = check_draws(n_sim, data.n)
     progress = _check_progress(progress)
+    workers = check_workers(workers)
     message = spread_warning(data, model, sigma, alternative)  # public numbers only, before any draw
     if message is not None:
         warn(message, ApproximationWarning)
@@ -206,7 +216,7 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
                            data.upper, list(data.release.split or ()), sigma, model, n_sim)
     with start(progress, int(np.size(data.sum)) * n_sim * data.n, "mean_jimi_test: draws",
                unit="seed values") as bar:
-        draws = mean_draws(data, sigma, model, n_sim, gen, bar)
+        draws = mean_draws_on(data, sigma, model, n_sim, gen, bar, workers)
     return _result(draws, mu0, alternative, confidence_level, n_sim, derived,
                    statistic=float(data.sum) / data.n, parameter=data.n, rec=(data.rec,),
                    epsilon=data.release.epsilon, data_name=data.data_name(),
@@ -215,7 +225,8 @@ def mean_jimi_test(release, mu0=0.0, *, sigma=None, model="normal", alternative=
 
 
 def mean2_jimi_test(release1, release2, margin=0.0, *, sigma=None, model="normal", alternative="two-sided",
-                    confidence_level=0.95, n_sim=2000, rng=None, composition=None, progress=None):
+                    confidence_level=0.95, n_sim=2000, rng=None, composition=None, progress=None,
+                    workers=None):
     """DP-JIMI test of ``mean1 - mean2 = margin`` from two groups' releases: the private t-test.
 
     Parameters
@@ -235,6 +246,8 @@ def mean2_jimi_test(release1, release2, margin=0.0, *, sigma=None, model="normal
         independent child streams.
     progress : None, bool or callable, optional
         As in :func:`mean_jimi_test` (both groups' seed values).
+    workers : None, int, callable or concurrent.futures.Executor, optional
+        As in :func:`mean_jimi_test` (each group's draws from its own spawned stream).
     composition : {None, 'sequential', 'parallel'}, default None
         How the two groups' epsilons combine in the result.  None reads the
         releases: ``'parallel'`` (the larger) only when they record different groups
@@ -286,6 +299,7 @@ def mean2_jimi_test(release1, release2, margin=0.0, *, sigma=None, model="normal
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = max(check_draws(n_sim, d1.n), check_draws(n_sim, d2.n))
     progress = _check_progress(progress)
+    workers = check_workers(workers)
     composition, epsilon, _ = composed(composition, (d1.rec, d2.rec))
     gen, derived = _stream(rng, "mean2_jimi", d1.release.value, d1.n, d1.release.epsilon, d1.lower, d1.upper,
                            list(d1.release.split or ()), d2.release.value, d2.n, d2.release.epsilon, d2.lower,
@@ -293,7 +307,8 @@ def mean2_jimi_test(release1, release2, margin=0.0, *, sigma=None, model="normal
     g1, g2 = gen.spawn(2)
     with start(progress, n_sim * (d1.n + d2.n), "mean2_jimi_test: draws", unit="seed values") as bar, \
             np.errstate(invalid="ignore"):  # inf - inf: an undefined draw (see Notes)
-        draws = mean_draws(d1, s1, model, n_sim, g1, bar) - mean_draws(d2, s2, model, n_sim, g2, bar)
+        draws = (mean_draws_on(d1, s1, model, n_sim, g1, bar, workers)
+                 - mean_draws_on(d2, s2, model, n_sim, g2, bar, workers))
     spread = "spread released" if s1 is None and s2 is None else "sigma known" if s1 and s2 else "mixed"
     return _result(draws, margin, alternative, confidence_level, n_sim, derived,
                    statistic=float(d1.sum) / d1.n - float(d2.sum) / d2.n, parameter=None, rec=(d1.rec, d2.rec),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from ..._streams import _mc_note, _share_se, _stream
 from ..._validation import _check_alternative, _check_confidence_level, _check_n_sim
 from ..._warnings import ApproximationWarning, warn
+from ..._workers import check_workers, seeded_blocks
 from ...results import ConfidenceInterval
 from .._draw_summary import draw_share
 from .._resolve import provenance
@@ -22,7 +24,7 @@ __all__ = ["logrank_test"]
 _LOG_HR_CLIP = 50.0
 
 
-def logrank_test(release, *, alternative="two-sided", confidence_level=0.95, n_sim=10_000, rng=None):
+def logrank_test(release, *, alternative="two-sided", confidence_level=0.95, n_sim=10_000, rng=None, workers=None):
     """Log-rank test of equal survival in two arms, and the hazard ratio, from a private life table.
 
     Parameters
@@ -39,6 +41,14 @@ def logrank_test(release, *, alternative="two-sided", confidence_level=0.95, n_s
     rng : None, int, SeedSequence or numpy.random.Generator, keyword-only
         None (the default): a stream derived from the public release (the same
         p-value on every re-run); otherwise the generator to draw from.
+    workers : None, int, callable or concurrent.futures.Executor, keyword-only
+        Where the simulated tables are drawn (see :ref:`scale`): None (the default) in
+        one stream, as earlier releases did; otherwise in fixed tasks of 2000 tables,
+        task ``i`` drawing from child ``i`` of a SeedSequence fixed by ``rng``, in this
+        process (``1``), ``k`` local processes (``k``; ``-1`` all CPUs), a map-like
+        callable ``workers(func, iterable)`` or an Executor (Dask:
+        ``Client(...).get_executor()``).  Every ``workers`` other than None gives the
+        same answer, bit for bit; it differs from None's by Monte Carlo error only.
 
     Returns
     -------
@@ -122,6 +132,7 @@ def logrank_test(release, *, alternative="two-sided", confidence_level=0.95, n_s
     alternative = _check_alternative(alternative)
     level = _check_confidence_level(confidence_level)
     n_sim = _check_n_sim(n_sim, allow_none=False)
+    workers = check_workers(workers)
     gen, derived = _stream(rng, "logrank_test", table.value, table.epsilon, list(table.breaks),
                            list(table.sizes), alternative, level, n_sim)
     warning = size_warning(min(table.sizes), table.epsilon)
@@ -131,12 +142,14 @@ def logrank_test(release, *, alternative="two-sided", confidence_level=0.95, n_s
     u, v = _score(d, r)
     h, g = hazards(d, c, r)
     pooled = np.divide(d.sum(axis=0), r.sum(axis=0), out=np.zeros(d.shape[1]), where=r.sum(axis=0) > 0)
-    null_gen, alt_gen = (np.random.default_rng(s) for s in np.random.SeedSequence(gen.integers(2**63)).spawn(2))
-    u0, v0 = _score(*_projected(simulate(null_gen, np.stack([pooled, pooled]), g, table.sizes, table.b, n_sim),
-                                table.sizes))
-    stat, drawn = _statistic(u, v, alternative), _statistic(u0, v0, alternative)
+    laws = (pooled, h, g, table.sizes, table.b, alternative)
+    if workers is None:
+        drawn, drawn_hr = _draw(laws, n_sim, np.random.SeedSequence(gen.integers(2**63)))
+    else:  # fixed tasks of _TASK_DRAWS tables, task i from child i of one root: the same for every workers
+        parts = seeded_blocks(functools.partial(_draw_task, laws), (np.arange(n_sim),), _TASK_DRAWS, gen, workers)
+        drawn, drawn_hr = (np.concatenate(column) for column in zip(*parts))
+    stat = _statistic(u, v, alternative)
     pvalue = draw_share(np.count_nonzero(drawn >= stat), n_sim)
-    drawn_hr = _log_mh(*_projected(simulate(alt_gen, h, g, table.sizes, table.b, n_sim), table.sizes))
     estimate, conf_int = _hazard_ratio(_log_mh(d, r), drawn_hr, level, alternative)
     observed, expected = observed_expected(d, r)
     rec = table.record
@@ -153,6 +166,27 @@ def logrank_test(release, *, alternative="two-sided", confidence_level=0.95, n_s
               "intervals, its interval from as many releases simulated at each arm's hazards"),
         groups=table.groups, group_n=table.sizes, observed=tuple(float(x) for x in observed),
         expected=tuple(float(x) for x in expected), variance=float(v))
+
+
+#: simulated tables per task with ``workers`` (fixed: never depends on the number of workers)
+_TASK_DRAWS = 2000
+
+
+def _draw(laws, n_sim, seed):
+    """``(statistics under the null, log Mantel-Haenszel hazard ratios)`` of ``n_sim`` tables each.
+
+    The null tables at the pooled hazards and the estimate's tables at each arm's own
+    hazards come from the two children of ``seed``.
+    """
+    pooled, h, g, sizes, b, alternative = laws
+    null_gen, alt_gen = (np.random.default_rng(s) for s in seed.spawn(2))
+    u0, v0 = _score(*_projected(simulate(null_gen, np.stack([pooled, pooled]), g, sizes, b, n_sim), sizes))
+    drawn_hr = _log_mh(*_projected(simulate(alt_gen, h, g, sizes, b, n_sim), sizes))
+    return _statistic(u0, v0, alternative), drawn_hr
+
+
+def _draw_task(laws, rows, seed):
+    return _draw(laws, rows.size, seed)
 
 
 def _projected(counts, sizes):

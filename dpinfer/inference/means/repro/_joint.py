@@ -39,9 +39,11 @@ from ._one_group import draw_roots
 __all__ = []  # package-internal
 
 
-def joint_roots(d1, d2, sigma1, sigma2, n_sim, gen):
-    """Both groups' sorted roots ``((m1, M1), (m2, M2))``, each group from its own child stream of ``gen``."""
-    return tuple(draw_roots(d, s, "normal", n_sim, g) for d, s, g in zip((d1, d2), (sigma1, sigma2), gen.spawn(2)))
+def joint_roots(d1, d2, sigma1, sigma2, n_sim, gen, workers=None):
+    """Both groups' sorted roots ``((m1, M1), (m2, M2))``, each group from its own child stream of ``gen``
+    (its seeds run where ``workers`` says: :func:`draw_roots`)."""
+    return tuple(draw_roots(d, s, "normal", n_sim, g, workers=workers)
+                 for d, s, g in zip((d1, d2), (sigma1, sigma2), gen.spawn(2)))
 
 
 def _level_sets(roots, direction):

@@ -26,6 +26,7 @@ import numpy as np
 from ...._progress import _check_progress, start
 from ...._streams import _stream
 from ...._validation import _check_alternative, _check_confidence_level
+from ...._workers import check_workers, child_seed, map_tasks, root_seed
 from ....results import ConfidenceInterval, HTestResult
 from ..._draw_summary import draw_share, pvalue_from_shares
 from ..._resolve import provenance
@@ -38,6 +39,9 @@ __all__ = ["mean_repro_test"]
 _MODEL_WORDS = {"normal": "normal", "lognormal": "log-normal"}
 #: seeds held at once (rows times n): 32 MB per working array
 _BLOCK = 4_000_000
+#: seed values (seeds x n) per task with ``workers``: fixed, so the tasks never depend on
+#: the number of workers
+_TASK = 250_000
 #: the count of a tail is compared with alpha (R + 1) up to this slack, so that a level given
 #: as a decimal (0.95, 0.9) is read as that decimal and not as its binary neighbour
 _SLACK = 1e-9
@@ -57,26 +61,48 @@ def seed_roots(data, sigma, model, normals, noise, observed=None):
     return seeds.roots(float(data.sum) if observed is None else observed)
 
 
-def draw_roots(data, sigma, model, n_seeds, gen, bar=None):
+def draw_roots(data, sigma, model, n_seeds, gen, bar=None, workers=None):
     """Sorted roots ``(m, M)`` of ``n_seeds`` seeds drawn from ``gen`` for each release, shape ``data.sum.shape + (R,)``.
 
     The releases' seeds are drawn one release after the other, in blocks of rows (sizes
-    from public numbers only).
+    from public numbers only).  ``workers`` other than None: tasks of about ``_TASK``
+    seed values, task ``i`` drawing from child ``i`` of a SeedSequence fixed by ``gen``
+    (:mod:`dpinfer._workers`), so the roots do not depend on where the tasks run.
     """
     sums = np.atleast_1d(np.asarray(data.sum, dtype=float)).reshape(-1)
     observed = np.repeat(sums, n_seeds)
-    per_block = max(1, _BLOCK // data.n)
     lam = data.grid().lams[0]
     out = np.empty((2, observed.size))
-    for start in range(0, observed.size, per_block):
-        k = min(per_block, observed.size - start)
-        normals = gen.standard_normal((k, data.n))
-        noise = draw_noise(gen, lam, k)
-        out[:, start:start + k] = seed_roots(data, sigma, model, normals, noise, observed[start:start + k])
+    if workers is None:
+        per_block = max(1, _BLOCK // data.n)
+        for start in range(0, observed.size, per_block):
+            k = min(per_block, observed.size - start)
+            out[:, start:start + k] = _block_roots(data, sigma, model, lam, observed[start:start + k], gen)
+            if bar is not None:
+                bar.advance(k * data.n)
+    else:
+        root = root_seed(gen)
+        per_task = max(1, _TASK // data.n)
+        starts = range(0, observed.size, per_task)
+        tasks = [(data, sigma, model, lam, observed[a:a + per_task], child_seed(root, i))
+                 for i, a in enumerate(starts)]
+        out[:] = np.concatenate(map_tasks(_roots_task, tasks, workers), axis=1)
         if bar is not None:
-            bar.advance(k * data.n)
+            bar.advance(observed.size * data.n)
     shape = np.shape(data.sum) + (n_seeds,)
     return tuple(np.sort(v.reshape(sums.size, n_seeds), axis=-1).reshape(shape) for v in out)
+
+
+def _block_roots(data, sigma, model, lam, observed, gen):
+    """The roots ``(2, k)`` of ``k = observed.size`` seeds drawn from ``gen`` (normals, then noise)."""
+    normals = gen.standard_normal((observed.size, data.n))
+    noise = draw_noise(gen, lam, observed.size)
+    return seed_roots(data, sigma, model, normals, noise, observed)
+
+
+def _roots_task(task):
+    *args, seed = task
+    return _block_roots(*args, np.random.default_rng(seed))
 
 
 def repro_pvalues(low_sorted, high_sorted, null, alternative):
@@ -134,7 +160,7 @@ def _check_sigma_repro(sigma, data, model, alternative):
 
 
 def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative="two-sided",
-                    confidence_level=0.95, n_sim=None, rng=None, progress=None):
+                    confidence_level=0.95, n_sim=None, rng=None, progress=None, workers=None):
     """Repro-samples test and interval for the mean of clipped data, valid with the Monte Carlo error.
 
     Parameters
@@ -170,6 +196,15 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
     progress : None, bool or callable, optional
         Progress of the seeds (sigma known) or of the three stages with the spread
         released (:mod:`dpinfer._progress`: None shows a line on a terminal after 2 s).
+    workers : None, int, callable or concurrent.futures.Executor, optional
+        Where the seeds run when ``sigma`` is given (see :ref:`scale`): None (the
+        default) draws them in turn from one stream, as earlier releases did; otherwise
+        in fixed tasks of ``250000 // n`` seeds, task ``i`` drawing from child ``i`` of a
+        SeedSequence fixed by ``rng``, in this process (``1``), ``k`` local processes
+        (``k``; ``-1`` all CPUs), a map-like callable ``workers(func, iterable)`` or an
+        Executor (Dask: ``Client(...).get_executor()``).  Every ``workers`` other than
+        None gives the same answer, bit for bit.  With the spread released (no
+        ``sigma``) the seeds are drawn in this process whatever ``workers`` is.
 
     Returns
     -------
@@ -301,6 +336,7 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
     if sigma is None:
         check_repro_cost(n_sim, (data.n,), "mean_repro_test", "with the spread released and no sigma")
     progress = _check_progress(progress)
+    workers = check_workers(workers)
     gen, derived = _stream(rng, "mean_repro", data.release.value, data.n, data.release.epsilon, data.lower,
                            data.upper, list(data.release.split or ()), sigma, model, n_sim)
     stream = ("from a stream derived from the release (reproducible; pass rng= for another)" if derived
@@ -309,7 +345,7 @@ def mean_repro_test(release, mu0=0.0, *, sigma=None, model="normal", alternative
         with start(progress, 3, "mean_repro_test: unknown spread") as bar:
             return _spread_result(data, mu0, confidence_level, n_sim, gen, stream, bar)
     with start(progress, n_sim * data.n, "mean_repro_test: seeds", unit="seed values") as bar:
-        lows, highs = draw_roots(data, sigma, model, n_sim, gen, bar)
+        lows, highs = draw_roots(data, sigma, model, n_sim, gen, bar, workers)
     p = float(repro_pvalues(lows, highs, mu0, alternative))
     low, high = (float(v) for v in repro_interval(lows, highs, confidence_level, alternative))
     spread = "; the released squares are not used" if data.has_squares else ""

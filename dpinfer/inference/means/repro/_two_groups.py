@@ -9,6 +9,7 @@ import numpy as np
 from ...._progress import _check_progress, start
 from ...._streams import _stream
 from ...._validation import _check_alternative, _check_choice, _check_confidence_level
+from ...._workers import check_workers
 from ....results import ConfidenceInterval, HTestResult
 from ..._resolve import composed, provenance
 from .._common import check_draws, check_repro_cost, check_sigmas
@@ -71,7 +72,7 @@ def confidence_set(two, alpha, alternative, progress=None):
 
 def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="normal", alternative="two-sided",
                      confidence_level=0.95, statistic="joint", n_sim=None, rng=None, composition=None,
-                     progress=None):
+                     progress=None, workers=None):
     """Repro-samples test and interval for ``mean1 - mean2`` from two groups' clipped sums (sigma known).
 
     Parameters
@@ -113,6 +114,12 @@ def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="norma
     progress : None, bool or callable, optional
         Progress of the sweep over the differences of ``'difference'``
         (:mod:`dpinfer._progress`: None shows a line on a terminal after 2 s).
+    workers : None, int, callable or concurrent.futures.Executor, optional
+        Where each group's seeds run with ``statistic='joint'`` (see :ref:`scale`), as
+        in :func:`mean_repro_test`: None (the default) the serial streams of earlier
+        releases; any other value the same answer, bit for bit, for every value.  With
+        ``statistic='difference'`` the cost is the sweep over the nuisance lattice, not
+        the seeds, and everything runs in this process whatever ``workers`` is.
 
     Returns
     -------
@@ -249,9 +256,10 @@ def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="norma
         check_repro_cost(n_sim, (d1.n, d2.n), "mean2_repro_test", "(two groups, statistic='difference')")
     composition, epsilon, _ = composed(composition, (d1.rec, d2.rec))
     progress = _check_progress(progress)
+    workers = check_workers(workers)
     if statistic == "joint":
         return _joint_result(d1, d2, s1, s2, margin, alternative, confidence_level, n_sim, rng, composition,
-                             epsilon)
+                             epsilon, workers)
     gen, derived = _stream(rng, "mean2_repro", d1.release.value, d1.n, d1.release.epsilon, d1.lower, d1.upper,
                            list(d1.release.split or ()), d2.release.value, d2.n, d2.release.epsilon, d2.lower,
                            d2.upper, list(d2.release.split or ()), s1, s2, model, n_sim)
@@ -292,12 +300,13 @@ def mean2_repro_test(release1, release2, margin=0.0, *, sigma=None, model="norma
         **provenance(d1.rec, d2.rec))
 
 
-def _joint_result(d1, d2, s1, s2, margin, alternative, confidence_level, n_sim, rng, composition, epsilon):
+def _joint_result(d1, d2, s1, s2, margin, alternative, confidence_level, n_sim, rng, composition, epsilon,
+                  workers=None):
     """``statistic='joint'``: each group's roots, the Sidak rectangle's exact supremum and set (:mod:`._joint`)."""
     gen, derived = _stream(rng, "mean2_repro_joint", d1.release.value, d1.n, d1.release.epsilon, d1.lower,
                            d1.upper, list(d1.release.split or ()), d2.release.value, d2.n, d2.release.epsilon,
                            d2.lower, d2.upper, list(d2.release.split or ()), s1, s2, n_sim)
-    roots1, roots2 = joint_roots(d1, d2, s1, s2, n_sim, gen)
+    roots1, roots2 = joint_roots(d1, d2, s1, s2, n_sim, gen, workers)
     bounds = differences(roots1, roots2, alternative)
     low, high = joint_set(bounds, n_sim, 1.0 - confidence_level, alternative)
     stream = ("from a stream derived from the releases (reproducible; pass rng= for another)" if derived
