@@ -10,10 +10,12 @@ verdict (``ok`` or ``MISSED``):
 * one exact two-arm p-value from two releases at n1 = n2 = 100 (the array path, which computes
   no interval): at most 1x barnard_exact;
 * the exact two-sided 95% risk-difference interval there: at most 20x;
-* ``binom2_ump_sample_size`` for a trial needing about 1e4 per arm: under 2 s (absolute).
+* ``binom2_ump_sample_size`` for a trial needing about 1e4 per arm: under 2 s (absolute);
+  then the default ordering's searches (0.52 vs 0.5, 0.35 vs 0.20, 0.30 vs 0.25) against the
+  difference ordering's (comparison lines: about 1x, 3x and 70-100x, the last 20-30 s).
 
-The score ordering (``statistic='score'``) has issue 41's goals, which it must meet before it
-can be the default: its p-value at most 1x barnard_exact at n1 = n2 = 100, its interval at
+The score ordering (``statistic='score'``, the default since issue 41) has that issue's goals:
+its p-value at most 1x barnard_exact at n1 = n2 = 100, its interval at
 most 0.2 s there and under 5 s at n1 = n2 = 1000 (absolute).  The odds ratio's lines (ordered
 by its own score) are printed for comparison, with no goal of their own.  The load average
 is printed at the start and the end.
@@ -203,7 +205,7 @@ def main():
     print(f"risk-difference interval: [{ci.low:.4f}, {ci.high:.4f}]")
     ok &= line("(statistic='difference') 95% interval, n1 = n2 = 100", ours, base, 20.0)
     # the score ordering (issue 41: the p-value at most 1x barnard_exact, the interval at
-    # most 0.2 s at n = 100 and under 5 s at n = 1000, before it can be the default)
+    # most 0.2 s at n = 100 and under 5 s at n = 1000; the default since)
     ours, _ = best_time(lambda: binom2_ump_test(values[0], N, values[1], N, epsilon=EPSILON,
                                                 statistic="score"), repeat=5)
     ok &= line("(statistic='score') p-value, n1 = n2 = 100", ours, base, 1.0)
@@ -229,6 +231,13 @@ def main():
     ours, size = best_time(lambda: binom2_ump_sample_size(0.52, 0.5, epsilon=EPSILON, statistic="difference"),
                            repeat=1)
     ok &= seconds(f"sample size for 0.52 vs 0.5 (n per arm {size[0]})", ours, 2.0)
+    # the default ordering's planning (the score since issue 41; beyond 4e6 lattice cells, as at
+    # 0.52 vs 0.5, the difference), against the difference ordering's search in this run
+    for theta1, theta2 in ((0.52, 0.5), (0.35, 0.20), (0.30, 0.25)):
+        base, old = best_time(lambda: binom2_ump_sample_size(theta1, theta2, epsilon=EPSILON,
+                                                             statistic="difference"), repeat=1)
+        ours, new = best_time(lambda: binom2_ump_sample_size(theta1, theta2, epsilon=EPSILON), repeat=1)
+        line(f"default sample size {theta1} vs {theta2}: {new[0]} per arm ({old[0]} difference)", ours, base)
     print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0 if ok else 1
 

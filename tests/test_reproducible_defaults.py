@@ -181,6 +181,71 @@ def test_exact_two_arm_default_for_laplace_releases_is_the_same_on_every_door(la
     assert typed["pvalue"] == first.pvalue
 
 
+def test_exact_two_arm_default_is_the_score_ordering_on_every_door(tmp_path, capsys):
+    # issue 41: the score ordering is the default of the test, the interval, the planning, prop_test,
+    # the command (and R: r/tests/testthat/test-parity.R); the explicit calls are the reference
+    from dpinfer import binom2_ump_ci, binom2_ump_power, binom2_ump_sample_size
+
+    rel = TulapReleaser(epsilon=1.0)
+    a, b = rel.release(41, 60, rng=1), rel.release(27, 60, rng=2)
+    score = binom2_ump_test(a, b, statistic="score")
+    difference = binom2_ump_test(a, b, statistic="difference")
+    assert score.pvalue != difference.pvalue  # the check below can tell them apart
+    first = binom2_ump_test(a, b)
+    assert (first.pvalue, tuple(first.conf_int)) == (score.pvalue, tuple(score.conf_int))
+    assert first.method == score.method and "ordered by the score statistic" in first.method
+    assert tuple(binom2_ump_ci(a, b)) == tuple(score.conf_int)
+    assert binom2_ump_test(a.value, 60, b.value, 60, epsilon=1.0).pvalue == score.pvalue
+    via = prop_test(a, b)
+    assert (via.pvalue, via.method) == (score.pvalue, score.method)
+    out = _cli_json(capsys, "test", "--release", _save(tmp_path, "a.json", a), "--release",
+                    _save(tmp_path, "b.json", b), "--format", "json")
+    assert (out["pvalue"], out["conf_low"], out["conf_high"]) == (score.pvalue, *score.conf_int)
+    assert out["method"] == score.method
+    # planning: one question, one answer
+    power = binom2_ump_power(0.5, 0.3, 60, 60, epsilon=1.0)
+    assert power == binom2_ump_power(0.5, 0.3, 60, 60, epsilon=1.0, statistic="score")
+    assert power != binom2_ump_power(0.5, 0.3, 60, 60, epsilon=1.0, statistic="difference")
+    cli = _cli_json(capsys, "power", "--theta1", 0.5, "--theta2", 0.3, "--n1", 60, "--n2", 60, "--epsilon", 1,
+                    "--format", "json")
+    assert cli[0]["power"] == power
+    planned = binom2_ump_sample_size(0.35, 0.2, epsilon=1.0)
+    assert planned == binom2_ump_sample_size(0.35, 0.2, epsilon=1.0, statistic="score")
+    cli = _cli_json(capsys, "sample-size", "--theta1", 0.35, "--theta2", 0.2, "--epsilon", 1, "--format", "json")
+    assert (cli[0]["n1"] if isinstance(cli, list) else cli["n1"]) == planned[0]
+
+
+def test_exact_two_arm_default_falls_back_to_the_difference_for_laplace_arms(laplace_pair, capsys):
+    from dpinfer import binom2_ump_power
+
+    rel = LaplaceReleaser(epsilon=1.0)
+    c, d = rel.count(30, 40, rng=1), rel.count(22, 40, rng=2)
+    first = binom2_ump_test(c, d)
+    explicit = binom2_ump_test(c, d, statistic="difference")
+    assert (first.pvalue, tuple(first.conf_int)) == (explicit.pvalue, tuple(explicit.conf_int))
+    assert "ordered by the difference of the released proportions: the default score ordering reads Tulap " \
+           "integer parts" in first.method
+    assert "default score" not in explicit.method  # asked for: no reason to give
+    assert prop_test(*laplace_pair).method == first.method
+    with pytest.raises(ValueError, match="statistic='score' orders Tulap releases"):
+        binom2_ump_test(c, d, statistic="score")
+    power = binom2_ump_power(0.5, 0.3, 40, 40, epsilon=1.0, mechanism="laplace")
+    assert power == binom2_ump_power(0.5, 0.3, 40, 40, epsilon=1.0, mechanism="laplace", statistic="difference")
+    with pytest.raises(ValueError, match="statistic='score' orders Tulap releases"):
+        binom2_ump_power(0.5, 0.3, 40, 40, epsilon=1.0, mechanism="laplace", statistic="score")
+
+
+def test_exact_two_arm_default_beyond_the_score_lattice_is_the_difference():
+    from dpinfer import binom2_ump_power
+
+    # (2001 + 1)^2 > 4e6 cells: the score ordering's lattice is not kept, the difference is used
+    power = binom2_ump_power(0.53, 0.5, 2001, 2001, epsilon=1.0)
+    assert power == binom2_ump_power(0.53, 0.5, 2001, 2001, epsilon=1.0, statistic="difference")
+    res = binom2_ump_test(1050.3, 2001, 1000.6, 2001, epsilon=1.0, alternative="greater")  # a second or two
+    assert res.method.endswith("ordered by the difference of the released proportions: the score ordering's "
+                               "lattice (n1 + 1)(n2 + 1) is limited to 4 million cells)")
+
+
 # --------------------------------------------------------------------------- one-sample DP-JIMI and the draws
 def test_one_sample_jimi_draws_without_rng_are_reproducible_and_shared():
     from dpinfer import binom2_jimi_sample, binom_jimi_ci, binom_jimi_sample, binom_jimi_test

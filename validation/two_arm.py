@@ -1,8 +1,8 @@
 """Exact two-arm inference: size, power and coverage of binom2_ump_test and binom2_ump_ci.
 
 Three parts, alpha = 0.05, risk difference, H0: theta1 = theta2 unless said otherwise, each for
-both orderings of the exact test (``statistic``: ``'difference'``, the default, rows
-``dp_ump2``; ``'score'``, rows ``dp_ump2_score``):
+both orderings of the exact test (``statistic``: ``'score'``, the default since issue 41, rows
+``dp_ump2_score``; ``'difference'``, rows ``dp_ump2``):
 
 * **size** (computed, not simulated): for n per arm in {20, 50, 100, 300} and epsilon in
   {0.5, 1, 3} (both arms), the largest rejection probability over the null line
@@ -53,7 +53,7 @@ THETA2, THETA1S = 0.3, [0.3, 0.45, 0.6, 0.75]
 BOSCHLOO_NS = [20, 50]
 COVERAGE_NS, COVERAGE_THETAS = [20, 50], [0.1, 0.3, 0.5, 0.7, 0.9]
 #: the exact test's orderings (``statistic=``), the default first; rows name them in ``method``
-STATISTICS = {"difference": "dp_ump2", "score": "dp_ump2_score"}
+STATISTICS = {"score": "dp_ump2_score", "difference": "dp_ump2"}
 
 
 def _size_rows(cell):

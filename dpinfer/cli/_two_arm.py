@@ -70,9 +70,9 @@ def _add_hypothesis(group):
     group.add_argument("--margin", type=float, help="null difference (default 0), ratio or odds ratio (default 1); with "
                        "--alternative greater a non-inferiority margin such as -0.1")
     group.add_argument("--statistic", choices=("difference", "score"),
-                       help="the exact test's ordering: the difference of the released proportions "
-                       "(the default of binom2_ump_test) or the score statistic (the only one, and the "
-                       "default, for --effect odds-ratio)")
+                       help="the exact test's ordering: the score statistic (the default, the more "
+                       "powerful; the only one for --effect odds-ratio) or the difference of the released "
+                       "proportions (used by default for Laplace arms and beyond 4e6 lattice cells)")
 
 
 # --------------------------------------------------------------------------- input

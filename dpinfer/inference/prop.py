@@ -222,7 +222,8 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
         same privacy line from every ``method``.
     statistic : {None, 'difference', 'score'}, optional
         Two Tulap arms: the exact test's ordering (None: its default, the
-        difference, or the score for the odds ratio; see
+        score; two Laplace arms, and arms beyond 4e6 lattice cells, are ordered
+        by the difference, and the result's ``method`` says so; see
         :func:`~dpinfer.binom2_ump_test`).
     pooled : bool or None, optional
         Several sites (see **Sites and strata**): None pools a list of three or
@@ -325,9 +326,9 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     >>> arm1, arm2 = rel.release(41, 60, rng=1), rel.release(27, 60, rng=2)
     >>> res = prop_test(arm1, arm2)
     >>> res.estimate_name, round(res.pvalue, 4)
-    ('difference in proportions', 0.0137)
+    ('difference in proportions', 0.0162)
     >>> round(prop_test([arm1.value, arm2.value], [60, 60], epsilon=1.0).pvalue, 4)
-    0.0137
+    0.0162
 
     A released k x 2 table (arm x response) tests homogeneity, as ``prop.test(m)`` in R:
 

@@ -92,7 +92,7 @@ dp_binom_test <- function(z, n = NULL, p = 0.5, alternative = c("two.sided", "le
 #'   \code{"odds-ratio"}, the last for Tulap arms).
 #' @param n.sim,seed DP-JIMI with draws: their number and the seed.
 #' @param statistic Two Tulap arms: the exact test's ordering, \code{NULL}
-#'   (Python's default for the effect), \code{"difference"} or \code{"score"}
+#'   (Python's default: the score; the difference for Laplace arms), \code{"difference"} or \code{"score"}
 #'   (Python's \code{statistic}; see \code{binom2_ump_test}).
 #' @param two.sided.method One Tulap arm, two-sided: as in \code{\link{dp_binom_test}}.
 #' @param composition Two arms: \code{NULL} (read the releases: \code{"parallel"},
@@ -237,7 +237,7 @@ dp_chisq_test <- function(x, epsilon = NULL, method = c("jimi", "mc"), n.sim = 1
 #' @param margin The null difference (non-inferiority with a one-sided alternative),
 #'   or ratio with \code{effect = "ratio"}.
 #' @param effect,statistic As in \code{\link{dp_prop_test}}: \code{NULL}
-#'   (Python's defaults: the difference, and its default ordering),
+#'   (Python's defaults: the difference, ordered by the score; Laplace arms by the difference),
 #'   \code{"ratio"} or \code{"odds-ratio"}; \code{"difference"} or \code{"score"}.
 #' @param mechanism \code{NULL} (Tulap counts, as \code{\link{dp_release_count}}'s
 #'   default) or \code{"laplace"}: how both arms will be released.

@@ -42,33 +42,33 @@ RPACT_ONE = 35.7779899168963
 
 @pytest.fixture(scope="module")
 def anchor():
-    """Issue 41's anchor: 0.35 against 0.20, 80% power, epsilon = 1, the default ordering."""
+    """Issue 41's anchor: 0.35 against 0.20, 80% power, epsilon = 1, the default (score) ordering."""
     return binom2_ump_sample_size(0.35, 0.20, power=0.8, epsilon=1.0)
 
 
 def test_the_anchor_prints_the_price_of_privacy(anchor):
-    ref = REF["two_arm_difference_randomized"]
-    assert ref["162"] < 0.8 <= ref["163"]  # the reference's smallest n without noise
-    assert anchor.nonprivate_n == (163, 163)
-    assert anchor.price == tuple(n - 163 for n in anchor) and anchor.price_total == sum(anchor.price)
+    ref = REF["two_arm_score_randomized"]
+    assert ref["137"] < 0.8 <= ref["138"]  # the reference's smallest n without noise
+    assert anchor.nonprivate_n == (138, 138)
+    assert anchor.price == tuple(n - 138 for n in anchor) and anchor.price_total == sum(anchor.price)
     assert anchor.normal_n[0] == pytest.approx(R_N, rel=1e-6) and anchor.normal_n[1] == anchor.normal_n[0]
     text = str(anchor)
-    assert f"price of privacy: {anchor[0] - 163} per group, {2 * (anchor[0] - 163)} in total" in text
+    assert f"price of privacy: {anchor[0] - 138} per group, {2 * (anchor[0] - 138)} in total" in text
     assert "normal approximation (power.prop.test): 137.9148" in text
     assert "epsilon = Inf" in text and "privacy: epsilon = 1, delta = 0, Tulap mechanism" in text
     d = anchor.to_dict()
-    assert (d["n1"], d["nonprivate_n1"], d["price_total"]) == (anchor[0], 163, 2 * (anchor[0] - 163))
-    assert d["statistic"] == "difference" and d["exact_power"] >= 0.8
+    assert (d["n1"], d["nonprivate_n1"], d["price_total"]) == (anchor[0], 138, 2 * (anchor[0] - 138))
+    assert d["statistic"] == "score" and d["exact_power"] >= 0.8
     assert json.loads(anchor.to_json())["normal_n2"] == pytest.approx(R_N, rel=1e-6)
 
 
 def test_the_power_without_noise_is_the_enumerated_randomized_test():
     for n in (162, 163):
-        p = binom2_ump_power(0.35, 0.20, n, n, epsilon=1.0)
+        p = binom2_ump_power(0.35, 0.20, n, n, epsilon=1.0, statistic="difference")  # the reference's ordering
         # the release cell (step 2**-40) moves the statistic by ~1e-14: a 1e-11 change in power
         assert p.nonprivate_power == pytest.approx(REF["two_arm_difference_randomized"][str(n)], abs=1e-9)
         assert p.price == p.nonprivate_power - float(p) > 0
-    p = binom2_ump_power(0.35, 0.20, 170, 170, epsilon=1.0)
+    p = binom2_ump_power(0.35, 0.20, 170, 170, epsilon=1.0, statistic="difference")
     assert p.normal_power == pytest.approx(R_POWER_170, abs=1e-13)
     assert "price of privacy:" in str(p) and "normal approximation (power.prop.test): 0.8756675" in str(p)
 
@@ -166,12 +166,12 @@ def test_the_command_prints_the_comparators(capsys):
 
     assert main(["sample-size", "--theta1", "0.35", "--theta2", "0.2", "--epsilon", "1", "--format", "json"]) == 0
     rec = json.loads(capsys.readouterr().out)
-    assert (rec["nonprivate_n1"], rec["nonprivate_n2"]) == (163, 163)
-    assert rec["price_total"] == 2 * (rec["n1"] - 163) and rec["normal_n1"] == pytest.approx(R_N, rel=1e-6)
+    assert (rec["nonprivate_n1"], rec["nonprivate_n2"]) == (138, 138)  # the default, the score ordering
+    assert rec["price_total"] == 2 * (rec["n1"] - 138) and rec["normal_n1"] == pytest.approx(R_N, rel=1e-6)
     assert main(["sample-size", "--theta1", "0.4", "--p0", "0.2", "--epsilon", "1"]) == 0
     out = capsys.readouterr().out
     assert "the same test without noise (randomized binomial test, epsilon = Inf): 36" in out
     assert main(["power", "--theta1", "0.35", "--theta2", "0.2", "--n1", "163", "--n2", "163", "--epsilon", "1",
-                 "--format", "json"]) == 0
+                 "--statistic", "difference", "--format", "json"]) == 0
     row = json.loads(capsys.readouterr().out)[0]
     assert row["nonprivate_power"] == pytest.approx(REF["two_arm_difference_randomized"]["163"], abs=1e-9)

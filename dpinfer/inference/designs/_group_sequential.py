@@ -404,7 +404,9 @@ def sequential_design(theta1, theta2, *, looks=3, alpha=0.025, power=0.8, epsilo
     the released difference of cumulative proportions is compared with an efficacy
     boundary whose exact cumulative type-I error, at the worst common rate, is at most the
     spending function's value; the maximum sample size is the smallest whose exact power at
-    the planned rates reaches ``power``.
+    the planned rates reaches ``power``.  The design orders by that difference, not by
+    :func:`~dpinfer.binom2_ump_test`'s default score: the exact law across looks is that of
+    the released sums (stage-wise increments).
 
     Parameters
     ----------

@@ -181,7 +181,11 @@ def binom_many_to_one_test(control, arms, *, margin=0.0, alternative="two-sided"
     Notes
     -----
     *Per-arm p-values* are the exact unconditional two-arm tests
-    (:func:`~dpinfer.binom2_ump_test`, difference ordering) of each arm against the control.
+    (:func:`~dpinfer.binom2_ump_test`) of each arm against the control, and the intervals
+    its intervals, ordered by the difference (``statistic='difference'``, not the two-arm
+    default, the score): the Dunnett adjustment's exact joint law is that of the linear
+    statistics ``U_k`` below, and the raw and adjusted p-values and the intervals answer
+    one question by one ordering.
 
     *Dunnett-type adjustment* (single step, Dunnett 1955, exact for the released law): with
     ``U_k = (Z_k / n_k - Z_0 / n_0 - Delta0) / sqrt(1/n_k + 1/n_0)`` (observed ``u_k``, moved by
@@ -242,8 +246,9 @@ def binom_many_to_one_test(control, arms, *, margin=0.0, alternative="two-sided"
                 raise ValueError(f"adjust='dunnett' needs Tulap counts with delta = 0 and sensitivity 1; {where} is "
                                  f"a {r.mechanism} {r.kind} release (delta = {r.delta}, sensitivity = "
                                  f"{r.sensitivity}). Use adjust='holm' (valid under any dependence).")
-    results = [binom2_ump_test(arm, control, margin=margin, alternative=alternative, composition="sequential")
-               for arm in arms]
+    # the difference ordering whatever the two-arm default: U_k below is linear (see Notes)
+    results = [binom2_ump_test(arm, control, margin=margin, alternative=alternative, composition="sequential",
+                               statistic="difference") for arm in arms]
     raw = [r.pvalue for r in results]
     n0, z0 = control.n, float(control.value)
     scale = [math.sqrt(1.0 / a.n + 1.0 / n0) for a in arms]
@@ -253,7 +258,8 @@ def binom_many_to_one_test(control, arms, *, margin=0.0, alternative="two-sided"
     else:
         adjusted = adjust_pvalues(raw, adjust).tolist()
     level = confidence_level if adjust == "none" else 1.0 - (1.0 - confidence_level) / k
-    intervals = [binom2_ump_ci(arm, control, alternative=alternative, confidence_level=level) for arm in arms]
+    intervals = [binom2_ump_ci(arm, control, alternative=alternative, confidence_level=level,
+                               statistic="difference") for arm in arms]
     intervals = [ConfidenceInterval(ci.low, ci.high, confidence_level) for ci in intervals]
     records = [resolve(r, accepts=ACCEPTS, method="binom_many_to_one_test", numbers=False) for r in releases]
     return ManyToOneResult(

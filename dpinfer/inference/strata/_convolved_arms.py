@@ -42,7 +42,9 @@ def binom2_pooled_test(releases1, releases2, margin=0.0, *, alternative="two-sid
     (``N`` the arms' common total) and ``E`` the sum of every noise: the two-arm comparison with a
     convolved noise law.  The test and interval are those of :func:`~dpinfer.binom_strata_test`
     with a single stratum of ``N`` per arm (the supremum over the baseline rate in closed form,
-    Berger-Boos box from the arm's exact pooled interval).
+    Berger-Boos box from the arm's exact pooled interval).  It is ordered by that difference of
+    totals, not by :func:`~dpinfer.binom2_ump_test`'s default score: the convolved noise law is
+    exact for the sum only.
 
     Parameters
     ----------

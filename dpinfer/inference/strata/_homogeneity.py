@@ -18,7 +18,9 @@ def binom_homogeneity_test(releases, *, composition=None):
     """Exact test that several sites share one proportion (the check before pooling them).
 
     Every pair of sites ``(r, s)`` is compared by the exact two-arm test of equal proportions
-    (:func:`~dpinfer.binom2_ump_test`, two-sided, margin 0), and the ``K = S(S - 1)/2`` p-values
+    (:func:`~dpinfer.binom2_ump_test`, two-sided, margin 0, its default ordering: the score, or
+    the difference beyond 4e6 lattice cells; Bonferroni needs no particular ordering, so this
+    follows the two-arm default), and the ``K = S(S - 1)/2`` p-values
     are combined by Bonferroni: ``p = min(1, K min_{r<s} p_rs)``.  Each pairwise p-value is exact
     for the released law (size at most alpha), so the combined test has size at most alpha
     exactly, whatever the common proportion; for two sites it is the two-arm test itself.

@@ -207,7 +207,10 @@ def binom_strata_test(releases, margin=0.0, *, alternative="two-sided", confiden
     parts convolved, the uniform parts Irwin-Hall in exact rationals; see
     ``dpinfer/inference/strata``).  Inverse-variance weights with the noise variance added
     would leave this lattice (the weights differ by stratum with the rates), and the exact
-    law would cost a convolution per pair of strata; they were not compared for power.
+    law would cost a convolution per pair of strata; they were not compared for power.  The
+    ordering is therefore the difference ``T`` whatever :func:`~dpinfer.binom2_ump_test`'s
+    default (the score, whose lattice law is not a sum over strata): with one stratum this is
+    ``binom2_ump_test(..., statistic='difference')``.
 
     *Supremum.*  ``T``'s upper tail increases with ``theta_1s`` and decreases with
     ``theta_2s``, so the null's supremum lies on ``theta_1s = theta_2s + margin``.  On that

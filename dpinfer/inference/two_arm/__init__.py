@@ -90,8 +90,9 @@ counts (the tail is ``b_1 F b_2`` with ``b_i`` the binomial pmfs), computed once
 
 *Ordering statistic* (``statistic=``).  Two orderings are exact:
 
-* ``'difference'`` (the default): the linear ``T_lin = Z1/n1 - c Z2/n2``, with the tails above.
-* ``'score'``: lexicographic, first ``g(clip(K1, 0, n1), clip(K2, 0, n2))``, then
+* ``'difference'``: the linear ``T_lin = Z1/n1 - c Z2/n2``, with the tails above.
+* ``'score'`` (the default, issue 41): lexicographic, first
+  ``g(clip(K1, 0, n1), clip(K2, 0, n2))``, then
   ``T_lin`` among ties.  ``K_i = round(Z_i)`` is a function of the release: ``U_i`` lies in the
   open cell ``(-1/2, 1/2)`` (inside it at a truncated law's edge cells, whose support end is a
   grid boundary), and a released value is an odd multiple of ``h_i/2``, never a half-integer,
@@ -127,9 +128,10 @@ counts (the tail is ``b_1 F b_2`` with ``b_i`` the binomial pmfs), computed once
   the power) is a point ``(level, u)`` of the order: the most extreme level of ``g`` whose whole
   supremum tail exceeds alpha (bisection over the sorted levels), then ``u`` among its ties.
   The lattice is kept in memory: above 4e6 cells (about 2000 per arm) the difference ordering
-  is used, and the result's ``method`` says which ordering was used.  In the non-private
-  limit (epsilon = 50, releases at ``x_i -+ (1/2 - 1e-6)`` so that every tie is in the tail)
-  the p-value is ``scipy.stats.barnard_exact(pooled=True)``'s, checked to 1e-6.
+  is used, and the result's ``method`` says which ordering was used and why; so do two Laplace
+  releases by default (the score reads Tulap integer parts; an explicit ``'score'`` is
+  refused).  In the non-private limit (epsilon = 50, releases at ``x_i -+ (1/2 - 1e-6)`` so
+  that every tie is in the tail) the p-value is ``scipy.stats.barnard_exact(pooled=True)``'s, checked to 1e-6.
 
 *The choice, by exact power* (``_critical._exact_power``, tabled by ``python -m
 validation.two_arm_ordering``, three cells checked against ``tests/reference/make_two_arm_power.py``; alpha = 0.05, equal n and epsilon
@@ -159,16 +161,20 @@ The sizes (suprema over 101 points of the null line) are at most alpha for both 
 epsilon = 1, 0.20 against 0.08), because the difference's tail is largest at nu = 1/2 and its
 test is conservative elsewhere (size 0.005 at 0.1 against 0.049); it loses a little at the
 centre (0.638 against 0.658 at 0.60 against 0.45) and at n = 20, epsilon = 0.5 near 0.1.  By
-power it is the better default; it is not the default (yet) because of its cost: the
+power it is the better default, and it is the default (``DEFAULT_STATISTIC`` in
+:mod:`._arguments`; the test, the interval, the power and the sample size, ``prop_test``, the
+command and R, so that a trial is analysed by the test it was planned for).  Its cost: the
 risk-difference interval, whose end search cannot use monotonicity in ``Delta0`` (the
 score's ordering moves with it), scans 81 margins per end (see :mod:`._interval`), each with
 its own order matrix.  Issue 41's goals: the p-value at most ``scipy.stats.barnard_exact``'s
 time at n = 100 per arm, the interval at most 0.2 s there and under 5 s at n = 1000.  After
 the speed-ups (``benchmarks/bench_two_arm.py``, four runs at load average 4.5-5.8 on 2
 cores): p-value 0.5-0.8x, interval 0.15-0.19 s at n = 100 (met), 4.4-6.9 s at n = 1000
-(missed in three runs of four); before them 1.1-1.2x, 0.15-0.35 s and 7-10 s, and at first 2.8x, 1.3 s and 54 s
-(the default switches when the goals are met in every run).  ``statistic='score'`` gives it
-where power away from 1/2 matters.
+(missed in three runs of four, on a loaded machine); before them 1.1-1.2x, 0.15-0.35 s and
+7-10 s, and at first 2.8x, 1.3 s and 54 s.  Planning with it costs more than with the
+difference: an exact power is a bisection over the score levels, each a located supremum (about
+4 s at 1400 per arm, so a sample-size search ending near 1500 per arm takes 20-30 s, against
+under a second for the difference).  ``statistic='difference'`` gives the linear ordering.
 
 **The odds ratio** (``effect='odds-ratio'``, :mod:`._odds_ratio`).  The null
 ``theta1 (1 - theta2) / (theta2 (1 - theta1)) = psi0`` is the curve

@@ -22,8 +22,10 @@ EFFECTS = _EFFECTS
 #: proportions, or the score (Miettinen & Nurminen) statistic of the integer parts, ties broken
 #: by the linear one; see the package docstring for the power table and the default
 STATISTICS = ("difference", "score")
-#: the ordering of the difference and the ratio when ``statistic`` is None (the odds ratio's is the score)
-DEFAULT_STATISTIC = "difference"
+#: the ordering of every effect when ``statistic`` is None: the score, the more powerful by the
+#: exact power table (issue 41); Laplace arms and arms beyond ``MAX_CELLS`` fall back to the
+#: difference (see :func:`_ordering`), and the result's ``method`` says so
+DEFAULT_STATISTIC = "score"
 #: the exact sums hold arrays of about n + 1400 / epsilon entries per nuisance value
 MAX_N = 100_000
 MIN_UNIT_EPSILON = 0.01
@@ -165,7 +167,12 @@ def _check_statistic(statistic, n1=None, n2=None):
 
 
 def _ordering(statistic, effect, n1, n2, mechanism):
-    """The ordering used for ``effect`` (``statistic`` None: the effect's default), checked.
+    """The ordering used for ``effect`` (``statistic`` None: the default, the score), checked.
+
+    ``statistic`` None with Laplace arms falls back to ``'difference'`` (the score ordering
+    reads Tulap integer parts; an explicit ``'score'`` is refused by
+    :func:`_check_laplace_ordering`), as it does beyond ``MAX_CELLS`` (:func:`_check_statistic`);
+    :func:`_ordering_text` says so in the result's ``method``.
 
     The odds ratio is ordered by its score, always: every odds-ratio null curve passes through
     the corners ``theta1 = theta2`` in {0, 1}, where the difference of the proportions is pure
@@ -175,6 +182,8 @@ def _ordering(statistic, effect, n1, n2, mechanism):
     for Laplace arms and beyond ``MAX_CELLS``.
     """
     if effect != "odds-ratio":
+        if statistic is None and mechanism == _mechanisms.LAPLACE:
+            return "difference"
         return _check_statistic(DEFAULT_STATISTIC if statistic is None else statistic, n1, n2)
     statistic = "score" if statistic is None else _check_choice(statistic, "statistic", STATISTICS)
     if statistic != "score":
@@ -191,3 +200,23 @@ def _ordering(statistic, effect, n1, n2, mechanism):
                          f"keeps that lattice in memory); got n1 = {n1}, n2 = {n2}. Use effect='difference' "
                          "or 'ratio' for larger arms.")
     return statistic
+
+
+#: how the result's ``method`` names each ordering
+_ORDERING_NAMES = {"difference": "the difference of the released proportions",
+                   "score": "the score statistic, ties by the difference"}
+
+
+def _ordering_text(requested, used, mechanism):
+    """The ordering as the result's ``method`` prints it, with the reason when the score was not used.
+
+    ``requested`` is the caller's ``statistic`` (None: the default, the score), ``used`` what
+    :func:`_ordering` returned: a reader sees which ordering gave the numbers and why.
+    """
+    text = _ORDERING_NAMES[used]
+    if used == "score" or requested == "difference":
+        return text
+    if mechanism == _mechanisms.LAPLACE:
+        return f"{text}: the default score ordering reads Tulap integer parts"
+    return (f"{text}: the score ordering's lattice (n1 + 1)(n2 + 1) is limited to "
+            f"{MAX_CELLS // 10**6} million cells")

@@ -67,8 +67,9 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
         Significance level.
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
     statistic : {None, 'difference', 'score'}, default None
-        The test's ordering, as in :func:`binom2_ump_test` (None: the score for the odds
-        ratio, else the difference).
+        The test's ordering, as in :func:`binom2_ump_test` (None: the score; the difference
+        for Laplace arms and, at each ``(n1, n2)``, beyond 4e6 lattice cells, as the test
+        will use: one question, one answer).
     mechanism : {'tulap', 'laplace'}, default 'tulap'
         How both arms will be released: :class:`~dpinfer.TulapReleaser` counts, or
         :class:`~dpinfer.LaplaceReleaser` counts or proportions (``delta`` 0, ``sensitivity``
@@ -107,7 +108,7 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
     --------
     >>> from dpinfer import binom2_ump_power
     >>> round(float(binom2_ump_power(0.6, 0.4, 100, 100, epsilon=1.0)), 4)
-    0.7828
+    0.7786
     """
     theta1 = _as_probability_array(theta1, "theta1")
     theta2 = _as_probability_array(theta2, "theta2")
@@ -305,19 +306,25 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     (``dpinfer.inference._roots``: false position on the probit of the power against
     ``sqrt(n1)``, checked at ``n1 - 1``).  This assumes the exact power increases with
     ``n1``: the noise smooths the sawtooth of exact binomial power, and the tests check
-    ``n1 - 1``.  About a second at ``n1`` near 1e4 on a quiet machine.
+    ``n1 - 1``.  About a second at ``n1`` near 1e4 on a quiet machine (the difference
+    ordering).  The default score ordering costs more per power evaluation (a bisection over
+    its levels, each a located supremum: about 4 s at 1400 per arm on a loaded two-core
+    machine), so a search ending near 1500 per arm takes 20-30 s, and reading the
+    comparator without noise (printing) as long again; above 4e6 lattice cells (about 2000 per arm) the test, and so the
+    search, uses the difference, whose answer can be much larger (0.12 against 0.094: 4559
+    per arm, where the score ordering at 1999 per arm has power 0.752).
 
     Examples
     --------
     >>> from dpinfer import binom2_ump_sample_size
     >>> binom2_ump_sample_size(0.6, 0.4, epsilon=1.0)
-    (105, 105)
+    (109, 109)
 
     Printed, it shows the price of privacy (``print(size)``); its numbers are attributes:
 
-    >>> size = binom2_ump_sample_size(0.6, 0.4, epsilon=1.0, statistic='difference')
+    >>> size = binom2_ump_sample_size(0.6, 0.4, epsilon=1.0)
     >>> size.nonprivate_n, size.price_total, round(size.normal_n[0], 2)   # power.prop.test: 96.92
-    ((98, 98), 14, 96.92)
+    ((102, 102), 14, 96.92)
     """
     theta1 = _check_probability(theta1, "theta1")
     theta2 = _check_probability(theta2, "theta2")

@@ -60,3 +60,19 @@ test_that("dp_power_prop_test's note names the mechanism planned", {
   expect_match(dp_power_prop_test(n = 60, p1 = 0.5, p2 = 0.3, epsilon = 1, mechanism = "laplace")$note,
                "by the Laplace mechanism")
 })
+
+test_that("the default two-arm ordering is the score in R too (and the difference for Laplace arms)", {
+  skip_without_dpinfer()
+  py <- py_dpinfer()
+  a1 <- dp_release_count(41, 60, epsilon = 1, seed = 1)
+  a2 <- dp_release_count(27, 60, epsilon = 1, seed = 2)
+  res <- dp_prop_test(list(a1, a2))
+  expect_identical(res$p.value, py$prop_test(py_release(41, 60, 1, 1), py_release(27, 60, 1, 2),
+                                             statistic = "score")$pvalue)
+  expect_match(res$method, "ordered by the score statistic", fixed = TRUE)
+  expect_identical(dp_power_prop_test(n = 60, p1 = 0.5, p2 = 0.3, epsilon = 1)$power,
+                   py$binom2_ump_power(0.5, 0.3, 60L, 60L, epsilon = 1, statistic = "score"))
+  expect_identical(dp_power_prop_test(n = 60, p1 = 0.5, p2 = 0.3, epsilon = 1, mechanism = "laplace")$power,
+                   py$binom2_ump_power(0.5, 0.3, 60L, 60L, epsilon = 1, mechanism = "laplace",
+                                       statistic = "difference"))
+})

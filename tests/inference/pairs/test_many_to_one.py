@@ -71,7 +71,8 @@ def trial():
 def test_per_arm_pvalues_are_the_exact_two_arm_tests_and_holm_adjusts_them(trial):
     control, arms = trial
     res = binom_many_to_one_test(control, arms, alternative="greater", adjust="holm")
-    raw = [binom2_ump_test(a, control, alternative="greater", composition="sequential").pvalue for a in arms]
+    raw = [binom2_ump_test(a, control, alternative="greater", composition="sequential",
+                           statistic="difference").pvalue for a in arms]
     assert list(res.pvalue) == raw
     assert list(res.adjusted) == adjust_pvalues(raw, "holm").tolist()
     # Dunnett's single step is never above Bonferroni (the max-statistic tail is at most the sum)

@@ -223,8 +223,8 @@ def test_the_difference_ordering_and_laplace_arms_are_refused_with_the_reason():
         binom2_ump_test(2000.5, 3000, 1000.5, 3000, epsilon=1.0, effect="odds-ratio")
     with pytest.raises(ValueError, match="`margin`.*odds ratio"):
         binom2_ump_test(20.2, 40, 13.1, 40, epsilon=1.0, effect="odds-ratio", margin=-1.0)
-    # the other effects keep the difference as their default ordering
-    assert "difference of the released" in binom2_ump_test(20.2, 40, 13.1, 40, epsilon=1.0, effect="ratio").method
+    # the other effects share the score as their default ordering (issue 41)
+    assert "ordered by the score statistic" in binom2_ump_test(20.2, 40, 13.1, 40, epsilon=1.0, effect="ratio").method
 
 
 def test_power_is_at_most_alpha_on_the_null_and_grows_off_it():

@@ -180,7 +180,7 @@ def test_prop_test_passes_the_statistic():
     for statistic in ("difference", "score"):
         assert (prop_test(a, b, statistic=statistic).pvalue
                 == binom2_ump_test(a, b, statistic=statistic).pvalue)
-    assert prop_test(a, b).pvalue == binom2_ump_test(a, b, statistic="difference").pvalue  # the default
+    assert prop_test(a, b).pvalue == binom2_ump_test(a, b, statistic="score").pvalue  # the default (issue 41)
     lap = LaplaceReleaser(1.0, 1.0)
     c, d = lap.proportion(20, 40, rng=3), lap.proportion(13, 40, rng=4)
     with pytest.raises(ValueError, match="`statistic`"):
