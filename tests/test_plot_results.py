@@ -297,7 +297,8 @@ def test_many_to_one_draws_a_forest_plot_with_the_adjusted_level():
                                            "p-values adjusted by dunnett; epsilon = 3"]
     for i, arm in enumerate(arms):
         # an independent route: each arm's own exact test at the Bonferroni level 1 - 0.05 / 2
-        ci = d.binom2_ump_test(arm, control, confidence_level=0.975).conf_int
+        ci = d.binom2_ump_test(arm, control, confidence_level=0.975,
+                               statistic="difference").conf_int  # the ordering many-to-one uses
         (line,) = [ln for ln in ax.get_lines() if ln.get_gid() == f"interval {i}"]
         np.testing.assert_allclose(line.get_xdata(), [ci.low, ci.high], rtol=0, atol=1e-12)
     # the first arm on top, as the printed table reads
