@@ -24,6 +24,7 @@ import numpy as np
 from scipy import signal, stats
 
 from ..._progress import SILENT
+from ...distributions._binomial_rows import EXACT_CHOOSE_N, binomial_rows, log_choose
 from ...distributions._tulap_law import quantile, tulap_grid, unit_privacy
 from ...distributions.tulap import Tulap
 
@@ -87,7 +88,7 @@ def _binomial(n, theta):
 
 
 #: arms up to this many trials take :func:`_binomial_rows`' closed form (exact log-coefficients)
-_ROWS_LIMIT = 300
+_ROWS_LIMIT = EXACT_CHOOSE_N
 
 
 def _binomial_rows(n, theta):
@@ -95,29 +96,14 @@ def _binomial_rows(n, theta):
 
     The lattice's rows (``n`` up to ``_ROWS_LIMIT``; larger arms use :func:`_binomial`): a few
     times faster than ``scipy.stats.binom.pmf`` on the small arrays of a supremum's search.
-    ``log C(n, x)`` is the logarithm of the exact integer; the exponent's rounding is about
+    The rows are :func:`dpinfer.distributions._binomial_rows.binomial_rows`, whose ``log C(n, x)``
+    is the logarithm of the exact integer up to n = 300; the exponent's rounding is about
     ``n`` ulps of its largest term, so entries near the mode keep ~1e-14 relative at
     ``n = 100`` (about 3e-14 at ``n = 222``; checked against scipy in the tests).
     """
     if n > _ROWS_LIMIT:
         return _binomial(n, theta)
-    theta = np.asarray(theta, float)
-    x = np.arange(n + 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.exp(_log_choose(n) + x * np.log(theta)[:, None] + (n - x) * np.log1p(-theta)[:, None])
-    ends = (theta <= 0.0) | (theta >= 1.0)  # 0 log 0 = 0: all the mass at x = 0 or x = n
-    if ends.any():
-        out[ends] = 0.0
-        out[ends, np.where(theta[ends] <= 0.0, 0, n)] = 1.0
-    return out
-
-
-@lru_cache(maxsize=16)
-def _log_choose(n):
-    """``log C(n, x)`` for ``x = 0..n``, from the exact integers (correctly rounded logarithms)."""
-    out = np.array([math.log(math.comb(n, x)) for x in range(n + 1)])
-    out.flags.writeable = False
-    return out
+    return binomial_rows(n, np.asarray(theta, float), np.arange(n + 1.0))
 
 
 def _binomial_derivatives(n, theta, pmf=_binomial):
@@ -215,11 +201,11 @@ def _cached_pmfs(arm, theta_bytes):
 
 
 def _clear_caches():
-    """Forget every remembered pmf (:func:`_pmfs`, :func:`_point_pmfs`, :func:`_log_choose`):
+    """Forget every remembered pmf (:func:`_pmfs`, :func:`_point_pmfs`, the log-coefficients):
     a benchmark times each call's own."""
     _cached_pmfs.cache_clear()
     _point_pmfs.cache_clear()
-    _log_choose.cache_clear()
+    log_choose.cache_clear()
 
 
 def _component_pmfs(arm, theta):
