@@ -58,7 +58,8 @@ def n_processes(workers):
     return (os.cpu_count() or 1) if workers == -1 else workers
 
 
-def _process_pool(size):
+def process_pool(size):
+    """A local pool of ``size`` processes (also the validation harness's ``processes`` executor)."""
     # forkserver (or spawn) rather than fork: a forked child of a threaded parent
     # (numba, BLAS, a notebook's kernel) can deadlock.
     methods = multiprocessing.get_all_start_methods()
@@ -79,7 +80,7 @@ def map_tasks(func, tasks, workers):
     if workers is None or (isinstance(workers, int) and (n_processes(workers) == 1 or len(tasks) <= 1)):
         return [func(task) for task in tasks]
     if isinstance(workers, int):
-        with _process_pool(min(n_processes(workers), len(tasks))) as pool:
+        with process_pool(min(n_processes(workers), len(tasks))) as pool:
             return list(pool.map(func, tasks))
     return list(workers(func, tasks))
 

@@ -34,11 +34,12 @@ import argparse
 import concurrent.futures as cf
 import hashlib
 import json
-import multiprocessing
 import os
 from pathlib import Path
 
 import numpy as np
+
+from dpinfer._workers import process_pool  # the one local pool (forkserver or spawn), as workers= uses
 
 from ._csv import _to_builtin, read_csv, write_csv
 from ._figures import (
@@ -372,12 +373,6 @@ def _progress_bar(total, desc, enabled):
     return tqdm(total=total, desc=desc, unit="cell", leave=False, delay=PROGRESS_DELAY)
 
 
-def _process_pool(max_workers):
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    return cf.ProcessPoolExecutor(max_workers=max_workers, mp_context=context)
-
-
 def _dask_executor(scheduler, max_workers):
     """(executor, closer) for a Dask Client given as object, address, or a new LocalCluster."""
     try:
@@ -479,7 +474,7 @@ def run_cells(func, cells, *, seed, executor="local", scheduler=None, progress=F
             for i in pending:
                 record(i, _run_one(func, cells[i], _cell_seed(seed, i)))
         elif executor == "processes":
-            with _process_pool(max_workers) as pool:
+            with process_pool(max_workers) as pool:
                 _run_pool(pool, func, cells, seed, pending, record)
         elif executor == "dask":
             pool, close = _dask_executor(scheduler, max_workers)
