@@ -18,6 +18,9 @@ or restyled afterwards (titles, limits, legends are plain matplotlib).
   with the adjusted per-arm level in the title (also ``result.plot()``).
 * :func:`km_curves` -- Kaplan-Meier curves of a private life table per arm, with their
   pointwise bands and the numbers at risk under the axis (also ``fit.plot()``).
+* :func:`oc_curves` -- a design's exact operating characteristics: the probability of
+  rejecting H0 and of stopping early, and the expected sample size, against the true
+  response probability (Simon) or difference (group-sequential; also ``design.plot()``).
 
 A figure these functions make themselves (no ``ax=``) has the report defaults of the
 style guide (``docs/plots.rst``): fonts of :data:`REPORT_STYLE`, a title naming the data
@@ -32,8 +35,8 @@ import numpy as np
 
 from ._validation import _as_real_array, _check_alpha, _check_label
 
-__all__ = ["REPORT_STYLE", "confidence_curve", "forest_plot", "km_curves", "power_curve", "rejection_region",
-           "release_density"]
+__all__ = ["REPORT_STYLE", "confidence_curve", "forest_plot", "km_curves", "oc_curves", "power_curve",
+           "rejection_region", "release_density"]
 
 #: axis labels of the usual arguments of the power functions (the quantity and its unit)
 _AXIS_LABELS = {
@@ -386,6 +389,8 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
                 "instead.")
         func, interval, estimate = result.pvalue_function, result.conf_int, result.estimate
         axis = _EFFECT_AXES.get(result.null_name, (f"null value: {result.null_name}", False, (-np.inf, np.inf)))
+        if getattr(func, "axis_label", None):  # a curve that names its own quantity (a design's)
+            axis = (func.axis_label,) + axis[1:]
         data_title = _result_title(result)
     elif callable(result):
         func, axis = result, ("null value p0", False, (0.0, 1.0))
@@ -779,4 +784,151 @@ def km_curves(fit, *, ax=None, bands=True, risk_table=True, colors=None):
             ax.text(-0.05, y, str(group), transform=ax.transAxes, fontsize=8, ha="right", va="top", color=shown[a])
             for t, m in zip(times, at_risk):
                 ax.text(t, y, f"{int(m)}", transform=blend, fontsize=8, ha="center", va="top", color=shown[a])
+    return ax
+
+
+def oc_curves(design, values=None, *, theta2=None, ax=None, title=None):
+    """Plot a design's exact operating characteristics: efficacy, early stopping, expected n.
+
+    For a :class:`~dpinfer.SimonDesign`, against the true response probability ``p``: the
+    probability of rejecting H0 (``sum_{k1 > r1} P(K1 = k1) P(K2 > r - k1)``), of stopping
+    for futility after stage 1 (``P(K1 <= r1)``) and, on a second y axis, the expected
+    sample size ``n1 + (1 - PET) n2``.  For a :class:`~dpinfer.SequentialDesign`, against
+    the true difference ``theta1 - theta2`` at a stated control rate ``theta2``: the
+    probability of stopping for efficacy at some look, of stopping before the last look
+    (for efficacy or futility) and the expected total sample size.  Every point is the
+    design's own exact computation (:meth:`SimonDesign.operating_characteristics`,
+    :meth:`SequentialDesign.operating_characteristics`): no simulation.
+
+    Parameters
+    ----------
+    design : SimonDesign or SequentialDesign
+        From :func:`~dpinfer.simon_design` or :func:`~dpinfer.sequential_design`.
+    values : array_like, optional
+        The x values: response probabilities in [0, 1] (Simon; 201 points over [0, 1] by
+        default) or differences ``theta1 - theta2`` with ``theta2 + x`` in [0, 1]
+        (sequential; by default 121 points from half the planned difference beyond the
+        null to the planned difference beyond it, within the rates' range).  The null and
+        the planned value are always added.
+    theta2 : float, optional
+        Sequential designs only: the control rate the differences are taken at (default the
+        planned ``theta2``).  The probability at difference 0 is the size at that common
+        rate, at most the design's certified ``alpha`` (the supremum over common rates).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new report figure's Axes when None (see the style guide).
+    title : str, optional
+        By default the design (kind, sizes, thresholds) and its privacy.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Lines with gids 'reject' (P(reject H0)) and 'early stop'; vertical lines at the null
+        ('null') and the planned value ('planned'); the size and power as points ('size',
+        'power') with dotted lines at alpha ('alpha') and the target power ('target
+        power'); the expected sample size (gid 'expected n') on a twin Axes with gid
+        'expected n axis' (``ax.figure.axes``).
+
+    Raises
+    ------
+    TypeError
+        For anything but a design, or ``theta2`` given with a Simon design.
+    ValueError
+        For x values or a control rate outside the parameter range.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from dpinfer import simon_design
+    >>> ax = simon_design(0.1, 0.3, epsilon=1.0, max_n=60).plot()
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('true response probability p', 'probability')
+    >>> ax.get_title().splitlines()[0]
+    "Simon's optimal two-stage design: r1/n1 = 2/17, r/n = 8/41"
+    """
+    from ._validation import _as_probability_array, _check_probability
+    from .inference.designs import SequentialDesign, SimonDesign
+
+    if isinstance(design, SimonDesign):
+        if theta2 is not None:
+            raise TypeError("`theta2` is the control rate of a two-arm design; a Simon design has one arm.")
+        x = np.linspace(0.0, 1.0, 201) if values is None else _as_probability_array(values, "values").reshape(-1)
+        x = np.unique(np.concatenate([x, [design.p0, design.p1]]))
+        oc = design.operating_characteristics(x)
+        reject, early, en = oc.reject, oc.pet, oc.en
+        null, planned, size = design.p0, design.p1, design.size
+        xlabel = "true response probability p"
+        names = ("P(reject H0)", "P(stop for futility after stage 1)", "expected sample size (patients)")
+        marks = (f"p0 = {design.p0:g}", f"p1 = {design.p1:g}")
+        at = ("p0", "p1")
+        power, target = design.power, design.target_power
+        privacy = ("no privacy" if design.epsilon is None else
+                   f"private stages, epsilon = {design.epsilon:g} for the whole design")
+        default_title = (f"Simon's {design.design} two-stage design: r1/n1 = {design.r1}/{design.n1}, "
+                         f"r/n = {design.r}/{design.n}\n{privacy}")
+    elif isinstance(design, SequentialDesign):
+        control = design.theta2 if theta2 is None else _check_probability(theta2, "theta2")
+        planned = design.theta1 - design.theta2
+        if values is None:
+            lo = min(0.0, planned) - 0.5 * abs(planned)
+            hi = max(0.0, planned) + 0.5 * abs(planned)
+            x = np.linspace(max(lo, -control), min(hi, 1.0 - control), 121)
+        else:
+            x = _as_real_array(values, "values", ndim_max=1).reshape(-1)
+            bad = (control + x < 0.0) | (control + x > 1.0)
+            if bad.any():
+                raise ValueError(f"`values` must be differences theta1 - theta2 with theta2 + x in [0, 1] (theta2 "
+                                 f"= {control:g}); got {x[bad][0]!r}.")
+        x = np.unique(np.concatenate([x, [0.0]] + ([[planned]] if 0.0 <= control + planned <= 1.0 else [])))
+        ocs = [design.operating_characteristics(min(1.0, max(0.0, control + v)), control) for v in x]
+        reject = np.array([oc.reject for oc in ocs])
+        early = np.array([sum(oc.efficacy[:-1]) + sum(oc.futility[:-1]) for oc in ocs])
+        en = np.array([oc.expected_n for oc in ocs])
+        null, size = 0.0, float(reject[x == 0.0][0])
+        power = float(reject[x == planned][0]) if planned in x else None
+        target = design.power
+        xlabel = f"true difference theta1 - theta2 (control rate theta2 = {control:g})"
+        names = ("P(stop for efficacy: reject H0)", "P(stop before the last look)",
+                 "expected total n (patients, both arms)")
+        marks = ("H0: theta1 = theta2", f"planned difference {planned:g}")
+        at = (f"theta1 = theta2 = {control:g}", "the planned difference")
+        privacy = ("no privacy" if design.epsilon is None else
+                   f"private releases, epsilon = {design.epsilon:g} for the whole design")
+        spending = {"obrien-fleming": "O'Brien-Fleming", "pocock": "Pocock"}.get(design.spending, "user")
+        default_title = (f"{design.looks}-look group-sequential design ({spending} spending): n = "
+                         f"{design.n1[-1]} + {design.n2[-1]}\n{privacy}")
+    else:
+        raise TypeError(f"`design` must be a SimonDesign or a SequentialDesign (from simon_design or "
+                        f"sequential_design); got {type(design).__name__}.")
+    title = _check_label(title, "title")
+    own = ax is None
+    ax = _axes(ax)
+    ax.plot(x, reject, color="C0", label=names[0], gid="reject")
+    ax.plot(x, early, color="C2", linestyle="-.", label=names[1], gid="early stop")
+    ax.axvline(null, color="0.4", linestyle="--", linewidth=1.0, label=marks[0], gid="null")
+    ax.axvline(planned, color="0.4", linestyle=(0, (1, 1)), linewidth=1.0, label=marks[1], gid="planned")
+    ax.axhline(design.alpha, color="C3", linestyle=":", linewidth=1.0, gid="alpha", label=f"alpha = {design.alpha:g}")
+    ax.axhline(target, color="C1", linestyle=":", linewidth=1.0, gid="target power",
+               label=f"target power = {target:g}")
+    ax.plot([null], [size], "o", color="C3", gid="size", label=f"size at {at[0]}: {size:.4f}")
+    if power is not None:
+        ax.plot([planned], [power], "o", color="C1", gid="power", label=f"power at {at[1]}: {power:.4f}")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("probability")
+    ax.set_ylim(0.0, 1.02)
+    twin = ax.twinx()
+    twin.set_gid("expected n axis")
+    (line,) = twin.plot(x, en, color="0.3", linestyle="--", label=names[2], gid="expected n")
+    twin.set_ylabel(names[2])
+    twin.set_ylim(0.0, 1.05 * float(np.max(en)))
+    ax.set_title(default_title if title is None else title)
+    # one legend for both y axes (the twin's line listed with the others)
+    handles, labels = ax.get_legend_handles_labels()
+    # below the Axes: every part of the square holds a curve
+    ax.legend(handles + [line], labels + [names[2]], loc="upper center", bbox_to_anchor=(0.5, -0.17), ncols=2,
+              fontsize=REPORT_STYLE["legend.fontsize"] if own else "small")
+    if own:
+        _styled(ax)
+        twin.yaxis.label.set_size(REPORT_STYLE["axes.labelsize"])
+        twin.tick_params(labelsize=REPORT_STYLE["ytick.labelsize"])
     return ax

@@ -52,13 +52,14 @@ class SidedCurve:
 
     ``'greater'`` and ``'less'`` take their side; two-sided is ``min(1, 2 min(...))``, the
     rule whose inversion is the equal-tailed interval (each side at ``(1 - level) / 2``).
-    NaN outside ``[low, high]``.
+    NaN outside ``[low, high]``.  ``label`` is the legend's name of the curve (say so when
+    it is not the printed test's p-value); ``axis``, when given, the x axis label
+    :func:`dpinfer.plot.confidence_curve` uses instead of the one it reads from the result.
     """
 
-    curve_label = "p-value"
-
-    def __init__(self, sides, alternative, low, high):
+    def __init__(self, sides, alternative, low, high, label="p-value", axis=None):
         self.sides, self.alternative, self.low, self.high = sides, alternative, float(low), float(high)
+        self.curve_label, self.axis_label = label, axis
 
     def one(self, x):
         if not self.low <= x <= self.high:

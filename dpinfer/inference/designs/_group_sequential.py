@@ -166,6 +166,19 @@ class SequentialDesign:
         return SequentialCharacteristics(theta1, theta2, float(eff[0].sum()), tuple(map(float, eff[0])),
                                          tuple(map(float, fut[0])), float(en[0]))
 
+    def plot(self, difference=None, *, theta2=None, ax=None, title=None):
+        """The exact operating characteristics against the true difference ``theta1 - theta2``.
+
+        See :func:`dpinfer.plot.oc_curves` (matplotlib is imported here, not before): the
+        probability of stopping for efficacy and of stopping before the last look, the
+        expected total sample size on a second y axis, at the control rate ``theta2``
+        (default the planned one), with the null, the planned difference, alpha and the
+        power marked.  ``difference``: the x values.  Returns the matplotlib Axes.
+        """
+        from ...plot import oc_curves
+
+        return oc_curves(self, difference, theta2=theta2, ax=ax, title=title)
+
     def decide(self, look, z1, z2):
         """The decision after look ``look`` (1-based) from the released values so far.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -12,6 +13,7 @@ from ..._validation import _check_alternative, _check_confidence_level, _kind_of
 from ...releasers.release import Release
 from ...releasers.staged import StagedRelease
 from ...results import ConfidenceInterval, HTestResult
+from .._curves import SidedCurve
 from ..two_arm._law import _uniform_sum_tail
 from ._arguments import stage_record
 from ._increments import Increment, uniform_tail
@@ -80,6 +82,12 @@ def _root(f, target):
     if lo * hi > 0.0:
         return None, lo > 0.0
     return brentq(lambda p: float(f(p)[0]) - target, 0.0, 1.0, xtol=_XTOL), None
+
+
+def _tails(outcome, p):
+    """``(P_p(outcome >= obs), P_p(outcome <= obs))`` at one ``p``: the two tails the interval inverts
+    (module level, so a result's curve pickles)."""
+    return float(outcome.greater(p)[0]), float(outcome.less(p)[0])
 
 
 def _lower_end(outcome, a):
@@ -289,4 +297,6 @@ def simon_test(design, releases, *, alternative="greater", confidence_level=0.95
         estimate=float(estimate), conf_int=ConfidenceInterval(float(ci[0]), float(ci[1]), confidence_level),
         epsilon=epsilon, delta=delta, data_name=data, statistic_name="number of successes",
         parameter=n_used, parameter_name="number of trials", estimate_name="probability of success (median-unbiased)",
-        null_name="probability of success", mechanism="tulap", secure=secure, privacy_unit=unit, note=note)
+        null_name="probability of success", mechanism="tulap", secure=secure, privacy_unit=unit, note=note,
+        pvalue_function=SidedCurve(functools.partial(_tails, outcome), alternative, 0.0, 1.0,
+                                   axis="probability of response p"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -11,6 +12,7 @@ from ..._composition_rule import combined_privacy, composition_rule
 from ..._validation import _check_confidence_level, _check_real, _kind_of, _show
 from ...releasers.release import Release
 from ...results import ConfidenceInterval, HTestResult
+from .._curves import SidedCurve
 from . import _walk_law as _gs
 from ._arguments import stage_record
 from ._group_sequential import SequentialDesign
@@ -87,6 +89,15 @@ def _lower_pvalue(lat, efficacy, k, w, delta, located_only=False):
     """``sup P_delta(outcome <= observed) = sup [1 - P_delta(outcome >= (k, w + 1))]``: decreasing."""
     above = _tail(lat, efficacy, k, w + 1)
     return min(1.0, _sup(lat, lambda t1, t2: 1.0 - above(t1, t2), delta, located_only, direction=-1))
+
+
+def _difference_tails(lat, efficacy, k, w, x):
+    """``(p_greater, p_less)`` at the difference ``theta1 - theta2 = x``: the located suprema the
+    interval inverts, ``p_greater`` the tail of a larger difference (module level: a result's curve pickles)."""
+    d = lat.sign * x  # the design's direction
+    upper = _upper_pvalue(lat, efficacy, k, w, d, True)
+    lower = _lower_pvalue(lat, efficacy, k, w, d, True)
+    return (upper, lower) if lat.sign > 0 else (lower, upper)
 
 
 def _root(g, level, increasing):
@@ -211,6 +222,8 @@ def sequential_test(design, releases, *, margin=0.0, confidence_level=0.95, comp
         statistic_name="difference", estimate_name="median-unbiased difference",
         null_name="difference in proportions", mechanism="tulap", parameter=k + 1, parameter_name="look",
         secure=secure, privacy_unit=releases[0][0].privacy_unit or "",
+        pvalue_function=SidedCurve(functools.partial(_difference_tails, lat, eff, k, w), "two-sided", -1.0, 1.0,
+                                   label="two-sided p-value function of the interval"),
         note=(f"{composition} composition of the {len(flat)} releases"
               + ("" if composition == "parallel" else
                  " (they record no disjoint groups of one budget; composition='parallel' states the design's)")))

@@ -114,6 +114,19 @@ class SimonDesign:
         shape = arr.shape
         return OperatingCharacteristics(arr, reject.reshape(shape), pet.reshape(shape), en.reshape(shape))
 
+    def plot(self, p=None, *, ax=None, title=None):
+        """The exact operating characteristics against the true response probability ``p``.
+
+        See :func:`dpinfer.plot.oc_curves` (matplotlib is imported here, not before): the
+        probability of rejecting H0 and of stopping for futility after stage 1, the
+        expected sample size on a second y axis, ``p0`` and ``p1`` marked with the size
+        and power.  ``p``: the x values (201 points over [0, 1] by default).  Returns the
+        matplotlib Axes.
+        """
+        from ...plot import oc_curves
+
+        return oc_curves(self, p, ax=ax, title=title)
+
     # ------------------------------------------------------------------ running
     def decide(self, stage, releases):
         """The design's rule after ``stage`` (1 or 2) from the releases so far (a :class:`StagedRelease` rule).

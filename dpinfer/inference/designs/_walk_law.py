@@ -267,12 +267,6 @@ def sup_common(lat, f, margin=0.0, located_only=False, direction=1):
     null = _null("difference", margin)
     grid = np.linspace(null.low, null.high, GRID)
     values = f(null.theta1(grid), grid)
-    # corner caps of each cell [lo, hi]: raise theta1, lower theta2 (sign +1)
-    lo, hi = grid[:-1], grid[1:]
-    if lat.sign * direction > 0:
-        caps = f(null.theta1(hi), lo)
-    else:
-        caps = f(null.theta1(lo), hi)
     best = int(np.argmax(values))
     located, where = float(values[best]), float(grid[best])
     lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, GRID - 1)]
@@ -289,6 +283,13 @@ def sup_common(lat, f, margin=0.0, located_only=False, direction=1):
         lo, hi = fine[max(i - 1, 0)], fine[min(i + 1, ZOOM_POINTS - 1)]
     if located_only:
         return located, where
+    # corner caps of each cell [lo, hi]: raise theta1, lower theta2 (sign +1); only the
+    # certificate reads them (a located supremum, e.g. each point of a confidence curve, does not)
+    lo, hi = grid[:-1], grid[1:]
+    if lat.sign * direction > 0:
+        caps = f(null.theta1(hi), lo)
+    else:
+        caps = f(null.theta1(lo), hi)
 
     def evaluate(nu):
         nu = np.asarray(nu, float)
