@@ -296,7 +296,8 @@ _PLOTTABLE = ("binom_ump_test, binom_normal_test, prop_test, binom_jimi_test, bi
               "ratio, odds ratio), binom2_jimi_test, binom2_normal_test and rr_two_sample_test (the curve of "
               "their Wald interval), binom_pooled_test, binom_strata_test, binom2_pooled_test, mean_naive_test, "
               "mean_jimi_test, mean2_naive_test, mean2_jimi_test, mean2_repro_test, mean_repro_test with sigma, "
-              "mcnemar_test, rr_proportion_test")
+              "mcnemar_test, rr_proportion_test, simon_test, sequential_test (the two-sided curve its interval "
+              "inverts)")
 
 
 #: why a result with an interval has no curve, by a phrase of its method
@@ -306,8 +307,6 @@ _NO_CURVE = {
                        "interval is a union of slabs certified directly, not found from the p-values",
     "log-rank": "its hazard-ratio interval comes from releases simulated at each arm's own estimated hazards, "
                 "not from the log-rank test at other hazard ratios (the test's null law is one common hazard)",
-    "stage-wise ordering": "a design's interval inverts the stage-wise ordering once, at the stage where the "
-                           "trial stopped, and keeps no p-value function",
 }
 
 
@@ -326,8 +325,9 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
         DP-JIMI tests, :func:`~dpinfer.binom2_ump_test` for every effect, the stratified
         and pooled Tulap tests, the Wald interval's own curve of
         :func:`~dpinfer.binom2_normal_test` and :func:`~dpinfer.rr_two_sample_test`,
-        :func:`~dpinfer.binom2_jimi_test`, the naive and DP-JIMI tests of means and the
-        repro-samples tests with a known sigma), or a callable ``f(x)`` giving p-values
+        :func:`~dpinfer.binom2_jimi_test`, the naive and DP-JIMI tests of means, the
+        repro-samples tests with a known sigma, and the designs' :func:`~dpinfer.simon_test`
+        and :func:`~dpinfer.sequential_test`), or a callable ``f(x)`` giving p-values
         (then ``interval`` marks the interval, if any).
     theta : array_like, optional
         Null values to draw at.  By default: for a proportion 400 points over [0, 1];
@@ -355,8 +355,8 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
     Raises
     ------
     TypeError
-        For a result without a p-value function (e.g. a survival or design result, one
-        without an interval, or the repro-samples mean with the spread released, whose
+        For a result without a p-value function (e.g. a survival result, one without an
+        interval, or the repro-samples mean with the spread released, whose
         answer is a set certified once rather than a p-value at every null value), saying
         why and naming those that plot; draw it from a callable instead.
 
@@ -483,8 +483,11 @@ def _curve_grid(interval, log, bounds, base=61, near=9):
     grid = [np.linspace(lo, hi, base)]
     for t in t_ends:
         grid.append(t + 0.04 * width * np.linspace(-1.0, 1.0, near))
-    grid = back(np.concatenate(grid))
-    grid = np.concatenate([grid, ends])
+    grid = np.concatenate(grid)
+    # the base grid meets the ends up to rounding (they lie a whole number of its steps from lo):
+    # such a point would stand beside the end as a spurious neighbour, on either side of it
+    grid = grid[np.min(np.abs(grid[:, None] - np.array(t_ends)[None, :]), axis=1) > 1e-9 * width]
+    grid = np.concatenate([back(grid), ends])
     inside = (grid > low_b) & (grid < high_b)
     return np.unique(grid[inside])
 
