@@ -800,8 +800,9 @@ def oc_curves(design, values=None, *, theta2=None, ax=None, title=None):
     the true difference ``theta1 - theta2`` at a stated control rate ``theta2``: the
     probability of stopping for efficacy at some look, of stopping before the last look
     (for efficacy or futility) and the expected total sample size.  Every point is the
-    design's own exact computation (:meth:`SimonDesign.operating_characteristics`,
-    :meth:`SequentialDesign.operating_characteristics`): no simulation.
+    design's own exact computation
+    (:meth:`~dpinfer.SimonDesign.operating_characteristics`,
+    :meth:`~dpinfer.SequentialDesign.operating_characteristics`): no simulation.
 
     Parameters
     ----------

@@ -182,7 +182,9 @@ def simon_test(design, releases, *, alternative="greater", confidence_level=0.95
     HTestResult
         ``statistic`` the cumulative released count, ``parameter`` the patients it counts,
         ``pvalue`` exact under the stage-wise ordering at ``p0``, ``conf_int`` the interval
-        by inverting it, ``estimate`` the median-unbiased estimate of ``p``.
+        by inverting it, ``estimate`` the median-unbiased estimate of ``p``,
+        ``pvalue_function`` the same test at every ``p`` (the tails the interval inverts:
+        ``result.plot()`` draws it over "probability of response p").
 
     Raises
     ------

@@ -147,7 +147,8 @@ def sequential_test(design, releases, *, margin=0.0, confidence_level=0.95, comp
         ``pvalue`` (one-sided, the design's alternative), ``conf_int`` for the difference
         (each end a one-sided ``(1 - level) / 2`` bound), ``estimate`` the median-unbiased
         estimate, ``statistic`` the released difference of cumulative proportions (integer
-        parts) at the look the trial stopped at, ``parameter`` that look.
+        parts) at the look the trial stopped at, ``parameter`` that look,
+        ``pvalue_function`` the two-sided function the interval inverts (below).
 
     Raises
     ------
@@ -169,6 +170,13 @@ def sequential_test(design, releases, *, margin=0.0, confidence_level=0.95, comp
     the two one-sided 50% limits (the median-unbiased estimate; the two coincide without a
     nuisance).  Unlike the naive fixed-sample interval, its coverage holds after early
     stopping.
+
+    **The curve** (``result.pvalue_function``, drawn by ``result.plot()``) is the function
+    the interval inverts: ``min(1, 2 min(p_greater(x), p_less(x)))`` at the difference
+    ``x``, the one-sided tails with their suprema located (as for the interval's ends, so it
+    crosses ``1 - level`` at them); ``.sides(x)`` gives the two tails.  At the margin the
+    tail in the design's direction is the printed p-value up to its certificate (the
+    certified bound is at most ``1e-9`` relative, plus ``1e-13``, above the located value).
 
     Examples
     --------
