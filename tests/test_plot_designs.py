@@ -295,3 +295,15 @@ def test_own_axes_and_title_are_kept():
     assert _simon().plot([0.1, 0.2, 0.3], ax=ax, title="trial 7") is ax
     assert ax.get_title() == "trial 7"
     assert list(_line(ax, "reject")[0]) == [0.1, 0.2, 0.3]
+
+
+def test_the_non_private_simon_design_plots_simons_characteristics():
+    design = d.simon_design(0.1, 0.3, epsilon=None)
+    ax = design.plot()
+    assert ax.get_title().splitlines() == ["Simon's optimal two-stage design: r1/n1 = 1/10, r/n = 5/29", "no privacy"]
+    x, reject = _line(ax, "reject")
+    for p in (0.1, 0.3):
+        # Simon's (1989) rule on the true counts, by direct summation of the binomials
+        k1 = np.arange(2, 11)
+        want = float(np.sum(binom.pmf(k1, 10, p) * binom.sf(5 - k1, 19, p)))
+        assert reject[x == p][0] == pytest.approx(want, abs=1e-14)
