@@ -81,6 +81,7 @@ _EFFECT_AXES = {
     "difference in means": ("difference in means mu1 - mu2", False, (-np.inf, np.inf)),
     "p10 - p01": ("difference of paired proportions p10 - p01", False, (-1.0, 1.0)),
     "common risk difference": ("common risk difference p1 - p2", False, (-1.0, 1.0)),
+    "hazard ratio": ("hazard ratio (log scale)", True, (1e-6, 1e6)),
 }
 
 
@@ -297,7 +298,7 @@ _PLOTTABLE = ("binom_ump_test, binom_normal_test, prop_test, binom_jimi_test, bi
               "their Wald interval), binom_pooled_test, binom_strata_test, binom2_pooled_test, mean_naive_test, "
               "mean_jimi_test, mean2_naive_test, mean2_jimi_test, mean2_repro_test, mean_repro_test with sigma, "
               "mcnemar_test, rr_proportion_test, simon_test, sequential_test (the two-sided curve its interval "
-              "inverts)")
+              "inverts), logrank_test (the curve of its simulated hazard-ratio interval)")
 
 
 #: why a result with an interval has no curve, by a phrase of its method
@@ -305,8 +306,8 @@ _NO_CURVE = {
     "spread released": "with the spread released the p-value at one mean is a supremum over sigma bounded by "
                        "boxes (about 0.4 s each at R = 399 seeds, a curve would take tens of seconds) and the "
                        "interval is a union of slabs certified directly, not found from the p-values",
-    "log-rank": "its hazard-ratio interval comes from releases simulated at each arm's own estimated hazards, "
-                "not from the log-rank test at other hazard ratios (the test's null law is one common hazard)",
+    "log-rank": "an arm has no event, so the hazard ratio is 0 or infinite and its interval is (0, Inf) at "
+                "every level",
 }
 
 
@@ -355,8 +356,8 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
     Raises
     ------
     TypeError
-        For a result without a p-value function (e.g. a survival result, one without an
-        interval, or the repro-samples mean with the spread released, whose
+        For a result without a p-value function (e.g. a log-rank test with an arm without
+        events, one without an interval, or the repro-samples mean with the spread released, whose
         answer is a set certified once rather than a p-value at every null value), saying
         why and naming those that plot; draw it from a callable instead.
 
@@ -424,7 +425,8 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
         ax.axhline(1.0 - level, color="0.5", linestyle=":", linewidth=1.0, gid="level",
                    label=f"1 - level = {1.0 - level:g}")
         # an unbounded end (a one-sided interval of a mean or ratio) is shaded to the grid's edge
-        ax.axvspan(interval.low if np.isfinite(interval.low) else theta[0],
+        # (a ratio's lower end 0 is unbounded on the log axis)
+        ax.axvspan(interval.low if np.isfinite(interval.low) and (not log or interval.low > 0) else theta[0],
                    interval.high if np.isfinite(interval.high) else theta[-1], color="C1", alpha=0.2,
                    gid="interval", label=f"{100 * level:g}% interval [{interval.low:.4g}, {interval.high:.4g}]")
     if estimate is not None and np.isfinite(estimate) and (not log or estimate > 0):

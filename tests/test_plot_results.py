@@ -313,12 +313,6 @@ def test_many_to_one_draws_a_forest_plot_with_the_adjusted_level():
 
 
 def test_a_result_whose_interval_is_not_a_curves_says_why():
-    gen = np.random.default_rng(3)
-    time = np.concatenate([gen.exponential(10.0, 60), gen.exponential(5.0, 60)])
-    rel = d.LifeTableReleaser(1.0, breaks=[4, 8]).release(time, np.ones(120), ["a"] * 60 + ["b"] * 60, rng=4)
-    with pytest.raises(TypeError, match=r"carries no p-value function \(its hazard-ratio interval comes from releases simulated"):
-        d.logrank_test(rel).plot()
-
     import dataclasses
 
     # the other reasons, on results stripped of their curve (the branch reads the method and the interval);

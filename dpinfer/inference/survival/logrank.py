@@ -12,6 +12,7 @@ from ..._validation import _check_alternative, _check_confidence_level, _check_n
 from ..._warnings import ApproximationWarning, warn
 from ..._workers import check_workers, seeded_blocks
 from ...results import ConfidenceInterval
+from .._curves import SpreadCurve
 from .._draw_summary import draw_share
 from .._resolve import provenance
 from ._result import LogRankResult
@@ -150,7 +151,8 @@ def logrank_test(release, *, alternative="two-sided", confidence_level=0.95, n_s
         drawn, drawn_hr = (np.concatenate(column) for column in zip(*parts))
     stat = _statistic(u, v, alternative)
     pvalue = draw_share(np.count_nonzero(drawn >= stat), n_sim)
-    estimate, conf_int = _hazard_ratio(_log_mh(d, r), drawn_hr, level, alternative)
+    estimate, conf_int, curve = _hazard_ratio(_log_mh(d, r), drawn_hr, level, alternative,
+                                              f"hazard ratio {table.groups[1]} / {table.groups[0]} (log scale)")
     observed, expected = observed_expected(d, r)
     rec = table.record
     return LogRankResult(
@@ -161,7 +163,7 @@ def logrank_test(release, *, alternative="two-sided", confidence_level=0.95, n_s
                    f"(n = {table.sizes[1]}), {len(table.breaks)} intervals to t = {table.breaks[-1]:g}"),
         statistic_name="Chisq" if alternative == "two-sided" else "Z",
         estimate_name=f"hazard ratio ({table.groups[1]} / {table.groups[0]})", null_name="hazard ratio",
-        mechanism=rec.mechanism, n_sim=n_sim, **provenance(rec),
+        mechanism=rec.mechanism, n_sim=n_sim, **provenance(rec), pvalue_function=curve,
         note=(_mc_note(n_sim, _share_se(pvalue, n_sim), derived) + "; hazard ratio: Mantel-Haenszel over the "
               "intervals, its interval from as many releases simulated at each arm's hazards"),
         groups=table.groups, group_n=table.sizes, observed=tuple(float(x) for x in observed),
@@ -218,15 +220,17 @@ def _log_mh(d, r):
                         np.where(top > bottom, np.inf, np.where(top < bottom, -np.inf, np.nan)))
 
 
-def _hazard_ratio(log_hr, drawn, level, alternative):
-    """``HR`` and its interval from the simulated ``log HR*`` (median-bias-corrected, quantile half-width)."""
+def _hazard_ratio(log_hr, drawn, level, alternative, axis):
+    """``HR``, its interval from the simulated ``log HR*`` (median-bias-corrected, quantile half-width)
+    and that interval's curve at every level (:class:`~dpinfer.inference._curves.SpreadCurve`, None
+    when the interval is ``(0, Inf)`` at every level)."""
     log_hr = float(log_hr)
     # a simulated arm without events has log HR = -/+ inf: clipped at e^-/+50 so that quantiles stay finite
     drawn = np.clip(drawn[~np.isnan(drawn)], -_LOG_HR_CLIP, _LOG_HR_CLIP)
     if math.isnan(log_hr):  # no event in either arm: no estimate
-        return None, None
+        return None, None, None
     if not math.isfinite(log_hr) or drawn.size < 2:
-        return math.exp(log_hr), ConfidenceInterval(0.0, math.inf, level)
+        return math.exp(log_hr), ConfidenceInterval(0.0, math.inf, level), None
     tail = (1.0 - level) / (2.0 if alternative == "two-sided" else 1.0)
     low, mid, high = np.quantile(drawn, [tail, 0.5, 1.0 - tail])
     centre = 2.0 * log_hr - mid
@@ -237,4 +241,4 @@ def _hazard_ratio(log_hr, drawn, level, alternative):
         high = math.inf
     elif alternative == "less":
         low = 0.0
-    return math.exp(log_hr), ConfidenceInterval(low, high, level)
+    return math.exp(log_hr), ConfidenceInterval(low, high, level), SpreadCurve(centre, drawn, alternative, axis)
