@@ -31,6 +31,18 @@ test_that("dp_power_t_test gives Python's mean_power and mean_sample_size, numbe
   expect_true(any(grepl("^ +price.total = ", out)))
 })
 
+test_that("dp_power_t_test plans DP-JIMI, mean_test's default method, as Python does", {
+  skip_without_dpinfer()
+  py <- reticulate::import("dpinfer", convert = FALSE)
+  x <- dp_power_t_test(mu1 = 130, mu = 120, sd = 15, lower = 80, upper = 180, epsilon = 1, power = 0.8,
+                       method = "jimi")
+  ref <- reticulate::py_to_r(py$mean_sample_size(130, mu0 = 120, sigma = 15, lower = 80, upper = 180, epsilon = 1,
+                                                 method = "jimi")$to_dict())
+  expect_identical(x$n, ref$n1)
+  expect_identical(x$nonprivate.n, ref$nonprivate_n)
+  expect_match(x$method, "DP-JIMI")
+})
+
 test_that("dp_power_t_test simulates with the spread released, seeded and stated", {
   skip_without_dpinfer()
   py <- reticulate::import("dpinfer", convert = FALSE)  # the planning result, not its number
