@@ -64,7 +64,7 @@ def _check_method(method):
 _TABLE_N_SIM = 10_000
 
 
-def _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng):
+def _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng, workers=None):
     """prop_test on a Release of kind 'table': the test of independence (homogeneity)."""
     method = "jimi" if method is None else _check_choice(method, "method", ("jimi", "mc", "ump", "normal"))
     if method in ("ump", "normal"):
@@ -87,7 +87,7 @@ def _table_test(release, p0, method, alternative, confidence_level, two_sided_me
     from .table import independence_jimi_test, independence_mc_test
 
     test = independence_jimi_test if method == "jimi" else independence_mc_test
-    return test(release, n_sim=_TABLE_N_SIM if n_sim is None else n_sim, rng=rng)
+    return test(release, n_sim=_TABLE_N_SIM if n_sim is None else n_sim, rng=rng, workers=workers)
 
 
 def _check_release_for_method(release, method):
@@ -146,7 +146,7 @@ def _paired_test(release, p0, method, alternative, confidence_level, two_sided_m
 def prop_test(release, p0=None, *, method=None, alternative="two-sided",
               confidence_level=0.95, two_sided_method=None, n_sim=None, rng=None,
               epsilon=None, delta=None, effect=None, margin=None, composition=None, statistic=None,
-              pooled=None):
+              pooled=None, workers=None):
     """Test a proportion from one private release, or compare two, like R's ``prop.test``.
 
     Dispatches to the test of ``method`` after checking that the release's
@@ -229,6 +229,13 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
         Several sites (see **Sites and strata**): None pools a list of three or
         more releases and compares a list of two; True pools two; False refuses
         three or more.
+    workers : None, int, callable or concurrent.futures.Executor, default None
+        Where the draws of a simulating method run (:mod:`dpinfer._workers`;
+        ``docs/scale.rst``): DP-JIMI (one release, two Laplace arms, a table) and
+        the Monte Carlo test of a table.  None keeps the method's serial stream
+        (the answer of earlier releases); any other value gives the answer of the
+        method's function called with the same ``workers``, the same for every
+        ``workers`` other than None.  Refused for a method that draws nothing.
 
     Returns
     -------
@@ -342,20 +349,23 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     many = _many_release_test(release, p0, pooled=pooled, method=method, alternative=alternative,
                               confidence_level=confidence_level, margin=margin, effect=effect,
                               composition=composition, epsilon=epsilon, delta=delta, n_sim=n_sim, rng=rng,
-                              two_sided_method=two_sided_method, statistic=statistic)
+                              two_sided_method=two_sided_method, statistic=statistic, workers=workers)
     if many is not None:
         return many
     two_arm = _two_release_test(release, p0, method=method, alternative=alternative,
                                 confidence_level=confidence_level, two_sided_method=two_sided_method,
                                 n_sim=n_sim, rng=rng, epsilon=epsilon, delta=delta, effect=effect,
-                                margin=margin, composition=composition, statistic=statistic)
+                                margin=margin, composition=composition, statistic=statistic, workers=workers)
     if two_arm is not None:
         return two_arm
     if isinstance(release, Release) and release.kind == "paired":
+        if workers is not None:
+            _refuse_workers(workers, "a paired release gets the exact McNemar test")
         return _paired_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng,
                             effect, margin, statistic)
     if isinstance(release, Release) and release.kind == "table":
-        return _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng)
+        return _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng,
+                           workers)
     if isinstance(method, str) and method == "mc":
         if not isinstance(release, Release):
             raise TypeError("`release` must be a dpinfer Release of kind 'table' (ContingencyTableReleaser) "
@@ -388,6 +398,8 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
             f"`two_sided_method` applies to method='ump' only; got two_sided_method="
             f"{two_sided_method!r} with method={method!r}."
         )
+    if method != "jimi" and workers is not None:
+        _refuse_workers(workers, f"method={method!r}")
     common = dict(p0=p0, alternative=alternative, confidence_level=confidence_level)
     if method == "ump":
         from .ump import binom_ump_test
@@ -401,7 +413,13 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
         return binom_normal_test(release, **common)
     from .jimi import binom_jimi_test
 
-    return binom_jimi_test(release, **common, n_sim=n_sim, rng=rng)
+    return binom_jimi_test(release, **common, n_sim=n_sim, rng=rng, workers=workers)
+
+
+def _refuse_workers(workers, why):
+    """``workers`` given to a path that draws nothing: refused, never silently ignored."""
+    raise ValueError(f"`workers` applies to the methods that simulate (DP-JIMI, the Monte Carlo test of a "
+                     f"table); {why} draws nothing; got workers={_show(workers)}.")
 
 
 def _release_from_numbers(value, n, *, method, epsilon, delta=0.0, sensitivity=1):
