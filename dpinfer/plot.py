@@ -436,12 +436,7 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
     ax.set_ylabel("p-value")
     ax.set_ylim(0.0, 1.02)
     if log:
-        from matplotlib.ticker import FuncFormatter
-
-        ax.set_xscale("log")
-        plain = FuncFormatter(lambda v, _: f"{v:g}")  # 0.5, 1, 2 rather than 5 x 10^-1
-        ax.xaxis.set_major_formatter(plain)
-        ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
+        _plain_log_axis(ax)
     if title is None and data_title and curve_label != "p-value":
         data_title = f"{data_title}\n{curve_label}"
     title = data_title if title is None else title
@@ -449,6 +444,15 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
         ax.set_title(title)
     _finish(ax, own)
     return ax
+
+
+def _plain_log_axis(ax):
+    """A log x axis with plain tick labels (0.5, 1, 2 rather than 5 x 10^-1), as the style guide asks."""
+    from matplotlib.ticker import FuncFormatter
+
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
 
 
 def _result_title(result):
@@ -645,74 +649,153 @@ def rejection_region(test, z1, z2, *, alpha=0.05, labels=("release of arm 1", "r
 
 
 
-def forest_plot(result, *, ax=None, title=None):
-    """Plot the per-arm intervals of a many-to-one comparison (a forest plot).
+def forest_plot(result, *, ax=None, title=None, odds_ratio=False):
+    """Plot the intervals of a result with several effects, one row each (a forest plot).
 
-    A many-to-one result has no single effect, hence no one confidence curve: its picture
-    is each arm's difference with the control and its simultaneous interval (each arm's
-    interval at the Bonferroni-adjusted level ``1 - (1 - level) / k`` for ``k`` arms, or
-    at ``level`` with ``adjust='none'``), with the margin drawn as a vertical line.
+    For a result with no single effect, hence no one confidence curve: each row is an
+    estimate as a point and its interval as a horizontal line, the first row on top, with
+    the null (or the margin) as a vertical line.
+
+    * :func:`~dpinfer.binom_many_to_one_test`: each arm's difference with the control and
+      its simultaneous interval (each arm's interval at the Bonferroni-adjusted level
+      ``1 - (1 - level) / k`` for ``k`` arms, or at ``level`` with ``adjust='none'``); the
+      adjusted per-arm level in the title.
+    * :func:`~dpinfer.logistic_jimi`: each coefficient's equal-tailed fiducial interval
+      (log odds), or with ``odds_ratio=True`` the same intervals exponentiated (odds ratios,
+      the intercept's the baseline odds) on a log axis.
+    * :class:`~dpinfer.results.HTestResults` (:func:`~dpinfer.map_results`): every result's
+      interval, labelled with its data (the released value and ``n``); a result without an
+      interval is drawn as its estimate alone.
 
     Parameters
     ----------
-    result : ManyToOneResult
-        From :func:`~dpinfer.binom_many_to_one_test`.
+    result : ManyToOneResult, LogisticJimiResult or HTestResults
+        From :func:`~dpinfer.binom_many_to_one_test`, :func:`~dpinfer.logistic_jimi` or
+        :func:`~dpinfer.map_results`.
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new report figure's Axes when None.
     title : str, optional
-        By default the level, the adjustment (with the per-arm level) and epsilon.
+        By default the level (and the adjustment, for many-to-one) and epsilon.
+    odds_ratio : bool, default False
+        A logistic fit only: draw ``exp`` of the coefficients and their intervals (the
+        fiducial quantiles of ``exp(beta)`` are ``exp`` of those of ``beta``).
 
     Returns
     -------
     matplotlib.axes.Axes
-        One row per arm (first arm on top): the estimate as a point (gid 'estimate') and
-        its interval as a horizontal line (gid 'interval k'); the margin (gid 'margin').
+        One row per effect (first on top): the estimate as a point (gid 'estimate') and its
+        interval as a horizontal line (gid 'interval k', k from 0); the null or margin as a
+        vertical line (gid 'margin'), when the rows share one.
 
     Raises
     ------
     TypeError
-        For anything but a ManyToOneResult.
+        For any other object, or ``odds_ratio`` with a result that is not a logistic fit.
+    ValueError
+        For an empty HTestResults.
 
     Examples
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from dpinfer import TulapReleaser, binom_many_to_one_test
+    >>> from dpinfer import TulapReleaser, binom_many_to_one_test, logistic_jimi
     >>> rel = TulapReleaser(epsilon=1.0)
     >>> res = binom_many_to_one_test(rel.release(12, 40, rng=1), [rel.release(14, 40, rng=2),
     ...                              rel.release(27, 40, rng=3)])
     >>> ax = res.plot()
     >>> ax.get_xlabel(), ax.get_title().splitlines()[0]
     ('risk difference p_arm - p_control', '95% simultaneous intervals (Bonferroni: each arm at 97.5%)')
+    >>> fit = logistic_jimi([[41.2, 9.7], [18.3, 30.9]], epsilon=1.0, n_sim=2000, rng=3)
+    >>> ax = fit.plot(odds_ratio=True)
+    >>> ax.get_xlabel(), [t.get_text() for t in ax.get_yticklabels()]
+    ('odds ratio exp(coefficient) (log scale)', ['(Intercept)', 'x2'])
     """
     from .inference.pairs import ManyToOneResult
+    from .results import HTestResults, LogisticJimiResult
 
-    if not isinstance(result, ManyToOneResult):
-        raise TypeError(f"`result` must be a ManyToOneResult (from dpinfer.binom_many_to_one_test); got "
+    if not isinstance(odds_ratio, (bool, np.bool_)):
+        raise TypeError(f"`odds_ratio` must be True or False; got {odds_ratio!r}.")
+    if odds_ratio and not isinstance(result, LogisticJimiResult):
+        raise TypeError("`odds_ratio` applies to a logistic fit (from dpinfer.logistic_jimi); got "
                         f"{type(result).__name__}.")
+    title = _check_label(title, "title")
+    log = False
+    if isinstance(result, ManyToOneResult):
+        labels = [f"{name} - control" for name in result.names]
+        rows = [(ci.low, ci.high, est) for ci, est in zip(result.conf_int, result.estimate)]
+        reference, xlabel, legend = result.margin, "risk difference p_arm - p_control", "simultaneous interval"
+        level = result.confidence_level
+        if title is None:
+            k = len(labels)
+            per_arm = f"{100 * (1.0 - (1.0 - level) / k):g}"
+            how = (f"Bonferroni: each arm at {per_arm}%" if result.adjust != "none" else "unadjusted, per comparison")
+            kind = "simultaneous" if result.adjust != "none" else "per-comparison"
+            title = (f"{100 * level:g}% {kind} intervals ({how})\np-values adjusted by {result.adjust}; "
+                     f"epsilon = {result.epsilon:g}")
+        ref_label = f"margin = {reference:g}"
+    elif isinstance(result, LogisticJimiResult):
+        labels = list(result.terms)
+        rows = list(zip(result.conf_low, result.conf_high, result.estimate))
+        if odds_ratio:
+            rows = [tuple(float(np.exp(v)) for v in row) for row in rows]
+            reference, xlabel, log = 1.0, "odds ratio exp(coefficient) (log scale)", True
+            ref_label = "odds ratio 1"
+        else:
+            reference, xlabel, ref_label = 0.0, "coefficient (log odds ratio)", "coefficient 0"
+        legend = f"{100 * result.confidence_level:g}% fiducial interval"
+        if title is None:
+            title = f"{result.method}: {result.formula}\nepsilon = {result.epsilon:g}"
+    elif isinstance(result, HTestResults):
+        if len(result) == 0:
+            raise ValueError("an empty HTestResults has no interval to draw.")
+        labels = [r.data_name or f"result {i + 1}" for i, r in enumerate(result)]
+        rows = [((r.conf_int.low, r.conf_int.high) if r.conf_int is not None else (np.nan, np.nan))
+                + (r.estimate if r.estimate is not None else np.nan,) for r in result]
+        first = result[0]
+        names = {r.null_name for r in result}
+        axis = _EFFECT_AXES.get(first.null_name, (str(first.null_name), False, None)) if len(names) == 1 else \
+            ("estimate", False, None)
+        xlabel, log = axis[0], axis[1]
+        nulls = {r.null_value for r in result}
+        reference = first.null_value if len(nulls) == 1 and isinstance(first.null_value, (int, float)) else None
+        ref_label = f"null value {reference:g}" if reference is not None else None
+        levels = {r.conf_int.level for r in result if r.conf_int is not None}
+        legend = f"{100 * levels.pop():g}% interval" if len(levels) == 1 else "interval"
+        if title is None:
+            methods = sorted({r.method for r in result})
+            eps = sorted({r.epsilon for r in result if r.epsilon is not None})
+            title = "; ".join(methods)[:120] + ("\nepsilon = " + ", ".join(f"{e:g}" for e in eps) if eps else "")
+    else:
+        raise TypeError(f"`result` must be a ManyToOneResult, a LogisticJimiResult or an HTestResults (from "
+                        f"binom_many_to_one_test, logistic_jimi or map_results); got {type(result).__name__}.")
     own = ax is None
     ax = _axes(ax)
-    k = len(result.names)
-    level = result.confidence_level
-    rows = np.arange(k)[::-1]  # the first arm on top, as the printed table reads
-    for i, (row, ci, est) in enumerate(zip(rows, result.conf_int, result.estimate)):
-        ax.plot([ci.low, ci.high], [row, row], color="C0", linewidth=2.0, gid=f"interval {i}",
-                label="simultaneous interval" if i == 0 else None)
-        ax.plot([est], [row], "o", color="C3", gid="estimate", label="estimate" if i == 0 else None)
-    ax.axvline(result.margin, color="0.5", linestyle=":", linewidth=1.0, gid="margin",
-               label=f"margin = {result.margin:g}")
-    ax.set_yticks(rows, [f"{name} - control" for name in result.names])
-    ax.set_ylim(-0.7, k - 0.3)
-    ax.set_xlabel("risk difference p_arm - p_control")
-    if title is None:
-        per_arm = f"{100 * (1.0 - (1.0 - level) / k):g}"
-        how = (f"Bonferroni: each arm at {per_arm}%" if result.adjust != "none" else "unadjusted, per comparison")
-        kind = "simultaneous" if result.adjust != "none" else "per-comparison"
-        title = f"{100 * level:g}% {kind} intervals ({how})\np-values adjusted by {result.adjust}; " \
-                f"epsilon = {result.epsilon:g}"
+    _forest_rows(ax, labels, rows, legend)
+    if reference is not None:
+        ax.axvline(reference, color="0.5", linestyle=":", linewidth=1.0, gid="margin", label=ref_label)
+    if log:
+        _plain_log_axis(ax)
+    ax.set_xlabel(xlabel)
     ax.set_title(title)
     _finish(ax, own)
     return ax
+
+
+def _forest_rows(ax, labels, rows, legend):
+    """One row per ``(low, high, estimate)``, the first on top (as a printed table reads)."""
+    k = len(rows)
+    ys = np.arange(k)[::-1]
+    shown = set()  # each legend entry once
+    for i, (y, (low, high, est)) in enumerate(zip(ys, rows)):
+        if np.isfinite(low) or np.isfinite(high):
+            ax.plot([low, high], [y, y], color="C0", linewidth=2.0, gid=f"interval {i}",
+                    label=None if "interval" in shown else legend)
+            shown.add("interval")
+        if est is not None and np.isfinite(est):
+            ax.plot([est], [y], "o", color="C3", gid="estimate", label=None if "estimate" in shown else "estimate")
+            shown.add("estimate")
+    ax.set_yticks(ys, labels)
+    ax.set_ylim(-0.7, k - 0.3)
 
 
 def km_curves(fit, *, ax=None, bands=True, risk_table=True, colors=None):
