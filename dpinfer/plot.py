@@ -35,8 +35,8 @@ import numpy as np
 
 from ._validation import _as_real_array, _check_alpha, _check_label
 
-__all__ = ["REPORT_STYLE", "confidence_curve", "forest_plot", "km_curves", "oc_curves", "power_curve",
-           "rejection_region", "release_density"]
+__all__ = ["REPORT_STYLE", "confidence_curve", "forest_plot", "km_curves", "oc_curves", "planning_curve",
+           "power_curve", "rejection_region", "release_density"]
 
 #: axis labels of the usual arguments of the power functions (the quantity and its unit)
 _AXIS_LABELS = {
@@ -796,6 +796,141 @@ def _forest_rows(ax, labels, rows, legend):
             shown.add("estimate")
     ax.set_yticks(ys, labels)
     ax.set_ylim(-0.7, k - 0.3)
+
+
+def planning_curve(result, values=None, *, ax=None, title=None):
+    """Plot a plan's exact power against the sample size, with the plan, the comparator and the target.
+
+    ``result`` is the answer of a planning function: a :class:`~dpinfer.results.PowerResult`
+    (:func:`~dpinfer.binom_ump_power`, :func:`~dpinfer.binom2_ump_power`,
+    :func:`~dpinfer.mean_power`), a :class:`~dpinfer.results.SampleSizeResult`
+    (:func:`~dpinfer.binom_ump_sample_size`, :func:`~dpinfer.mean_sample_size`) or a
+    :class:`~dpinfer.results.SampleSizesResult` (:func:`~dpinfer.binom2_ump_sample_size`,
+    two-group :func:`~dpinfer.mean_sample_size`).  Every point is the planner's own exact
+    power at that ``n`` (per arm: the first arm's size, the second's by the same allocation),
+    the question's other arguments fixed; the grey curve is the same test without the
+    privacy noise (the comparator of ``print(result)``).  Also ``result.plot()``.
+
+    Parameters
+    ----------
+    result : PowerResult, SampleSizeResult or SampleSizesResult
+    values : array_like of int, optional
+        The sample sizes to draw at (the first arm's, for two).  By default about 20 whole
+        numbers from 40% of the smaller of the planned and the comparator's ``n`` to 130% of
+        the larger (a power: from ``n / 4`` to ``2 n``), with both ``n`` and, for a sample
+        size, ``n - 1`` (where the power is still below the target).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new report figure's Axes when None (see the style guide).
+    title : str, optional
+        By default the planner's method and its question (null, alternative, alpha, epsilon).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Lines with gids 'power' (the private exact power) and 'nonprivate' (without noise),
+        the plan as a vertical line ('plan') and a point ('planned power'), the comparator
+        as a point ('comparator'), and for a sample size the target power as a dotted
+        horizontal line ('target power').
+
+    Raises
+    ------
+    TypeError
+        For anything but a planning result, or one whose power is simulated
+        (:func:`~dpinfer.mean_power` with the spread released or ``n_sim`` given): each
+        point would be thousands of simulated trials, so no curve is drawn; plot
+        ``mean_power`` over ``n`` yourself with :func:`power_curve` and a stated ``n_sim``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from dpinfer import binom_ump_sample_size
+    >>> n = binom_ump_sample_size(0.4, 0.2, epsilon=1.0)
+    >>> ax = n.plot()
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('number of patients n', 'power')
+    >>> [line.get_label() for line in ax.get_lines()][:2]
+    ['exact DP test (DP-UMP)', 'the same test without noise']
+    """
+    from .results import PowerResult, SampleSizeResult, SampleSizesResult
+
+    if not isinstance(result, (PowerResult, SampleSizeResult, SampleSizesResult)):
+        raise TypeError(f"`result` must be a PowerResult, SampleSizeResult or SampleSizesResult (the answer of a "
+                        f"planning function); got {type(result).__name__}.")
+    curve = result._curve
+    if curve is None:
+        raise TypeError(f"this plan ({result.method}) has a simulated power: each point of a curve over n would be "
+                        "thousands of simulated trials, so it has no curve to draw; call mean_power over n with a "
+                        "stated n_sim (dpinfer.plot.power_curve) instead, or plan with sigma known (exact).")
+    title = _check_label(title, "title")
+    fields = result._fields
+    sizing = not isinstance(result, PowerResult)
+    n_plan = int(result[0]) if isinstance(result, SampleSizesResult) else int(fields.get("n", fields.get("n1")))
+    n1, n2 = fields.get("n1"), fields.get("n2")
+    two = n2 is not None
+    if sizing:
+        comp = result.nonprivate_n
+        comp = comp[0] if isinstance(comp, tuple) else comp
+    else:
+        comp = None
+    if values is None:
+        ends = [n_plan] + ([comp] if comp is not None else [])
+        lo, hi = (max(1, int(0.4 * min(ends))), int(np.ceil(1.3 * max(ends)))) if sizing else \
+            (max(1, n_plan // 4), 2 * n_plan)
+        values = np.round(np.linspace(lo, hi, 13 if two and "mu1" not in fields else 20))
+        values = np.concatenate([values, ends, [n_plan - 1] if sizing and n_plan > 1 else []])
+    grid = np.unique(_as_real_array(values, "values", ndim_max=1).reshape(-1))
+    if grid.size == 0 or np.any(grid != np.floor(grid)) or grid[0] < (2 if "mu1" in fields else 1):
+        raise ValueError(f"`values` must be whole sample sizes of at least {2 if 'mu1' in fields else 1}; got "
+                         f"{values!r}.")
+    if not two:
+        xlabel = "number of patients n"
+    elif n1 == n2 and fields.get("ratio") in (None, 1.0):
+        xlabel = "patients per group (n1 = n2 = n)" if "mu1" in fields else "patients per arm (n1 = n2 = n)"
+    else:
+        rule = (f"n2 = ceil({fields['ratio']:g} n1)" if fields.get("ratio") is not None
+                else f"n2 = ceil({n2} n1 / {n1})")
+        xlabel = f"patients in arm 1 (n1; {rule})"
+    if "mu1" in fields:
+        test = "naive DP z test"
+    else:
+        test = "exact DP test (DP-UMP)" if "p0" in fields else f"exact DP test, {fields['statistic']} ordering"
+    own = ax is None
+    ax = power_curve(curve, grid, over="n", ax=ax, label=test,
+                     xlabel=xlabel, title="", line_kw={"color": "C0", "gid": "power"})
+    power_curve(curve, grid, over="n", ax=ax, label="the same test without noise", xlabel=xlabel, title="",
+                noise=False, line_kw={"color": "0.45", "linestyle": "--", "gid": "nonprivate"})
+    at_plan = curve(n_plan)
+    ax.axvline(n_plan, color="C0", linestyle=":", linewidth=1.0, gid="plan",
+               label=f"plan: n = {n_plan}" + (f" + {n2}" if two and n2 != n_plan else ""))
+    ax.plot([n_plan], [at_plan], "o", color="C0", gid="planned power", label=f"power at the plan: {at_plan:.4f}")
+    if sizing:
+        target = float(fields.get("target_power", fields["power"]))
+        ax.axhline(target, color="C1", linestyle=":", linewidth=1.0, gid="target power",
+                   label=f"target power = {target:g}")
+        if comp is not None:
+            ax.plot([comp], [curve(comp, noise=False)], "s", color="0.45", gid="comparator",
+                    label=(f"without noise: n1 = {comp} (price: {result.price_total} in total)" if two else
+                           f"without noise: n = {comp} (price: {result.price})"))
+    else:
+        nonprivate = curve(n_plan, noise=False)
+        ax.plot([n_plan], [nonprivate], "s", color="0.45", gid="comparator",
+                label=f"without noise at the plan: {nonprivate:.4f}")
+    if title is None:
+        import textwrap
+
+        question = ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
+                             for k, v in result._question.items()
+                             if k not in ("n", "n1", "n2", "power", "Monte Carlo SE", "sig.level"))
+        privacy = result._privacy_line.removeprefix("privacy: ").split(",")[0]
+        what = result.method.replace("Exact sample size of", "Exact power against n of").replace(
+            "Sample size of", "Power against n of").replace("power of", "power against n of").replace(
+            "Power of", "Power against n of")
+        title = "\n".join(textwrap.wrap(what, 70, break_on_hyphens=False)
+                          + textwrap.wrap(f"{question}; {privacy}", 70, break_on_hyphens=False))
+    ax.set_title(title)
+    _finish(ax, own)
+    return ax
 
 
 def km_curves(fit, *, ax=None, bands=True, risk_table=True, colors=None):
