@@ -14,8 +14,13 @@ or restyled afterwards (titles, limits, legends are plain matplotlib).
 * :func:`release_density` -- the density of a release's law ``X + N`` (or ``X / n + L``)
   under chosen true proportions, with the released value marked.
 * :func:`rejection_region` -- where a two-arm test rejects, on a grid of the two releases.
-* :func:`forest_plot` -- the per-arm simultaneous intervals of a many-to-one comparison,
-  with the adjusted per-arm level in the title (also ``result.plot()``).
+* :func:`forest_plot` -- one row per effect: the per-arm simultaneous intervals of a
+  many-to-one comparison (the adjusted per-arm level in the title), a logistic fit's
+  coefficients or odds ratios, every result of :func:`~dpinfer.map_results` (also
+  ``result.plot()``).
+* :func:`planning_curve` -- a planning result's exact power against ``n``, with the plan,
+  the same test without noise and the target power (also ``result.plot()`` of a power or
+  sample size).
 * :func:`km_curves` -- Kaplan-Meier curves of a private life table per arm, with their
   pointwise bands and the numbers at risk under the axis (also ``fit.plot()``).
 * :func:`oc_curves` -- a design's exact operating characteristics: the probability of
@@ -292,13 +297,16 @@ def _default(func, name):
     return param.default
 
 
-#: the results whose ``plot()`` draws a confidence curve (said by the TypeError of one that cannot)
+#: the results whose ``plot()`` draws a figure (said by the TypeError of one that cannot)
 _PLOTTABLE = ("binom_ump_test, binom_normal_test, prop_test, binom_jimi_test, binom2_ump_test (difference, "
               "ratio, odds ratio), binom2_jimi_test, binom2_normal_test and rr_two_sample_test (the curve of "
               "their Wald interval), binom_pooled_test, binom_strata_test, binom2_pooled_test, mean_naive_test, "
               "mean_jimi_test, mean2_naive_test, mean2_jimi_test, mean2_repro_test, mean_repro_test with sigma, "
               "mcnemar_test, rr_proportion_test, simon_test, sequential_test (the two-sided curve its interval "
-              "inverts), logrank_test (the curve of its simulated hazard-ratio interval)")
+              "inverts), logrank_test (the curve of its simulated hazard-ratio interval); as forest plots: "
+              "binom_many_to_one_test, map_results (every result's interval) and logistic_jimi (coefficients or "
+              "odds ratios); the planning results (power against n): binom_ump_power, binom_ump_sample_size, "
+              "binom2_ump_power, binom2_ump_sample_size, mean_power and mean_sample_size (exact, sigma known)")
 
 
 #: why a result with an interval has no curve, by a phrase of its method
