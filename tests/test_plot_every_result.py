@@ -27,16 +27,10 @@ from scipy.stats import binom
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
 import dpinfer as d  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
+# the pooled and stratified releases, and the autouse fixture closing every figure
+from test_plot_results import _close_figures, _sites, _strata  # noqa: E402, F401
 
 _T, _L = d.TulapReleaser(1.0), d.LaplaceReleaser(1.0)
 
@@ -44,17 +38,6 @@ _T, _L = d.TulapReleaser(1.0), d.LaplaceReleaser(1.0)
 def _mean_release(shift, spread=True, seed=4):
     x = np.random.default_rng(3).normal(130.0, 15.0, size=200) + shift
     return d.MeanReleaser(1.0, lower=80.0, upper=180.0, spread=spread).release(x, rng=seed)
-
-
-def _sites():
-    return [d.TulapReleaser(e).release(x, n, rng=s) for s, (e, x, n) in enumerate([(0.5, 31, 80), (1.0, 45, 120),
-                                                                                      (2.0, 20, 60)])]
-
-
-def _strata():
-    counts = [(30, 18, 60), (25, 15, 50), (40, 28, 80)]
-    return [(d.TulapReleaser(e).release(a, n, rng=10 * s), d.TulapReleaser(e).release(b, n, rng=10 * s + 1))
-            for s, ((a, b, n), e) in enumerate(zip(counts, [0.5, 1.0, 2.0]))]
 
 
 def _simon():
