@@ -301,19 +301,17 @@ def _default(func, name):
 _PLOTTABLE = ("binom_ump_test, binom_normal_test, prop_test, binom_jimi_test, binom2_ump_test (difference, "
               "ratio, odds ratio), binom2_jimi_test, binom2_normal_test and rr_two_sample_test (the curve of "
               "their Wald interval), binom_pooled_test, binom_strata_test, binom2_pooled_test, mean_naive_test, "
-              "mean_jimi_test, mean2_naive_test, mean2_jimi_test, mean2_repro_test, mean_repro_test with sigma, "
-              "mcnemar_test, rr_proportion_test, simon_test, sequential_test (the two-sided curve its interval "
-              "inverts), logrank_test (the curve of its simulated hazard-ratio interval); as forest plots: "
-              "binom_many_to_one_test, map_results (every result's interval) and logistic_jimi (coefficients or "
-              "odds ratios); the planning results (power against n): binom_ump_power, binom_ump_sample_size, "
-              "binom2_ump_power, binom2_ump_sample_size, mean_power and mean_sample_size (exact, sigma known)")
+              "mean_jimi_test, mean2_naive_test, mean2_jimi_test, mean2_repro_test, mean_repro_test (with the "
+              "spread released: a few seconds), mcnemar_test, rr_proportion_test, simon_test, sequential_test (the "
+              "two-sided curve its interval inverts), logrank_test (the curve of its simulated hazard-ratio "
+              "interval); as forest plots: binom_many_to_one_test, map_results (every result's interval) and "
+              "logistic_jimi (coefficients or odds ratios); the planning results (power against n): "
+              "binom_ump_power, binom_ump_sample_size, binom2_ump_power, binom2_ump_sample_size, mean_power and "
+              "mean_sample_size (where their power is exact)")
 
 
 #: why a result with an interval has no curve, by a phrase of its method
 _NO_CURVE = {
-    "spread released": "with the spread released the p-value at one mean is a supremum over sigma bounded by "
-                       "boxes (about 0.4 s each at R = 399 seeds, a curve would take tens of seconds) and the "
-                       "interval is a union of slabs certified directly, not found from the p-values",
     "log-rank": "an arm has no event, so the hazard ratio is 0 or infinite and its interval is (0, Inf) at "
                 "every level",
 }
@@ -365,9 +363,8 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
     ------
     TypeError
         For a result without a p-value function (e.g. a log-rank test with an arm without
-        events, one without an interval, or the repro-samples mean with the spread released, whose
-        answer is a set certified once rather than a p-value at every null value), saying
-        why and naming those that plot; draw it from a callable instead.
+        events, or one without an interval), saying why and naming those that plot; draw it
+        from a callable instead.
 
     Examples
     --------
@@ -900,7 +897,7 @@ def planning_curve(result, values=None, *, ax=None, title=None):
                 else f"n2 = ceil({n2} n1 / {n1})")
         xlabel = f"patients in arm 1 (n1; {rule})"
     if "mu1" in fields:
-        test = "naive DP z test"
+        test = "DP-JIMI test" if "DP-JIMI" in result.method else "naive DP z test"
     else:
         test = "exact DP test (DP-UMP)" if "p0" in fields else f"exact DP test, {fields['statistic']} ordering"
     own = ax is None

@@ -125,8 +125,6 @@ NO_INTERVAL = {
 
 #: an interval but no curve: (function, builder, the reason the TypeError gives), one line each
 REFUSALS = {
-    "mean_repro_test spread released": ("mean_repro_test", lambda: d.mean_repro_test(
-        _mean_release(0.0), mu0=125.0, rng=1, n_sim=50), "with the spread released the p-value at one mean"),
 }
 
 

@@ -62,6 +62,12 @@ AUDIT = {
         "statistic": "statistic", "mechanism": "mechanism", **extra}) for name, extra in (
             ("binom2_ump_power", {"n1": "n", "n2": "n"}),
             ("binom2_ump_sample_size", {"power": "power", "ratio": "ratio", "progress": _PROGRESS}))], {}),
+    "dp_power_t_test": ([(name, {
+        "mu1": "mu1", "mu2": "mu2", "mu0": "mu", "margin": "margin", "sigma": "sd", "lower": "lower",
+        "upper": "upper", "epsilon": "epsilon", "alpha": "sig.level", "alternative": "alternative",
+        "method": "method", "spread": "spread", "split": "split", "n_sim": "n.sim", "rng": "seed", **extra})
+        for name, extra in (("mean_power", {"n": "n"}),
+                            ("mean_sample_size", {"power": "power", "ratio": "ratio"}))], {}),
     "dp_release_count": ([
         ("TulapReleaser", {"epsilon": "epsilon", "delta": "delta", "sensitivity": _SENSITIVITY}),
         ("TulapReleaser.release", {"x": "x", "n": "n", **_RELEASE}),

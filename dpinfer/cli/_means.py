@@ -86,8 +86,9 @@ def cmd_mean_power(args):
         raise _UsageError("give --n (for the power) or --power (for the sample size), not both nor neither.")
     sigma = args.sigma[0] if len(args.sigma) == 1 else tuple(args.sigma)
     common = dict(mu2=args.mu2, mu0=args.mu0, margin=args.margin, sigma=sigma, lower=args.lower, upper=args.upper,
-                  epsilon=args.epsilon, alpha=args.alpha, alternative=args.alternative, spread=args.spread,
-                  split=0.5 if args.split is None else args.split, n_sim=args.n_sim, rng=args.seed)
+                  epsilon=args.epsilon, alpha=args.alpha, alternative=args.alternative, method=args.method,
+                  spread=args.spread, split=0.5 if args.split is None else args.split, n_sim=args.n_sim,
+                  rng=args.seed)
     if args.n is not None:
         n = args.n[0] if len(args.n) == 1 else tuple(args.n)
         result = mean_power(args.mu1, n, **common)
@@ -162,10 +163,11 @@ def add_mean_parsers(sub, subcommand, real, whole, add_format):
     test.set_defaults(func=cmd_mean_test)
 
     plan = subcommand(sub, "mean-power", "power or sample size of the private test of a mean, like R's power.t.test",
-                      "The naive test of the clipped mean (mean-test --method naive) for data N(mu, sd^2)\n"
-                      "clipped to the bounds: --n gives the power, --power the smallest n.  Exact with the\n"
-                      "sd known (the default); --spread (the spread released) simulates, seeded, and\n"
-                      "prints the Monte Carlo SE.  --mu2 for two groups (n per group).")
+                      "The naive test of the clipped mean (mean-test --method naive; --method jimi for\n"
+                      "DP-JIMI) for data N(mu, sd^2) clipped to the bounds: --n gives the power, --power\n"
+                      "the smallest n.  Exact with the sd known (DP-JIMI: one group); --spread (the spread\n"
+                      "released) and DP-JIMI's two groups simulate, seeded, and print the Monte Carlo SE.\n"
+                      "--mu2 for two groups (n per group).")
     add_format(plan)
     plan.add_argument("--mu1", type=real, required=True, help="the true mean planned for (group 1)")
     plan.add_argument("--mu2", type=real, help="two groups: the second group's true mean")
@@ -182,9 +184,11 @@ def add_mean_parsers(sub, subcommand, real, whole, add_format):
     plan.add_argument("--alpha", type=real, default=0.05, help="significance level (default 0.05)")
     plan.add_argument("--alternative", choices=("two-sided", "less", "greater"), default="two-sided",
                       help="alternative hypothesis (default two-sided, as power.t.test)")
+    plan.add_argument("--method", choices=("naive", "jimi"), default="naive",
+                      help="the test planned: naive (default) or jimi (DP-JIMI, mean-test's default method)")
     plan.add_argument("--spread", action="store_true", help="the spread is released and plugged in (simulated)")
     plan.add_argument("--split", type=real, default=None, help="with --spread: share of epsilon for the sum (0.5)")
     plan.add_argument("--n-sim", type=whole, default=None, help="data sets simulated (default: exact, or 4000 "
-                      "with --spread)")
+                      "with --spread, 1000 for a simulated --method jimi)")
     plan.add_argument("--seed", type=whole, help="seed of the simulation (default: derived from the question)")
     plan.set_defaults(func=cmd_mean_power)

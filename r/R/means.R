@@ -132,3 +132,117 @@ dp_t_test <- function(x, y = NULL, alternative = c("two.sided", "less", "greater
   if (!is.null(y)) releases <- c(releases, list(attr(y, "py")))
   .test("mean_test", releases, kwargs)
 }
+
+#' Power and sample size of the private test of means, like power.t.test
+#'
+#' The power of the private test of one mean (\code{mu2} left out) or of two
+#' means at \code{n}, or the smallest \code{n} reaching \code{power}: exactly
+#' one of \code{n} and \code{power} is \code{NULL}, as in
+#' \code{\link[stats]{power.t.test}}.  The data are planned as normal with
+#' standard deviation \code{sd}, clipped to the release's bounds
+#' \code{[lower, upper]} and released by \code{\link{dp_release_mean}} at
+#' \code{epsilon} (Python's \code{mean_power} and \code{mean_sample_size}).
+#' Because clipping moves the mean, the means themselves are given
+#' (\code{mu1}, and \code{mu2} or the null \code{mu}), not only their
+#' difference.
+#'
+#' Besides the private power (or n) the result holds the non-private
+#' comparators: the same test without noise (clipping kept) and the textbook z
+#' test (no noise, no clipping), and the price of privacy between them, printed
+#' one line each.  With \code{sd} known the naive test's power is exact; with
+#' \code{spread = TRUE} (the spread released and plugged in) or a method whose
+#' power Python simulates, it is simulated from \code{n.sim} data sets and
+#' \code{mc.se} is its Monte Carlo standard error.
+#'
+#' @param n Number of values (one group), or per group; \code{c(n1, n2)} for
+#'   unequal groups.  \code{NULL} to solve for it.
+#' @param mu1 The true mean the study is planned for (group 1).
+#' @param mu2 The second group's true mean (two groups), or \code{NULL}.
+#' @param sd The data's standard deviation (one number, or one per group).
+#' @param lower,upper The clipping bounds the release will use.
+#' @param epsilon Each group's release epsilon (one number or one per group).
+#' @param sig.level Significance level.
+#' @param power Target power, or \code{NULL} to compute it.
+#' @param mu One group: the null mean (\code{NULL}: 0).
+#' @param margin Two groups: the null difference \code{mu1 - mu2} (\code{NULL}: 0).
+#' @param alternative \code{"two.sided"}, \code{"one.sided"} (the side of the
+#'   planned effect, as in \code{power.t.test}), \code{"greater"} or \code{"less"}.
+#' @param method The test planned (\code{NULL}: Python's default; see
+#'   \code{\link{dp_t_test}} for the methods).
+#' @param spread,split \code{spread = TRUE} plans for a release of the spread
+#'   too (\code{dp_release_mean(spread = TRUE, split = split)}).
+#' @param ratio Two groups, solving for n: \code{n2 / n1}.
+#' @param n.sim Simulated data sets where the power is simulated (\code{NULL}:
+#'   Python's default).
+#' @param seed The simulation's seed (\code{NULL}: seeded from the question, so
+#'   the same call gives the same answer).
+#' @return An object of class \code{"power.htest"}: \code{n}, the means,
+#'   \code{sd}, \code{lower}, \code{upper}, \code{sig.level}, \code{power},
+#'   \code{mc.se} (simulated powers), \code{alternative}, \code{note},
+#'   \code{method}, \code{epsilon}, and the comparators \code{nonprivate.power}
+#'   (or \code{nonprivate.n}), \code{normal.power} (or \code{normal.n}) and
+#'   \code{price.power} (or \code{price.n}, \code{price.total}).
+#' @seealso \code{\link{dp_t_test}}, \code{\link{dp_power_prop_test}}
+#' @examples
+#' if (dp_available()) {
+#'   dp_power_t_test(n = 100, mu1 = 128, mu = 120, sd = 15, lower = 80, upper = 180, epsilon = 1)
+#'   dp_power_t_test(mu1 = 128, mu2 = 120, sd = 15, lower = 80, upper = 180, epsilon = 1, power = 0.8)$n
+#' }
+#' @export
+dp_power_t_test <- function(n = NULL, mu1 = NULL, mu2 = NULL, sd = NULL, lower, upper, epsilon, sig.level = 0.05,
+                            power = NULL, mu = NULL, margin = NULL,
+                            alternative = c("two.sided", "one.sided", "greater", "less"), method = NULL,
+                            spread = FALSE, split = 0.5, ratio = 1, n.sim = NULL, seed = NULL) {
+  alternative <- match.arg(alternative)
+  if (is.null(sig.level)) {
+    stop("`sig.level` must be a significance level such as 0.05; NULL (solve for it, as in ",
+         "power.t.test) is not offered.", call. = FALSE)
+  }
+  if (is.null(mu1) || is.null(sd)) {
+    stop("`mu1` and `sd` must be given (with clipping the power depends on the means, not only on ",
+         "their difference; solving for a mean or sd is not offered).", call. = FALSE)
+  }
+  if (is.null(n) == is.null(power)) stop("exactly one of `n` and `power` must be NULL.", call. = FALSE)
+  two <- !is.null(mu2)
+  if (two && !is.null(mu)) stop("`mu` is the null mean of one group; with `mu2` give `margin`.", call. = FALSE)
+  if (!two && !is.null(margin)) stop("`margin` is the null difference of two groups; give `mu2` too, or `mu`.",
+                                      call. = FALSE)
+  effect <- if (two) mu1 - mu2 - (if (is.null(margin)) 0 else margin) else mu1 - (if (is.null(mu)) 0 else mu)
+  alt <- switch(alternative, two.sided = "two-sided", one.sided = if (effect >= 0) "greater" else "less",
+                alternative)
+  pair <- function(x) if (length(x) == 2L) as.list(as.numeric(x)) else x
+  common <- list(mu2 = mu2, mu0 = mu, margin = margin, sigma = pair(sd), lower = lower, upper = upper,
+                 epsilon = pair(epsilon), alpha = sig.level, alternative = alt, method = method,
+                 spread = spread, split = split, n_sim = if (is.null(n.sim)) NULL else .whole(n.sim, "n.sim"),
+                 rng = .seed(seed))
+  common <- common[!vapply(common, is.null, logical(1))]
+  if (is.null(power)) {
+    size <- if (length(n) == 2L) list(.whole(n[[1L]], "n[1]"), .whole(n[[2L]], "n[2]")) else .whole(n, "n")
+    plan <- .call("mean_power", list(mu1, size), common, convert = "_planning")
+    power <- plan$power
+  } else {
+    plan <- .call("mean_sample_size", list(mu1), c(common, list(power = power, ratio = ratio)),
+                  convert = "_planning")
+  }
+  n <- if (!two || identical(plan$n1, plan$n2)) plan$n1 else c(plan$n1, plan$n2)
+  means <- if (two) list(mu1 = mu1, mu2 = mu2, margin = if (is.null(margin)) 0 else margin) else
+    list(mu1 = mu1, mu = if (is.null(mu)) 0 else mu)
+  comparators <- if (!is.null(plan$nonprivate_power)) {
+    list(nonprivate.power = plan$nonprivate_power, normal.power = plan$normal_power, price.power = plan$price_power)
+  } else if (two) {
+    twice <- function(a, b) if (identical(a, b)) a else c(a, b)
+    list(nonprivate.n = twice(plan$nonprivate_n1, plan$nonprivate_n2), normal.n = twice(plan$normal_n1, plan$normal_n2),
+         price.n = twice(plan$price_n1, plan$price_n2), price.total = plan$price_total)
+  } else {
+    list(nonprivate.n = plan$nonprivate_n, normal.n = plan$normal_n, price.n = plan$price_n)
+  }
+  comparators <- comparators[!vapply(comparators, is.null, logical(1))]
+  note <- paste0(plan$note,
+                 "; nonprivate: the same test without the privacy noise (clipping kept); normal: the z test ",
+                 "without noise or clipping; price = nonprivate - private")
+  out <- c(list(n = n), means, list(sd = sd, lower = lower, upper = upper, sig.level = sig.level, power = power,
+                                    mc.se = plan$mc_se,
+                                    alternative = if (alternative == "two.sided") "two.sided" else alt,
+                                    note = note, method = plan$method, epsilon = epsilon), comparators)
+  structure(out[!vapply(out, is.null, logical(1))], class = "power.htest")
+}

@@ -101,6 +101,16 @@ def test_mean_power_door_matches_python(capsys):
     code, out, _ = call(capsys, "mean-power", *common, "--mu2", 120, "--power", 0.8, "--ratio", 2)
     expected = mean_sample_size(128.0, mu2=120.0, sigma=15.0, lower=80.0, upper=180.0, epsilon=1.0, ratio=2.0)
     assert code == 0 and str(expected) in out and f"n1 = {expected[0]}" in out
+    # DP-JIMI's plan: exact for one group (the same number), simulated and seeded for two
+    code, out, _ = call(capsys, "mean-power", *common, "--mu0", 120, "--n", 60, "--method", "jimi", "--format", "json")
+    assert code == 0 and json.loads(out)["power"] == float(
+        mean_power(128.0, 60, mu0=120.0, sigma=15.0, lower=80.0, upper=180.0, epsilon=1.0, method="jimi"))
+    code, out, _ = call(capsys, "mean-power", *common, "--mu2", 120, "--n", 30, "--method", "jimi", "--n-sim", 50,
+                        "--seed", 4, "--format", "json")
+    row = json.loads(out)
+    assert code == 0 and row["n_sim"] == 50 and row["power"] == float(
+        mean_power(128.0, 30, mu2=120.0, sigma=15.0, lower=80.0, upper=180.0, epsilon=1.0, method="jimi", n_sim=50,
+                   rng=4))
 
 
 def test_mean_power_door_needs_n_or_power(capsys):

@@ -31,6 +31,7 @@ from ...releasers.mean import MeanReleaser
 from ...results import PowerResult, SampleSizeResult, SampleSizesResult
 from .._roots import integer_bracket, smallest_integer
 from ._common import clipped
+from ._draw_power import JIMI_DATA_SETS, JIMI_DRAWS, exact_power, simulated_power
 from ._law import Group, clipped_moments, difference_cdf
 from ._naive import naive_moments
 
@@ -61,9 +62,13 @@ def _pair(value, name, check):
 
 def _question(mu1, mu2, mu0, margin, sigma, lower, upper, epsilon, alpha, alternative, method, spread, split):
     """The checked planning question (one record for both functions)."""
-    method = _check_choice(method, "method", ("naive",),
-                           " (the power of DP-JIMI and repro samples is measured by validation/means.py; "
-                           "see docs/means.rst, 'Choosing the bounds, epsilon and the method')")
+    if method == "repro":
+        raise ValueError("`method` = 'repro' is not planned here: a repro-samples test takes seconds with the "
+                         "spread released, and with sigma known its power is DP-JIMI's up to the grid's ties and "
+                         "one draw (the same count of simulated releases beyond the observed one): plan with "
+                         "method='jimi'; the study's coverage of each method is in docs/means.rst, 'Choosing the "
+                         "bounds, epsilon and the method'.")
+    method = _check_choice(method, "method", ("naive", "jimi"))
     mu1 = _check_real(mu1, "mu1")
     two = mu2 is not None
     if two and mu0 is not None:
@@ -215,13 +220,37 @@ def _normal_power(q, ns):
     return float(up + down)
 
 
+def _simulates(q, n_sim):
+    """Whether the power is simulated: asked for (``n_sim``), the spread released, or DP-JIMI's two groups."""
+    return n_sim is not None or q["spread"] or (q["method"] == "jimi" and q["two"])
+
+
+def _jimi_exact(q, ns, noise=True):
+    """``(power, error bound)`` of DP-JIMI's one-group test with sigma known (:mod:`._draw_power`)."""
+    return exact_power(q["mu1"], q["null"], q["sigma"][0], q["lower"], q["upper"], ns[0],
+                       q["epsilon"][0] if noise else math.inf, q["alpha"], q["alternative"])
+
+
+def _simulated(q, ns, n_sim, gen):
+    """``(power, Monte Carlo SE)`` of the planned method, simulated from ``gen`` (one child stream per group)."""
+    if q["method"] == "naive":
+        return _simulated_power(q, ns, n_sim, gen)
+    seeds = gen.bit_generator.seed_seq.spawn(2) if hasattr(gen.bit_generator, "seed_seq") else None
+    streams = [np.random.default_rng(s) for s in seeds] if seeds else [gen, gen]
+    return simulated_power(q, ns, n_sim, streams)
+
+
 def _power_at(q, ns, n_sim, gen):
     """``(power, Monte Carlo SE or None)``: exact when sigma is known and no ``n_sim`` was asked for."""
-    if not q["spread"] and n_sim is None:
-        power, _ = _exact_power(q, ns)
+    if not _simulates(q, n_sim):
+        power, _ = _jimi_exact(q, ns) if q["method"] == "jimi" else _exact_power(q, ns)
         if power is not None:
             return power, None
-    return _simulated_power(q, ns, n_sim or _SIM_DEFAULT, gen if gen is not None else _default_stream(q, ns))
+    return _simulated(q, ns, n_sim or _draws_default(q), gen if gen is not None else _default_stream(q, ns))
+
+
+def _draws_default(q):
+    return JIMI_DATA_SETS if q["method"] == "jimi" else _SIM_DEFAULT
 
 
 def _sizes(q, n, ratio=None):
@@ -233,9 +262,10 @@ def _sizes(q, n, ratio=None):
 
 
 def _power_at_n(q, allocation, n, noise=True):
-    """The exact power at ``n`` (two groups: the second's ``ceil(n b / a)`` for ``allocation = (a, b)``, a
-    power's groups, or ``ceil(ratio n)`` for a ratio, as the search allocates), with or without the
-    noise; NaN where the exact law is out of reach (the planning result's curve, ``result.plot()``)."""
+    """The exact power of the planned method at ``n`` (two groups: the second's ``ceil(n b / a)`` for
+    ``allocation = (a, b)``, a power's groups, or ``ceil(ratio n)`` for a ratio, as the search allocates),
+    with or without the noise; NaN where the exact law is out of reach (the planning result's curve,
+    ``result.plot()``)."""
     n = _check_int(n, "n", minimum=2, maximum=_N_MAX)
     if not q["two"]:
         ns = (n,)
@@ -243,7 +273,10 @@ def _power_at_n(q, allocation, n, noise=True):
         ns = (n, max(2, -(-n * allocation[1] // allocation[0])))
     else:
         ns = _sizes(q, n, allocation)
-    power, _ = _exact_power(q, ns, noise)
+    try:
+        power, _ = _jimi_exact(q, ns, noise) if q["method"] == "jimi" else _exact_power(q, ns, noise)
+    except ValueError:  # out of the exact path's reach at this n (DP-JIMI's law)
+        return math.nan
     return math.nan if power is None else power
 
 
@@ -262,9 +295,13 @@ def _result(cls, value, q, ns, power, se, n_sim, compute, ratio=None, target=Non
         lines["Monte Carlo SE"] = se
     lines["alternative"] = {"two-sided": "two.sided"}.get(q["alternative"], q["alternative"])
     what = "power" if cls is PowerResult else "sample size"
-    groups = "two-sample z test of clipped means" if q["two"] else "one-sample z test of a clipped mean"
     how = (f"simulated, {n_sim} data sets" if se is not None else "exact")
-    method = f"{what.capitalize()} of the naive {groups} ({how})"
+    if q["method"] == "jimi":
+        groups = "two clipped means" if q["two"] else "a clipped mean"
+        method = f"{what.capitalize()} of the DP-JIMI test of {groups} ({JIMI_DRAWS} draws; {how})"
+    else:
+        groups = "two-sample z test of clipped means" if q["two"] else "one-sample z test of a clipped mean"
+        method = f"{what.capitalize()} of the naive {groups} ({how})"
     spread = "the spread released (plug-in sd)" if q["spread"] else "sigma known"
     note = (("n is number in *each* group; " if q["two"] and ns[0] == ns[1] else "")
             + f"data N(mu, sd^2) clipped to the bounds; {spread}")
@@ -282,15 +319,34 @@ def _result(cls, value, q, ns, power, se, n_sim, compute, ratio=None, target=Non
               "delta": 0.0, "mechanism": "laplace", "spread": q["spread"], "split": q["split"] if q["spread"] else None}
     if target is not None:  # a sample size: the power asked for (``power`` is the power reached)
         fields["target_power"] = target
-    labels = ("the same z test without noise (clipping kept, epsilon = Inf)",
-              "the z test without noise or clipping (normal)")
+    labels = (_same_label(q), "the z test without noise or clipping (normal)")
     # the exact power is cheap at any n; a simulated one is not redrawn for a figure (no curve)
     curve = None if se is not None else partial(_power_at_n, q, ratio if ratio is not None else tuple(ns))
     return cls._make(value)._setup(method, lines, fields, compute, note, labels, privacy, curve)
 
 
+def _same_label(q):
+    """What "the same test without noise" is: DP-JIMI's own for one group with sigma known (exact), else the
+    z test without noise (for DP-JIMI with two groups or the spread released, a stand-in: said)."""
+    if q["method"] == "jimi" and not q["two"] and not q["spread"]:
+        return "the same DP-JIMI test without noise (clipping kept, epsilon = Inf)"
+    if q["method"] == "jimi":
+        return "the z test without noise (clipping kept, epsilon = Inf; DP-JIMI's stand-in)"
+    return "the same z test without noise (clipping kept, epsilon = Inf)"
+
+
+def _comparator_power(q, ns):
+    """The power the comparator line prints: DP-JIMI's without noise where exact (see :func:`_same_label`)."""
+    if q["method"] == "jimi" and not q["two"] and not q["spread"]:
+        try:
+            return _jimi_exact(q, ns, noise=False)[0]
+        except ValueError:  # the noiseless law out of the exact path's reach: the z test without noise
+            pass
+    return _nonprivate_power(q, ns)
+
+
 def _power_comparators(q, ns):
-    return {"nonprivate_power": _nonprivate_power(q, ns), "normal_power": _normal_power(q, ns)}
+    return {"nonprivate_power": _comparator_power(q, ns), "normal_power": _normal_power(q, ns)}
 
 
 def mean_power(mu1, n, *, mu2=None, mu0=None, margin=None, sigma, lower, upper, epsilon, alpha=0.05,
@@ -319,10 +375,15 @@ def mean_power(mu1, n, *, mu2=None, mu0=None, margin=None, sigma, lower, upper, 
     alpha : float, default 0.05
         Significance level.
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
-    method : {'naive'}, default 'naive'
-        The test planned: :func:`~dpinfer.mean_naive_test` / :func:`~dpinfer.mean2_naive_test`
-        (the normal test around the clipped mean).  DP-JIMI's and the repro samples' operating
-        characteristics are measured by ``validation/means.py`` (see the guide in ``docs/means.rst``).
+    method : {'naive', 'jimi'}, default 'naive'
+        The test planned: ``'naive'``, :func:`~dpinfer.mean_naive_test` /
+        :func:`~dpinfer.mean2_naive_test` (the normal test around the clipped mean); ``'jimi'``,
+        :func:`~dpinfer.mean_jimi_test` / :func:`~dpinfer.mean2_jimi_test` with their default 2000
+        draws (:func:`~dpinfer.mean_test`'s default method): exact for one group with ``sigma``
+        known (see Notes), simulated otherwise (1000 data sets by default, each through the test's
+        own kernel; two groups take seconds per ``n``).  ``'repro'`` is refused: with ``sigma``
+        known its test counts the same simulated releases beyond the observed one as DP-JIMI's
+        (plan it with ``'jimi'``), with the spread released one test takes seconds.
     spread : bool, default False
         False: the release holds the sum alone and the test is given ``sigma`` (the power is
         exact).  True: the spread is released too (``MeanReleaser(spread=True, split=split)``) and
@@ -368,6 +429,13 @@ def mean_power(mu1, n, *, mu2=None, mu0=None, margin=None, sigma, lower, upper, 
     the data, release them through :class:`~dpinfer.MeanReleaser` (the law actually released)
     and apply the test's own formula.
 
+    DP-JIMI with ``sigma`` known is a Monte Carlo test: its draw ``h`` falls at or below ``mu0``
+    exactly when a release simulated at ``mu0`` is at or above the observed one, so given the
+    release ``S`` the count is ``Binomial(H, V)``, ``V = P_mu0(T >= S)``, and the power is
+    ``P(Binomial(H, V) <= c) = P(V < Q)``, ``Q ~ Beta(c + 1, H - c)``: one integral over ``Q``'s
+    quantiles of the exact law's cdf at the null's quantiles (``dpinfer/inference/means/_draw_power.py``).
+    At ``mu1 = mu0`` it is the test's exact size ``(c + 1) / (H + 1)`` (two-sided twice that).
+
     References
     ----------
     Gil-Pelaez, J. (1951). Note on the inversion theorem. *Biometrika* 38, 481-482.
@@ -390,7 +458,7 @@ def mean_power(mu1, n, *, mu2=None, mu0=None, margin=None, sigma, lower, upper, 
     n_sim = _check_n_sim(n_sim)
     gen = None if rng is None else np.random.default_rng(rng)
     power, se = _power_at(q, ns, n_sim, gen)
-    used = n_sim or (_SIM_DEFAULT if se is not None else None)
+    used = n_sim or (_draws_default(q) if se is not None else None)
     return _result(PowerResult, power, q, ns, power, se, used, partial(_power_comparators, q, ns))
 
 
@@ -404,8 +472,9 @@ def _normal_n(q, power, ratio):
     return (n, ratio * n) if q["two"] else n
 
 
-def _search(q, target, ratio, power_of):
-    """The smallest n1 whose power reaches ``target`` (the power assumed to grow with n, checked at the end)."""
+def _search(q, target, ratio, power_of, start=None):
+    """The smallest n1 whose power reaches ``target`` (the power assumed to grow with n, checked at the end),
+    the search starting at ``start`` (None: the textbook z test's n)."""
     cache = {}
 
     def at(n):
@@ -419,9 +488,13 @@ def _search(q, target, ratio, power_of):
     def gauge(n):
         return float(stats.norm.ppf(min(max(at(n), 1e-12), 1 - 1e-12)) - stats.norm.ppf(target))
 
-    guess = _normal_n(q, target, ratio)
-    start = max(2, int(math.ceil(guess[0] if q["two"] else guess)))
-    bracket = integer_bracket(reaches, min(start, _N_MAX), _N_MAX)
+    if start is None:
+        guess = _normal_n(q, target, ratio)
+        start = max(2, int(math.ceil(guess[0] if q["two"] else guess)))
+        first_step = None
+    else:  # a start known to be close (the naive test's exact n for DP-JIMI's simulated search): small steps
+        first_step = max(start // 50, 1)
+    bracket = integer_bracket(reaches, min(start, _N_MAX), _N_MAX, first_step)
     if bracket is None:
         return None, cache
     return smallest_integer(reaches, gauge, *bracket), cache
@@ -429,7 +502,7 @@ def _search(q, target, ratio, power_of):
 
 def _size_comparators(q, target, ratio):
     def nonprivate(ns):
-        return _nonprivate_power(q, ns)
+        return _comparator_power(q, ns)
 
     n, _ = _search(q, target, ratio, nonprivate)
     normal = _normal_n(q, target, ratio)
@@ -518,17 +591,17 @@ def mean_sample_size(mu1, *, mu2=None, mu0=None, margin=None, power=0.8, ratio=1
     _check_noise(q, _sizes(q, _N_MAX, ratio) if q["two"] else (_N_MAX,))
     n_sim = _check_n_sim(n_sim)
     gen = None if rng is None else np.random.default_rng(rng)
-    simulate = q["spread"] or n_sim is not None
-    draws = n_sim or _SIM_DEFAULT
+    simulate = _simulates(q, n_sim)
+    draws = n_sim or _draws_default(q)
     seed = gen.bit_generator.seed_seq if gen is not None else None
     state = {}
 
     def power_of(ns):
         if simulate:
             stream = np.random.default_rng(seed) if seed is not None else _default_stream(q, (0, 0))
-            p, se = _simulated_power(q, ns, draws, stream)
+            p, se = _simulated(q, ns, draws, stream)
         else:
-            p, se = _exact_power(q, ns)
+            p, se = _jimi_exact(q, ns) if q["method"] == "jimi" else _exact_power(q, ns)
             if p is None:
                 raise ValueError(f"the exact power is out of reach at n = {' and '.join(map(str, ns))} (the "
                                  "characteristic function's integral did not reach 1e-8); give `n_sim` to "
@@ -537,7 +610,13 @@ def mean_sample_size(mu1, *, mu2=None, mu0=None, margin=None, power=0.8, ratio=1
         state[ns] = se
         return p
 
-    n, cache = _search(q, target, ratio, power_of)
+    start = None
+    if simulate and q["method"] == "jimi":
+        # DP-JIMI models what the naive test ignores but uses the same released statistics: the naive test's
+        # exact n (sigma known; a fraction of a second) is close, so the simulated search starts there
+        naive = dict(q, method="naive", spread=False)
+        start, _ = _search(naive, target, ratio, lambda ns: _exact_power(naive, ns)[0] or 0.0)
+    n, cache = _search(q, target, ratio, power_of, start)
     if n is None:
         raise ValueError(f"no n up to {_N_MAX:g} per group reaches power {target!r}: with the bounds "
                          f"[{q['lower']:g}, {q['upper']:g}] the clipped mean stays too near the null (or the "

@@ -33,7 +33,7 @@ from ..._draw_summary import draw_share, pvalue_from_shares
 from ..._resolve import provenance
 from .._common import check_draws, check_model, check_mu0, check_repro_cost, check_sigma, clipped
 from ._simulator import GridSeeds, draw_noise
-from ._unknown_spread import acceptance_set, draw_spread, projected_pvalue
+from ._unknown_spread import acceptance_set, draw_spread, projected_pvalue, projected_pvalues
 
 __all__ = ["mean_repro_test"]
 
@@ -403,7 +403,7 @@ def _spread_result(data, mu0, confidence_level, n_sim, gen, stream, bar):
         estimate=None, conf_int=conf_int,
         epsilon=data.release.epsilon, delta=0.0, data_name=data.data_name(), statistic_name="clipped mean",
         estimate_name="mean of x", null_name="mean", mechanism=data.rec.mechanism, n_sim=n_sim,
-        parameter=data.n, parameter_name="n",
+        parameter=data.n, parameter_name="n", pvalue_function=functools.partial(projected_pvalues, sp),
         note=(f"Repro samples: R = {n_sim} seeds {stream}, the same seeds for every (mean, sigma); the p-value "
               f"(the supremum over sigma, bounded above) and the set are valid in finite samples with the Monte "
               f"Carlo error included; {shape} (certified by boxes: it may be wider, it misses no piece)"),

@@ -205,3 +205,11 @@ def projected_pvalue(sp, mu0):
             return max(best, float(up.max()))
         s1, s2 = _split_scales(s1[keep], s2[keep])
     return max(best, float(up.max()))
+
+
+def projected_pvalues(sp, value):
+    """:func:`projected_pvalue` at each mean in ``value`` (the result's confidence curve; picklable as a
+    ``functools.partial`` of the release's :class:`Spread`)."""
+    values = np.asarray(value, dtype=float)
+    out = np.array([projected_pvalue(sp, float(v)) for v in values.reshape(-1)]).reshape(values.shape)
+    return float(out) if values.ndim == 0 else out
