@@ -322,6 +322,10 @@ def test_a_means_plan_draws_power_against_n_and_a_simulated_one_refuses():
     np.testing.assert_allclose(nonprivate, want, rtol=0, atol=1e-3)
     xp, private = _line(ax, "power")
     assert private[xp == int(res)][0] >= 0.8 > private[xp == int(res) - 1][0]
+    # DP-JIMI's exact one-group plan: its curve is the planner's own power (the search's definition of n)
+    jimi = d.mean_sample_size(128.0, **kw, method="jimi")
+    xj, yj = _line(jimi.plot(values=[int(jimi) - 1, int(jimi)]), "power")
+    assert yj[1] == pytest.approx(jimi.exact_power, abs=1e-12) and yj[1] >= 0.8 > yj[0]
     simulated = d.mean_power(128.0, 60, **kw, n_sim=200, rng=1)
     with pytest.raises(TypeError, match="has a simulated power: each point of a curve over n"):
         simulated.plot()
