@@ -769,13 +769,16 @@ def forest_plot(result, *, ax=None, title=None, odds_ratio=False):
         if title is None:
             methods = sorted({r.method for r in result})
             eps = sorted({r.epsilon for r in result if r.epsilon is not None})
-            title = "; ".join(methods)[:120] + ("\nepsilon = " + ", ".join(f"{e:g}" for e in eps) if eps else "")
+            import textwrap
+
+            lines = textwrap.wrap("; ".join(methods), 70, max_lines=2, placeholder=" ...")
+            title = "\n".join(lines + (["epsilon = " + ", ".join(f"{e:g}" for e in eps)] if eps else []))
     else:
         raise TypeError(f"`result` must be a ManyToOneResult, a LogisticJimiResult or an HTestResults (from "
                         f"binom_many_to_one_test, logistic_jimi or map_results); got {type(result).__name__}.")
     own = ax is None
     ax = _axes(ax)
-    _forest_rows(ax, labels, rows, legend)
+    _forest_rows(ax, labels, rows, legend, log)
     if reference is not None:
         ax.axvline(reference, color="0.5", linestyle=":", linewidth=1.0, gid="margin", label=ref_label)
     if log:
@@ -786,14 +789,27 @@ def forest_plot(result, *, ax=None, title=None, odds_ratio=False):
     return ax
 
 
-def _forest_rows(ax, labels, rows, legend):
-    """One row per ``(low, high, estimate)``, the first on top (as a printed table reads)."""
+def _forest_rows(ax, labels, rows, legend, log=False):
+    """One row per ``(low, high, estimate)``, the first on top (as a printed table reads).  An unbounded
+    end (infinite, or 0 on a log axis) is drawn to a little beyond the finite values, with an arrow
+    head (gid 'unbounded')."""
     k = len(rows)
     ys = np.arange(k)[::-1]
+    finite = np.array([v for row in rows for v in row if np.isfinite(v) and (not log or v > 0)], dtype=float)
+    if finite.size:
+        t = np.log(finite) if log else finite
+        pad = 0.1 * (t.max() - t.min()) or 1.0
+        edges = (t.min() - pad, t.max() + pad)
+        edges = tuple(np.exp(edges)) if log else edges
     shown = set()  # each legend entry once
     for i, (y, (low, high, est)) in enumerate(zip(ys, rows)):
-        if np.isfinite(low) or np.isfinite(high):
-            ax.plot([low, high], [y, y], color="C0", linewidth=2.0, gid=f"interval {i}",
+        ends = [low, high]
+        if (np.isfinite(low) or np.isfinite(high)) and finite.size:
+            for j, (end, edge, head) in enumerate(zip(ends, edges, ("<", ">"))):
+                if not np.isfinite(end) or (log and end <= 0):
+                    ends[j] = edge
+                    ax.plot([edge], [y], head, color="C0", gid="unbounded")
+            ax.plot(ends, [y, y], color="C0", linewidth=2.0, gid=f"interval {i}",
                     label=None if "interval" in shown else legend)
             shown.add("interval")
         if est is not None and np.isfinite(est):

@@ -209,6 +209,15 @@ def test_map_results_forest_plot_matches_each_test_run_alone():
     (null,) = [ln for ln in ax.get_lines() if ln.get_gid() == "margin"]
     assert null.get_xdata()[0] == 0.2 and null.get_label() == "null value 0.2"
     assert ax.get_legend().get_texts()[0].get_text() == "95% interval"
+    # one-sided intervals of means: the unbounded end is drawn beyond the finite values, with an arrow head
+    one_sided = d.results.HTestResults([d.mean_naive_test(_mean_release(s, seed=4 + int(s)), mu0=125.0,
+                                                          alternative="greater") for s in (0.0, 5.0)])
+    ax = one_sided.plot()
+    assert ax.get_xlabel() == "mean mu" and [r.conf_int.high for r in one_sided] == [math.inf, math.inf]
+    heads = [ln.get_xdata()[0] for ln in ax.get_lines() if ln.get_gid() == "unbounded"]
+    for i, r in enumerate(one_sided):
+        low, high = _line(ax, f"interval {i}")[0]
+        assert low == r.conf_int.low and high == heads[i] > max(r.estimate for r in one_sided)
     from dpinfer.plot import forest_plot
 
     with pytest.raises(ValueError, match="an empty HTestResults has no interval"):
