@@ -857,9 +857,12 @@ def planning_curve(result, values=None, *, ax=None, title=None):
     ------
     TypeError
         For anything but a planning result, or one whose power is simulated
-        (:func:`~dpinfer.mean_power` with the spread released or ``n_sim`` given): each
-        point would be thousands of simulated trials, so no curve is drawn; plot
-        ``mean_power`` over ``n`` yourself with :func:`power_curve` and a stated ``n_sim``.
+        (:func:`~dpinfer.mean_power` with the spread released, two DP-JIMI groups or
+        ``n_sim`` given): each point would be thousands of simulated trials, so no curve is
+        drawn; plot ``mean_power`` over ``n`` yourself with :func:`power_curve` and a stated
+        ``n_sim``.
+    ValueError
+        For ``values`` that are not whole sample sizes (at least 2 for means, 1 otherwise).
 
     Examples
     --------
