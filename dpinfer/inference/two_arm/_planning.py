@@ -141,10 +141,28 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
                     ratio=None, epsilon=epsilon, delta=delta, mechanism=mechanism)
     compute = partial(_power_comparators, float(th1), float(th2), a, b, effect, margin, alpha, alternative,
                       statistic, mechanism)
-    return _planned(PowerResult, float(out), dict(question, power=float(out)), compute)
+    curve = partial(_power_at_n, float(th1), float(th2), (a, b), epsilon, delta, sensitivity, effect, margin, alpha,
+                    alternative, statistic, mechanism)
+    return _planned(PowerResult, float(out), dict(question, power=float(out)), compute, curve)
 
 
-def _planned(cls, value, question, compute):
+def _power_at_n(theta1, theta2, allocation, epsilon, delta, sensitivity, effect, margin, alpha, alternative,
+                statistic, mechanism, n, noise=True):
+    """The exact power at ``n1 = n``, ``n2 = ceil(n b / a)`` for ``allocation = (a, b)`` (a power's
+    arms) or ``ceil(ratio n)`` for a ratio (as the sample-size search allocates), or without the noise
+    (the comparator's randomized test, :func:`_power_comparators`): the planning result's curve."""
+    n = _check_int(n, "n", minimum=1)
+    a, b = allocation if isinstance(allocation, tuple) else (None, None)
+    m = -(-n * b // a) if a is not None else max(1, math.ceil(allocation * n))
+    if not noise:
+        epsilon, delta, sensitivity, mechanism = NONPRIVATE_EPSILON, 0.0, 1, _mechanisms.TULAP
+    arm1, arm2 = _arms(n, m, epsilon, delta, sensitivity, mechanism)
+    used = _ordering(statistic, effect, n, m, mechanism)
+    return float(np.clip(_exact_power(arm1, arm2, _null(effect, margin), theta1, theta2, alpha, alternative,
+                                      used)[0], 0.0, 1.0))
+
+
+def _planned(cls, value, question, compute, curve):
     """The result ``cls(value)`` with the power.htest record of ``question`` and its comparators."""
     q = question
     n1, n2 = q["n1"], q["n2"]
@@ -168,7 +186,7 @@ def _planned(cls, value, question, compute):
               "statistic": q["statistic"], "ratio": q["ratio"], "epsilon": eps, "delta": dlt,
               "mechanism": q["mechanism"]}
     return cls._make(value)._setup(method, lines, fields, compute, note,
-                                   (same_test_label(False), NORMAL_TWO), privacy)
+                                   (same_test_label(False), NORMAL_TWO), privacy, curve)
 
 
 def _equality_null(effect, margin):
@@ -350,7 +368,9 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     compute = partial(_size_comparators, theta1, theta2, power, ratio, effect, margin, alpha, alternative, statistic,
                       mechanism, _start_without_noise(n1, theta1, theta2, ratio, epsilon, sensitivity, mechanism,
                                                       _null(effect, margin).coefficient))
-    return _planned(SampleSizesResult, (n1, n2), question, compute)
+    curve = partial(_power_at_n, theta1, theta2, ratio, epsilon, delta, sensitivity, effect, margin, alpha,
+                    alternative, statistic, mechanism)
+    return _planned(SampleSizesResult, (n1, n2), question, compute, curve)
 
 
 #: exact power evaluations of a sample-size search, typically (3 to 6: 0.6 v 0.4, 0.52 v 0.5, 0.3 v 0.1)
