@@ -1,0 +1,57 @@
+"""Planning under the score ordering: unchanged numbers after the speed-up, one ordering per search.
+
+Expected values:
+
+* ``BEFORE``: powers and sample sizes recorded with main's code (commit 29c6b46) before the
+  speed-up of issue 42 (this file's first commit), to check that the faster path computes
+  the same numbers (powers to 1e-12, sample sizes exactly).  They are a regression table,
+  not an independent check: that is ``tests/reference/make_two_arm_power.py`` (enumeration
+  without dpinfer, tested in ``test_ordering_power.py``), unchanged.
+* The search across the score ordering's lattice limit (``MAX_CELLS`` made small): the
+  definition of the sample size under the one ordering the result names (power at ``n``
+  reaches the target, at ``n - 1`` it does not, both by ``binom2_ump_power`` with that
+  ``statistic``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpinfer import binom2_ump_power, binom2_ump_sample_size
+from dpinfer.inference.two_arm import _arguments
+
+#: (call, arguments, value recorded before the speed-up)
+BEFORE = [
+    ("power", dict(theta1=0.3, theta2=0.25, n1=1277, n2=1277, epsilon=1.0), 0.8000378880489913),
+    ("power", dict(theta1=0.35, theta2=0.20, n1=150, n2=150, epsilon=1.0), 0.8076547632576885),
+    ("power", dict(theta1=0.45, theta2=0.3, n1=300, n2=320, epsilon=0.5, margin=0.05, alternative="greater"),
+     0.7781883513991921),
+    ("power", dict(theta1=0.2, theta2=0.3, n1=250, n2=250, epsilon=2.0, effect="ratio", margin=0.9,
+                   alternative="less"), 0.5879524560439777),
+    ("power", dict(theta1=0.5, theta2=0.3, n1=120, n2=140, epsilon=1.0, effect="odds-ratio", margin=1.2),
+     0.7102099978486701),
+    ("power", dict(theta1=0.35, theta2=0.20, n1=[90, 110, 400], n2=100, epsilon=1.0),
+     [0.5875348996353406, 0.6277022189234805, 0.7897419341427713]),
+    ("size", dict(theta1=0.35, theta2=0.20, epsilon=1.0), (147, 147)),
+    ("size", dict(theta1=0.6, theta2=0.4, epsilon=1.0), (109, 109)),
+    ("size", dict(theta1=0.5, theta2=0.3, epsilon=1.0, ratio=2.0, margin=0.05, alternative="greater"), (108, 216)),
+]
+
+
+@pytest.mark.parametrize("call, kwargs, expected", BEFORE)
+def test_the_same_numbers_as_before_the_speed_up(call, kwargs, expected):
+    if call == "power":
+        kwargs = dict(kwargs)
+        args = [kwargs.pop(k) for k in ("theta1", "theta2", "n1", "n2")]
+        got = binom2_ump_power(*args, **kwargs)
+        np.testing.assert_allclose(np.asarray(got, float), expected, rtol=0, atol=1e-12)
+    else:
+        kwargs = dict(kwargs)
+        got = binom2_ump_sample_size(kwargs.pop("theta1"), kwargs.pop("theta2"), **kwargs)
+        assert tuple(got) == expected
+
+
+def test_the_slow_setting_of_the_benchmark():
+    # 0.3 vs 0.25 (16 s before the speed-up): 1277 per arm, as recorded
+    assert tuple(binom2_ump_sample_size(0.3, 0.25, epsilon=1.0)) == (1277, 1277)
