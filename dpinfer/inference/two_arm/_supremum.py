@@ -139,7 +139,7 @@ class _Sup:
     located: float
 
 
-def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=SILENT):
+def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=SILENT, above=None):
     """``sup_nu P_nu(T >= t)`` (``upper``) or ``sup_nu P_nu(T <= t)`` on the null line.
 
     ``points`` grid points (65 by default; the interval search uses fewer while it
@@ -147,7 +147,11 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
     certified upper bound of :func:`._certify.certified_sup` (at most ``1 + 1e-12`` times
     the located one) for arms within ``CERTIFY_LIMIT``, else the located supremum.
     ``progress``: ``STEP_UNITS`` for the located supremum and per evaluation of the
-    certificate (``SUP_UNITS`` in all, typically).
+    certificate (``SUP_UNITS`` in all, typically).  ``above`` (located suprema only): the
+    question is only whether the supremum exceeds it, so the search stops at the first value
+    above it (a lower bound of the supremum, then) and skips the maxima whose cells' corner
+    bounds cannot exceed it: the answer to that question is the full search's, for less work
+    (a critical value's level search asks it about twenty times).
     """
     tail = _plan(arm1, arm2, null, t, upper)
     if null.high <= null.low:
@@ -170,6 +174,9 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
         bounds = tail.from_pmfs([p[first] for p in p1], [p[second] for p in p2])
     best = int(np.argmax(values))
     out = _Sup(float(values[best]), float(grid[best]), float(values[best]))
+    enough = math.inf if above is None else above  # a supremum above this answers the question
+    if out.value > enough:
+        return out
     # refine every grid maximum whose neighbouring cells could hold more than the best value
     last = points - 1
     peaks = [i for i in range(points)
@@ -182,7 +189,7 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
     for i in peaks:
         lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, last)]
         reach = max(bounds[max(i - 1, 0)], bounds[min(i, last - 1)])
-        if reach <= out.value:
+        if reach <= out.value or reach <= (-math.inf if above is None else above):
             continue
         if i in (0, last):
             # a maximum at an end of the line: refine only if the tail rises inwards
@@ -198,6 +205,8 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
         found.append((float(res.x), float(-res.fun)))
         if -res.fun > out.value:
             out = _Sup(float(-res.fun), float(res.x), float(-res.fun))
+            if out.value > enough:
+                return out
     if batched:
         found = _newton_maxima(tail, null, slope, *(np.array(c, float) for c in zip(*batched)))
         for x, v in found:
