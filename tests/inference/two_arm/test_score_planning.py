@@ -15,6 +15,8 @@ Expected values:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -55,3 +57,39 @@ def test_the_same_numbers_as_before_the_speed_up(call, kwargs, expected):
 def test_the_slow_setting_of_the_benchmark():
     # 0.3 vs 0.25 (16 s before the speed-up): 1277 per arm, as recorded
     assert tuple(binom2_ump_sample_size(0.3, 0.25, epsilon=1.0)) == (1277, 1277)
+
+
+def _power(n, statistic):
+    return float(binom2_ump_power(0.6, 0.4, n, n, epsilon=1.0, statistic=statistic))
+
+
+@pytest.mark.parametrize("cells, expected, ordering", [
+    (61 * 61, 105, "difference"),     # the score limit, 60 per arm, is far below its answer
+    (108 * 108, 105, "difference"),   # 107 per arm: the score needs 109, the difference 105
+    (121 * 121, 109, "score"),        # 120 per arm: the score reaches within its lattice
+])
+def test_a_plan_across_the_score_limit_uses_one_ordering(monkeypatch, cells, expected, ordering):
+    monkeypatch.setattr(_arguments, "MAX_CELLS", cells)
+    for statistic in (None, "score"):
+        size = binom2_ump_sample_size(0.6, 0.4, epsilon=1.0, statistic=statistic)
+        n = size[0]
+        assert tuple(size) == (expected, expected)
+        # the definition, under the one ordering the result names
+        assert _power(n, ordering) >= 0.8 > _power(n - 1, ordering)
+        assert f"({ordering} ordering" in size.method and f"({ordering} ordering" in str(size)
+        assert size.to_dict()["statistic"] == ordering
+        if ordering == "difference":
+            limit = math.isqrt(cells) - 1
+            assert (f"does not reach the power within {limit} per arm; test with statistic='difference'"
+                    in size.method)
+            assert tuple(binom2_ump_sample_size(0.6, 0.4, epsilon=1.0, statistic="difference")) == tuple(size)
+            # the score ordering at its limit does not reach the power (why it was not used)
+            assert _power(limit, "score") < 0.8
+
+
+def test_the_comparator_without_noise_plans_the_same_ordering(monkeypatch):
+    monkeypatch.setattr(_arguments, "MAX_CELLS", 61 * 61)
+    size = binom2_ump_sample_size(0.6, 0.4, epsilon=1.0)
+    # epsilon = 1e9: the test without noise, as the comparator computes it (dpinfer.inference._price)
+    alone = binom2_ump_sample_size(0.6, 0.4, epsilon=1e9, statistic="difference")
+    assert "(difference ordering)" in alone.method and size.nonprivate_n == tuple(alone)
