@@ -43,6 +43,10 @@ CERTIFY_LIMIT = 4_100_000
 _CERTIFY_WORK = 1 << 25
 #: Brent's tolerance in nu for each refined maximum (the tail is smooth: error ~ 1e-24 in p)
 XATOL = 1e-12
+#: Brent's tolerance when only whether the supremum exceeds ``above`` is asked: the maximum's
+#: value is then off by about its curvature times 1e-18, far below any difference that could
+#: change the answer (and its ``nu`` is not used)
+DECIDE_XATOL = 1e-9
 #: refined maxima within this relative gap of the best get the certificate's fine cells
 #: (lower ones close by their values alone)
 FOCUS_GAP = 1e-6
@@ -201,7 +205,7 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
             continue
         res = optimize.minimize_scalar(
             lambda nu: -float(_on_line(tail, null, nu)[0]),
-            bounds=(lo, hi), method="bounded", options={"xatol": XATOL})
+            bounds=(lo, hi), method="bounded", options={"xatol": XATOL if above is None else DECIDE_XATOL})
         found.append((float(res.x), float(-res.fun)))
         if -res.fun > out.value:
             out = _Sup(float(-res.fun), float(res.x), float(-res.fun))
