@@ -93,3 +93,54 @@ def test_the_comparator_without_noise_plans_the_same_ordering(monkeypatch):
     # epsilon = 1e9: the test without noise, as the comparator computes it (dpinfer.inference._price)
     alone = binom2_ump_sample_size(0.6, 0.4, epsilon=1e9, statistic="difference")
     assert "(difference ordering)" in alone.method and size.nonprivate_n == tuple(alone)
+
+
+def test_binomial_rows_are_scipys_own_doubles():
+    from scipy import stats
+
+    from dpinfer.inference.two_arm import _law
+
+    theta = np.concatenate([np.random.default_rng(3).random(20), [1e-12, 0.5, 1 - 1e-12]])
+    for n in (1, 7, 301, 1277):
+        x = np.arange(n + 1)
+        assert np.array_equal(_law._binomial(n, theta), stats.binom.pmf(x[None, :], n, theta[:, None]))
+    # theta at 0 or 1 takes scipy's checked path
+    assert np.array_equal(_law._binomial(4, np.array([0.0, 1.0])), stats.binom.pmf(np.arange(5)[None, :], 4,
+                                                                                     np.array([[0.0], [1.0]])))
+
+
+@pytest.mark.parametrize("upper", [True, False])
+def test_a_whole_level_is_the_tie_sums_with_every_tie_in(monkeypatch, upper):
+    # the shortcut (ties counted on the clipped lattice) against the tie sums it skips, at a cut
+    # below every linear value: each tying cell then enters with weight G = 1
+    from dpinfer.inference.two_arm import _score
+    from dpinfer.inference.two_arm._planning import _arms
+    from dpinfer.inference.two_arm._supremum import _null
+
+    arm1, arm2 = _arms(30, 40, 1.0, 0.0, 1, "tulap")
+    null = _null("difference", 0.05)
+    levels = np.unique(_score._order(arm1, arm2, null))
+    nu = np.linspace(0.0, 0.95, 7)
+    for level in levels[[5, len(levels) // 2, -5]]:
+        cut = _score._Cut(float(level), -1e6 if upper else 1e6)
+        fast = _score._ScorePlan(arm1, arm2, null, cut, upper)(nu + 0.05, nu)
+        with monkeypatch.context() as m:
+            m.setattr(_score, "_linear_reach", lambda arms, a: (-np.inf, np.inf))
+            slow = _score._ScorePlan(arm1, arm2, null, cut, upper)(nu + 0.05, nu)
+        np.testing.assert_allclose(fast, slow, rtol=1e-13, atol=1e-300)
+
+
+def test_the_lower_side_of_a_mirrored_test_is_the_upper_side_negated():
+    from dpinfer.inference.two_arm import _critical
+    from dpinfer.inference.two_arm._planning import _arms
+    from dpinfer.inference.two_arm._supremum import _null
+
+    arm1, arm2 = _arms(60, 60, 1.0, 0.0, 1, "tulap")
+    null = _null("difference", 0.0)
+    assert _critical._mirrored(arm1, arm2, null)
+    up = _critical._critical_score(arm1, arm2, null, 0.025, True)
+    low = _critical._critical_score(arm1, arm2, null, 0.025, False)
+    assert low.level == -up.level and abs(low.t + up.t) <= 1e-12
+    # not mirrored: a margin, or arms of two laws
+    assert not _critical._mirrored(arm1, arm2, _null("difference", 0.05))
+    assert not _critical._mirrored(*_arms(60, 60, (1.0, 0.5), 0.0, 1, "tulap"), null)
