@@ -144,3 +144,12 @@ def test_the_lower_side_of_a_mirrored_test_is_the_upper_side_negated():
     # not mirrored: a margin, or arms of two laws
     assert not _critical._mirrored(arm1, arm2, _null("difference", 0.05))
     assert not _critical._mirrored(*_arms(60, 60, (1.0, 0.5), 0.0, 1, "tulap"), null)
+
+
+def test_a_normal_start_far_beyond_the_limit_plans_the_difference_at_once(monkeypatch):
+    # limit 20 per arm; the normal approximation starts near 105: the score is not tried
+    monkeypatch.setattr(_arguments, "MAX_CELLS", 21 * 21)
+    size = binom2_ump_sample_size(0.6, 0.4, epsilon=1.0)
+    assert tuple(size) == (105, 105) and size.to_dict()["statistic"] == "difference"
+    assert "ends at 20 per arm, below half the normal approximation's" in size.method
+    assert size.method.endswith("test with statistic='difference')")
