@@ -306,11 +306,14 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     (``dpinfer.inference._roots``: false position on the probit of the power against
     ``sqrt(n1)``, checked at ``n1 - 1``).  This assumes the exact power increases with
     ``n1``: the noise smooths the sawtooth of exact binomial power, and the tests check
-    ``n1 - 1``.  About a second at ``n1`` near 1e4 on a quiet machine (the difference
-    ordering).  The default score ordering costs more per power evaluation (a bisection over
-    its levels, each a located supremum: about 4 s at 1400 per arm on a loaded two-core
-    machine), so a search ending near 1500 per arm takes 20-30 s, and reading the
-    comparator without noise (printing) as long again.  One ordering throughout: above 4e6
+    ``n1 - 1``.  The score ordering's power keeps a small sawtooth (its critical level moves
+    in steps): at 0.3 against 0.25 it is 0.8002 at 1267 per arm, 0.7978 at 1270 and 0.8000
+    at 1277, the answer; so the answer reaches the power and ``n1 - 1`` does not, but a
+    smaller size may reach it too.  About a second at ``n1`` near 1e4 on a quiet machine
+    (the difference ordering).  The default score ordering costs more per power evaluation
+    (a bisection over its levels, each a located supremum: about 1 s at 1300 per arm on a
+    two-core machine at load 4-5), so a search ending near 1300 per arm takes about 6 s,
+    and reading the comparator without noise (printing) as long again.  One ordering throughout: above 4e6
     lattice cells (about 2000 per arm) the test uses the difference, so the search tries the
     score ordering up to that limit and, if it does not reach the power there, searches the
     difference ordering alone; the result's ``method`` names the ordering and why (its
