@@ -313,12 +313,12 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     (the difference ordering).  The default score ordering costs more per power evaluation
     (a bisection over its levels, each a located supremum: about 1 s at 1300 per arm on a
     two-core machine at load 4-5), so a search ending near 1300 per arm takes about 6 s,
-    and reading the comparator without noise (printing) as long again.  One ordering throughout: above 4e6
-    lattice cells (about 2000 per arm) the test uses the difference, so the search tries the
-    score ordering up to that limit and, if it does not reach the power there, searches the
-    difference ordering alone; the result's ``method`` names the ordering and why (its
-    answer can be much larger: 0.12 against 0.094, 4559 per arm, where the score ordering at
-    1999 per arm has power 0.752).
+    and reading the comparator without noise (printing) as long again.  One ordering
+    throughout: above 4e6 lattice cells (about 2000 per arm) the test uses the difference,
+    so the search tries the score ordering up to that limit and, if it does not reach the
+    power there, searches the difference ordering alone; the result's ``method`` names the
+    ordering and why (its answer can be much larger: 0.12 against 0.094, 4559 per arm, where
+    the score ordering at 1999 per arm has power 0.752).
 
     Examples
     --------
