@@ -311,8 +311,8 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     at 1277, the answer; so the answer reaches the power and ``n1 - 1`` does not, but a
     smaller size may reach it too.  About a second at ``n1`` near 1e4 on a quiet machine
     (the difference ordering).  The default score ordering costs more per power evaluation
-    (a bisection over its levels, each a located supremum: about 1 s at 1300 per arm on a
-    two-core machine at load 4-5), so a search ending near 1300 per arm takes about 6 s,
+    (a bisection over its levels, each a located supremum: about 0.7 s at 1300 per arm on
+    a two-core machine at load 4-5), so a search ending near 1300 per arm takes about 5 s,
     and reading the comparator without noise (printing) as long again.  One ordering
     throughout: above 4e6 lattice cells (about 2000 per arm) the test uses the difference,
     so the search tries the score ordering up to that limit and, if it does not reach the
