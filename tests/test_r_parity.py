@@ -46,9 +46,9 @@ AUDIT = {
         "release": "x", "p0": ("p", "n"), "method": "method", "alternative": "alternative",
         "confidence_level": "conf.level", "two_sided_method": "two.sided.method", "n_sim": "n.sim",
         "rng": "seed", "epsilon": "epsilon", "delta": "delta", "effect": "effect", "margin": "margin",
-        "composition": "composition", "statistic": "statistic",
+        "composition": "composition", "statistic": "statistic", "workers": "workers",
         "pooled": Omit("sites sharing one proportion are not offered from R (one or two releases here; "
-                       "strata: dp_mantelhaen_test)"), "workers": "workers"})], {}),
+                       "strata: dp_mantelhaen_test)")})], {}),
     "dp_chisq_test": ([(name, {"release": "x", "n_sim": "n.sim", "rng": "seed", "progress": _PROGRESS,
                                "workers": "workers"})
                        for name in ("independence_jimi_test", "independence_mc_test")],

@@ -70,16 +70,18 @@ def test_prop_test_workers_none_keeps_the_serial_stream(laplace_pair, table):
 def test_prop_test_refuses_workers_where_nothing_is_drawn(laplace_pair):
     tulap = TulapReleaser(epsilon=1.0)
     arm1, arm2 = tulap.release(41, 60, rng=1), tulap.release(27, 60, rng=2)
-    with pytest.raises(ValueError, match=r"`workers` applies to the methods that simulate .*method='ump' draws "
-                                         r"nothing; got workers=2"):
+    with pytest.raises(ValueError, match=r"`workers` apply to method='jimi' only \(method='ump' is exact and draws "
+                                         r"nothing\); got n_sim=None, rng=None, workers=2"):
         prop_test(arm1, 0.5, workers=2)
-    with pytest.raises(ValueError, match=r"method='normal' draws nothing; got workers=1"):
+    with pytest.raises(ValueError, match=r"method='normal' is a closed-form approximation and draws nothing\); "
+                                         r".*workers=1"):
         prop_test(laplace_pair[0], 0.3, method="normal", workers=1)
-    with pytest.raises(ValueError, match=r"`workers` applies to method='jimi' only \(method='ump'.*got workers=2"):
+    with pytest.raises(ValueError, match=r"`workers` apply to method='jimi' only \(method='ump' draws nothing\).*"
+                                         r"workers=2"):
         prop_test(arm1, arm2, workers=2)
     with pytest.raises(ValueError, match=r"`workers` does not apply to several sites or strata"):
         prop_test([arm1, arm2, tulap.release(30, 60, rng=3)], workers=2)
-    with pytest.raises(ValueError, match=r"a paired release gets the exact McNemar test draws nothing"):
+    with pytest.raises(ValueError, match=r"tested by mcnemar_test, which takes .* only; got `workers`"):
         prop_test(PairedTableReleaser(epsilon=1.0).release([[20, 5], [9, 16]], rng=1), workers=2)
     with pytest.raises(ValueError, match=r"`workers` must be None, an int"):
         prop_test(laplace_pair[0], 0.3, method="jimi", n_sim=100, rng=1, workers=0)
@@ -98,8 +100,8 @@ def test_mean_test_passes_workers_to_jimi_and_repro(means, workers):
 def test_mean_test_workers_none_and_naive_refusal(means):
     x, y = means
     _same(mean_test(x, y, n_sim=300, rng=1, workers=None), mean2_jimi_test(x, y, n_sim=300, rng=1))
-    with pytest.raises(ValueError, match=r"method='naive' is a closed-form normal interval and draws nothing; "
-                                         r"got workers=1"):
+    with pytest.raises(ValueError, match=r"`workers` applies to the methods that draw .*method='naive' draws "
+                                         r"nothing; got workers=1"):
         mean_test(x, method="naive", workers=1)
 
 
@@ -157,8 +159,8 @@ def test_command_workers_usage_errors(capsys, tmp_path, laplace_pair):
     code, _, err = call(capsys, "test", "--release", one, "--method", "normal", "--workers", 2)
     assert code == 2 and "--n-sim, --seed and --workers apply to --method jimi only" in err
     code, _, err = call(capsys, "test", "--release", one, "--method", "jimi", "--workers", 2)
-    assert code == 2 and "--workers needs --n-sim" in err
+    assert code == 2 and "--seed and --workers need --n-sim" in err
     code, _, err = call(capsys, "test", "--release", one, "--method", "jimi", "--n-sim", 10, "--workers", 0)
-    assert code == 2 and "--workers: must be 1 (this process), K > 1 (K local processes) or -1" in err
+    assert code == 2 and "`workers` must be None, an int (1 = this process" in err and "got 0." in err
     code, _, err = call(capsys, "test", "--release", one, "--method", "jimi", "--n-sim", 10, "--workers", "two")
-    assert code == 2 and "must be a whole number (1, K > 1 or -1)" in err
+    assert code == 2 and "argument --workers: invalid int value: 'two'" in err

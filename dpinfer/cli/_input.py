@@ -687,21 +687,8 @@ class _Renamed(argparse.Action):
                                            "count, in 'dpinfer release' only); the values you gave are not shown")
 
 
-def _workers_count(text):
-    """--workers: 1 (this process), K > 1 (K local processes) or -1 (all CPUs)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number (1, K > 1 or -1); got {text!r}") from None
-    if value < 1 and value != -1:
-        raise argparse.ArgumentTypeError(f"must be 1 (this process), K > 1 (K local processes) or -1 (all CPUs); "
-                                         f"got {value}")
-    return value
-
-
 def add_workers_option(parser, what):
-    """``--workers N`` of a subcommand whose methods simulate: Python's ``workers=N`` (docs/scale.rst)."""
-    parser.add_argument("--workers", type=_workers_count, metavar="N",
-                        help=f"{what}: where the draws run: 1 this process, N local processes, -1 all CPUs "
-                             "(default: the serial stream of earlier releases; every N gives one answer, "
-                             "that of Python's workers=N)")
+    """``--workers N``: where the draws run (Python's ``workers=``; -1 for every CPU)."""
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help=f"{what}: run the draws in N local processes (-1: every CPU), in fixed seeded "
+                             "tasks (the same answer for every N; default: one serial stream, see docs/scale.rst)")

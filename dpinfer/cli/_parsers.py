@@ -250,7 +250,7 @@ def _add_released_input(parser, *, methods):
     parser.add_argument("--seed", type=_WHOLE,
                         help=f"jimi with --n-sim{', or a table test' if 'mc' in methods else ''}: "
                              "seed of the draws (default: a stream derived from the release)")
-    add_workers_option(parser, f"jimi with --n-sim{', or a table test' if 'mc' in methods else ''}")
+    add_workers_option(parser, f"jimi{', or a table test' if 'mc' in methods else ''}")
     add_arm_options(parser, _REAL, _WHOLE, _Renamed)
 
 

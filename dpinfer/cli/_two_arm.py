@@ -156,9 +156,10 @@ def _pair_result(args, arms):
         return _untyped([_laplace_numbers(args, first, second, ns)], ns)[0]
     result = prop_test([first, second], None if ns is None else list(ns), method=args.method,
                        alternative=args.alternative, confidence_level=args.confidence_level,
-                       n_sim=args.n_sim, rng=args.seed, epsilon=_epsilon(args), delta=args.delta,
+                       n_sim=args.n_sim, rng=args.seed, workers=args.workers, epsilon=_epsilon(args),
+                       delta=args.delta,
                        effect=args.effect, margin=args.margin, composition=args.composition,
-                       statistic=args.statistic, workers=args.workers)
+                       statistic=args.statistic)
     return _untyped([result], ns)[0]
 
 

@@ -113,12 +113,9 @@ def _two_release_test(release, p0, *, method, alternative, confidence_level, two
     if two_sided_method is not None:
         raise ValueError("`two_sided_method` applies to one Tulap release; the two-arm exact test's "
                          f"two-sided p-value is twice the smaller one-sided one; got {two_sided_method!r}.")
-    if method != "jimi" and (n_sim is not None or rng is not None):
-        raise ValueError(f"`n_sim` and `rng` apply to method='jimi' only (method={method!r} draws "
-                         f"nothing); got n_sim={n_sim!r}, rng={_show(rng)}.")
-    if method != "jimi" and workers is not None:
-        raise ValueError(f"`workers` applies to method='jimi' only (method={method!r} is exact or closed-form "
-                         f"and draws nothing); got workers={_show(workers)}.")
+    if method != "jimi" and (n_sim is not None or rng is not None or workers is not None):
+        raise ValueError(f"`n_sim`, `rng` and `workers` apply to method='jimi' only (method={method!r} draws "
+                         f"nothing); got n_sim={n_sim!r}, rng={_show(rng)}, workers={_show(workers)}.")
     arms = (first, second) if ns is None else (first, ns[0], second, ns[1])
     common = dict(alternative=alternative, confidence_level=confidence_level)
     if composition is not None:

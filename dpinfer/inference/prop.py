@@ -128,10 +128,10 @@ def _check_release_for_method(release, method):
 
 
 def _paired_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng, effect,
-                 margin, statistic):
+                 margin, statistic, workers=None):
     """A paired table (kind 'paired'): the exact McNemar test, as R users reach ``mcnemar.test``."""
     given = {"p0": p0, "two_sided_method": two_sided_method, "n_sim": n_sim, "rng": rng, "effect": effect,
-             "statistic": statistic}
+             "statistic": statistic, "workers": workers}
     extra = [name for name, value in given.items() if value is not None]
     if extra or method not in (None, "ump"):
         what = f"method={method!r}" if method not in (None, "ump") else ", ".join(f"`{e}`" for e in extra)
@@ -229,13 +229,10 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
         Several sites (see **Sites and strata**): None pools a list of three or
         more releases and compares a list of two; True pools two; False refuses
         three or more.
-    workers : None, int, callable or concurrent.futures.Executor, default None
-        Where the draws of a simulating method run (:mod:`dpinfer._workers`;
-        ``docs/scale.rst``): DP-JIMI (one release, two Laplace arms, a table) and
-        the Monte Carlo test of a table.  None keeps the method's serial stream
-        (the answer of earlier releases); any other value gives the answer of the
-        method's function called with the same ``workers``, the same for every
-        ``workers`` other than None.  Refused for a method that draws nothing.
+    workers : None, int, callable or concurrent.futures.Executor, optional
+        Where DP-JIMI's draws run (one or two arms) or a table test's (see
+        :ref:`scale`), passed to the method: None (the default) the serial stream;
+        refused by the exact and normal methods, which draw nothing.
 
     Returns
     -------
@@ -359,10 +356,8 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     if two_arm is not None:
         return two_arm
     if isinstance(release, Release) and release.kind == "paired":
-        if workers is not None:
-            _refuse_workers(workers, "a paired release gets the exact McNemar test")
         return _paired_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng,
-                            effect, margin, statistic)
+                            effect, margin, statistic, workers)
     if isinstance(release, Release) and release.kind == "table":
         return _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng,
                            workers)
@@ -388,18 +383,16 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = _check_n_sim(n_sim)
-    if method != "jimi" and (n_sim is not None or rng is not None):
+    if method != "jimi" and (n_sim is not None or rng is not None or workers is not None):
         raise ValueError(
-            f"`n_sim` and `rng` apply to method='jimi' only (method={method!r} is exact and "
-            f"draws nothing); got n_sim={n_sim!r}, rng={rng!r}."
+            f"`n_sim`, `rng` and `workers` apply to method='jimi' only (method={method!r} is "
+            f"{'exact' if method == 'ump' else 'a closed-form approximation'} and draws nothing); got n_sim={n_sim!r}, rng={_show(rng)}, workers={_show(workers)}."
         )
     if method != "ump" and two_sided_method is not None:
         raise ValueError(
             f"`two_sided_method` applies to method='ump' only; got two_sided_method="
             f"{two_sided_method!r} with method={method!r}."
         )
-    if method != "jimi" and workers is not None:
-        _refuse_workers(workers, f"method={method!r}")
     common = dict(p0=p0, alternative=alternative, confidence_level=confidence_level)
     if method == "ump":
         from .ump import binom_ump_test
@@ -414,12 +407,6 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     from .jimi import binom_jimi_test
 
     return binom_jimi_test(release, **common, n_sim=n_sim, rng=rng, workers=workers)
-
-
-def _refuse_workers(workers, why):
-    """``workers`` given to a path that draws nothing: refused, never silently ignored."""
-    raise ValueError(f"`workers` applies to the methods that simulate (DP-JIMI, the Monte Carlo test of a "
-                     f"table); {why} draws nothing; got workers={_show(workers)}.")
 
 
 def _release_from_numbers(value, n, *, method, epsilon, delta=0.0, sensitivity=1):

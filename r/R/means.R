@@ -88,11 +88,8 @@ dp_release_mean <- function(x, lower, upper, epsilon, spread = FALSE, split = 0.
 #'   \code{"normal"} or \code{"lognormal"} (not for \code{"naive"}).
 #' @param n.sim DP-JIMI's draws (\code{NULL}: 2000) or the repro seeds.
 #' @param seed The seed of the draws (\code{NULL}: derived from the releases).
-#' @param workers \code{"jimi"} and \code{"repro"} (refused by \code{"naive"}): \code{NULL} (the default: the serial stream, the
-#'   answer of earlier releases) or a whole number: where the draws run, \code{1}
-#'   in the Python process, \code{k} in \code{k} local processes, \code{-1} one
-#'   per CPU (Python's \code{workers}).  Every value but \code{NULL} gives one
-#'   answer, Python's for the same \code{workers}.
+#' @param workers \code{NULL} (one serial stream) or the number of local Python processes
+#'   (\code{-1}: every CPU) for the draws: the same answer for every number.
 #' @param composition Two groups: \code{NULL} (read the releases: parallel, the
 #'   larger epsilon, only when they were charged to two groups of one budget's
 #'   parallel set, see \code{group} in \code{\link{dp_release_mean}}),
@@ -133,7 +130,8 @@ dp_t_test <- function(x, y = NULL, alternative = c("two.sided", "less", "greater
   kwargs <- list(mu0 = mu, margin = margin, method = match.arg(method), sigma = sigma, model = match.arg(model),
                  alternative = .alternative(alternative), confidence_level = .level(conf.level),
                  n_sim = if (is.null(n.sim)) NULL else .whole(n.sim, "n.sim"), rng = .seed(seed),
-                 composition = .composition(composition), workers = .workers(workers))
+                 workers = .workers(workers),
+                 composition = .composition(composition))
   releases <- list(attr(x, "py"))
   if (!is.null(y)) releases <- c(releases, list(attr(y, "py")))
   .test("mean_test", releases, kwargs)

@@ -103,13 +103,6 @@ dp_available <- function() {
   stop(sprintf("`%s` must be one whole number; got %s.", name, shown), call. = FALSE)
 }
 
-# `workers` of the simulating methods: NULL (left out: the serial stream) or a whole number, checked by
-# Python's rule (1 this process, k > 1 local processes, -1 all CPUs) and named there.
-.workers <- function(workers) {
-  if (is.null(workers)) return(NULL)
-  .whole(workers, "workers")
-}
-
 # R's spelling of an alternative to Python's.
 .alternative <- function(alternative) {
   choices <- c("two.sided", "less", "greater")

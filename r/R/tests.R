@@ -91,11 +91,8 @@ dp_binom_test <- function(z, n = NULL, p = 0.5, alternative = c("two.sided", "le
 #'   ratio) and the effect (\code{"difference"}, \code{"ratio"} or
 #'   \code{"odds-ratio"}, the last for Tulap arms).
 #' @param n.sim,seed DP-JIMI with draws: their number and the seed.
-#' @param workers DP-JIMI and tables (refused by the exact methods): \code{NULL} (the default: the serial stream, the
-#'   answer of earlier releases) or a whole number: where the draws run, \code{1}
-#'   in the Python process, \code{k} in \code{k} local processes, \code{-1} one
-#'   per CPU (Python's \code{workers}).  Every value but \code{NULL} gives one
-#'   answer, Python's for the same \code{workers}.
+#' @param workers \code{NULL} (one serial stream) or the number of local Python processes
+#'   (\code{-1}: every CPU) for the draws: the same answer for every number.
 #' @param statistic Two Tulap arms: the exact test's ordering, \code{NULL}
 #'   (Python's default: the score; the difference for Laplace arms), \code{"difference"} or \code{"score"}
 #'   (Python's \code{statistic}; see \code{binom2_ump_test}).
@@ -165,7 +162,7 @@ dp_prop_test <- function(x, n = NULL, p = NULL, alternative = c("two.sided", "le
                 epsilon = epsilon, delta = delta)
     if (what == "binom_jimi_test") {
       one <- c(one, list(n_sim = kwargs$n_sim, rng = kwargs$rng, workers = kwargs$workers))
-    } else if (!is.null(workers)) {
+    } else if (!is.null(workers)) {  # refused, never silently dropped, as Python's prop_test refuses it
       stop(sprintf("`workers` applies to method = \"jimi\" only (\"%s\" draws nothing); got workers = %s.",
                    if (is.null(method)) "ump" else method, format(workers)), call. = FALSE)
     }
@@ -205,11 +202,8 @@ dp_prop_test <- function(x, n = NULL, p = NULL, alternative = c("two.sided", "le
 #' @param n.sim The number of Monte Carlo draws (R's \code{B}).
 #' @param seed The seed of the draws (and, with a matrix, of the release:
 #'   research only).  \code{NULL} derives the draws from the public release.
-#' @param workers \code{NULL} (the default: the serial stream, the
-#'   answer of earlier releases) or a whole number: where the draws run, \code{1}
-#'   in the Python process, \code{k} in \code{k} local processes, \code{-1} one
-#'   per CPU (Python's \code{workers}).  Every value but \code{NULL} gives one
-#'   answer, Python's for the same \code{workers}.
+#' @param workers \code{NULL} (one serial stream) or the number of local Python processes
+#'   (\code{-1}: every CPU) for the draws: the same answer for every number.
 #' @return An object of class \code{c("dp_htest", "htest")}; no \code{parameter}:
 #'   the p-value is simulated from the law of the noisy statistic.
 #' @examples

@@ -14,8 +14,7 @@ _METHODS = ("jimi", "naive", "repro")
 
 
 def mean_test(release, release2=None, *, mu0=None, margin=None, method="jimi", sigma=None, model="normal",
-              alternative="two-sided", confidence_level=0.95, n_sim=None, rng=None, composition=None,
-              workers=None):
+              alternative="two-sided", confidence_level=0.95, n_sim=None, rng=None, composition=None, workers=None):
     """Test a mean from one private release, or compare two groups, like R's ``t.test``.
 
     Parameters
@@ -55,11 +54,10 @@ def mean_test(release, release2=None, *, mu0=None, margin=None, method="jimi", s
         releases: ``'parallel'`` (the larger) only when they record different groups
         of one budget's parallel set, else ``'sequential'`` (the sum, valid under any
         neighbouring relation); the one rule of every method (see :func:`~dpinfer.prop_test`).
-    workers : None, int, callable or concurrent.futures.Executor, default None
-        Where the draws of ``'jimi'`` and ``'repro'`` run (:mod:`dpinfer._workers`,
-        ``docs/scale.rst``): None keeps the method's serial stream (the answer of
-        earlier releases); any other value gives the answer of the method's function
-        called with the same ``workers``.  Refused with ``'naive'``, which draws nothing.
+    workers : None, int, callable or concurrent.futures.Executor, optional
+        Where DP-JIMI's draws or the repro seeds' work run (see :ref:`scale`), passed to the
+        method: None (the default) the serial stream; refused by ``'naive'``, which draws
+        nothing.
 
     Returns
     -------
@@ -70,8 +68,7 @@ def mean_test(release, release2=None, *, mu0=None, margin=None, method="jimi", s
     ------
     TypeError, ValueError
         As the function called; an unknown ``method``; settings that do not apply
-        (``margin`` with one release, ``mu0`` with two: the message says which to use),
-        ``workers`` with ``method='naive'``.
+        (``margin`` with one release, ``mu0`` with two: the message says which to use).
 
     See Also
     --------
@@ -109,11 +106,11 @@ def mean_test(release, release2=None, *, mu0=None, margin=None, method="jimi", s
     x, y = release, release2
     common = {"sigma": sigma, "alternative": alternative, "confidence_level": confidence_level}
     if method == "naive":
+        if workers is not None:
+            raise ValueError(f"`workers` applies to the methods that draw (method='jimi' or 'repro'); "
+                             f"method='naive' draws nothing; got workers={_show(workers)}.")
         if model != "normal":
             raise ValueError(f"`model` does not apply to method='naive' (a normal interval); got {model!r}.")
-        if workers is not None:
-            raise ValueError("`workers` applies to the methods that simulate ('jimi', 'repro'); method='naive' "
-                             f"is a closed-form normal interval and draws nothing; got workers={_show(workers)}.")
         if y is None:
             return mean_naive_test(x, null, **common)
         return mean2_naive_test(x, y, null, composition=composition, **common)
