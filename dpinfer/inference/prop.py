@@ -386,7 +386,8 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     if method != "jimi" and (n_sim is not None or rng is not None or workers is not None):
         raise ValueError(
             f"`n_sim`, `rng` and `workers` apply to method='jimi' only (method={method!r} is "
-            f"{'exact' if method == 'ump' else 'a closed-form approximation'} and draws nothing); got n_sim={n_sim!r}, rng={_show(rng)}, workers={_show(workers)}."
+            f"{'exact' if method == 'ump' else 'a closed-form approximation'} and draws nothing); "
+            f"got n_sim={n_sim!r}, rng={_show(rng)}, workers={_show(workers)}."
         )
     if method != "ump" and two_sided_method is not None:
         raise ValueError(
