@@ -14,8 +14,13 @@ or restyled afterwards (titles, limits, legends are plain matplotlib).
 * :func:`release_density` -- the density of a release's law ``X + N`` (or ``X / n + L``)
   under chosen true proportions, with the released value marked.
 * :func:`rejection_region` -- where a two-arm test rejects, on a grid of the two releases.
-* :func:`forest_plot` -- the per-arm simultaneous intervals of a many-to-one comparison,
-  with the adjusted per-arm level in the title (also ``result.plot()``).
+* :func:`forest_plot` -- one row per effect: the per-arm simultaneous intervals of a
+  many-to-one comparison (the adjusted per-arm level in the title), a logistic fit's
+  coefficients or odds ratios, every result of :func:`~dpinfer.map_results` (also
+  ``result.plot()``).
+* :func:`planning_curve` -- a planning result's exact power against ``n``, with the plan,
+  the same test without noise and the target power (also ``result.plot()`` of a power or
+  sample size).
 * :func:`km_curves` -- Kaplan-Meier curves of a private life table per arm, with their
   pointwise bands and the numbers at risk under the axis (also ``fit.plot()``).
 * :func:`oc_curves` -- a design's exact operating characteristics: the probability of
@@ -35,8 +40,8 @@ import numpy as np
 
 from ._validation import _as_real_array, _check_alpha, _check_label
 
-__all__ = ["REPORT_STYLE", "confidence_curve", "forest_plot", "km_curves", "oc_curves", "power_curve",
-           "rejection_region", "release_density"]
+__all__ = ["REPORT_STYLE", "confidence_curve", "forest_plot", "km_curves", "oc_curves", "planning_curve",
+           "power_curve", "rejection_region", "release_density"]
 
 #: axis labels of the usual arguments of the power functions (the quantity and its unit)
 _AXIS_LABELS = {
@@ -292,13 +297,17 @@ def _default(func, name):
     return param.default
 
 
-#: the results whose ``plot()`` draws a confidence curve (said by the TypeError of one that cannot)
+#: the results whose ``plot()`` draws a figure (said by the TypeError of one that cannot)
 _PLOTTABLE = ("binom_ump_test, binom_normal_test, prop_test, binom_jimi_test, binom2_ump_test (difference, "
               "ratio, odds ratio), binom2_jimi_test, binom2_normal_test and rr_two_sample_test (the curve of "
               "their Wald interval), binom_pooled_test, binom_strata_test, binom2_pooled_test, mean_naive_test, "
               "mean_jimi_test, mean2_naive_test, mean2_jimi_test, mean2_repro_test, mean_repro_test (with the "
-              "spread released: a few seconds), mcnemar_test, rr_proportion_test, simon_test, sequential_test (the two-sided curve its interval "
-              "inverts), logrank_test (the curve of its simulated hazard-ratio interval)")
+              "spread released: a few seconds), mcnemar_test, rr_proportion_test, simon_test, sequential_test (the "
+              "two-sided curve its interval inverts), logrank_test (the curve of its simulated hazard-ratio "
+              "interval); as forest plots: binom_many_to_one_test, map_results (every result's interval) and "
+              "logistic_jimi (coefficients or odds ratios); the planning results (power against n): "
+              "binom_ump_power, binom_ump_sample_size, binom2_ump_power, binom2_ump_sample_size, mean_power and "
+              "mean_sample_size (where their power is exact)")
 
 
 #: why a result with an interval has no curve, by a phrase of its method
@@ -432,12 +441,7 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
     ax.set_ylabel("p-value")
     ax.set_ylim(0.0, 1.02)
     if log:
-        from matplotlib.ticker import FuncFormatter
-
-        ax.set_xscale("log")
-        plain = FuncFormatter(lambda v, _: f"{v:g}")  # 0.5, 1, 2 rather than 5 x 10^-1
-        ax.xaxis.set_major_formatter(plain)
-        ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
+        _plain_log_axis(ax)
     if title is None and data_title and curve_label != "p-value":
         data_title = f"{data_title}\n{curve_label}"
     title = data_title if title is None else title
@@ -445,6 +449,15 @@ def confidence_curve(result, *, theta=None, interval=None, ax=None, xlabel=None,
         ax.set_title(title)
     _finish(ax, own)
     return ax
+
+
+def _plain_log_axis(ax):
+    """A log x axis with plain tick labels (0.5, 1, 2 rather than 5 x 10^-1), as the style guide asks."""
+    from matplotlib.ticker import FuncFormatter
+
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
 
 
 def _result_title(result):
@@ -641,71 +654,304 @@ def rejection_region(test, z1, z2, *, alpha=0.05, labels=("release of arm 1", "r
 
 
 
-def forest_plot(result, *, ax=None, title=None):
-    """Plot the per-arm intervals of a many-to-one comparison (a forest plot).
+def forest_plot(result, *, ax=None, title=None, odds_ratio=False):
+    """Plot the intervals of a result with several effects, one row each (a forest plot).
 
-    A many-to-one result has no single effect, hence no one confidence curve: its picture
-    is each arm's difference with the control and its simultaneous interval (each arm's
-    interval at the Bonferroni-adjusted level ``1 - (1 - level) / k`` for ``k`` arms, or
-    at ``level`` with ``adjust='none'``), with the margin drawn as a vertical line.
+    For a result with no single effect, hence no one confidence curve: each row is an
+    estimate as a point and its interval as a horizontal line, the first row on top, with
+    the null (or the margin) as a vertical line.
+
+    * :func:`~dpinfer.binom_many_to_one_test`: each arm's difference with the control and
+      its simultaneous interval (each arm's interval at the Bonferroni-adjusted level
+      ``1 - (1 - level) / k`` for ``k`` arms, or at ``level`` with ``adjust='none'``); the
+      adjusted per-arm level in the title.
+    * :func:`~dpinfer.logistic_jimi`: each coefficient's equal-tailed fiducial interval
+      (log odds), or with ``odds_ratio=True`` the same intervals exponentiated (odds ratios,
+      the intercept's the baseline odds) on a log axis.
+    * :class:`~dpinfer.results.HTestResults` (:func:`~dpinfer.map_results`): every result's
+      interval, labelled with its data (the released value and ``n``); a result without an
+      interval is drawn as its estimate alone.
 
     Parameters
     ----------
-    result : ManyToOneResult
-        From :func:`~dpinfer.binom_many_to_one_test`.
+    result : ManyToOneResult, LogisticJimiResult or HTestResults
+        From :func:`~dpinfer.binom_many_to_one_test`, :func:`~dpinfer.logistic_jimi` or
+        :func:`~dpinfer.map_results`.
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new report figure's Axes when None.
     title : str, optional
-        By default the level, the adjustment (with the per-arm level) and epsilon.
+        By default the level (and the adjustment, for many-to-one) and epsilon.
+    odds_ratio : bool, default False
+        A logistic fit only: draw ``exp`` of the coefficients and their intervals (the
+        fiducial quantiles of ``exp(beta)`` are ``exp`` of those of ``beta``).
 
     Returns
     -------
     matplotlib.axes.Axes
-        One row per arm (first arm on top): the estimate as a point (gid 'estimate') and
-        its interval as a horizontal line (gid 'interval k'); the margin (gid 'margin').
+        One row per effect (first on top): the estimate as a point (gid 'estimate') and its
+        interval as a horizontal line (gid 'interval k', k from 0); the null or margin as a
+        vertical line (gid 'margin'), when the rows share one.
 
     Raises
     ------
     TypeError
-        For anything but a ManyToOneResult.
+        For any other object, or ``odds_ratio`` with a result that is not a logistic fit.
+    ValueError
+        For an empty HTestResults.
 
     Examples
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from dpinfer import TulapReleaser, binom_many_to_one_test
+    >>> from dpinfer import TulapReleaser, binom_many_to_one_test, logistic_jimi
     >>> rel = TulapReleaser(epsilon=1.0)
     >>> res = binom_many_to_one_test(rel.release(12, 40, rng=1), [rel.release(14, 40, rng=2),
     ...                              rel.release(27, 40, rng=3)])
     >>> ax = res.plot()
     >>> ax.get_xlabel(), ax.get_title().splitlines()[0]
     ('risk difference p_arm - p_control', '95% simultaneous intervals (Bonferroni: each arm at 97.5%)')
+    >>> fit = logistic_jimi([[41.2, 9.7], [18.3, 30.9]], epsilon=1.0, n_sim=2000, rng=3)
+    >>> ax = fit.plot(odds_ratio=True)
+    >>> ax.get_xlabel(), [t.get_text() for t in ax.get_yticklabels()]
+    ('odds ratio exp(coefficient) (log scale)', ['(Intercept)', 'x2'])
     """
     from .inference.pairs import ManyToOneResult
+    from .results import HTestResults, LogisticJimiResult
 
-    if not isinstance(result, ManyToOneResult):
-        raise TypeError(f"`result` must be a ManyToOneResult (from dpinfer.binom_many_to_one_test); got "
+    if not isinstance(odds_ratio, (bool, np.bool_)):
+        raise TypeError(f"`odds_ratio` must be True or False; got {odds_ratio!r}.")
+    if odds_ratio and not isinstance(result, LogisticJimiResult):
+        raise TypeError("`odds_ratio` applies to a logistic fit (from dpinfer.logistic_jimi); got "
                         f"{type(result).__name__}.")
+    title = _check_label(title, "title")
+    log = False
+    if isinstance(result, ManyToOneResult):
+        labels = [f"{name} - control" for name in result.names]
+        rows = [(ci.low, ci.high, est) for ci, est in zip(result.conf_int, result.estimate)]
+        reference, xlabel, legend = result.margin, "risk difference p_arm - p_control", "simultaneous interval"
+        level = result.confidence_level
+        if title is None:
+            k = len(labels)
+            per_arm = f"{100 * (1.0 - (1.0 - level) / k):g}"
+            how = (f"Bonferroni: each arm at {per_arm}%" if result.adjust != "none" else "unadjusted, per comparison")
+            kind = "simultaneous" if result.adjust != "none" else "per-comparison"
+            title = (f"{100 * level:g}% {kind} intervals ({how})\np-values adjusted by {result.adjust}; "
+                     f"epsilon = {result.epsilon:g}")
+        ref_label = f"margin = {reference:g}"
+    elif isinstance(result, LogisticJimiResult):
+        labels = list(result.terms)
+        rows = list(zip(result.conf_low, result.conf_high, result.estimate))
+        if odds_ratio:
+            rows = [tuple(float(np.exp(v)) for v in row) for row in rows]
+            reference, xlabel, log = 1.0, "odds ratio exp(coefficient) (log scale)", True
+            ref_label = "odds ratio 1"
+        else:
+            reference, xlabel, ref_label = 0.0, "coefficient (log odds ratio)", "coefficient 0"
+        legend = f"{100 * result.confidence_level:g}% fiducial interval"
+        if title is None:
+            title = f"{result.method}: {result.formula}\nepsilon = {result.epsilon:g}"
+    elif isinstance(result, HTestResults):
+        if len(result) == 0:
+            raise ValueError("an empty HTestResults has no interval to draw.")
+        labels = [r.data_name or f"result {i + 1}" for i, r in enumerate(result)]
+        rows = [((r.conf_int.low, r.conf_int.high) if r.conf_int is not None else (np.nan, np.nan))
+                + (r.estimate if r.estimate is not None else np.nan,) for r in result]
+        first = result[0]
+        names = {r.null_name for r in result}
+        axis = _EFFECT_AXES.get(first.null_name, (str(first.null_name), False, None)) if len(names) == 1 else \
+            ("estimate", False, None)
+        xlabel, log = axis[0], axis[1]
+        nulls = {r.null_value for r in result}
+        reference = first.null_value if len(nulls) == 1 and isinstance(first.null_value, (int, float)) else None
+        ref_label = f"null value {reference:g}" if reference is not None else None
+        levels = {r.conf_int.level for r in result if r.conf_int is not None}
+        legend = f"{100 * levels.pop():g}% interval" if len(levels) == 1 else "interval"
+        if title is None:
+            methods = sorted({r.method for r in result})
+            eps = sorted({r.epsilon for r in result if r.epsilon is not None})
+            import textwrap
+
+            lines = textwrap.wrap("; ".join(methods), 70, max_lines=2, placeholder=" ...")
+            title = "\n".join(lines + (["epsilon = " + ", ".join(f"{e:g}" for e in eps)] if eps else []))
+    else:
+        raise TypeError(f"`result` must be a ManyToOneResult, a LogisticJimiResult or an HTestResults (from "
+                        f"binom_many_to_one_test, logistic_jimi or map_results); got {type(result).__name__}.")
     own = ax is None
     ax = _axes(ax)
-    k = len(result.names)
-    level = result.confidence_level
-    rows = np.arange(k)[::-1]  # the first arm on top, as the printed table reads
-    for i, (row, ci, est) in enumerate(zip(rows, result.conf_int, result.estimate)):
-        ax.plot([ci.low, ci.high], [row, row], color="C0", linewidth=2.0, gid=f"interval {i}",
-                label="simultaneous interval" if i == 0 else None)
-        ax.plot([est], [row], "o", color="C3", gid="estimate", label="estimate" if i == 0 else None)
-    ax.axvline(result.margin, color="0.5", linestyle=":", linewidth=1.0, gid="margin",
-               label=f"margin = {result.margin:g}")
-    ax.set_yticks(rows, [f"{name} - control" for name in result.names])
+    _forest_rows(ax, labels, rows, legend, log)
+    if reference is not None:
+        ax.axvline(reference, color="0.5", linestyle=":", linewidth=1.0, gid="margin", label=ref_label)
+    if log:
+        _plain_log_axis(ax)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    _finish(ax, own)
+    return ax
+
+
+def _forest_rows(ax, labels, rows, legend, log=False):
+    """One row per ``(low, high, estimate)``, the first on top (as a printed table reads).  An unbounded
+    end (infinite, or 0 on a log axis) is drawn to a little beyond the finite values, with an arrow
+    head (gid 'unbounded')."""
+    k = len(rows)
+    ys = np.arange(k)[::-1]
+    finite = np.array([v for row in rows for v in row if np.isfinite(v) and (not log or v > 0)], dtype=float)
+    if finite.size:
+        t = np.log(finite) if log else finite
+        pad = 0.1 * (t.max() - t.min()) or 1.0
+        edges = (t.min() - pad, t.max() + pad)
+        edges = tuple(np.exp(edges)) if log else edges
+    shown = set()  # each legend entry once
+    for i, (y, (low, high, est)) in enumerate(zip(ys, rows)):
+        ends = [low, high]
+        if (np.isfinite(low) or np.isfinite(high)) and finite.size:
+            for j, (end, edge, head) in enumerate(zip(ends, edges, ("<", ">"))):
+                if not np.isfinite(end) or (log and end <= 0):
+                    ends[j] = edge
+                    ax.plot([edge], [y], head, color="C0", gid="unbounded")
+            ax.plot(ends, [y, y], color="C0", linewidth=2.0, gid=f"interval {i}",
+                    label=None if "interval" in shown else legend)
+            shown.add("interval")
+        if est is not None and np.isfinite(est):
+            ax.plot([est], [y], "o", color="C3", gid="estimate", label=None if "estimate" in shown else "estimate")
+            shown.add("estimate")
+    ax.set_yticks(ys, labels)
     ax.set_ylim(-0.7, k - 0.3)
-    ax.set_xlabel("risk difference p_arm - p_control")
+
+
+def planning_curve(result, values=None, *, ax=None, title=None):
+    """Plot a plan's exact power against the sample size, with the plan, the comparator and the target.
+
+    ``result`` is the answer of a planning function: a :class:`~dpinfer.results.PowerResult`
+    (:func:`~dpinfer.binom_ump_power`, :func:`~dpinfer.binom2_ump_power`,
+    :func:`~dpinfer.mean_power`), a :class:`~dpinfer.results.SampleSizeResult`
+    (:func:`~dpinfer.binom_ump_sample_size`, :func:`~dpinfer.mean_sample_size`) or a
+    :class:`~dpinfer.results.SampleSizesResult` (:func:`~dpinfer.binom2_ump_sample_size`,
+    two-group :func:`~dpinfer.mean_sample_size`).  Every point is the planner's own exact
+    power at that ``n`` (per arm: the first arm's size, the second's by the same allocation),
+    the question's other arguments fixed; the grey curve is the same test without the
+    privacy noise (the comparator of ``print(result)``).  Also ``result.plot()``.
+
+    Parameters
+    ----------
+    result : PowerResult, SampleSizeResult or SampleSizesResult
+    values : array_like of int, optional
+        The sample sizes to draw at (the first arm's, for two).  By default about 20 whole
+        numbers from 40% of the smaller of the planned and the comparator's ``n`` to 130% of
+        the larger (a power: from ``n / 4`` to ``2 n``), with both ``n`` and, for a sample
+        size, ``n - 1`` (where the power is still below the target).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new report figure's Axes when None (see the style guide).
+    title : str, optional
+        By default the planner's method and its question (null, alternative, alpha, epsilon).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Lines with gids 'power' (the private exact power) and 'nonprivate' (without noise),
+        the plan as a vertical line ('plan') and a point ('planned power'), the comparator
+        as a point ('comparator'), and for a sample size the target power as a dotted
+        horizontal line ('target power').
+
+    Raises
+    ------
+    TypeError
+        For anything but a planning result, or one whose power is simulated
+        (:func:`~dpinfer.mean_power` with the spread released, two DP-JIMI groups or
+        ``n_sim`` given): each point would be thousands of simulated trials, so no curve is
+        drawn; plot ``mean_power`` over ``n`` yourself with :func:`power_curve` and a stated
+        ``n_sim``.
+    ValueError
+        For ``values`` that are not whole sample sizes (at least 2 for means, 1 otherwise).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from dpinfer import binom_ump_sample_size
+    >>> n = binom_ump_sample_size(0.4, 0.2, epsilon=1.0)
+    >>> ax = n.plot()
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('number of patients n', 'power')
+    >>> [line.get_label() for line in ax.get_lines()][:2]
+    ['exact DP test (DP-UMP)', 'the same test without noise']
+    """
+    from .results import PowerResult, SampleSizeResult, SampleSizesResult
+
+    if not isinstance(result, (PowerResult, SampleSizeResult, SampleSizesResult)):
+        raise TypeError(f"`result` must be a PowerResult, SampleSizeResult or SampleSizesResult (the answer of a "
+                        f"planning function); got {type(result).__name__}.")
+    curve = result._curve
+    if curve is None:
+        raise TypeError(f"this plan ({result.method}) has a simulated power: each point of a curve over n would be "
+                        "thousands of simulated trials, so it has no curve to draw; call mean_power over n with a "
+                        "stated n_sim (dpinfer.plot.power_curve) instead, or plan with sigma known (exact).")
+    title = _check_label(title, "title")
+    fields = result._fields
+    sizing = not isinstance(result, PowerResult)
+    n_plan = int(result[0]) if isinstance(result, SampleSizesResult) else int(fields.get("n", fields.get("n1")))
+    n1, n2 = fields.get("n1"), fields.get("n2")
+    two = n2 is not None
+    if sizing:
+        comp = result.nonprivate_n
+        comp = comp[0] if isinstance(comp, tuple) else comp
+    else:
+        comp = None
+    if values is None:
+        ends = [n_plan] + ([comp] if comp is not None else [])
+        lo, hi = (max(1, int(0.4 * min(ends))), int(np.ceil(1.3 * max(ends)))) if sizing else \
+            (max(1, n_plan // 4), 2 * n_plan)
+        values = np.round(np.linspace(lo, hi, 13 if two and "mu1" not in fields else 20))
+        values = np.concatenate([values, ends, [n_plan - 1] if sizing and n_plan > 1 else []])
+    grid = np.unique(_as_real_array(values, "values", ndim_max=1).reshape(-1))
+    if grid.size == 0 or np.any(grid != np.floor(grid)) or grid[0] < (2 if "mu1" in fields else 1):
+        raise ValueError(f"`values` must be whole sample sizes of at least {2 if 'mu1' in fields else 1}; got "
+                         f"{values!r}.")
+    if not two:
+        xlabel = "number of patients n"
+    elif n1 == n2 and fields.get("ratio") in (None, 1.0):
+        xlabel = "patients per group (n1 = n2 = n)" if "mu1" in fields else "patients per arm (n1 = n2 = n)"
+    else:
+        rule = (f"n2 = ceil({fields['ratio']:g} n1)" if fields.get("ratio") is not None
+                else f"n2 = ceil({n2} n1 / {n1})")
+        xlabel = f"patients in arm 1 (n1; {rule})"
+    if "mu1" in fields:
+        test = "DP-JIMI test" if "DP-JIMI" in result.method else "naive DP z test"
+    else:
+        test = "exact DP test (DP-UMP)" if "p0" in fields else f"exact DP test, {fields['statistic']} ordering"
+    own = ax is None
+    ax = power_curve(curve, grid, over="n", ax=ax, label=test,
+                     xlabel=xlabel, title="", line_kw={"color": "C0", "gid": "power"})
+    power_curve(curve, grid, over="n", ax=ax, label="the same test without noise", xlabel=xlabel, title="",
+                noise=False, line_kw={"color": "0.45", "linestyle": "--", "gid": "nonprivate"})
+    at_plan = curve(n_plan)
+    ax.axvline(n_plan, color="C0", linestyle=":", linewidth=1.0, gid="plan",
+               label=f"plan: n = {n_plan}" + (f" + {n2}" if two and n2 != n_plan else ""))
+    ax.plot([n_plan], [at_plan], "o", color="C0", gid="planned power", label=f"power at the plan: {at_plan:.4f}")
+    if sizing:
+        target = float(fields.get("target_power", fields["power"]))
+        ax.axhline(target, color="C1", linestyle=":", linewidth=1.0, gid="target power",
+                   label=f"target power = {target:g}")
+        if comp is not None:
+            ax.plot([comp], [curve(comp, noise=False)], "s", color="0.45", gid="comparator",
+                    label=(f"without noise: n1 = {comp} (price: {result.price_total} in total)" if two else
+                           f"without noise: n = {comp} (price: {result.price})"))
+    else:
+        nonprivate = curve(n_plan, noise=False)
+        ax.plot([n_plan], [nonprivate], "s", color="0.45", gid="comparator",
+                label=f"without noise at the plan: {nonprivate:.4f}")
     if title is None:
-        per_arm = f"{100 * (1.0 - (1.0 - level) / k):g}"
-        how = (f"Bonferroni: each arm at {per_arm}%" if result.adjust != "none" else "unadjusted, per comparison")
-        kind = "simultaneous" if result.adjust != "none" else "per-comparison"
-        title = f"{100 * level:g}% {kind} intervals ({how})\np-values adjusted by {result.adjust}; " \
-                f"epsilon = {result.epsilon:g}"
+        import textwrap
+
+        question = ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
+                             for k, v in result._question.items()
+                             if k not in ("n", "n1", "n2", "power", "Monte Carlo SE", "sig.level"))
+        privacy = result._privacy_line.removeprefix("privacy: ").split(",")[0]
+        what = result.method.replace("Exact sample size of", "Exact power against n of").replace(
+            "Sample size of", "Power against n of").replace("power of", "power against n of").replace(
+            "Power of", "Power against n of")
+        title = "\n".join(textwrap.wrap(what, 70, break_on_hyphens=False)
+                          + textwrap.wrap(f"{question}; {privacy}", 70, break_on_hyphens=False))
     ax.set_title(title)
     _finish(ax, own)
     return ax

@@ -17,16 +17,11 @@ import pytest
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
 import dpinfer as d  # noqa: E402
 from dpinfer.inference.means.repro._unknown_spread import _MU_TOL  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+# the autouse fixture closing every figure
+from test_plot_results import _close_figures  # noqa: E402, F401
 
 
 @pytest.fixture(scope="module")

@@ -31,8 +31,6 @@ class Omit(str):
 _SECURE = Omit("the path follows `seed`: NULL draws on the hardened path, a seed the research path")
 _ARRAY = Omit("R releases one data set per call")
 _PROGRESS = Omit("R prints no progress bar")
-_WORKERS = Omit("R calls one Python process through reticulate; sweeps over workers run in Python "
-                "(docs/scale.rst), and the default (None) is the answer R gets")
 _SENSITIVITY = Omit("one count per person (sensitivity 1), as the R releases make them")
 
 #: what every releaser's ``release`` takes, and where R passes it
@@ -48,11 +46,11 @@ AUDIT = {
         "release": "x", "p0": ("p", "n"), "method": "method", "alternative": "alternative",
         "confidence_level": "conf.level", "two_sided_method": "two.sided.method", "n_sim": "n.sim",
         "rng": "seed", "epsilon": "epsilon", "delta": "delta", "effect": "effect", "margin": "margin",
-        "composition": "composition", "statistic": "statistic",
+        "composition": "composition", "statistic": "statistic", "workers": "workers",
         "pooled": Omit("sites sharing one proportion are not offered from R (one or two releases here; "
                        "strata: dp_mantelhaen_test)")})], {}),
     "dp_chisq_test": ([(name, {"release": "x", "n_sim": "n.sim", "rng": "seed", "progress": _PROGRESS,
-                               "workers": _WORKERS})
+                               "workers": "workers"})
                        for name in ("independence_jimi_test", "independence_mc_test")],
                       {"epsilon": "releases a matrix x first", "budget": "charged by that release",
                        "method": "chooses the Python function (jimi or mc)"}),
@@ -97,7 +95,7 @@ AUDIT = {
             "groups": Omit("the arms in Python's order of their labels")})], {}),
     "dp_survdiff": ([("logrank_test", {
         "release": "x", "alternative": "alternative", "confidence_level": "conf.level", "n_sim": "n.sim",
-        "rng": "seed", "workers": _WORKERS})], {}),
+        "rng": "seed", "workers": "workers"})], {}),
     "dp_survfit": ([("kaplan_meier", {
         "release": "x", "estimator": "estimator", "confidence_level": "conf.int", "method": "conf.type",
         "n_sim": "n.sim", "rng": "seed"})], {}),
@@ -124,7 +122,7 @@ AUDIT = {
     "dp_t_test": ([("mean_test", {
         "release": "x", "release2": "y", "mu0": "mu", "margin": "margin", "method": "method", "sigma": "sigma",
         "model": "model", "alternative": "alternative", "confidence_level": "conf.level", "n_sim": "n.sim",
-        "rng": "seed", "composition": "composition"})], {}),
+        "rng": "seed", "composition": "composition", "workers": "workers"})], {}),
 }
 
 #: exported R functions with no Python function behind them

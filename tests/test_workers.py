@@ -269,3 +269,35 @@ def test_logrank_test_same_answer_on_every_executor(dask_executor):
     for res in answers:
         assert (res.pvalue, res.estimate, res.conf_int) == (answers[0].pvalue, answers[0].estimate,
                                                             answers[0].conf_int)
+
+
+def test_the_dispatchers_pass_workers_to_the_method():
+    """prop_test and mean_test give the method's own answer for the same ``workers``, and refuse it
+    where the method draws nothing."""
+    from dpinfer import (ContingencyTableReleaser, LaplaceReleaser, MeanReleaser, TulapReleaser,
+                         independence_jimi_test, mean2_jimi_test, mean_repro_test, mean_test, prop_test)
+
+    lap = LaplaceReleaser(1.0)
+    a, b = lap.proportion(30, 60, rng=1), lap.proportion(20, 60, rng=2)
+    assert prop_test(a, b, method="jimi", n_sim=300, rng=5, workers=_serial_map).pvalue == \
+        binom2_jimi_test(a, pi_hat2=b, n_sim=300, rng=5, workers=1).pvalue
+    assert prop_test(a, 0.4, method="jimi", n_sim=300, rng=5, workers=1).pvalue == \
+        binom_jimi_test(a, p0=0.4, n_sim=300, rng=5, workers=_serial_map).pvalue
+    table = ContingencyTableReleaser(epsilon=1.0).release([[40, 10], [15, 35]], rng=3)
+    assert prop_test(table, n_sim=400, rng=1, workers=1).pvalue == \
+        independence_jimi_test(table, n_sim=400, rng=1, workers=_serial_map).pvalue
+    tul = TulapReleaser(1.0)
+    with pytest.raises(ValueError, match="`n_sim`, `rng` and `workers` apply to method='jimi' only"):
+        prop_test(tul.release(30, 60, rng=1), tul.release(20, 60, rng=2), workers=1)
+    with pytest.raises(ValueError, match="`workers`.* do(es)? not apply to several sites"):
+        prop_test([tul.release(3, 10, rng=i) for i in range(3)], 0.3, workers=1)
+
+    gen = np.random.default_rng(4)
+    mr = MeanReleaser(1.0, 80.0, 180.0)
+    x, y = mr.release(gen.normal(125, 15, 40), rng=5), mr.release(gen.normal(130, 15, 40), rng=6)
+    assert mean_test(x, y, sigma=15.0, n_sim=200, rng=2, workers=1).pvalue == \
+        mean2_jimi_test(x, y, sigma=15.0, n_sim=200, rng=2, workers=_serial_map).pvalue
+    assert mean_test(x, mu0=120.0, method="repro", sigma=15.0, n_sim=199, rng=2, workers=1).pvalue == \
+        mean_repro_test(x, 120.0, sigma=15.0, n_sim=199, rng=2, workers=_serial_map).pvalue
+    with pytest.raises(ValueError, match="method='naive' draws nothing"):
+        mean_test(x, mu0=120.0, method="naive", sigma=15.0, workers=1)

@@ -349,7 +349,7 @@ def _test_tables(args, releases, labels, *, typed):
         raise _UsageError(f"{', '.join(ignored)} do{'es' if len(ignored) == 1 else ''} not apply to a test of "
                           "independence (no null proportion, no interval; large statistics are the evidence).")
     method = args.method or "jimi"
-    results = [_labelled(prop_test(rel, method=method, n_sim=args.n_sim, rng=args.seed), names)
+    results = [_labelled(prop_test(rel, method=method, n_sim=args.n_sim, rng=args.seed, workers=args.workers), names)
                for rel, names in zip(releases, labels)]
     if typed:  # numbers typed in are not a Release: no sampling path or unit is claimed
         results = [dataclasses.replace(r, secure=None, privacy_unit="", neighbours=None) for r in results]
@@ -365,12 +365,13 @@ def _method_options(args):
             raise _UsageError(f"--two-sided-method applies to --method ump only; got --method {args.method}.")
         return {"two_sided_method": args.two_sided_method}
     if args.method != "jimi":
-        if args.n_sim is not None or args.seed is not None:
-            raise _UsageError(f"--n-sim and --seed apply to --method jimi only (method {args.method} draws nothing).")
+        if args.n_sim is not None or args.seed is not None or args.workers is not None:
+            raise _UsageError(f"--n-sim, --seed and --workers apply to --method jimi only (method {args.method} "
+                              "draws nothing).")
         return {}
-    if args.seed is not None and args.n_sim is None:
-        raise _UsageError("--seed needs --n-sim: the default exact DP-JIMI limit draws nothing.")
-    return {"n_sim": args.n_sim, "rng": args.seed}
+    if (args.seed is not None or args.workers is not None) and args.n_sim is None:
+        raise _UsageError("--seed and --workers need --n-sim: the default exact DP-JIMI limit draws nothing.")
+    return {"n_sim": args.n_sim, "rng": args.seed, "workers": args.workers}
 
 
 _METHOD_NAMES = {
@@ -399,6 +400,7 @@ def _cmd_ci(args):
     elif args.method == "normal":
         from ..inference.normal import binom_normal_ci as ci_func
 
+        _method_options(args)  # refuses --n-sim, --seed and --workers: the normal interval draws nothing
         options["method"] = args.interval or "score"
     else:
         from ..inference.jimi import binom_jimi_ci as ci_func

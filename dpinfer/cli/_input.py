@@ -685,3 +685,10 @@ class _Renamed(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         raise argparse.ArgumentError(self, f"released values are given as {self.new} (--x means a confidential "
                                            "count, in 'dpinfer release' only); the values you gave are not shown")
+
+
+def add_workers_option(parser, what):
+    """``--workers N``: where the draws run (Python's ``workers=``; -1 for every CPU)."""
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help=f"{what}: run the draws in N local processes (-1: every CPU), in fixed seeded "
+                             "tasks (the same answer for every N; default: one serial stream, see docs/scale.rst)")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from ._commands import EXIT_OK, _budget_handle, _budget_session, _emit, _print_budget_status, _seeded_warning
-from ._input import _UsageError, _column_cells, _counts_from_csv, _releases_from_file
+from ._input import _UsageError, _column_cells, _counts_from_csv, _releases_from_file, add_workers_option
 
 __all__ = []  # package-internal
 
@@ -72,7 +72,7 @@ def cmd_mean_test(args):
         sigma = args.sigma[0] if len(args.sigma) == 1 else tuple(args.sigma)
     result = mean_test(*releases, mu0=args.mu0, margin=args.margin, method=args.method, sigma=sigma, model=args.model,
                        alternative=args.alternative, confidence_level=args.confidence_level,
-                       n_sim=args.n_sim, rng=args.seed, composition=args.composition)
+                       n_sim=args.n_sim, rng=args.seed, composition=args.composition, workers=args.workers)
     record = result.to_htest() if args.format == "htest-json" else result.to_dict()
     _emit(args.format, str(result), [record])
     return EXIT_OK
@@ -156,6 +156,7 @@ def add_mean_parsers(sub, subcommand, real, whole, add_format):
                       help="jimi: number of draws (default 2000); repro: seeds (default 1999, per group for two "
                            "groups; 399 with the spread released and no --sigma)")
     test.add_argument("--seed", type=whole, help="jimi, repro: seed of the draws (default: derived from the release)")
+    add_workers_option(test, "jimi, repro")
     test.add_argument("--composition", choices=("sequential", "parallel"),
                       help="two groups: how the result records both releases' privacy (default: read the "
                            "releases: parallel, the larger epsilon, only when they record different groups of "

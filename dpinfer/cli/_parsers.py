@@ -23,7 +23,7 @@ from ._commands import (
     _cmd_validate,
 )
 from ._designs import cmd_release, cmd_test
-from ._input import EXIT_USAGE, _Renamed
+from ._input import EXIT_USAGE, _Renamed, add_workers_option
 from ._strata import add_strata_options
 from ._two_arm import add_arm_options, add_planning_options
 
@@ -250,6 +250,7 @@ def _add_released_input(parser, *, methods):
     parser.add_argument("--seed", type=_WHOLE,
                         help=f"jimi with --n-sim{', or a table test' if 'mc' in methods else ''}: "
                              "seed of the draws (default: a stream derived from the release)")
+    add_workers_option(parser, f"jimi{', or a table test' if 'mc' in methods else ''}")
     add_arm_options(parser, _REAL, _WHOLE, _Renamed)
 
 

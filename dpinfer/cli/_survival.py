@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ._commands import EXIT_OK, _budget_handle, _budget_session, _emit, _print_budget_status, _seeded_warning
-from ._input import _UsageError, _column_cells, _counts_from_csv, _releases_from_file
+from ._input import _UsageError, _column_cells, _counts_from_csv, _releases_from_file, add_workers_option
 from ._means import add_ledger_options
 
 __all__ = []  # package-internal
@@ -92,7 +92,7 @@ def cmd_survival_test(args):
     texts, records = [], []
     if len(release.groups) == 2:
         result = logrank_test(release, alternative=args.alternative, confidence_level=args.confidence_level,
-                              n_sim=args.n_sim, rng=args.seed)
+                              n_sim=args.n_sim, rng=args.seed, workers=args.workers)
         texts.append(str(result))
         records.append(result.to_htest() if args.format == "htest-json" else result.to_dict())
     elif not args.km:
@@ -147,4 +147,5 @@ def add_survival_parsers(sub, subcommand, real, whole, add_format):
     test.add_argument("--confidence-level", type=real, default=0.95, help="interval level (default 0.95)")
     test.add_argument("--n-sim", type=whole, default=10_000, help="simulated releases of the test (default 10000)")
     test.add_argument("--seed", type=whole, help="seed of the simulations (default: derived from the release)")
+    add_workers_option(test, "the log-rank test")
     test.set_defaults(func=cmd_survival_test)

@@ -156,7 +156,8 @@ def _pair_result(args, arms):
         return _untyped([_laplace_numbers(args, first, second, ns)], ns)[0]
     result = prop_test([first, second], None if ns is None else list(ns), method=args.method,
                        alternative=args.alternative, confidence_level=args.confidence_level,
-                       n_sim=args.n_sim, rng=args.seed, epsilon=_epsilon(args), delta=args.delta,
+                       n_sim=args.n_sim, rng=args.seed, workers=args.workers, epsilon=_epsilon(args),
+                       delta=args.delta,
                        effect=args.effect, margin=args.margin, composition=args.composition,
                        statistic=args.statistic)
     return _untyped([result], ns)[0]
@@ -169,8 +170,8 @@ def _laplace_numbers(args, z1, z2, ns):
     if args.method not in (None, "ump"):
         raise _UsageError(f"--mechanism laplace with typed values is the exact test of Laplace counts (--method "
                           f"ump); --method {args.method} takes typed Laplace proportions: leave --mechanism out.")
-    if args.n_sim is not None or args.seed is not None:
-        raise _UsageError("--n-sim and --seed apply to --method jimi only; the exact test draws nothing.")
+    if args.n_sim is not None or args.seed is not None or args.workers is not None:
+        raise _UsageError("--n-sim, --seed and --workers apply to --method jimi only; the exact test draws nothing.")
     extra = {key: v for key, v in (("effect", args.effect), ("composition", args.composition)) if v is not None}
     return binom2_ump_test(z1, ns[0], z2, ns[1], epsilon=_epsilon(args), delta=args.delta, margin=args.margin,
                            alternative=args.alternative, confidence_level=args.confidence_level,

@@ -21,7 +21,7 @@ from ..releasers.release import Release
 
 __all__ = []  # private module
 
-_NOT_HERE = ("epsilon", "delta", "n_sim", "rng", "two_sided_method", "statistic")
+_NOT_HERE = ("epsilon", "delta", "n_sim", "rng", "two_sided_method", "statistic", "workers")
 
 
 def _is_pair(item):

@@ -88,7 +88,7 @@ def _mechanism_of(first, second, ns, method):
 
 
 def _two_release_test(release, p0, *, method, alternative, confidence_level, two_sided_method,
-                      n_sim, rng, epsilon, delta, effect, margin, composition, statistic=None):
+                      n_sim, rng, epsilon, delta, effect, margin, composition, statistic=None, workers=None):
     """prop_test's answer for two arms (see the module docstring), or None for one release."""
     arms = _two_arms(release, p0)
     if arms is None:
@@ -113,9 +113,9 @@ def _two_release_test(release, p0, *, method, alternative, confidence_level, two
     if two_sided_method is not None:
         raise ValueError("`two_sided_method` applies to one Tulap release; the two-arm exact test's "
                          f"two-sided p-value is twice the smaller one-sided one; got {two_sided_method!r}.")
-    if method != "jimi" and (n_sim is not None or rng is not None):
-        raise ValueError(f"`n_sim` and `rng` apply to method='jimi' only (method={method!r} draws "
-                         f"nothing); got n_sim={n_sim!r}, rng={_show(rng)}.")
+    if method != "jimi" and (n_sim is not None or rng is not None or workers is not None):
+        raise ValueError(f"`n_sim`, `rng` and `workers` apply to method='jimi' only (method={method!r} draws "
+                         f"nothing); got n_sim={n_sim!r}, rng={_show(rng)}, workers={_show(workers)}.")
     arms = (first, second) if ns is None else (first, ns[0], second, ns[1])
     common = dict(alternative=alternative, confidence_level=confidence_level)
     if composition is not None:
@@ -147,4 +147,4 @@ def _two_release_test(release, p0, *, method, alternative, confidence_level, two
     from .jimi import binom2_jimi_test
 
     return binom2_jimi_test(*arms, margin=0.0 if margin is None else margin, **eps,
-                            n_sim=10_000 if n_sim is None else n_sim, rng=rng, **common)
+                            n_sim=10_000 if n_sim is None else n_sim, rng=rng, workers=workers, **common)

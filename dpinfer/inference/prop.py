@@ -64,7 +64,7 @@ def _check_method(method):
 _TABLE_N_SIM = 10_000
 
 
-def _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng):
+def _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng, workers=None):
     """prop_test on a Release of kind 'table': the test of independence (homogeneity)."""
     method = "jimi" if method is None else _check_choice(method, "method", ("jimi", "mc", "ump", "normal"))
     if method in ("ump", "normal"):
@@ -87,7 +87,7 @@ def _table_test(release, p0, method, alternative, confidence_level, two_sided_me
     from .table import independence_jimi_test, independence_mc_test
 
     test = independence_jimi_test if method == "jimi" else independence_mc_test
-    return test(release, n_sim=_TABLE_N_SIM if n_sim is None else n_sim, rng=rng)
+    return test(release, n_sim=_TABLE_N_SIM if n_sim is None else n_sim, rng=rng, workers=workers)
 
 
 def _check_release_for_method(release, method):
@@ -128,10 +128,10 @@ def _check_release_for_method(release, method):
 
 
 def _paired_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng, effect,
-                 margin, statistic):
+                 margin, statistic, workers=None):
     """A paired table (kind 'paired'): the exact McNemar test, as R users reach ``mcnemar.test``."""
     given = {"p0": p0, "two_sided_method": two_sided_method, "n_sim": n_sim, "rng": rng, "effect": effect,
-             "statistic": statistic}
+             "statistic": statistic, "workers": workers}
     extra = [name for name, value in given.items() if value is not None]
     if extra or method not in (None, "ump"):
         what = f"method={method!r}" if method not in (None, "ump") else ", ".join(f"`{e}`" for e in extra)
@@ -146,7 +146,7 @@ def _paired_test(release, p0, method, alternative, confidence_level, two_sided_m
 def prop_test(release, p0=None, *, method=None, alternative="two-sided",
               confidence_level=0.95, two_sided_method=None, n_sim=None, rng=None,
               epsilon=None, delta=None, effect=None, margin=None, composition=None, statistic=None,
-              pooled=None):
+              pooled=None, workers=None):
     """Test a proportion from one private release, or compare two, like R's ``prop.test``.
 
     Dispatches to the test of ``method`` after checking that the release's
@@ -229,6 +229,10 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
         Several sites (see **Sites and strata**): None pools a list of three or
         more releases and compares a list of two; True pools two; False refuses
         three or more.
+    workers : None, int, callable or concurrent.futures.Executor, optional
+        Where DP-JIMI's draws run (one or two arms) or a table test's (see
+        :ref:`scale`), passed to the method: None (the default) the serial stream;
+        refused by the exact and normal methods, which draw nothing.
 
     Returns
     -------
@@ -342,20 +346,21 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     many = _many_release_test(release, p0, pooled=pooled, method=method, alternative=alternative,
                               confidence_level=confidence_level, margin=margin, effect=effect,
                               composition=composition, epsilon=epsilon, delta=delta, n_sim=n_sim, rng=rng,
-                              two_sided_method=two_sided_method, statistic=statistic)
+                              two_sided_method=two_sided_method, statistic=statistic, workers=workers)
     if many is not None:
         return many
     two_arm = _two_release_test(release, p0, method=method, alternative=alternative,
                                 confidence_level=confidence_level, two_sided_method=two_sided_method,
                                 n_sim=n_sim, rng=rng, epsilon=epsilon, delta=delta, effect=effect,
-                                margin=margin, composition=composition, statistic=statistic)
+                                margin=margin, composition=composition, statistic=statistic, workers=workers)
     if two_arm is not None:
         return two_arm
     if isinstance(release, Release) and release.kind == "paired":
         return _paired_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng,
-                            effect, margin, statistic)
+                            effect, margin, statistic, workers)
     if isinstance(release, Release) and release.kind == "table":
-        return _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng)
+        return _table_test(release, p0, method, alternative, confidence_level, two_sided_method, n_sim, rng,
+                           workers)
     if isinstance(method, str) and method == "mc":
         if not isinstance(release, Release):
             raise TypeError("`release` must be a dpinfer Release of kind 'table' (ContingencyTableReleaser) "
@@ -378,10 +383,11 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
     alternative = _check_alternative(alternative)
     confidence_level = _check_confidence_level(confidence_level)
     n_sim = _check_n_sim(n_sim)
-    if method != "jimi" and (n_sim is not None or rng is not None):
+    if method != "jimi" and (n_sim is not None or rng is not None or workers is not None):
         raise ValueError(
-            f"`n_sim` and `rng` apply to method='jimi' only (method={method!r} is exact and "
-            f"draws nothing); got n_sim={n_sim!r}, rng={rng!r}."
+            f"`n_sim`, `rng` and `workers` apply to method='jimi' only (method={method!r} is "
+            f"{'exact' if method == 'ump' else 'a closed-form approximation'} and draws nothing); "
+            f"got n_sim={n_sim!r}, rng={_show(rng)}, workers={_show(workers)}."
         )
     if method != "ump" and two_sided_method is not None:
         raise ValueError(
@@ -401,7 +407,7 @@ def prop_test(release, p0=None, *, method=None, alternative="two-sided",
         return binom_normal_test(release, **common)
     from .jimi import binom_jimi_test
 
-    return binom_jimi_test(release, **common, n_sim=n_sim, rng=rng)
+    return binom_jimi_test(release, **common, n_sim=n_sim, rng=rng, workers=workers)
 
 
 def _release_from_numbers(value, n, *, method, epsilon, delta=0.0, sensitivity=1):

@@ -72,6 +72,13 @@ class HTestResults:
         return (f"<HTestResults: {len(self)} results of {'; '.join(methods) or 'no test'}; "
                 "to_frame(), to_csv(), to_json(), or index one to print it>")
 
+    def plot(self, *, ax=None, title=None):
+        """The forest plot of every result's interval, labelled with its data
+        (:func:`dpinfer.plot.forest_plot`).  Returns the matplotlib Axes."""
+        from ..plot import forest_plot
+
+        return forest_plot(self, ax=ax, title=title)
+
     def to_dict(self):
         """A list of :meth:`HTestResult.to_dict` records, one per result."""
         return [r.to_dict() for r in self._results]

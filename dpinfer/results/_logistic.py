@@ -192,6 +192,16 @@ class LogisticJimiResult:
                 "neighbours": self.neighbours,
                 "n_sim": self.n_sim, "data_name": self.data_name, "note": self.note}
 
+    def plot(self, *, odds_ratio=False, ax=None, title=None):
+        """The forest plot of the coefficients' fiducial intervals (:func:`dpinfer.plot.forest_plot`).
+
+        ``odds_ratio=True`` draws ``exp`` of the coefficients (odds ratios; the intercept's, the
+        baseline odds) on a log axis.  Returns the matplotlib Axes.
+        """
+        from ..plot import forest_plot
+
+        return forest_plot(self, ax=ax, title=title, odds_ratio=odds_ratio)
+
     def to_frame(self):
         """A tidy :class:`pandas.DataFrame`, one row per coefficient (broom's ``tidy(conf.int = TRUE)``).
 

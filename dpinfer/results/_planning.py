@@ -31,13 +31,15 @@ class _Planned:
 
     ``_question``: ordered ``{printed name: value}`` of the power.htest lines (R's names);
     ``_fields``: the flat record of :meth:`to_dict` (the answer, the question, the privacy);
-    ``_compute``: a picklable callable giving the comparators' dict, called once.
+    ``_compute``: a picklable callable giving the comparators' dict, called once; ``_curve``: None or
+    a picklable ``curve(n, noise=True)``, the planner's own exact power at ``n`` (the first arm's
+    size, the allocation kept) with or without the privacy noise, drawn by :meth:`plot`.
     """
 
-    def _setup(self, method, question, fields, compute, note, labels, privacy):
+    def _setup(self, method, question, fields, compute, note, labels, privacy, curve=None):
         for name, value in (("method", method), ("_question", dict(question)), ("_fields", dict(fields)),
                             ("_compute", compute), ("note", note), ("_labels", labels),
-                            ("_privacy_line", privacy), ("_cache", {})):
+                            ("_privacy_line", privacy), ("_curve", curve), ("_cache", {})):
             object.__setattr__(self, name, value)
         return self
 
@@ -46,7 +48,7 @@ class _Planned:
 
     def __reduce__(self):
         return (_rebuild, (type(self), self._value(), self.method, self._question, self._fields,
-                           self._compute, self.note, self._labels, self._privacy_line))
+                           self._compute, self.note, self._labels, self._privacy_line, self._curve))
 
     def __str__(self):
         return self._format()
@@ -64,6 +66,14 @@ class _Planned:
         if "value" not in self._cache:
             self._cache["value"] = dict(self._compute())
         return dict(self._cache["value"])
+
+    def plot(self, values=None, *, ax=None, title=None):
+        """The exact power against ``n`` with the plan, the comparator without noise and the target
+        marked (:func:`dpinfer.plot.planning_curve`).  Returns the matplotlib Axes; a plan whose
+        power is simulated raises a TypeError saying so."""
+        from ..plot import planning_curve
+
+        return planning_curve(self, values, ax=ax, title=title)
 
     def price_of_privacy(self):
         """The comparator lines of the print (the comparators and the price), as text."""
@@ -96,8 +106,8 @@ class _Planned:
         return "\n".join(lines)
 
 
-def _rebuild(cls, value, method, question, fields, compute, note, labels, privacy):
-    return cls._make(value)._setup(method, question, fields, compute, note, labels, privacy)
+def _rebuild(cls, value, method, question, fields, compute, note, labels, privacy, curve=None):
+    return cls._make(value)._setup(method, question, fields, compute, note, labels, privacy, curve)
 
 
 def _n_text(value):

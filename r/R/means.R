@@ -88,6 +88,8 @@ dp_release_mean <- function(x, lower, upper, epsilon, spread = FALSE, split = 0.
 #'   \code{"normal"} or \code{"lognormal"} (not for \code{"naive"}).
 #' @param n.sim DP-JIMI's draws (\code{NULL}: 2000) or the repro seeds.
 #' @param seed The seed of the draws (\code{NULL}: derived from the releases).
+#' @param workers \code{NULL} (one serial stream) or the number of local Python processes
+#'   (\code{-1}: every CPU) for the draws: the same answer for every number.
 #' @param composition Two groups: \code{NULL} (read the releases: parallel, the
 #'   larger epsilon, only when they were charged to two groups of one budget's
 #'   parallel set, see \code{group} in \code{\link{dp_release_mean}}),
@@ -108,7 +110,8 @@ dp_release_mean <- function(x, lower, upper, epsilon, spread = FALSE, split = 0.
 #' @export
 dp_t_test <- function(x, y = NULL, alternative = c("two.sided", "less", "greater"), mu = NULL, margin = NULL,
                       conf.level = 0.95, method = c("jimi", "repro", "naive"), sigma = NULL,
-                      model = c("normal", "lognormal"), n.sim = NULL, seed = NULL, composition = NULL) {
+                      model = c("normal", "lognormal"), n.sim = NULL, seed = NULL, composition = NULL,
+                      workers = NULL) {
   if (is.list(x) && !.is_release(x)) {
     if (!is.null(y) || length(x) != 2L) {
       stop("`x` given as a list must hold the two groups' releases, with `y` left out.", call. = FALSE)
@@ -127,6 +130,7 @@ dp_t_test <- function(x, y = NULL, alternative = c("two.sided", "less", "greater
   kwargs <- list(mu0 = mu, margin = margin, method = match.arg(method), sigma = sigma, model = match.arg(model),
                  alternative = .alternative(alternative), confidence_level = .level(conf.level),
                  n_sim = if (is.null(n.sim)) NULL else .whole(n.sim, "n.sim"), rng = .seed(seed),
+                 workers = .workers(workers),
                  composition = .composition(composition))
   releases <- list(attr(x, "py"))
   if (!is.null(y)) releases <- c(releases, list(attr(y, "py")))

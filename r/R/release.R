@@ -5,6 +5,12 @@
   .whole(seed, "seed")
 }
 
+# `workers`: NULL (one serial stream), or the number of local Python processes (-1: every CPU)
+.workers <- function(workers) {
+  if (is.null(workers)) return(NULL)
+  .whole(workers, "workers")
+}
+
 .new_release <- function(py_release) {
   record <- reticulate::py_to_r(.bridge()$release(py_release))
   value <- record$value

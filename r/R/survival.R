@@ -60,6 +60,8 @@ dp_release_survival <- function(time, event, group = NULL, breaks, epsilon, seed
 #' @param conf.level The level of the hazard ratio's interval.
 #' @param n.sim The number of simulated releases.
 #' @param seed The seed of the simulations; \code{NULL} derives them from the release.
+#' @param workers \code{NULL} (one serial stream) or the number of local Python processes
+#'   (\code{-1}: every CPU) for the draws: the same answer for every number.
 #' @return An object of class \code{c("dp_survdiff", "dp_htest", "htest")}
 #'   with \code{survdiff.table} (the printed table lines).
 #' @examples
@@ -72,11 +74,12 @@ dp_release_survival <- function(time, event, group = NULL, breaks, epsilon, seed
 #' }
 #' @export
 dp_survdiff <- function(x, alternative = c("two.sided", "less", "greater"), conf.level = 0.95, n.sim = 10000,
-                        seed = NULL) {
+                        seed = NULL, workers = NULL) {
   .check_life_table(x)
   record <- .call("logrank_test", list(attr(x, "py")),
                   list(alternative = .alternative(alternative), confidence_level = .level(conf.level),
-                       n_sim = .whole(n.sim, "n.sim"), rng = .seed(seed)), convert = "logrank")
+                       n_sim = .whole(n.sim, "n.sim"), rng = .seed(seed), workers = .workers(workers)),
+                  convert = "logrank")
   out <- .as_htest(record)
   out$survdiff.table <- unlist(record[["survdiff.table"]])
   class(out) <- c("dp_survdiff", class(out))

@@ -91,6 +91,8 @@ dp_binom_test <- function(z, n = NULL, p = 0.5, alternative = c("two.sided", "le
 #'   ratio) and the effect (\code{"difference"}, \code{"ratio"} or
 #'   \code{"odds-ratio"}, the last for Tulap arms).
 #' @param n.sim,seed DP-JIMI with draws: their number and the seed.
+#' @param workers \code{NULL} (one serial stream) or the number of local Python processes
+#'   (\code{-1}: every CPU) for the draws: the same answer for every number.
 #' @param statistic Two Tulap arms: the exact test's ordering, \code{NULL}
 #'   (Python's default: the score; the difference for Laplace arms), \code{"difference"} or \code{"score"}
 #'   (Python's \code{statistic}; see \code{binom2_ump_test}).
@@ -118,12 +120,13 @@ dp_binom_test <- function(z, n = NULL, p = 0.5, alternative = c("two.sided", "le
 dp_prop_test <- function(x, n = NULL, p = NULL, alternative = c("two.sided", "less", "greater"),
                          conf.level = 0.95, epsilon = NULL, delta = NULL, method = NULL,
                          margin = NULL, effect = NULL, n.sim = NULL, seed = NULL, composition = NULL,
-                         statistic = NULL, two.sided.method = NULL) {
+                         statistic = NULL, two.sided.method = NULL, workers = NULL) {
   # NULL settings are left out of the call, so Python's own defaults apply (e.g. its default ordering)
   kwargs <- list(alternative = .alternative(alternative), confidence_level = .level(conf.level),
                  method = method, margin = margin, effect = effect, composition = composition,
                  statistic = statistic, two_sided_method = two.sided.method,
-                 n_sim = if (is.null(n.sim)) NULL else .whole(n.sim, "n.sim"), rng = .seed(seed))
+                 n_sim = if (is.null(n.sim)) NULL else .whole(n.sim, "n.sim"), rng = .seed(seed),
+                 workers = .workers(workers))
   if (.is_release(x)) x <- list(x)
   if (is.list(x)) {
     if (!length(x) %in% 1:2 || !all(vapply(x, .is_release, logical(1)))) {
@@ -157,7 +160,12 @@ dp_prop_test <- function(x, n = NULL, p = NULL, alternative = c("two.sided", "le
                                 method), call. = FALSE))
     one <- list(alternative = kwargs$alternative, confidence_level = kwargs$confidence_level,
                 epsilon = epsilon, delta = delta)
-    if (what == "binom_jimi_test") one <- c(one, list(n_sim = kwargs$n_sim, rng = kwargs$rng))
+    if (what == "binom_jimi_test") {
+      one <- c(one, list(n_sim = kwargs$n_sim, rng = kwargs$rng, workers = kwargs$workers))
+    } else if (!is.null(workers)) {  # refused, never silently dropped, as Python's prop_test refuses it
+      stop(sprintf("`workers` applies to method = \"jimi\" only (\"%s\" draws nothing); got workers = %s.",
+                   if (is.null(method)) "ump" else method, format(workers)), call. = FALSE)
+    }
     if (what == "binom_ump_test") one$two_sided_method <- two.sided.method
     if (!is.null(margin) || !is.null(effect) || !is.null(statistic)) {
       stop("`margin`, `effect` and `statistic` are for two arms.", call. = FALSE)
@@ -194,6 +202,8 @@ dp_prop_test <- function(x, n = NULL, p = NULL, alternative = c("two.sided", "le
 #' @param n.sim The number of Monte Carlo draws (R's \code{B}).
 #' @param seed The seed of the draws (and, with a matrix, of the release:
 #'   research only).  \code{NULL} derives the draws from the public release.
+#' @param workers \code{NULL} (one serial stream) or the number of local Python processes
+#'   (\code{-1}: every CPU) for the draws: the same answer for every number.
 #' @return An object of class \code{c("dp_htest", "htest")}; no \code{parameter}:
 #'   the p-value is simulated from the law of the noisy statistic.
 #' @examples
@@ -203,7 +213,7 @@ dp_prop_test <- function(x, n = NULL, p = NULL, alternative = c("two.sided", "le
 #' }
 #' @export
 dp_chisq_test <- function(x, epsilon = NULL, method = c("jimi", "mc"), n.sim = 10000, seed = NULL,
-                          budget = NULL) {
+                          budget = NULL, workers = NULL) {
   method <- match.arg(method)
   if (is.matrix(x)) {
     if (is.null(epsilon)) stop("`epsilon` must be given to release the matrix `x`.", call. = FALSE)
@@ -214,7 +224,8 @@ dp_chisq_test <- function(x, epsilon = NULL, method = c("jimi", "mc"), n.sim = 1
   if (!.is_release(x) || x$kind != "table") {
     stop("`x` must be a table release from dp_release_table() or a matrix of counts.", call. = FALSE)
   }
-  .test("prop_test", list(attr(x, "py")), list(method = method, n_sim = .whole(n.sim, "n.sim"), rng = .seed(seed)))
+  .test("prop_test", list(attr(x, "py")), list(method = method, n_sim = .whole(n.sim, "n.sim"), rng = .seed(seed),
+                                               workers = .workers(workers)))
 }
 
 #' Exact power and sample size of the private two-arm test, like power.prop.test

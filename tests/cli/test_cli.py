@@ -209,7 +209,7 @@ def test_demo_shows_three_methods_side_by_side():
         (("test", "--z", 12.7, "--n", 30, "--epsilon", 1, "--confidence-level", 95),
          "--confidence-level must lie in the open interval (0, 1) (give 0.95, not 95)"),
         (("test", "--z", 12.7, "--n", 30, "--epsilon", 1, "--n-sim", 100),
-         "--n-sim and --seed apply to --method jimi only"),
+         "--n-sim, --seed and --workers apply to --method jimi only"),
         (("ci", "--z", 0.4, "--n", 30, "--epsilon", 1, "--interval", "score"),
          "--interval applies to --method normal only"),
         (("validate", "no_such_study"), "dpinfer validate: error: unknown study 'no_such_study'"),

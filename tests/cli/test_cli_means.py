@@ -119,3 +119,23 @@ def test_mean_power_door_needs_n_or_power(capsys):
     assert code == 2 and "give --n (for the power) or --power (for the sample size)" in err
     code, _, err = call(capsys, "mean-power", *common, "--n", 10, "--power", 0.8)
     assert code == 2 and "not both nor neither" in err
+
+
+def test_workers_door_gives_pythons_answer(capsys, column, tmp_path):
+    from dpinfer import binom_jimi_test
+
+    path, x = column
+    code, out, _ = call(capsys, "mean-release", "--csv", path, "--column", "sbp", "--lower", 80, "--upper", 180,
+                        "--epsilon", 1, "--spread", "--seed", 3, "--format", "json")
+    file = tmp_path / "rel.json"
+    file.write_text(out)
+    code, out, _ = call(capsys, "mean-test", "--release", file, "--mu0", 125, "--n-sim", 300, "--seed", 4,
+                        "--workers", 1, "--format", "json")
+    rel = MeanReleaser(1.0, 80.0, 180.0, spread=True).release(x, rng=3)
+    assert code == 0 and json.loads(out)["pvalue"] == mean_test(rel, mu0=125.0, n_sim=300, rng=4, workers=1).pvalue
+    code, out, _ = call(capsys, "test", "--z", 0.4123, "--n", 30, "--epsilon", 1, "--method", "jimi", "--n-sim", 300,
+                        "--seed", 5, "--workers", 1, "--format", "json")
+    assert code == 0 and json.loads(out)["pvalue"] == binom_jimi_test(0.4123, 30, epsilon=1.0, p0=0.5, n_sim=300,
+                                                                       rng=5, workers=1).pvalue
+    code, _, err = call(capsys, "test", "--z", 0.4123, "--n", 30, "--epsilon", 1, "--method", "jimi", "--workers", 1)
+    assert code == 2 and "--seed and --workers need --n-sim" in err

@@ -143,7 +143,7 @@ def test_typed_laplace_counts_and_planning(capsys):
 
 @pytest.mark.parametrize("args, match", [
     (("--mechanism", "laplace", "--method", "jimi"), "--mechanism laplace with typed values"),
-    (("--mechanism", "laplace", "--seed", 1), "--n-sim and --seed"),
+    (("--mechanism", "laplace", "--seed", 1), "--n-sim, --seed and --workers"),
 ])
 def test_typed_laplace_refusals(capsys, args, match):
     code, _, err = call(capsys, "test", "--z1", 40.2, "--n1", 60, "--z2", 27.1, "--n2", 60, "--epsilon", 1, *args)

@@ -119,8 +119,9 @@ def test_mechanism_mismatch_is_an_explained_error(release, method, match):
         ((TULAP, 1.2), {}, ValueError, r"`p0` must lie in \(0, 1\); got 1.2"),  # the ump rule, as for p0 = 0
         ((TULAP,), {"alternative": "two.sided"}, ValueError, r"'two.sided' is spelled 'two-sided'"),
         ((TULAP,), {"confidence_level": 95}, ValueError, r"give 0.95, not 95"),
-        ((TULAP,), {"n_sim": 100}, ValueError, r"`n_sim` and `rng` apply to method='jimi' only"),
-        ((TULAP,), {"rng": 1}, ValueError, r"`n_sim` and `rng` apply to method='jimi' only"),
+        ((TULAP,), {"n_sim": 100}, ValueError, r"`n_sim`, `rng` and `workers` apply to method='jimi' only"),
+        ((TULAP,), {"rng": 1}, ValueError, r"`n_sim`, `rng` and `workers` apply to method='jimi' only"),
+        ((TULAP,), {"workers": 2}, ValueError, r"`n_sim`, `rng` and `workers` apply to method='jimi' only"),
         ((LAPLACE,), {"method": "jimi", "n_sim": 0}, ValueError, r"`n_sim` must be an integer >= 1"),
         ((LAPLACE,), {"method": "normal", "two_sided_method": "umpu"}, ValueError,
          r"`two_sided_method` applies to method='ump' only"),

@@ -108,7 +108,7 @@ def test_laplace_numbers_with_method_jimi_match_the_function():
     (lambda t, l: prop_test([t[0], 27.3], [60, 60]), TypeError, "two Releases or two numbers"),
     (lambda t, l: prop_test([40.1, 27.3, 11.2], [60, 60, 60]), ValueError, "must hold two releases"),
     (lambda t, l: prop_test(t[0], t[1], two_sided_method="equal-tailed"), ValueError, "two_sided_method"),
-    (lambda t, l: prop_test(t[0], t[1], n_sim=100), ValueError, r"`n_sim` and `rng` apply to method='jimi'"),
+    (lambda t, l: prop_test(t[0], t[1], n_sim=100), ValueError, r"`n_sim`, `rng` and `workers` apply to method='jimi'"),
     (lambda t, l: prop_test(l[0], l[1], method="jimi", effect="ratio"), ValueError, "effect='ratio'"),
     (lambda t, l: prop_test(l[0], l[1], method="normal", margin=0.1), ValueError, "equal proportions only"),
     (lambda t, l: prop_test(TulapReleaser(1.0).release([3, 4], 10, rng=1), t[1]), ValueError,

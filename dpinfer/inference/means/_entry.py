@@ -14,7 +14,7 @@ _METHODS = ("jimi", "naive", "repro")
 
 
 def mean_test(release, release2=None, *, mu0=None, margin=None, method="jimi", sigma=None, model="normal",
-              alternative="two-sided", confidence_level=0.95, n_sim=None, rng=None, composition=None):
+              alternative="two-sided", confidence_level=0.95, n_sim=None, rng=None, composition=None, workers=None):
     """Test a mean from one private release, or compare two groups, like R's ``t.test``.
 
     Parameters
@@ -54,6 +54,10 @@ def mean_test(release, release2=None, *, mu0=None, margin=None, method="jimi", s
         releases: ``'parallel'`` (the larger) only when they record different groups
         of one budget's parallel set, else ``'sequential'`` (the sum, valid under any
         neighbouring relation); the one rule of every method (see :func:`~dpinfer.prop_test`).
+    workers : None, int, callable or concurrent.futures.Executor, optional
+        Where DP-JIMI's draws or the repro seeds' work run (see :ref:`scale`), passed to the
+        method: None (the default) the serial stream; refused by ``'naive'``, which draws
+        nothing.
 
     Returns
     -------
@@ -102,12 +106,15 @@ def mean_test(release, release2=None, *, mu0=None, margin=None, method="jimi", s
     x, y = release, release2
     common = {"sigma": sigma, "alternative": alternative, "confidence_level": confidence_level}
     if method == "naive":
+        if workers is not None:
+            raise ValueError(f"`workers` applies to the methods that draw (method='jimi' or 'repro'); "
+                             f"method='naive' draws nothing; got workers={_show(workers)}.")
         if model != "normal":
             raise ValueError(f"`model` does not apply to method='naive' (a normal interval); got {model!r}.")
         if y is None:
             return mean_naive_test(x, null, **common)
         return mean2_naive_test(x, y, null, composition=composition, **common)
-    common.update(model=model, n_sim=n_sim, rng=rng)
+    common.update(model=model, n_sim=n_sim, rng=rng, workers=workers)
     if method == "repro":
         if y is not None:
             return mean2_repro_test(x, y, null, composition=composition, **common)

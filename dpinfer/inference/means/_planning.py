@@ -261,7 +261,26 @@ def _sizes(q, n, ratio=None):
     return (n,)
 
 
-def _result(cls, value, q, ns, power, se, n_sim, compute):
+def _power_at_n(q, allocation, n, noise=True):
+    """The exact power of the planned method at ``n`` (two groups: the second's ``ceil(n b / a)`` for
+    ``allocation = (a, b)``, a power's groups, or ``ceil(ratio n)`` for a ratio, as the search allocates),
+    with or without the noise; NaN where the exact law is out of reach (the planning result's curve,
+    ``result.plot()``)."""
+    n = _check_int(n, "n", minimum=2, maximum=_N_MAX)
+    if not q["two"]:
+        ns = (n,)
+    elif isinstance(allocation, tuple):
+        ns = (n, max(2, -(-n * allocation[1] // allocation[0])))
+    else:
+        ns = _sizes(q, n, allocation)
+    try:
+        power, _ = _jimi_exact(q, ns, noise) if q["method"] == "jimi" else _exact_power(q, ns, noise)
+    except ValueError:  # out of the exact path's reach at this n (DP-JIMI's law)
+        return math.nan
+    return math.nan if power is None else power
+
+
+def _result(cls, value, q, ns, power, se, n_sim, compute, ratio=None, target=None):
     """The power.htest record of a mean planning answer."""
     lines = {}
     if q["two"]:
@@ -298,8 +317,12 @@ def _result(cls, value, q, ns, power, se, n_sim, compute):
               "mc_se": se, "n_sim": n_sim if se is not None else None, "alpha": q["alpha"],
               "alternative": q["alternative"], "epsilon": eps[0] if len(eps) == 1 else list(eps),
               "delta": 0.0, "mechanism": "laplace", "spread": q["spread"], "split": q["split"] if q["spread"] else None}
+    if target is not None:  # a sample size: the power asked for (``power`` is the power reached)
+        fields["target_power"] = target
     labels = (_same_label(q), "the z test without noise or clipping (normal)")
-    return cls._make(value)._setup(method, lines, fields, compute, note, labels, privacy)
+    # the exact power is cheap at any n; a simulated one is not redrawn for a figure (no curve)
+    curve = None if se is not None else partial(_power_at_n, q, ratio if ratio is not None else tuple(ns))
+    return cls._make(value)._setup(method, lines, fields, compute, note, labels, privacy, curve)
 
 
 def _same_label(q):
@@ -604,4 +627,4 @@ def mean_sample_size(mu1, *, mu2=None, mu0=None, margin=None, power=0.8, ratio=1
     cls = SampleSizesResult if q["two"] else SampleSizeResult
     value = ns if q["two"] else n
     return _result(cls, value, q, ns, reached, se, draws if se is not None else None,
-                   partial(_size_comparators, q, target, ratio))
+                   partial(_size_comparators, q, target, ratio), ratio, target)

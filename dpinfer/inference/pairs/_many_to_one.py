@@ -196,13 +196,9 @@ def binom_many_to_one_test(control, arms, *, margin=0.0, alternative="two-sided"
     and one integral over its uniform part of a product of the arms' exact cdfs, a piecewise
     polynomial integrated exactly (:mod:`dpinfer.inference.pairs._dunnett`; mpmath reference
     in ``tests/reference/make_dunnett.py``).  *Exact:* the tail at each ``theta_0``.  *A
-    certified supremum:* over ``theta_0``, located (65-point grid and Brent) and then bounded
-    from above between the grid points by a bound on the tail's curvature in ``theta_0``
-    (score bound inside (0, 1), Bernstein bound ``2 N (N - 1)`` up to the edges; proofs in
-    :mod:`dpinfer.inference.pairs._dunnett`), so the adjusted p-value is never below the
-    supremum and at most ``1 + 1e-12`` times the largest tail found (looser, still above,
-    where the refinement's budget runs out: a tail flat in ``theta_0``, e.g. ``u = 0`` with
-    equal arms, within 1e-3 relative).  It controls
+    supremum:* over ``theta_0``, located (65-point grid and Brent) and certified: the p-value is an
+    upper bound of the supremum, at most 1e-9 relative above the best tail found
+    (:func:`~dpinfer.inference.pairs._dunnett.certified_sup_max_tail`).  It controls
     the family-wise error strongly: the law of the true-null arms' statistics depends only on
     them and the control (subset pivotality), and their maximum is at most the maximum over
     all arms under the global null with the same ``theta_0``; a one-sided composite null

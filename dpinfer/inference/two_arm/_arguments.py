@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
@@ -164,6 +165,15 @@ def _check_statistic(statistic, n1=None, n2=None):
     if statistic == "score" and n1 is not None and (n1 + 1) * (n2 + 1) > MAX_CELLS:
         return "difference"
     return statistic
+
+
+def score_arms_limit(ratio):
+    """``(n1, MAX_CELLS)``: the largest ``n1`` whose score lattice ``(n1 + 1)(ceil(ratio n1) + 1)``
+    is within ``MAX_CELLS`` (:func:`_check_statistic`'s limit), and that limit."""
+    n_max = int(math.isqrt(MAX_CELLS)) - 1
+    while n_max > 1 and (n_max + 1) * (max(1, math.ceil(ratio * n_max)) + 1) > MAX_CELLS:
+        n_max -= 1
+    return n_max, MAX_CELLS
 
 
 def _ordering(statistic, effect, n1, n2, mechanism):

@@ -29,13 +29,13 @@ def _critical_score(arm1, arm2, null, level, upper):
         levels = levels[::-1]
     inside = -_FAR if upper else _FAR  # the whole level in the tail
 
-    def sup_at(j, t=inside):
-        return _sup_tail(arm1, arm2, null, _Cut(float(levels[j]), t), upper)
+    def sup_at(j, t=inside, above=None):
+        return _sup_tail(arm1, arm2, null, _Cut(float(levels[j]), t), upper, above=above)
 
     # the first level (from the most extreme) whose whole tail exceeds the target: bisection,
-    # the tails grow with j
+    # the tails grow with j; each step asks only whether the supremum exceeds the target
     # sup_at(-1) <= target (no level), sup_at(last) = 1
-    hi = first_index(lambda j: sup_at(j).value > target, -1, len(levels) - 1)
+    hi = first_index(lambda j: sup_at(j, above=target).value > target, -1, len(levels) - 1)
     span = 1.0 + null.coefficient + 2.0 * (_reach_scale(arm1) + null.coefficient * _reach_scale(arm2))
     end = span if upper else -span  # beyond every linear value: only the levels above the cut
     nu = sup_at(hi).nu
@@ -69,12 +69,31 @@ def _exact_power(arm1, arm2, null, theta1, theta2, alpha, alternative, statistic
     shift = arm1.half_step / arm1.n + null.coefficient * arm2.half_step / arm2.n
     out = np.zeros(np.broadcast(theta1, theta2).shape)
     one_sided = alpha / 2.0 if alternative == "two-sided" else alpha
+    found = None
     for upper, side in ((True, "greater"), (False, "less")):
         if alternative in (side, "two-sided"):
-            cut = _critical_score(arm1, arm2, null, one_sided, upper)
+            if found is not None and _mirrored(arm1, arm2, null):
+                cut = _Cut(-found.level, -found.t)  # the lower side is the upper one, arms swapped
+            else:
+                cut = found = _critical_score(arm1, arm2, null, one_sided, upper)
             cut = _Cut(cut.level, cut.t + (shift if upper else -shift))
             out = out + _ScorePlan(arm1, arm2, null, cut, upper)(theta1, theta2)
     return np.clip(out, 0.0, 1.0)
+
+
+def _mirrored(arm1, arm2, null):
+    """Whether the lower side's critical value is the upper side's negated: no difference
+    between arms of one law, and an order with ``g(j1, j2) = -g(j2, j1)`` exactly (checked).
+
+    Swapping the arms then maps ``(g, T_lin)`` to ``(-g, -T_lin)`` and the null line
+    ``theta1 = theta2`` to itself, so the lower tail beyond ``(-level, -t)`` is the upper tail
+    beyond ``(level, t)`` at every nuisance value, and the level search and root of the lower
+    side would repeat the upper side's (to rounding): half a two-sided power's work.
+    """
+    if null.effect != "difference" or null.margin != 0.0 or arm1 != arm2:
+        return False
+    order = _order(arm1, arm2, null)
+    return bool(np.array_equal(order, -order.T))
 
 
 def _critical_of(arm1, arm2, null, level, upper, statistic):

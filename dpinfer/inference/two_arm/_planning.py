@@ -26,8 +26,8 @@ from ..._progress import _check_progress, start
 from .._price import NONPRIVATE_EPSILON, NORMAL_TWO, normal_n, normal_power, same_test_label
 from .._resolve import arm_pair
 from .._roots import integer_bracket, smallest_integer
-from ._arguments import MAX_N, _check_effect, _check_laplace_ordering, _check_mechanism, _checked_arm, _ordering
-from ._score import MAX_CELLS
+from ._arguments import (MAX_N, _check_effect, _check_laplace_ordering, _check_mechanism, _checked_arm, _ordering,
+                         score_arms_limit)
 from ._laplace_arms import MAX_N as MAX_N_LAPLACE
 from ._critical import _exact_power
 from ._supremum import _null
@@ -141,10 +141,28 @@ def binom2_ump_power(theta1, theta2, n1, n2, *, epsilon, delta=0.0, sensitivity=
                     ratio=None, epsilon=epsilon, delta=delta, mechanism=mechanism)
     compute = partial(_power_comparators, float(th1), float(th2), a, b, effect, margin, alpha, alternative,
                       statistic, mechanism)
-    return _planned(PowerResult, float(out), dict(question, power=float(out)), compute)
+    curve = partial(_power_at_n, float(th1), float(th2), (a, b), epsilon, delta, sensitivity, effect, margin, alpha,
+                    alternative, statistic, mechanism)
+    return _planned(PowerResult, float(out), dict(question, power=float(out)), compute, curve)
 
 
-def _planned(cls, value, question, compute):
+def _power_at_n(theta1, theta2, allocation, epsilon, delta, sensitivity, effect, margin, alpha, alternative,
+                statistic, mechanism, n, noise=True):
+    """The exact power at ``n1 = n``, ``n2 = ceil(n b / a)`` for ``allocation = (a, b)`` (a power's
+    arms) or ``ceil(ratio n)`` for a ratio (as the sample-size search allocates), or without the noise
+    (the comparator's randomized test, :func:`_power_comparators`): the planning result's curve."""
+    n = _check_int(n, "n", minimum=1)
+    a, b = allocation if isinstance(allocation, tuple) else (None, None)
+    m = -(-n * b // a) if a is not None else max(1, math.ceil(allocation * n))
+    if not noise:
+        epsilon, delta, sensitivity, mechanism = NONPRIVATE_EPSILON, 0.0, 1, _mechanisms.TULAP
+    arm1, arm2 = _arms(n, m, epsilon, delta, sensitivity, mechanism)
+    used = _ordering(statistic, effect, n, m, mechanism)
+    return float(np.clip(_exact_power(arm1, arm2, _null(effect, margin), theta1, theta2, alpha, alternative,
+                                      used)[0], 0.0, 1.0))
+
+
+def _planned(cls, value, question, compute, curve):
     """The result ``cls(value)`` with the power.htest record of ``question`` and its comparators."""
     q = question
     n1, n2 = q["n1"], q["n2"]
@@ -155,7 +173,7 @@ def _planned(cls, value, question, compute):
         lines.update({"effect": q["effect"], "margin": q["margin"]})
     what = "power" if cls is PowerResult else "sample size"
     method = (f"Exact {what} of the private two-sample test of proportions "
-              f"({q['statistic']} ordering)")
+              f"({q['statistic']} ordering{q.get('why', '')})")
     note = "n is number in *each* group" if n1 == n2 else "n1 and n2 are the numbers in the two groups"
     pairs = [[float(x) for x in arm_pair(q[k], k)] for k in ("epsilon", "delta")]
     eps, dlt = (v[0] if v[0] == v[1] else v for v in pairs)
@@ -168,7 +186,7 @@ def _planned(cls, value, question, compute):
               "statistic": q["statistic"], "ratio": q["ratio"], "epsilon": eps, "delta": dlt,
               "mechanism": q["mechanism"]}
     return cls._make(value)._setup(method, lines, fields, compute, note,
-                                   (same_test_label(False), NORMAL_TWO), privacy)
+                                   (same_test_label(False), NORMAL_TWO), privacy, curve)
 
 
 def _equality_null(effect, margin):
@@ -217,8 +235,8 @@ def _size_comparators(theta1, theta2, power, ratio, effect, margin, alpha, alter
     """``(n1, n2)`` of the same test without noise (searched from ``start``; randomized, Tulap arms at
     epsilon = Inf, whatever ``mechanism``: see :func:`_power_comparators`), and power.prop.test's."""
     try:
-        (n1, n2), _ = _sample_size(theta1, theta2, power, ratio, NONPRIVATE_EPSILON, 0.0, 1, effect, margin, alpha,
-                                   alternative, statistic, _mechanisms.TULAP, _Quiet(), start)
+        (n1, n2), _, _ = _sample_size(theta1, theta2, power, ratio, NONPRIVATE_EPSILON, 0.0, 1, effect, margin,
+                                      alpha, alternative, statistic, _mechanisms.TULAP, _Quiet(), start)
     except ValueError:  # beyond the exact sums' reach (a print must not fail): not computed
         n1 = n2 = None
     normal = normal_n(theta1, theta2, ratio, alpha, power, alternative) if _equality_null(effect, margin) else None
@@ -306,13 +324,19 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     (``dpinfer.inference._roots``: false position on the probit of the power against
     ``sqrt(n1)``, checked at ``n1 - 1``).  This assumes the exact power increases with
     ``n1``: the noise smooths the sawtooth of exact binomial power, and the tests check
-    ``n1 - 1``.  About a second at ``n1`` near 1e4 on a quiet machine (the difference
-    ordering).  The default score ordering costs more per power evaluation (a bisection over
-    its levels, each a located supremum: about 4 s at 1400 per arm on a loaded two-core
-    machine), so a search ending near 1500 per arm takes 20-30 s, and reading the
-    comparator without noise (printing) as long again; above 4e6 lattice cells (about 2000 per arm) the test, and so the
-    search, uses the difference, whose answer can be much larger (0.12 against 0.094: 4559
-    per arm, where the score ordering at 1999 per arm has power 0.752).
+    ``n1 - 1``.  The score ordering's power keeps a small sawtooth (its critical level moves
+    in steps): at 0.3 against 0.25 it is 0.8002 at 1267 per arm, 0.7978 at 1270 and 0.8000
+    at 1277, the answer; so the answer reaches the power and ``n1 - 1`` does not, but a
+    smaller size may reach it too.  About a second at ``n1`` near 1e4 on a quiet machine
+    (the difference ordering).  The default score ordering costs more per power evaluation
+    (a bisection over its levels, each a located supremum: about 0.7 s at 1300 per arm on
+    a two-core machine at load 4-5), so a search ending near 1300 per arm takes about 5 s,
+    and reading the comparator without noise (printing) as long again.  One ordering
+    throughout: above 4e6 lattice cells (about 2000 per arm) the test uses the difference,
+    so the search tries the score ordering up to that limit and, if it does not reach the
+    power there, searches the difference ordering alone; the result's ``method`` names the
+    ordering and why (its answer can be much larger: 0.12 against 0.094, 4559 per arm, where
+    the score ordering at 1999 per arm has power 0.752).
 
     Examples
     --------
@@ -342,15 +366,18 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     _check_laplace_ordering(statistic, mechanism)
     progress = _check_progress(progress)
     with start(progress, _SEARCH_UNITS, "binom2_ump_sample_size", "power evaluations") as bar:
-        (n1, n2), reached = _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effect, margin,
-                                         alpha, alternative, statistic, mechanism, bar)
+        (n1, n2), reached, (used, why) = _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity,
+                                                      effect, margin, alpha, alternative, statistic, mechanism, bar)
     question = dict(theta1=theta1, theta2=theta2, n1=n1, n2=n2, alpha=alpha, alternative=alternative, effect=effect,
-                    margin=margin, statistic=_ordering(statistic, effect, n1, n2, mechanism), ratio=ratio,
+                    margin=margin, statistic=used, why=why, ratio=ratio,
                     epsilon=epsilon, delta=delta, mechanism=mechanism, power=power, exact_power=reached)
-    compute = partial(_size_comparators, theta1, theta2, power, ratio, effect, margin, alpha, alternative, statistic,
+    # the comparator without noise plans for the same ordering
+    compute = partial(_size_comparators, theta1, theta2, power, ratio, effect, margin, alpha, alternative, used,
                       mechanism, _start_without_noise(n1, theta1, theta2, ratio, epsilon, sensitivity, mechanism,
                                                       _null(effect, margin).coefficient))
-    return _planned(SampleSizesResult, (n1, n2), question, compute)
+    curve = partial(_power_at_n, theta1, theta2, ratio, epsilon, delta, sensitivity, effect, margin, alpha,
+                    alternative, statistic, mechanism)
+    return _planned(SampleSizesResult, (n1, n2), question, compute, curve)
 
 
 #: exact power evaluations of a sample-size search, typically (3 to 6: 0.6 v 0.4, 0.52 v 0.5, 0.3 v 0.1)
@@ -359,13 +386,57 @@ _SEARCH_UNITS = 6
 
 def _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effect, margin, alpha, alternative,
                  statistic, mechanism, bar, first=None):
-    """:func:`binom2_ump_sample_size` on checked arguments: ``((n1, n2), exact power there)``; ``bar``
-    counts the power evaluations; ``first``: where the search starts (None: the normal approximation)."""
+    """:func:`binom2_ump_sample_size` on checked arguments: ``((n1, n2), exact power there, (ordering,
+    why))``, ``why`` the text the result's ``method`` adds after the ordering's name (or '');
+    ``bar`` counts the power evaluations; ``first``: where the search starts (None: the normal
+    approximation).
+
+    One ordering throughout: the score ordering's lattice holds at most ``MAX_CELLS`` cells
+    (about 2000 per arm), beyond which the test uses the difference.  A search mixing the two
+    could return ``n`` for one test whose power was judged on the other (the power jumps at
+    the limit, down where the difference is the less powerful).  So the score ordering is
+    searched up to its limit; if it does not reach the power there, the whole search is the
+    difference ordering's, and ``why`` says so (with ``statistic='difference'`` for the test:
+    its answer may lie below the limit, where the default test is the score's).
+    """
     n_max = MAX_N_LAPLACE if mechanism == "laplace" else _N_MAX
-    if effect == "odds-ratio":  # the score ordering's lattice: (n1 + 1)(n2 + 1) <= MAX_CELLS
-        n_max = int(math.isqrt(MAX_CELLS)) - 1
-        while (n_max + 1) * (max(1, math.ceil(ratio * n_max)) + 1) > MAX_CELLS:
-            n_max -= 1
+    used, why = _ordering(statistic, effect, None, None, mechanism), ""
+    args = (theta1, theta2, power, ratio, epsilon, delta, sensitivity, effect, margin, alpha, alternative)
+    if used == "score":  # the score ordering's lattice: (n1 + 1)(n2 + 1) <= MAX_CELLS
+        limit, cells = score_arms_limit(ratio)
+        if effect == "odds-ratio":  # ordered by its score only: the limit is the search's
+            n_max = limit
+        else:
+            arm, _ = _arms(1, 1, epsilon, delta, sensitivity, mechanism)
+            start = _normal_n(theta1, theta2, ratio, arm, _null(effect, margin), alpha, power, alternative, n_max)
+            lattice = f"the score ordering's lattice, (n1 + 1)(n2 + 1) at most {cells} cells, "
+            if first is None and start > 2 * limit:
+                # the score ordering (which saves up to ~15% of the difference's patients in
+                # docs/two_arm.rst's table) cannot reach the power within its limit: its
+                # power there (seconds) is not computed
+                used = "difference"
+                why = f": {lattice}ends at {limit} per arm, below half the normal approximation's {start}"
+            else:
+                try:
+                    return (*_search(*args, "score", mechanism, bar, first, n_max, within=limit), (used, why))
+                except _Beyond:
+                    used = "difference"
+                    why = f": {lattice}does not reach the power within {limit} per arm"
+            why += "; test with statistic='difference'"
+    return (*_search(*args, used, mechanism, bar, first, n_max), (used, why))
+
+
+class _Beyond(Exception):
+    """The score ordering's search does not reach the power within its lattice limit."""
+
+
+def _search(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effect, margin, alpha, alternative,
+            used, mechanism, bar, first, n_max, within=None):
+    """``((n1, n2), exact power there)`` of the test ordered by ``used`` at every ``n``, ``n1`` up to
+    ``n_max``.  ``within``: the ordering's limit (the score lattice's): a probe beyond it reads
+    the power at the limit, so the search's steps are those of an unlimited search until a
+    probe crosses the limit, its answer is at most the limit, and ``_Beyond`` is raised
+    (instead of a ValueError) when the power is not reached there."""
     null = _null(effect, margin)
     # theta1 against the null curve at theta2 (the line's value clipped to [0, 1])
     gap = theta1 - float(null.theta1(theta2))
@@ -377,10 +448,10 @@ def _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effe
     seen = {}
 
     def power_at(n):
+        n = n if within is None else min(n, within)
         if n not in seen:
             m = max(1, math.ceil(ratio * n))
             arm1, arm2 = _arms(n, m, epsilon, delta, sensitivity, mechanism)
-            used = _ordering(statistic, effect, n, m, mechanism)
             seen[n] = float(_exact_power(arm1, arm2, null, theta1, theta2, alpha, alternative, used)[0])
             bar.advance()
         return seen[n]
@@ -390,6 +461,8 @@ def _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effe
     arm1, _ = _arms(1, 1, epsilon, delta, sensitivity, mechanism)
     n = _normal_n(theta1, theta2, ratio, arm1, null, alpha, power, alternative, n_max) if first is None else first
     cap = max(1, min(n_max, math.floor(n_max / ratio)))
+    if n > cap and within is not None:
+        raise _Beyond()
     if n > cap:
         raise ValueError(f"`theta1` = {theta1!r} and `theta2` = {theta2!r} need more than {n_max} per "
                          "arm (the limit of the exact two-arm sums) already under the normal "
@@ -397,12 +470,12 @@ def _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effe
                          "effect, epsilon or alpha, or a smaller power.")
     # secant steps on the normal model's scale: Phi^-1(power(n)) + z_a grows like sqrt(n)
     for _ in range(4):
-        power_at(n)
-        if 1e-12 < seen[n] < 1.0 - 1e-12:
-            slope = (stats.norm.ppf(seen[n]) + z_a) / math.sqrt(n)
+        here = power_at(n)
+        if 1e-12 < here < 1.0 - 1e-12:
+            slope = (stats.norm.ppf(here) + z_a) / math.sqrt(n)
             guess = n if slope <= 0 else math.ceil(((z_a + z_b) / slope) ** 2)
         else:
-            guess = 2 * n if seen[n] <= 1e-12 else max(1, n // 2)
+            guess = 2 * n if here <= 1e-12 else max(1, n // 2)
         guess = min(max(1, guess), cap)
         if guess == n or guess in seen:
             break
@@ -415,6 +488,8 @@ def _sample_size(theta1, theta2, power, ratio, epsilon, delta, sensitivity, effe
         return stats.norm.ppf(min(max(power_at(k), 1e-300), 1.0 - 1e-16)) - z_b
 
     bracket = integer_bracket(reaches, n, cap, None if first is None else 1)
+    if bracket is None and within is not None:
+        raise _Beyond()
     if bracket is None:
         raise ValueError(f"no n1 up to {cap} reaches `power` = {power!r} at `theta1` = "
                          f"{theta1!r}, `theta2` = {theta2!r}; the effect is too small for "

@@ -325,13 +325,22 @@ class _ScorePlan(_Plan):
         # (upper tail: g nonincreasing in j2) or a suffix (lower tail, order negated): their
         # number per row is all the strict part needs
         self.prefix = upper
-        self.count = (order > level).sum(axis=1)
-        tie = order == level
+        self.pairs = []
         self.swap = abs(a1) > abs(a2)
         a_out, a_in = (a2, a1) if self.swap else (a1, a2)
+        self.reflect = a_in < 0
+        reach = _linear_reach((arm1, arm2), (a1, a2))
+        if not reach[0] < t <= reach[1]:
+            # the cut's linear part is beyond every linear value: the whole tying level is in
+            # (or out of) the tail, which is then a sum over the clipped lattice alone (the
+            # tie sums below would add each tying cell's pmf times 1, or 0): the level
+            # searches of a critical value evaluate only such cuts
+            self.count = ((order >= level) if t <= reach[0] else (order > level)).sum(axis=1)
+            return
+        self.count = (order > level).sum(axis=1)
+        tie = order == level
         if self.swap:
             tie = tie.T
-        self.reflect = a_in < 0
         arm_out, arm_in = (arm2, arm1) if self.swap else (arm1, arm2)
         outer, inner = _layout(arm_out), _layout(arm_in)
         if self.reflect:
@@ -339,7 +348,6 @@ class _ScorePlan(_Plan):
         rows = np.flatnonzero(tie.any(axis=1))
         # per pair of components: the linear plan, and for each tying outer class j the outer
         # indices in it and the inner mask (the inner cells whose clipped value ties with j)
-        self.pairs = []
         for co in outer:
             k_o = np.clip(co[0] + np.arange(co[1]), 0, arm_out.n)
             for ci in inner:
@@ -425,6 +433,15 @@ class _ScorePlan(_Plan):
                 for idx, mask in groups:
                     total = total + tied(po[:, idx], self._inner_sums(pi, mask, start[idx], near[idx], g[idx]))
         return total
+
+
+def _linear_reach(arms, coefficients):
+    """``(low, high)``: the least and largest values of ``a1 Z1 + a2 Z2`` over the arms' components."""
+    low = high = 0.0
+    for arm, a in zip(arms, coefficients):
+        ends = [a * (k + u) for k, size, lo, hi in _layout(arm) for k, u in ((k, lo), (k + size - 1, hi))]
+        low, high = low + min(ends), high + max(ends)
+    return low, high
 
 
 def _paired(a, b):

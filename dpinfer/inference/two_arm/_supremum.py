@@ -43,6 +43,10 @@ CERTIFY_LIMIT = 4_100_000
 _CERTIFY_WORK = 1 << 25
 #: Brent's tolerance in nu for each refined maximum (the tail is smooth: error ~ 1e-24 in p)
 XATOL = 1e-12
+#: Brent's tolerance when only whether the supremum exceeds ``above`` is asked: the maximum's
+#: value is then off by about its curvature times 1e-18, far below any difference that could
+#: change the answer (and its ``nu`` is not used)
+DECIDE_XATOL = 1e-9
 #: refined maxima within this relative gap of the best get the certificate's fine cells
 #: (lower ones close by their values alone)
 FOCUS_GAP = 1e-6
@@ -139,7 +143,7 @@ class _Sup:
     located: float
 
 
-def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=SILENT):
+def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=SILENT, above=None):
     """``sup_nu P_nu(T >= t)`` (``upper``) or ``sup_nu P_nu(T <= t)`` on the null line.
 
     ``points`` grid points (65 by default; the interval search uses fewer while it
@@ -147,7 +151,11 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
     certified upper bound of :func:`._certify.certified_sup` (at most ``1 + 1e-12`` times
     the located one) for arms within ``CERTIFY_LIMIT``, else the located supremum.
     ``progress``: ``STEP_UNITS`` for the located supremum and per evaluation of the
-    certificate (``SUP_UNITS`` in all, typically).
+    certificate (``SUP_UNITS`` in all, typically).  ``above`` (located suprema only): the
+    question is only whether the supremum exceeds it, so the search stops at the first value
+    above it (a lower bound of the supremum, then) and skips the maxima whose cells' corner
+    bounds cannot exceed it: the answer to that question is the full search's, for less work
+    (a critical value's level search asks it about twenty times).
     """
     tail = _plan(arm1, arm2, null, t, upper)
     if null.high <= null.low:
@@ -170,6 +178,9 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
         bounds = tail.from_pmfs([p[first] for p in p1], [p[second] for p in p2])
     best = int(np.argmax(values))
     out = _Sup(float(values[best]), float(grid[best]), float(values[best]))
+    enough = math.inf if above is None else above  # a supremum above this answers the question
+    if out.value > enough:
+        return out
     # refine every grid maximum whose neighbouring cells could hold more than the best value
     last = points - 1
     peaks = [i for i in range(points)
@@ -182,7 +193,7 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
     for i in peaks:
         lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, last)]
         reach = max(bounds[max(i - 1, 0)], bounds[min(i, last - 1)])
-        if reach <= out.value:
+        if reach <= out.value or reach <= (-math.inf if above is None else above):
             continue
         if i in (0, last):
             # a maximum at an end of the line: refine only if the tail rises inwards
@@ -194,10 +205,12 @@ def _sup_tail(arm1, arm2, null, t, upper, points=GRID, certify=False, progress=S
             continue
         res = optimize.minimize_scalar(
             lambda nu: -float(_on_line(tail, null, nu)[0]),
-            bounds=(lo, hi), method="bounded", options={"xatol": XATOL})
+            bounds=(lo, hi), method="bounded", options={"xatol": XATOL if above is None else DECIDE_XATOL})
         found.append((float(res.x), float(-res.fun)))
         if -res.fun > out.value:
             out = _Sup(float(-res.fun), float(res.x), float(-res.fun))
+            if out.value > enough:
+                return out
     if batched:
         found = _newton_maxima(tail, null, slope, *(np.array(c, float) for c in zip(*batched)))
         for x, v in found:

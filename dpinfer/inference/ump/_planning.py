@@ -260,6 +260,7 @@ def binom_ump_power(theta, n, p0, *, epsilon, delta=0.0, alpha=0.05, alternative
     question = dict(n=n, p0=p0, theta1=th, alpha=alpha, power=out, alternative=alternative,
                     two_sided_method=two_sided_method, asked=asked)
     question["compute"] = partial(_power_comparators, th, n, p0, alpha, alternative, two_sided_method)
+    question["curve"] = partial(_power_at_n, th, p0, epsilon, delta, alpha, alternative, two_sided_method)
     return _planned(PowerResult, out, question)
 
 
@@ -279,12 +280,21 @@ def _planned(cls, value, q):
               "epsilon": float(epsilon), "delta": float(delta), "sensitivity": int(sensitivity),
               "mechanism": "tulap"}
     return cls._make(value)._setup(method, lines, fields, q["compute"], "", (same_test_label(True), NORMAL_ONE),
-                                   privacy)
+                                   privacy, q["curve"])
 
 
 def _nonprivate_rule(n, p0, alpha, alternative, method):
     """The same test without noise: the kernels at epsilon = Inf (the Tulap law's uniform part)."""
     return _Rule(n, p0, _released_law(NONPRIVATE_EPSILON, 0.0, n), alpha, alternative, method)
+
+
+def _power_at_n(theta1, p0, epsilon, delta, alpha, alternative, method, n, noise=True):
+    """The exact power at ``n`` records (``epsilon``, ``delta`` per unit of count), or without the
+    noise (the planning result's curve, :meth:`PowerResult.plot`)."""
+    n = _check_int(n, "n", minimum=1)
+    rule = (_Rule(n, p0, _released_law(epsilon, delta, n), alpha, alternative, method) if noise
+            else _nonprivate_rule(n, p0, alpha, alternative, method))
+    return float(np.clip(np.exp(rule.log_power(theta1)), 0.0, 1.0))
 
 
 def _power_comparators(theta1, n, p0, alpha, alternative, method):
@@ -457,8 +467,8 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
         rule = {"greater": "> p0", "less": "< p0", "two-sided": "!= p0"}[alternative]
         raise DPInferValueError(_arg("theta1"), f" must be {rule} for ", _setting("alternative", alternative),
                                 f"; got theta1={theta1!r}, p0={p0!r}.")
-    law = _released_law(*unit_privacy(epsilon, delta, _check_sensitivity(sensitivity)))
-    n, reached = _search(theta1, p0, law, alpha, power, alternative, two_sided_method)
+    unit = unit_privacy(epsilon, delta, _check_sensitivity(sensitivity))
+    n, reached = _search(theta1, p0, _released_law(*unit), alpha, power, alternative, two_sided_method)
     question = dict(n=n, p0=p0, theta1=theta1, alpha=alpha, power=power, exact_power=reached,
                     alternative=alternative, two_sided_method=two_sided_method,
                     asked=(epsilon, delta, sensitivity))
@@ -466,6 +476,7 @@ def binom_ump_sample_size(theta1, p0, *, epsilon, delta=0.0, alpha=0.05, power=0
     # randomized test's power follows it closely (0.4 v 0.2: 35.78, the exact answer 36); a start only
     start = math.ceil(normal_n(theta1, None, p0, alpha, power, alternative))
     question["compute"] = partial(_size_comparators, theta1, p0, alpha, power, alternative, two_sided_method, start)
+    question["curve"] = partial(_power_at_n, theta1, p0, *unit, alpha, alternative, two_sided_method)
     return _planned(SampleSizeResult, n, question)
 
 
