@@ -10,7 +10,9 @@ the study's kernel ``means_draws``), with the spread released and, at some point
 with the truth's sigma given (``spread = 'known'``: exact up to Monte Carlo error, a
 check).
 
-The grid (:func:`points`): n in {30, 80, 500}, epsilon in {0.5, 1, 3}; bounds
+The grid (:func:`points`): n in {30, 80, 100, 500}, epsilon in {0.5, 1, 3} (n = 100 added
+later, so that the warning's lookup reads an n = 100 row from n = 100 to 499 instead of
+the n = 80 one; each point's seed is its own, so the earlier rows are unchanged); bounds
 (columns ``clip_upper``, ``clip_lower``, ``lower_sd``)
 
 * clipping 0 (the 0.9999 quantile), 20%, 30% or 40% above, the lower bound
@@ -23,7 +25,8 @@ The grid (:func:`points`): n in {30, 80, 500}, epsilon in {0.5, 1, 3}; bounds
 
 The log-normal model: n in {30, 100}, clipping 0, 5%, 20%, 30% or 40% above (lower
 bound 0), 1000 data sets.  Normal: 2000 data sets per point at n <= 100, 1000 at
-n = 500.
+n = 500.  The two-group counterpart, ``validation/_means_tails_two_group.py``, measures
+:func:`dpinfer.mean2_jimi_test` the same way and writes its rows of the same table.
 
 **CSV columns** (``means_tails_simulate.csv``; read by the warning table below and
 by the planning guide): ``truth``, ``model`` (the model DP-JIMI fits), ``n``,
@@ -50,13 +53,15 @@ The run behind the package's table is kept in ``validation/results/means_tails_s
 
 **The warning table.**  ``--table`` then writes
 ``dpinfer/inference/means/_spread_table.py`` from the CSV (spread released rows
-only; ``--from-csv CSV`` writes it from an earlier run's CSV without measuring):
+only; ``--from-csv CSV`` writes it from an earlier run's CSV without measuring; the
+two-group table ``SPREAD2_RATES`` in the same module from the two-group part's kept CSV):
 for each (model, n, epsilon) the worst one-sided miss rate (``low_miss`` or
 ``high_miss``) and the worst coverage over the bounds studied, with where they
 occurred.  That table is what ``dpinfer/inference/means/_approx.py``'s rule judges.
 
 Run: ``python -m validation._means_tails [--out DIR] [--workers K] [--table]``
-(about 15 min of CPU, 16 min on 2 busy cores with ``--workers 2``; seeded, each point from ``SeedSequence(20261128,
+(126 points; about 15 min of CPU for the first 102, 16 min on 2 busy cores with
+``--workers 2``, and 2.5 min for the 24 at n = 100; seeded, each point from ``SeedSequence(20261128,
 spawn_key=point_key(point))``, a key made of the point's own settings, so a point's
 result does not depend on the others).  ``--quick`` measures two points with 200
 data sets (a smoke test).
@@ -88,7 +93,7 @@ from validation._means_truths import TRUTHS, truth_of  # noqa: E402
 SEED = 20261128
 N_SIM = 199
 LEVEL = 0.95
-NS = (30, 80, 500)
+NS = (30, 80, 100, 500)
 LOGNORMAL_NS = (30, 100)
 EPSILONS = (0.5, 1.0, 3.0)
 #: (clip above, clip below, lower bound in sd below the mean when it clips nothing)
@@ -100,6 +105,7 @@ KNOWN_BOUNDS = ((0.3, 0.0, 6.0),)
 #: a released clipped mean within this share of the bounds' width from one is "near" it (columns ``*_near``)
 EDGE = 0.25
 TABLE_PATH = Path(__file__).resolve().parents[1] / "dpinfer" / "inference" / "means" / "_spread_table.py"
+KEPT_CSV = Path(__file__).resolve().parent / "results" / "means_tails_simulate.csv"
 
 
 def points():
@@ -171,20 +177,22 @@ def _where(row):
     return clip
 
 
-def _worst(cell, rate, nominal):
+def _worst(cell, rate, nominal, where):
     """``(rate, where)`` of the point of ``cell`` whose ``rate`` lies furthest beyond the shared rule's bar."""
     r = max(cell, key=lambda r: rate(r) - measured_rate_bar(nominal, r["reps"]))
-    return rate(r), _where(r)
+    return rate(r), where(r)
 
 
-def table_rows(rows):
+def table_rows(rows, where=_where):
     """``{model: ((n, epsilon, data sets, tail, where, coverage, where), ...)}`` from the CSV rows.
 
     Per (model, n, epsilon), over the bounds studied with the spread released: the
     worst one-sided miss rate (either end: clipping below mirrors clipping above) and
-    the worst two-sided coverage, each with the bounds where it occurred ("worst": the
-    furthest beyond the shared rule's bar, which accounts for the number of data
-    sets); ``data sets`` the fewest of the row's points.
+    the worst two-sided coverage, each with the bounds where it occurred (``where(row)``
+    in words; "worst": the furthest beyond the shared rule's bar, which accounts for
+    the number of data sets); ``data sets`` the fewest of the row's points.  The
+    two-group part's rows (``validation/_means_tails_two_group.py``: n and epsilon per
+    group, pairs of data sets) go through the same function with that part's ``where``.
     """
     out = {}
     for model in ("normal", "lognormal"):
@@ -193,33 +201,56 @@ def table_rows(rows):
         for n in sorted({r["n"] for r in sel}):
             for eps in sorted({r["epsilon"] for r in sel if r["n"] == n}):
                 cell = [r for r in sel if r["n"] == n and r["epsilon"] == eps]
-                tail = _worst(cell, lambda r: max(r["low_miss"], r["high_miss"]), 0.025)
-                miss = _worst(cell, lambda r: 1.0 - r["coverage"], 0.05)
+                tail = _worst(cell, lambda r: max(r["low_miss"], r["high_miss"]), 0.025, where)
+                miss = _worst(cell, lambda r: 1.0 - r["coverage"], 0.05, where)
                 entries.append((n, eps, min(r["reps"] for r in cell), *tail, 1.0 - miss[0], miss[1]))
         out[model] = tuple(entries)
     return out
 
 
-def write_table(rows, csv_path, path=TABLE_PATH):
-    """Write the warning table module (see the module notes) and return its path."""
-    lines = ['"""The ``means`` study\'s measured DP-JIMI error rates with the spread released (generated).',
-             "",
-             "Written by ``python -m validation._means_tails --table`` (see that module for the",
-             f"grid, the seeds and the CSV columns) from ``{Path(csv_path).name}`` (the run kept in",
-             "``validation/results/``; ``--from-csv`` rewrites this module from it); do not edit by hand:",
-             "rerun the command.  Read by ``_approx.py`` (the warning rule).",
-             '"""',
-             "",
-             "#: model -> rows ``(n, epsilon, data sets, worst one-sided miss rate (nominal 0.025), where,",
-             "#: worst two-sided 95% coverage, where)``, sorted by n then epsilon",
-             "SPREAD_RATES = {"]
-    for model, entries in table_rows(rows).items():
+def _table_lines(name, table):
+    lines = [f"{name} = {{"]
+    for model, entries in table.items():
         lines.append(f"    {model!r}: (")
         for n, eps, reps, tail, tail_where, cover, cover_where in entries:
             lines.append(f"        ({n}, {eps!r}, {reps}, {tail!r}, {tail_where!r},")
             lines.append(f"         {cover!r}, {cover_where!r}),")
         lines.append("    ),")
     lines.append("}")
+    return lines
+
+
+def write_table(rows, csv_path, path=TABLE_PATH, rows2=None, csv2_path=None):
+    """Write the warning table module (see the module notes) and return its path.
+
+    ``rows`` (one group; None: the kept run ``validation/results/means_tails_simulate.csv``)
+    give ``SPREAD_RATES``; ``rows2`` (two groups, ``validation/_means_tails_two_group.py``;
+    None: its kept run) give ``SPREAD2_RATES``.
+    """
+    from validation import _means_tails_two_group as two, harness
+
+    if rows is None:
+        csv_path = KEPT_CSV
+        rows = harness.read_csv(csv_path)[1]
+    if rows2 is None:
+        csv2_path = two.KEPT_CSV
+        rows2 = harness.read_csv(csv2_path)[1]
+    lines = ['"""The ``means`` study\'s measured DP-JIMI error rates with the spread released (generated).',
+             "",
+             "Written by ``python -m validation._means_tails --table`` or ``python -m",
+             "validation._means_tails_two_group --table`` (see those modules for the grids, the",
+             f"seeds and the CSV columns) from ``{Path(csv_path).name}`` and",
+             f"``{Path(csv2_path).name}`` (the runs kept in ``validation/results/``; ``--from-csv``",
+             "rewrites this module from them); do not edit by hand: rerun the command.  Read by",
+             "``_approx.py`` (the warning rule).",
+             '"""',
+             "",
+             "#: model -> rows ``(n, epsilon, data sets, worst one-sided miss rate (nominal 0.025), where,",
+             "#: worst two-sided 95% coverage, where)``, sorted by n then epsilon: one group (mean_jimi_test)"]
+    lines += _table_lines("SPREAD_RATES", table_rows(rows))
+    lines += ["", "#: the same for two groups (mean2_jimi_test): n and epsilon per group, data sets = pairs,",
+              "#: coverage of the difference of the means"]
+    lines += _table_lines("SPREAD2_RATES", table_rows(rows2, two.where))
     Path(path).write_text("\n".join(lines) + "\n")
     return path
 
@@ -237,7 +268,7 @@ def main(argv=None):
                         help="measure nothing: write the table from this earlier run's CSV")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.from_csv is not None:
-        print("wrote", write_table(harness.read_csv(args.from_csv)[1], args.from_csv))
+        print("wrote", write_table(harness.read_csv(args.from_csv)[1], args.from_csv))  # two groups: the kept run
         return 0
     todo = points()
     if args.quick:
