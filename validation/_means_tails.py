@@ -86,8 +86,8 @@ from dpinfer.inference._studies import (  # noqa: E402
     means_draws,
     means_release,
     means_tails,
-    measured_rate_bar,
 )
+from validation._means_tables import KEPT_CSV, TABLE_PATH, table_rows, write_table  # noqa: E402,F401 (re-exported)
 from validation._means_truths import TRUTHS, truth_of  # noqa: E402
 
 SEED = 20261128
@@ -104,8 +104,6 @@ LOGNORMAL_BOUNDS = ((0.0, 0.0, 4.0), (0.05, 0.0, 4.0), (0.2, 0.0, 4.0), (0.3, 0.
 KNOWN_BOUNDS = ((0.3, 0.0, 6.0),)
 #: a released clipped mean within this share of the bounds' width from one is "near" it (columns ``*_near``)
 EDGE = 0.25
-TABLE_PATH = Path(__file__).resolve().parents[1] / "dpinfer" / "inference" / "means" / "_spread_table.py"
-KEPT_CSV = Path(__file__).resolve().parent / "results" / "means_tails_simulate.csv"
 
 
 def points():
@@ -166,93 +164,6 @@ def tail_point(point, n_sim=N_SIM):
                        _rates(lo, hi, mean, mask)))
     row["seconds"] = round(time.process_time() - start, 2)
     return row
-
-
-def _where(row):
-    clip = f"{row['clip_upper']:.0%} clipped above" if row["clip_upper"] else "nothing clipped"
-    if row["clip_lower"]:
-        clip = f"{row['clip_lower']:.0%} below and {row['clip_upper']:.0%} above clipped"
-    elif row["lower_sd"] is not None and row["lower_sd"] != 4.0:
-        clip += f", lower bound {row['lower_sd']:g} sd below the mean"
-    return clip
-
-
-def _worst(cell, rate, nominal, where):
-    """``(rate, where)`` of the point of ``cell`` whose ``rate`` lies furthest beyond the shared rule's bar."""
-    r = max(cell, key=lambda r: rate(r) - measured_rate_bar(nominal, r["reps"]))
-    return rate(r), where(r)
-
-
-def table_rows(rows, where=_where):
-    """``{model: ((n, epsilon, data sets, tail, where, coverage, where), ...)}`` from the CSV rows.
-
-    Per (model, n, epsilon), over the bounds studied with the spread released: the
-    worst one-sided miss rate (either end: clipping below mirrors clipping above) and
-    the worst two-sided coverage, each with the bounds where it occurred (``where(row)``
-    in words; "worst": the furthest beyond the shared rule's bar, which accounts for
-    the number of data sets); ``data sets`` the fewest of the row's points.  The
-    two-group part's rows (``validation/_means_tails_two_group.py``: n and epsilon per
-    group, pairs of data sets) go through the same function with that part's ``where``.
-    """
-    out = {}
-    for model in ("normal", "lognormal"):
-        sel = [r for r in rows if r["model"] == model and r["spread"] == "released"]
-        entries = []
-        for n in sorted({r["n"] for r in sel}):
-            for eps in sorted({r["epsilon"] for r in sel if r["n"] == n}):
-                cell = [r for r in sel if r["n"] == n and r["epsilon"] == eps]
-                tail = _worst(cell, lambda r: max(r["low_miss"], r["high_miss"]), 0.025, where)
-                miss = _worst(cell, lambda r: 1.0 - r["coverage"], 0.05, where)
-                entries.append((n, eps, min(r["reps"] for r in cell), *tail, 1.0 - miss[0], miss[1]))
-        out[model] = tuple(entries)
-    return out
-
-
-def _table_lines(name, table):
-    lines = [f"{name} = {{"]
-    for model, entries in table.items():
-        lines.append(f"    {model!r}: (")
-        for n, eps, reps, tail, tail_where, cover, cover_where in entries:
-            lines.append(f"        ({n}, {eps!r}, {reps}, {tail!r}, {tail_where!r},")
-            lines.append(f"         {cover!r}, {cover_where!r}),")
-        lines.append("    ),")
-    lines.append("}")
-    return lines
-
-
-def write_table(rows, csv_path, path=TABLE_PATH, rows2=None, csv2_path=None):
-    """Write the warning table module (see the module notes) and return its path.
-
-    ``rows`` (one group; None: the kept run ``validation/results/means_tails_simulate.csv``)
-    give ``SPREAD_RATES``; ``rows2`` (two groups, ``validation/_means_tails_two_group.py``;
-    None: its kept run) give ``SPREAD2_RATES``.
-    """
-    from validation import _means_tails_two_group as two, harness
-
-    if rows is None:
-        csv_path = KEPT_CSV
-        rows = harness.read_csv(csv_path)[1]
-    if rows2 is None:
-        csv2_path = two.KEPT_CSV
-        rows2 = harness.read_csv(csv2_path)[1]
-    lines = ['"""The ``means`` study\'s measured DP-JIMI error rates with the spread released (generated).',
-             "",
-             "Written by ``python -m validation._means_tails --table`` or ``python -m",
-             "validation._means_tails_two_group --table`` (see those modules for the grids, the",
-             f"seeds and the CSV columns) from ``{Path(csv_path).name}`` and",
-             f"``{Path(csv2_path).name}`` (the runs kept in ``validation/results/``; ``--from-csv``",
-             "rewrites this module from them); do not edit by hand: rerun the command.  Read by",
-             "``_approx.py`` (the warning rule).",
-             '"""',
-             "",
-             "#: model -> rows ``(n, epsilon, data sets, worst one-sided miss rate (nominal 0.025), where,",
-             "#: worst two-sided 95% coverage, where)``, sorted by n then epsilon: one group (mean_jimi_test)"]
-    lines += _table_lines("SPREAD_RATES", table_rows(rows))
-    lines += ["", "#: the same for two groups (mean2_jimi_test): n and epsilon per group, data sets = pairs,",
-              "#: coverage of the difference of the means"]
-    lines += _table_lines("SPREAD2_RATES", table_rows(rows2, two.where))
-    Path(path).write_text("\n".join(lines) + "\n")
-    return path
 
 
 def main(argv=None):

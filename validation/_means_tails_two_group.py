@@ -46,7 +46,7 @@ size_se``), ``median_length``, ``seconds`` (CPU time, informative only).
 
 **The warning table.**  ``--table`` then rewrites ``dpinfer/inference/means/_spread_table.py``
 (both tables: this part's ``SPREAD2_RATES`` from this CSV, the one-group
-``SPREAD_RATES`` from the kept one-group CSV) through ``_means_tails.write_table``:
+``SPREAD_RATES`` from the kept one-group CSV) through ``validation._means_tables.write_table``:
 per (model, n, epsilon), over the bounds and groups studied with the spread
 released, the worst one-sided miss rate and the worst coverage, with where they
 occurred; ``--from-csv CSV`` writes it from an earlier run's CSV without measuring.
@@ -80,7 +80,8 @@ from dpinfer.inference._studies import (  # noqa: E402
     means_shares,
     means_tails,
 )
-from validation import _means_tails  # noqa: E402
+from validation import _means_tables, _means_tails  # noqa: E402
+from validation._means_tables import where2 as where  # noqa: E402
 from validation._means_truths import TRUTHS, truth_of  # noqa: E402
 
 SEED = _means_tails.SEED
@@ -97,7 +98,7 @@ NORMAL_SETTINGS = (("equal", 0.0, 0.0, 0.0, 4.0), ("equal", 0.2, 0.2, 0.0, 4.0),
 LOGNORMAL_SETTINGS = (("equal", 0.0, 0.0, 0.0, 4.0), ("equal", 0.2, 0.2, 0.0, 4.0), ("equal", 0.4, 0.4, 0.0, 4.0))
 KNOWN_SETTINGS = (("equal", 0.3, 0.3, 0.0, 6.0),)
 CSV_NAME = "means_tails_two_group_simulate.csv"
-KEPT_CSV = Path(__file__).resolve().parent / "results" / CSV_NAME
+KEPT_CSV = _means_tables.KEPT_CSV2
 
 
 def points():
@@ -167,14 +168,6 @@ def tail_point(point, n_sim=N_SIM):
             "seconds": round(time.process_time() - start, 2)}
 
 
-def where(row):
-    """Where a row's rate was measured, in words (the table's and the warning's)."""
-    if row["groups"] == "unequal":
-        return (f"group 1 {row['clip_upper']:.0%} and group 2 {row['clip_upper2']:.0%} clipped above "
-                f"(different laws)")
-    return "each group: " + _means_tails._where(row)
-
-
 def plot(rows, path):
     """Coverage of the difference's 95% interval against n: one panel per epsilon, one line per setting."""
     from validation import harness
@@ -212,7 +205,7 @@ def main(argv=None):
                         help="measure nothing: write the table from this earlier run's CSV")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.from_csv is not None:
-        print("wrote", _means_tails.write_table(None, None, rows2=harness.read_csv(args.from_csv)[1],
+        print("wrote", _means_tables.write_table(None, None, rows2=harness.read_csv(args.from_csv)[1],
                                                 csv2_path=args.from_csv))
         return 0
     todo = points()
@@ -233,7 +226,7 @@ def main(argv=None):
                                    "level": LEVEL, "alpha": ALPHA, "quick": args.quick})
     plot(rows, args.out / f"{stem}.png")
     if args.table:
-        print("wrote", _means_tails.write_table(None, None, rows2=rows, csv2_path=path))
+        print("wrote", _means_tables.write_table(None, None, rows2=rows, csv2_path=path))
     return 0
 
 

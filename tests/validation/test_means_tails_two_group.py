@@ -50,4 +50,4 @@ def test_the_warning_table_is_the_kept_runs(tmp_path):
     assert written.read_text() == committed.read_text()
     from dpinfer.inference.means._spread_table import SPREAD2_RATES
 
-    assert _means_tails.table_rows(rows, two.where) == SPREAD2_RATES
+    assert _means_tails.table_rows(rows, two.where) == SPREAD2_RATES  # where: _means_tables.where2
