@@ -295,11 +295,11 @@ def mean2_jimi_test(release1, release2, margin=0.0, *, sigma=None, model="normal
     0.995 with the normal model, no end beyond 0.035; the size of the level-0.05 test
     of the true difference 0.005 to 0.061, never 4 SE above 0.05), so it does not
     warn there; heavy clipping of the same law in both groups makes it conservative.
-    The warning reads public numbers only (the
-    smaller n, the smaller effective epsilon, the model, the alternative) and that
-    study's worst measured error over the settings it studied (the rule and its
-    table: ``dpinfer/inference/means/_approx.py``); ``sigma`` given for both groups
-    never warns.
+    The warning reads public numbers only (the smaller n, the smaller effective
+    epsilon, the model, the alternative) and that study's worst measured error over
+    the settings it studied (the rule and its table:
+    ``dpinfer/inference/means/_approx.py``); ``sigma`` given for both groups never
+    warns.
 
     Examples
     --------
