@@ -19,6 +19,25 @@ KEPT_CSV = Path(__file__).resolve().parent / "results" / "means_tails_simulate.c
 KEPT_CSV2 = Path(__file__).resolve().parent / "results" / "means_tails_two_group_simulate.csv"
 
 
+def grid(ns, lognormal_ns, epsilons, normal, known, lognormal):
+    """A tails part's points ``(truth, model, n, epsilon, *setting, spread, reps)``, sorted by n then epsilon.
+
+    Normal truth at ``ns`` (each ``normal`` setting with the spread released, each
+    ``known`` one with sigma given; 2000 data sets at n <= 100, else 1000), log-normal
+    at ``lognormal_ns`` (each ``lognormal`` setting, 1000 data sets).
+    """
+    out = []
+    for n in sorted(set(ns) | set(lognormal_ns)):
+        for eps in epsilons:
+            reps = 2000 if n <= 100 else 1000
+            if n in ns:
+                out += [("normal", "normal", n, eps, *b, "released", reps) for b in normal]
+                out += [("normal", "normal", n, eps, *b, "known", reps) for b in known]
+            if n in lognormal_ns:
+                out += [("lognormal", "lognormal", n, eps, *b, "released", 1000) for b in lognormal]
+    return out
+
+
 def _where(row):
     clip = f"{row['clip_upper']:.0%} clipped above" if row["clip_upper"] else "nothing clipped"
     if row["clip_lower"]:

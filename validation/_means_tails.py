@@ -87,7 +87,7 @@ from dpinfer.inference._studies import (  # noqa: E402
     means_release,
     means_tails,
 )
-from validation._means_tables import KEPT_CSV, TABLE_PATH, table_rows, write_table  # noqa: E402,F401 (re-exported)
+from validation._means_tables import KEPT_CSV, TABLE_PATH, grid, table_rows, write_table  # noqa: E402,F401
 from validation._means_truths import TRUTHS, truth_of  # noqa: E402
 
 SEED = 20261128
@@ -108,16 +108,7 @@ EDGE = 0.25
 
 def points():
     """The measured points ``(truth, model, n, epsilon, clip_upper, clip_lower, lower_sd, spread, reps)``."""
-    out = []
-    for n in sorted(set(NS) | set(LOGNORMAL_NS)):
-        for eps in EPSILONS:
-            reps = 2000 if n <= 100 else 1000
-            if n in NS:
-                out += [("normal", "normal", n, eps, *b, "released", reps) for b in NORMAL_BOUNDS]
-                out += [("normal", "normal", n, eps, *b, "known", reps) for b in KNOWN_BOUNDS]
-            if n in LOGNORMAL_NS:
-                out += [("lognormal", "lognormal", n, eps, *b, "released", 1000) for b in LOGNORMAL_BOUNDS]
-    return out
+    return grid(NS, LOGNORMAL_NS, EPSILONS, NORMAL_BOUNDS, KNOWN_BOUNDS, LOGNORMAL_BOUNDS)
 
 
 def point_key(point):

@@ -103,16 +103,7 @@ KEPT_CSV = _means_tables.KEPT_CSV2
 
 def points():
     """The measured points ``(truth, model, n, epsilon, groups, clip1, clip2, clip_lower, lower_sd, spread, reps)``."""
-    out = []
-    for n in sorted(set(NS) | set(LOGNORMAL_NS)):
-        for eps in EPSILONS:
-            reps = 2000 if n <= 100 else 1000
-            if n in NS:
-                out += [("normal", "normal", n, eps, *s, "released", reps) for s in NORMAL_SETTINGS]
-                out += [("normal", "normal", n, eps, *s, "known", reps) for s in KNOWN_SETTINGS]
-            if n in LOGNORMAL_NS:
-                out += [("lognormal", "lognormal", n, eps, *s, "released", 1000) for s in LOGNORMAL_SETTINGS]
-    return out
+    return _means_tables.grid(NS, LOGNORMAL_NS, EPSILONS, NORMAL_SETTINGS, KNOWN_SETTINGS, LOGNORMAL_SETTINGS)
 
 
 def point_key(point):
