@@ -38,6 +38,24 @@ def grid(ns, lognormal_ns, epsilons, normal, known, lognormal):
     return out
 
 
+def tails_arguments(description, argv, unit):
+    """The tails parts' command line, parsed: --out, --workers, --quick, --table, --from-csv."""
+    import argparse
+    import sys
+
+    from validation import harness
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", type=Path, default=harness.DEFAULT_OUT, help="folder of the CSV (and figure)")
+    parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    parser.add_argument("--quick", action="store_true", help=f"two points, 200 {unit} each (a smoke test)")
+    parser.add_argument("--table", action="store_true",
+                        help="then rewrite dpinfer/inference/means/_spread_table.py (both tables)")
+    parser.add_argument("--from-csv", type=Path, default=None, metavar="CSV",
+                        help="measure nothing: write the table from this earlier run's CSV")
+    return parser.parse_args(sys.argv[1:] if argv is None else argv)
+
+
 def _where(row):
     clip = f"{row['clip_upper']:.0%} clipped above" if row["clip_upper"] else "nothing clipped"
     if row["clip_lower"]:

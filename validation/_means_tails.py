@@ -69,7 +69,6 @@ data sets (a smoke test).
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures as cf
 import sys
 import time
@@ -87,7 +86,8 @@ from dpinfer.inference._studies import (  # noqa: E402
     means_release,
     means_tails,
 )
-from validation._means_tables import KEPT_CSV, TABLE_PATH, grid, table_rows, write_table  # noqa: E402,F401
+from validation._means_tables import (  # noqa: E402,F401 (re-exported)
+    KEPT_CSV, TABLE_PATH, grid, table_rows, tails_arguments, write_table)
 from validation._means_truths import TRUTHS, truth_of  # noqa: E402
 
 SEED = 20261128
@@ -160,15 +160,7 @@ def tail_point(point, n_sim=N_SIM):
 def main(argv=None):
     from validation import harness
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=harness.DEFAULT_OUT, help="folder of the CSV")
-    parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
-    parser.add_argument("--quick", action="store_true", help="two points, 200 data sets each (a smoke test)")
-    parser.add_argument("--table", action="store_true",
-                        help="then write dpinfer/inference/means/_spread_table.py from the CSV")
-    parser.add_argument("--from-csv", type=Path, default=None, metavar="CSV",
-                        help="measure nothing: write the table from this earlier run's CSV")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    args = tails_arguments(__doc__.splitlines()[0], argv, "data sets")
     if args.from_csv is not None:
         print("wrote", write_table(harness.read_csv(args.from_csv)[1], args.from_csv))  # two groups: the kept run
         return 0

@@ -59,7 +59,6 @@ clipped above with the lower bound 6 sd below, spread released and sigma known) 
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures as cf
 import sys
 import time
@@ -186,15 +185,7 @@ def plot(rows, path):
 def main(argv=None):
     from validation import harness
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=harness.DEFAULT_OUT, help="folder of the CSV and figure")
-    parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
-    parser.add_argument("--quick", action="store_true", help="two points, 200 pairs each (a smoke test)")
-    parser.add_argument("--table", action="store_true",
-                        help="then rewrite dpinfer/inference/means/_spread_table.py (both tables)")
-    parser.add_argument("--from-csv", type=Path, default=None, metavar="CSV",
-                        help="measure nothing: write the table from this earlier run's CSV")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    args = _means_tables.tails_arguments(__doc__.splitlines()[0], argv, "pairs")
     if args.from_csv is not None:
         print("wrote", _means_tables.write_table(None, None, rows2=harness.read_csv(args.from_csv)[1],
                                                 csv2_path=args.from_csv))

@@ -47,8 +47,9 @@ setting), one-sided ones when 1 <= e < 3, none when e >= 3; from n = 100 to 499,
 warn when e < 1, one-sided ones when e >= 1 (the n = 100 row's worst end: 0.0425 at e =
 1, 0.040 at e = 3, 2000 data sets; before that row was measured n = 100 to 499 read
 the n = 80 row); from n = 500 nothing warns.  With the log-normal model only
-one-sided calls below n = 100 with e < 1 warn.  The rows are not monotone in epsilon (at n = 30 the epsilon-0.5 row covers
-0.9345, the epsilon-3 row 0.9115): the lean comes from the clipping, not the noise.
+one-sided calls below n = 100 with e < 1 warn.  The rows are not monotone in epsilon
+(at n = 30 the epsilon-0.5 row covers 0.9345, the epsilon-3 row 0.9115): the lean
+comes from the clipping, not the noise.
 A given ``sigma`` never warns (the test is then exact; the
 study's ``spread = 'known'`` rows, 30% clipped above with the wide lower bound,
 covered 0.945 to 0.962 with no end beyond 0.031).

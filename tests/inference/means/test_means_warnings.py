@@ -223,7 +223,7 @@ def test_a_two_group_row_beyond_the_rule_warns_naming_it(monkeypatch):
     row = (80, 1.0, 2000, 0.02, "each group: nothing clipped", 0.92, "group 1 40% and group 2 20% clipped above")
     monkeypatch.setattr(_approx, "SPREAD2_RATES", {"normal": (row,), "lognormal": (row,)})
     rel1, rel2 = _pair(120, 2.0)
-    with pytest.warns(ApproximationWarning, match=r"for n = 120 and 120, epsilon = 2 and 2, the normal model") as caught:
+    with pytest.warns(ApproximationWarning, match=r"for n = 120 and 120, epsilon = 2 and 2, the normal") as caught:
         mean2_jimi_test(rel1, rel2, n_sim=10, rng=1)
     text = str(caught[0].message)
     assert "missing the difference of the means (n = 80, epsilon = 1 per group, group 1 40% and group 2 20% " \
