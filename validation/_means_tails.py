@@ -10,7 +10,9 @@ the study's kernel ``means_draws``), with the spread released and, at some point
 with the truth's sigma given (``spread = 'known'``: exact up to Monte Carlo error, a
 check).
 
-The grid (:func:`points`): n in {30, 80, 500}, epsilon in {0.5, 1, 3}; bounds
+The grid (:func:`points`): n in {30, 80, 100, 500}, epsilon in {0.5, 1, 3} (n = 100 added
+later, so that the warning's lookup reads an n = 100 row from n = 100 to 499 instead of
+the n = 80 one; each point's seed is its own, so the earlier rows are unchanged); bounds
 (columns ``clip_upper``, ``clip_lower``, ``lower_sd``)
 
 * clipping 0 (the 0.9999 quantile), 20%, 30% or 40% above, the lower bound
@@ -23,7 +25,8 @@ The grid (:func:`points`): n in {30, 80, 500}, epsilon in {0.5, 1, 3}; bounds
 
 The log-normal model: n in {30, 100}, clipping 0, 5%, 20%, 30% or 40% above (lower
 bound 0), 1000 data sets.  Normal: 2000 data sets per point at n <= 100, 1000 at
-n = 500.
+n = 500.  The two-group counterpart, ``validation/_means_tails_two_group.py``, measures
+:func:`dpinfer.mean2_jimi_test` the same way and writes its rows of the same table.
 
 **CSV columns** (``means_tails_simulate.csv``; read by the warning table below and
 by the planning guide): ``truth``, ``model`` (the model DP-JIMI fits), ``n``,
@@ -50,13 +53,15 @@ The run behind the package's table is kept in ``validation/results/means_tails_s
 
 **The warning table.**  ``--table`` then writes
 ``dpinfer/inference/means/_spread_table.py`` from the CSV (spread released rows
-only; ``--from-csv CSV`` writes it from an earlier run's CSV without measuring):
+only; ``--from-csv CSV`` writes it from an earlier run's CSV without measuring; the
+two-group table ``SPREAD2_RATES`` in the same module from the two-group part's kept CSV):
 for each (model, n, epsilon) the worst one-sided miss rate (``low_miss`` or
 ``high_miss``) and the worst coverage over the bounds studied, with where they
 occurred.  That table is what ``dpinfer/inference/means/_approx.py``'s rule judges.
 
 Run: ``python -m validation._means_tails [--out DIR] [--workers K] [--table]``
-(about 15 min of CPU, 16 min on 2 busy cores with ``--workers 2``; seeded, each point from ``SeedSequence(20261128,
+(126 points; about 15 min of CPU for the first 102, 16 min on 2 busy cores with
+``--workers 2``, and 2.5 min for the 24 at n = 100; seeded, each point from ``SeedSequence(20261128,
 spawn_key=point_key(point))``, a key made of the point's own settings, so a point's
 result does not depend on the others).  ``--quick`` measures two points with 200
 data sets (a smoke test).
@@ -64,7 +69,6 @@ data sets (a smoke test).
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures as cf
 import sys
 import time
@@ -81,14 +85,15 @@ from dpinfer.inference._studies import (  # noqa: E402
     means_draws,
     means_release,
     means_tails,
-    measured_rate_bar,
 )
+from validation._means_tables import (  # noqa: E402,F401 (re-exported)
+    KEPT_CSV, TABLE_PATH, grid, table_rows, tails_arguments, write_table)
 from validation._means_truths import TRUTHS, truth_of  # noqa: E402
 
 SEED = 20261128
 N_SIM = 199
 LEVEL = 0.95
-NS = (30, 80, 500)
+NS = (30, 80, 100, 500)
 LOGNORMAL_NS = (30, 100)
 EPSILONS = (0.5, 1.0, 3.0)
 #: (clip above, clip below, lower bound in sd below the mean when it clips nothing)
@@ -99,21 +104,11 @@ LOGNORMAL_BOUNDS = ((0.0, 0.0, 4.0), (0.05, 0.0, 4.0), (0.2, 0.0, 4.0), (0.3, 0.
 KNOWN_BOUNDS = ((0.3, 0.0, 6.0),)
 #: a released clipped mean within this share of the bounds' width from one is "near" it (columns ``*_near``)
 EDGE = 0.25
-TABLE_PATH = Path(__file__).resolve().parents[1] / "dpinfer" / "inference" / "means" / "_spread_table.py"
 
 
 def points():
     """The measured points ``(truth, model, n, epsilon, clip_upper, clip_lower, lower_sd, spread, reps)``."""
-    out = []
-    for n in sorted(set(NS) | set(LOGNORMAL_NS)):
-        for eps in EPSILONS:
-            reps = 2000 if n <= 100 else 1000
-            if n in NS:
-                out += [("normal", "normal", n, eps, *b, "released", reps) for b in NORMAL_BOUNDS]
-                out += [("normal", "normal", n, eps, *b, "known", reps) for b in KNOWN_BOUNDS]
-            if n in LOGNORMAL_NS:
-                out += [("lognormal", "lognormal", n, eps, *b, "released", 1000) for b in LOGNORMAL_BOUNDS]
-    return out
+    return grid(NS, LOGNORMAL_NS, EPSILONS, NORMAL_BOUNDS, KNOWN_BOUNDS, LOGNORMAL_BOUNDS)
 
 
 def point_key(point):
@@ -162,82 +157,12 @@ def tail_point(point, n_sim=N_SIM):
     return row
 
 
-def _where(row):
-    clip = f"{row['clip_upper']:.0%} clipped above" if row["clip_upper"] else "nothing clipped"
-    if row["clip_lower"]:
-        clip = f"{row['clip_lower']:.0%} below and {row['clip_upper']:.0%} above clipped"
-    elif row["lower_sd"] is not None and row["lower_sd"] != 4.0:
-        clip += f", lower bound {row['lower_sd']:g} sd below the mean"
-    return clip
-
-
-def _worst(cell, rate, nominal):
-    """``(rate, where)`` of the point of ``cell`` whose ``rate`` lies furthest beyond the shared rule's bar."""
-    r = max(cell, key=lambda r: rate(r) - measured_rate_bar(nominal, r["reps"]))
-    return rate(r), _where(r)
-
-
-def table_rows(rows):
-    """``{model: ((n, epsilon, data sets, tail, where, coverage, where), ...)}`` from the CSV rows.
-
-    Per (model, n, epsilon), over the bounds studied with the spread released: the
-    worst one-sided miss rate (either end: clipping below mirrors clipping above) and
-    the worst two-sided coverage, each with the bounds where it occurred ("worst": the
-    furthest beyond the shared rule's bar, which accounts for the number of data
-    sets); ``data sets`` the fewest of the row's points.
-    """
-    out = {}
-    for model in ("normal", "lognormal"):
-        sel = [r for r in rows if r["model"] == model and r["spread"] == "released"]
-        entries = []
-        for n in sorted({r["n"] for r in sel}):
-            for eps in sorted({r["epsilon"] for r in sel if r["n"] == n}):
-                cell = [r for r in sel if r["n"] == n and r["epsilon"] == eps]
-                tail = _worst(cell, lambda r: max(r["low_miss"], r["high_miss"]), 0.025)
-                miss = _worst(cell, lambda r: 1.0 - r["coverage"], 0.05)
-                entries.append((n, eps, min(r["reps"] for r in cell), *tail, 1.0 - miss[0], miss[1]))
-        out[model] = tuple(entries)
-    return out
-
-
-def write_table(rows, csv_path, path=TABLE_PATH):
-    """Write the warning table module (see the module notes) and return its path."""
-    lines = ['"""The ``means`` study\'s measured DP-JIMI error rates with the spread released (generated).',
-             "",
-             "Written by ``python -m validation._means_tails --table`` (see that module for the",
-             f"grid, the seeds and the CSV columns) from ``{Path(csv_path).name}`` (the run kept in",
-             "``validation/results/``; ``--from-csv`` rewrites this module from it); do not edit by hand:",
-             "rerun the command.  Read by ``_approx.py`` (the warning rule).",
-             '"""',
-             "",
-             "#: model -> rows ``(n, epsilon, data sets, worst one-sided miss rate (nominal 0.025), where,",
-             "#: worst two-sided 95% coverage, where)``, sorted by n then epsilon",
-             "SPREAD_RATES = {"]
-    for model, entries in table_rows(rows).items():
-        lines.append(f"    {model!r}: (")
-        for n, eps, reps, tail, tail_where, cover, cover_where in entries:
-            lines.append(f"        ({n}, {eps!r}, {reps}, {tail!r}, {tail_where!r},")
-            lines.append(f"         {cover!r}, {cover_where!r}),")
-        lines.append("    ),")
-    lines.append("}")
-    Path(path).write_text("\n".join(lines) + "\n")
-    return path
-
-
 def main(argv=None):
     from validation import harness
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=harness.DEFAULT_OUT, help="folder of the CSV")
-    parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
-    parser.add_argument("--quick", action="store_true", help="two points, 200 data sets each (a smoke test)")
-    parser.add_argument("--table", action="store_true",
-                        help="then write dpinfer/inference/means/_spread_table.py from the CSV")
-    parser.add_argument("--from-csv", type=Path, default=None, metavar="CSV",
-                        help="measure nothing: write the table from this earlier run's CSV")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    args = tails_arguments(__doc__.splitlines()[0], argv, "data sets")
     if args.from_csv is not None:
-        print("wrote", write_table(harness.read_csv(args.from_csv)[1], args.from_csv))
+        print("wrote", write_table(harness.read_csv(args.from_csv)[1], args.from_csv))  # two groups: the kept run
         return 0
     todo = points()
     if args.quick:

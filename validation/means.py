@@ -42,7 +42,10 @@ CPU with the two-group part, about 53 s on an idle 2-core machine; ``--full`` us
 study's two-group part, size and power of the private two-group comparison
 (``validation/_means_two_group.py``).  The tails part behind DP-JIMI's warning
 (``validation/_means_tails.py``: 30-40% clipping, the table the warning reads) runs
-on its own, ``python -m validation._means_tails`` (about 15 min of CPU).
+on its own, ``python -m validation._means_tails`` (about 17 min of CPU), and so does its
+two-group counterpart behind ``mean2_jimi_test``'s warning
+(``validation/_means_tails_two_group.py``: each group clipped 0-40%, equal and unequal
+groups), ``python -m validation._means_tails_two_group``.
 """
 
 from __future__ import annotations

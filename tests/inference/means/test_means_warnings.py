@@ -19,7 +19,7 @@ import pytest
 from dpinfer import ApproximationWarning, MeanReleaser, mean2_jimi_test, mean_jimi_test, mean_test
 from dpinfer.inference._oc_warnings import measured_rate_bar, measured_rate_message
 from dpinfer.inference.means._approx import effective_epsilon, spread_row
-from dpinfer.inference.means._spread_table import SPREAD_RATES
+from dpinfer.inference.means._spread_table import SPREAD2_RATES, SPREAD_RATES
 
 
 def _issue_release(seed=40, n=80, epsilon=0.5, bounds=(10.0, 107.866), mean=100.0):
@@ -112,8 +112,8 @@ def test_measured_rate_rule():
 
 
 def test_the_row_that_speaks_for_a_call():
-    assert [spread_row(n, 1.0, "normal")[0] for n in (5, 30, 79, 80, 499, 500, 10**6)] == \
-        [30, 30, 30, 80, 80, 500, 500]
+    assert [spread_row(n, 1.0, "normal")[0] for n in (5, 30, 79, 80, 99, 100, 499, 500, 10**6)] == \
+        [30, 30, 30, 80, 80, 100, 100, 500, 500]
     assert [spread_row(80, e, "normal")[1] for e in (0.1, 0.5, 0.99, 1.0, 2.9, 3.0, 50.0)] == \
         [0.5, 0.5, 0.5, 1.0, 1.0, 3.0, 3.0]
     assert [spread_row(n, 1.0, "lognormal")[0] for n in (5, 99, 100, 10**6)] == [30, 30, 100, 100]
@@ -175,3 +175,87 @@ def test_the_command_spells_the_warning_in_its_options(capsys, tmp_path):
     err = capsys.readouterr().err
     assert "dpinfer mean-test: warning: DP-JIMI with the spread released is approximate" in err
     assert "--alternative two-sided" in err and "Give --sigma if" in err
+
+
+def test_the_n_100_row_speaks_from_100_to_499():
+    # one-sided, n = 150, epsilon 3: the n = 100 row's worst end (0.040 at 2000 data sets) is beyond the bar
+    # 0.025 + 4 sqrt(0.025 0.975 / 2000) = 0.03896; the n = 80 row (0.0355), read before it was measured, was not
+    row = spread_row(150, 3.0, "normal")
+    assert row[:2] == (100, 3.0) and row[3] > 0.025 + 4 * math.sqrt(0.025 * 0.975 / row[2])
+    with pytest.warns(ApproximationWarning, match=r"ends missing the mean \(n = 100, epsilon = 3, "):
+        mean_jimi_test(_issue_release(n=150, epsilon=3.0), mu0=100.0, alternative="greater", n_sim=20, rng=1)
+    _quiet(lambda: mean_jimi_test(_issue_release(n=150, epsilon=3.0), mu0=100.0, n_sim=20, rng=1))
+
+
+# -- two groups: mean2_jimi_test reads the two-group table (SPREAD2_RATES) by the same rule
+
+def _bar(nominal, reps):
+    # the shared rule's bar, written out: nominal + max(20% of it, 4 Monte Carlo SE at the nominal rate)
+    return nominal + max(0.2 * nominal, 4.0 * math.sqrt(nominal * (1.0 - nominal) / reps))
+
+
+def _pair(n, epsilon, seed=50, shift=0.0):
+    gen = np.random.default_rng(seed)
+    releaser = MeanReleaser(epsilon, 10.0, 107.866, spread=True)
+    return (releaser.release(gen.normal(100.0 + shift, 15.0, n), rng=seed + 1),
+            releaser.release(gen.normal(100.0, 15.0, n), rng=seed + 2))
+
+
+def _two_group_cases():
+    cases = []
+    for model, rows in SPREAD2_RATES.items():
+        for n, eps, reps, tail, _, cover, _ in rows:
+            cases.append((model, n, eps, "two-sided", 1.0 - cover, 0.05, reps))
+            cases.append((model, n, eps, "greater", tail, 0.025, reps))
+    return cases
+
+
+def test_the_two_group_study_found_no_setting_beyond_the_rule():
+    # the kept run (108 points): every row of the two-group table lies within the shared rule, so
+    # mean2_jimi_test is silent at every n and epsilon (the parametrized test below checks each call)
+    assert all(rate <= _bar(nominal, reps) for *_, rate, nominal, reps in _two_group_cases())
+
+
+def test_a_two_group_row_beyond_the_rule_warns_naming_it(monkeypatch):
+    # the warning path itself, on a table with one row beyond the bar (0.05 + 4 sqrt(0.0475 / 2000) = 0.06950)
+    from dpinfer.inference.means import _approx
+
+    row = (80, 1.0, 2000, 0.02, "each group: nothing clipped", 0.92, "group 1 40% and group 2 20% clipped above")
+    monkeypatch.setattr(_approx, "SPREAD2_RATES", {"normal": (row,), "lognormal": (row,)})
+    rel1, rel2 = _pair(120, 2.0)
+    with pytest.warns(ApproximationWarning, match=r"for n = 120 and 120, epsilon = 2 and 2, the normal") as caught:
+        mean2_jimi_test(rel1, rel2, n_sim=10, rng=1)
+    text = str(caught[0].message)
+    assert "missing the difference of the means (n = 80, epsilon = 1 per group, group 1 40% and group 2 20% " \
+           "clipped above) at 0.08 (Monte Carlo SE 0.0049, 2000 data sets) where 0.05 is nominal" in text
+    assert "each group's draws are then exact" in text and caught[0].filename == __file__
+    # one group's sigma given: the other's draws are still approximate, so it warns; both given: silent
+    with pytest.warns(ApproximationWarning):
+        mean2_jimi_test(rel1, rel2, sigma=(15.0, None), n_sim=10, rng=1)
+    _quiet(lambda: mean2_jimi_test(rel1, rel2, sigma=15.0, n_sim=10, rng=1))
+    # the one-sided end, 0.02, is within its bar (0.0390): silent; the smaller group and epsilon speak
+    _quiet(lambda: mean2_jimi_test(rel1, rel2, alternative="less", n_sim=10, rng=1))
+    small = _pair(40, 2.0)[1]
+    assert _approx.spread_row(40, 2.0, "normal", _approx.SPREAD2_RATES) == row  # the smallest study n below it
+    with pytest.warns(ApproximationWarning, match=r"for n = 120 and 40, "):
+        mean2_jimi_test(rel1, small, n_sim=10, rng=1)
+
+
+@pytest.mark.parametrize("model, n, epsilon, alternative, rate, nominal, reps", _two_group_cases())
+def test_two_groups_warn_exactly_where_the_table_is_beyond_the_rule(model, n, epsilon, alternative, rate, nominal,
+                                                                    reps):
+    rel1, rel2 = _pair(n, epsilon)
+    call = lambda: mean2_jimi_test(rel1, rel2, model=model, alternative=alternative, n_sim=10, rng=1)  # noqa: E731
+    if rate > _bar(nominal, reps):
+        se = math.sqrt(nominal * (1.0 - nominal) / reps)
+        with pytest.warns(ApproximationWarning, match=rf"for n = {n} and {n}, epsilon = {epsilon:g} and "
+                          rf"{epsilon:g}, ") as caught:
+            call()
+        text = str(caught[0].message)
+        assert f"at {rate:.3g} (Monte Carlo SE {se:.2g}, {reps} data sets) where {nominal:g} is nominal" in text
+        assert f"(n = {n}, epsilon = {epsilon:g} per group, " in text and caught[0].filename == __file__
+        # both groups' sigma given: each group's draws exact, silent
+        _quiet(lambda: mean2_jimi_test(rel1, rel2, sigma=15.0 if model == "normal" else 0.6, model=model,
+                                       alternative=alternative, n_sim=10, rng=1))
+    else:
+        _quiet(call)
