@@ -38,7 +38,7 @@ from ...releasers.mean import MeanReleaser
 from .._draw_summary import draw_share
 from .._roots import find_roots
 from ._common import clipped, mean_draws, pvalue, shares
-from ._law import Group, difference_cdf
+from ._law import Group, clipped_moments, difference_cdf
 
 __all__ = []  # package-internal
 
@@ -90,15 +90,12 @@ def _null_quantiles(group0, tails, upper):
         lo, hi = mean - 2.0 * (mean - lo), mean + 2.0 * (hi - mean)
     else:
         raise ValueError("the null law's quantiles could not be bracketed for this question.")
-    rows = np.arange(target.size)
     return find_roots(lambda x, r: cdf(x) - target[r], np.full(target.size, hi), np.full(target.size, lo),
                       np.full(target.size, f_hi) - target, np.full(target.size, f_lo) - target, ftol=1e-15,
-                      xrtol=1e-15)[rows]
+                      xrtol=1e-15)
 
 
 def _moments(group):
-    from ._law import clipped_moments
-
     m, v = clipped_moments(group.mu, group.sigma, group.lower, group.upper)
     return m, math.sqrt(v / group.n + 2.0 * group.lam ** 2)
 
@@ -129,6 +126,31 @@ def exact_power(mu1, mu0, sigma, lower, upper, n, epsilon, alpha, alternative, d
     return float(min(max(power, 0.0), 1.0)), float(err)
 
 
+def group_streams(gen):
+    """One stream per group: the two children of ``gen``'s seed (``gen`` itself for both if it has none)."""
+    seeds = gen.bit_generator.seed_seq.spawn(2) if hasattr(gen.bit_generator, "seed_seq") else None
+    return [np.random.default_rng(s) for s in seeds] if seeds else [gen, gen]
+
+
+def released_blocks(q, ns, n_sim, streams, block):
+    """``(m, releases)`` per block of at most ``block`` simulated data sets: data drawn ``N(mu, sigma)`` and
+    released through :class:`~dpinfer.MeanReleaser` (the law actually released) as one array release per
+    group (:class:`._common.Clipped`), each group from its own stream, data then noise."""
+    k = 2 if q["two"] else 1
+    releasers = [MeanReleaser(q["epsilon"][i], q["lower"], q["upper"], spread=q["spread"], split=q["split"])
+                 for i in range(k)]
+    mus = (q["mu1"], q["mu2"])
+    done = 0
+    while done < n_sim:
+        m = min(block, n_sim - done)
+        releases = []
+        for i in range(k):
+            data = streams[i].normal(mus[i], q["sigma"][i], size=(m, ns[i]))
+            releases.append(clipped(releasers[i].release(data, rng=streams[i]), "release", "mean_power"))
+        yield m, releases
+        done += m
+
+
 def simulated_power(q, ns, n_sim, streams, draws=JIMI_DRAWS):
     """``(power, Monte Carlo SE)`` of DP-JIMI's test, simulated (module Notes); ``streams`` one per group."""
     k = 2 if q["two"] else 1
@@ -139,22 +161,14 @@ def simulated_power(q, ns, n_sim, streams, draws=JIMI_DRAWS):
                          "smaller `n_sim` (each data set costs draws x n), or plan one group with sigma known "
                          "(exact).")
     sigma = None if q["spread"] else q["sigma"]
-    releasers = [MeanReleaser(q["epsilon"][i], q["lower"], q["upper"], spread=q["spread"], split=q["split"])
-                 for i in range(k)]
-    mus = (q["mu1"], q["mu2"])
-    alpha, alternative = q["alpha"], q["alternative"]
-    rejected, done = 0, 0
-    while done < n_sim:
-        m = min(_BLOCK_SETS, n_sim - done)
+    rejected = 0
+    for _, releases in released_blocks(q, ns, n_sim, streams, _BLOCK_SETS):
         est = None
-        for i in range(k):
-            data = streams[i].normal(mus[i], q["sigma"][i], size=(m, ns[i]))
-            rel = clipped(releasers[i].release(data, rng=streams[i]), "release", "mean_power")
+        for i, rel in enumerate(releases):
             group_draws = mean_draws(rel, None if sigma is None else sigma[i], "normal", draws, streams[i])
             with np.errstate(invalid="ignore"):  # inf - inf: an undefined draw, counted on both sides
                 est = group_draws if est is None else est - group_draws
         le, ge = shares(est, q["null"])
-        rejected += int(np.count_nonzero(pvalue(le, ge, alternative) <= alpha))
-        done += m
+        rejected += int(np.count_nonzero(pvalue(le, ge, q["alternative"]) <= q["alpha"]))
     p = rejected / n_sim
     return p, math.sqrt(max(p * (1.0 - p), 0.25 / n_sim) / n_sim)

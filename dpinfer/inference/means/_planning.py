@@ -27,11 +27,9 @@ from ..._validation import (
     _check_probability,
     _check_real,
 )
-from ...releasers.mean import MeanReleaser
 from ...results import PowerResult, SampleSizeResult, SampleSizesResult
 from .._roots import integer_bracket, smallest_integer
-from ._common import clipped
-from ._draw_power import JIMI_DATA_SETS, JIMI_DRAWS, exact_power, simulated_power
+from ._draw_power import JIMI_DATA_SETS, JIMI_DRAWS, exact_power, group_streams, released_blocks, simulated_power
 from ._law import Group, clipped_moments, difference_cdf
 from ._naive import naive_moments
 
@@ -157,25 +155,16 @@ def _default_stream(q, ns):
 
 def _simulated_power(q, ns, n_sim, gen):
     """``(power, Monte Carlo SE)``: data drawn N(mu, sigma), released by MeanReleaser, the naive test applied."""
-    seeds = gen.bit_generator.seed_seq.spawn(2) if hasattr(gen.bit_generator, "seed_seq") else None
-    streams = [np.random.default_rng(s) for s in seeds] if seeds else [gen, gen]
-    k = 2 if q["two"] else 1
     if sum(ns) * n_sim > _MAX_VALUES:
         raise ValueError(f"simulating {n_sim} data sets of n = {' and '.join(map(str, ns))} draws more than "
                          f"{_MAX_VALUES:g} values; give a smaller `n_sim`, or plan with sigma known "
                          "(spread=False, exact).")
-    releasers = [MeanReleaser(q["epsilon"][i], q["lower"], q["upper"], spread=q["spread"], split=q["split"])
-                 for i in range(k)]
-    mus = (q["mu1"], q["mu2"])
     z = stats.norm.isf(q["alpha"] / 2.0 if q["alternative"] == "two-sided" else q["alpha"])
-    rejected, done = 0, 0
-    while done < n_sim:
-        m = min(_CHUNK, n_sim - done)
+    rejected = 0
+    for _, releases in released_blocks(q, ns, n_sim, group_streams(gen), _CHUNK):
         est, var = 0.0, 0.0
-        for i in range(k):
-            data = streams[i].normal(mus[i], q["sigma"][i], size=(m, ns[i]))
-            rel = releasers[i].release(data, rng=streams[i])
-            mean, v = naive_moments(clipped(rel, "release", "mean_power"), None if q["spread"] else q["sigma"][i])
+        for i, rel in enumerate(releases):
+            mean, v = naive_moments(rel, None if q["spread"] else q["sigma"][i])
             est = est + (mean if i == 0 else -mean)
             var = var + v
         stat = (est - q["null"]) / np.sqrt(var)
@@ -185,7 +174,6 @@ def _simulated_power(q, ns, n_sim, gen):
             rejected += int(np.sum(stat > z))
         else:
             rejected += int(np.sum(stat < -z))
-        done += m
     p = rejected / n_sim
     return p, math.sqrt(max(p * (1.0 - p), 0.25 / n_sim) / n_sim)
 
@@ -235,9 +223,7 @@ def _simulated(q, ns, n_sim, gen):
     """``(power, Monte Carlo SE)`` of the planned method, simulated from ``gen`` (one child stream per group)."""
     if q["method"] == "naive":
         return _simulated_power(q, ns, n_sim, gen)
-    seeds = gen.bit_generator.seed_seq.spawn(2) if hasattr(gen.bit_generator, "seed_seq") else None
-    streams = [np.random.default_rng(s) for s in seeds] if seeds else [gen, gen]
-    return simulated_power(q, ns, n_sim, streams)
+    return simulated_power(q, ns, n_sim, group_streams(gen))
 
 
 def _power_at(q, ns, n_sim, gen):
