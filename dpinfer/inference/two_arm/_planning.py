@@ -375,8 +375,9 @@ def binom2_ump_sample_size(theta1, theta2, *, power=0.8, ratio=1.0, epsilon, del
     compute = partial(_size_comparators, theta1, theta2, power, ratio, effect, margin, alpha, alternative, used,
                       mechanism, _start_without_noise(n1, theta1, theta2, ratio, epsilon, sensitivity, mechanism,
                                                       _null(effect, margin).coefficient))
+    # the figure draws the power of the ordering planned for (the difference's, when the search fell back)
     curve = partial(_power_at_n, theta1, theta2, ratio, epsilon, delta, sensitivity, effect, margin, alpha,
-                    alternative, statistic, mechanism)
+                    alternative, used, mechanism)
     return _planned(SampleSizesResult, (n1, n2), question, compute, curve)
 
 

@@ -93,6 +93,11 @@ def test_the_comparator_without_noise_plans_the_same_ordering(monkeypatch):
     # epsilon = 1e9: the test without noise, as the comparator computes it (dpinfer.inference._price)
     alone = binom2_ump_sample_size(0.6, 0.4, epsilon=1e9, statistic="difference")
     assert "(difference ordering)" in alone.method and size.nonprivate_n == tuple(alone)
+    # the plan's figure draws the ordering planned for, the difference's, also below the lattice's limit
+    # (60 per arm here), where the default test would be the score's
+    for n in (40, tuple(size)[0]):
+        assert size._curve(n) == pytest.approx(float(binom2_ump_power(0.6, 0.4, n, n, epsilon=1.0,
+                                                                      statistic="difference")), abs=1e-12)
 
 
 def test_binomial_rows_are_scipys_own_doubles():
